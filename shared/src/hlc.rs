@@ -1,0 +1,193 @@
+//! The hybrid logical clock that orders every edit (SPEC §3).
+//!
+//! A stamp is physical milliseconds plus a logical counter, packed into one `u64`
+//! (`ms << 16 | counter`) so that comparing stamps, on either side and in SQL, is a
+//! plain integer comparison. Last-write-wins compares `(updated, machine_id)`; see
+//! [`wins_over`].
+
+use crate::ids::MachineId;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+const LOGICAL_BITS: u32 = 16;
+const LOGICAL_MASK: u64 = (1 << LOGICAL_BITS) - 1;
+
+/// How far ahead of our own clock a received stamp may be before we refuse it.
+/// Without a bound, one machine with a clock a day fast would drag every clock it
+/// touches a day ahead and win every concurrent edit for that day.
+pub const MAX_DRIFT_MS: u64 = 5 * 60 * 1000;
+
+/// One hybrid-logical-clock stamp. Ordered: later stamps compare greater.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Hlc(u64);
+
+impl Hlc {
+    /// The stamp for `physical_ms` and `logical`. A `logical` past 16 bits
+    /// carries into the millisecond, keeping the order.
+    pub fn new(physical_ms: u64, logical: u64) -> Self {
+        Hlc((physical_ms << LOGICAL_BITS).saturating_add(logical))
+    }
+
+    /// The physical part, in milliseconds since the Unix epoch.
+    pub fn physical_ms(self) -> u64 {
+        self.0 >> LOGICAL_BITS
+    }
+
+    /// The logical counter within the millisecond.
+    pub fn logical(self) -> u64 {
+        self.0 & LOGICAL_MASK
+    }
+
+    /// The packed value, as stored in SQLite and PostgreSQL (`BIGINT`).
+    pub fn as_i64(self) -> i64 {
+        self.0 as i64
+    }
+
+    /// Reads a packed value back. Negative values (never written) read as zero.
+    pub fn from_i64(v: i64) -> Self {
+        Hlc(v.max(0) as u64)
+    }
+
+    fn next(self) -> Self {
+        Hlc(self.0.saturating_add(1))
+    }
+}
+
+impl fmt::Display for Hlc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.physical_ms(), self.logical())
+    }
+}
+
+/// Last-write-wins: does the version `(a, a_machine)` beat `(b, b_machine)`?
+/// The later stamp wins; equal stamps are broken by the larger machine id, so every
+/// node picks the same winner. The central service mirrors exactly this in SQL.
+pub fn wins_over(a: Hlc, a_machine: MachineId, b: Hlc, b_machine: MachineId) -> bool {
+    (a, a_machine) > (b, b_machine)
+}
+
+/// Why a received stamp was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClockError {
+    /// The remote stamp is further ahead of our clock than [`MAX_DRIFT_MS`].
+    #[error(
+        "a received clock stamp is {ahead_ms} ms ahead of this machine's clock \
+         (more than the {max_ms} ms allowed); check the system clocks"
+    )]
+    TooFarAhead { ahead_ms: u64, max_ms: u64 },
+}
+
+/// The clock of one node: issues stamps for local writes and merges stamps received
+/// from elsewhere, so that a write made after seeing another is always stamped later.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HlcClock {
+    last: Hlc,
+}
+
+impl HlcClock {
+    /// A clock that continues after `last` (the largest stamp this node issued or saw).
+    pub fn resume(last: Hlc) -> Self {
+        HlcClock { last }
+    }
+
+    /// The largest stamp issued or seen so far.
+    pub fn last(&self) -> Hlc {
+        self.last
+    }
+
+    /// A stamp for a local write at wall time `now_ms`: greater than every stamp
+    /// issued or seen before, even if the wall clock went backwards.
+    pub fn tick(&mut self, now_ms: u64) -> Hlc {
+        let wall = Hlc::new(now_ms, 0);
+        self.last = if wall > self.last { wall } else { self.last.next() };
+        self.last
+    }
+
+    /// Merges a stamp received from another node and returns the stamp of the
+    /// receive event (greater than both). Refuses stamps too far in the future.
+    pub fn receive(&mut self, remote: Hlc, now_ms: u64) -> Result<Hlc, ClockError> {
+        let limit = now_ms.saturating_add(MAX_DRIFT_MS);
+        if remote.physical_ms() > limit {
+            return Err(ClockError::TooFarAhead {
+                ahead_ms: remote.physical_ms() - now_ms,
+                max_ms: MAX_DRIFT_MS,
+            });
+        }
+        if remote > self.last {
+            self.last = remote;
+        }
+        Ok(self.tick(now_ms))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packs_and_unpacks() {
+        let h = Hlc::new(1_700_000_000_000, 7);
+        assert_eq!(h.physical_ms(), 1_700_000_000_000);
+        assert_eq!(h.logical(), 7);
+        assert_eq!(Hlc::from_i64(h.as_i64()), h);
+        assert_eq!(h.to_string(), "1700000000000.7");
+    }
+
+    #[test]
+    fn tick_is_monotonic_when_the_wall_clock_goes_backwards() {
+        let mut clock = HlcClock::default();
+        let a = clock.tick(10_000);
+        let b = clock.tick(9_000); // clock stepped back a second
+        let c = clock.tick(9_000);
+        let d = clock.tick(10_000);
+        let e = clock.tick(12_000);
+        assert!(a < b && b < c && c < d && d < e, "{a} {b} {c} {d} {e}");
+        assert_eq!(b.physical_ms(), 10_000, "keeps the highest physical time seen");
+        assert_eq!(e, Hlc::new(12_000, 0), "catches up with the wall clock");
+    }
+
+    #[test]
+    fn many_ticks_in_one_millisecond_stay_ordered_past_the_counter() {
+        let mut clock = HlcClock::default();
+        let mut prev = clock.tick(5);
+        for _ in 0..70_000 {
+            let next = clock.tick(5);
+            assert!(next > prev);
+            prev = next;
+        }
+    }
+
+    #[test]
+    fn receive_orders_after_the_remote_stamp() {
+        let mut clock = HlcClock::default();
+        clock.tick(1_000);
+        let remote = Hlc::new(2_000, 3); // a peer slightly ahead
+        let merged = clock.receive(remote, 1_500).expect("within drift");
+        assert!(merged > remote);
+        let local_after = clock.tick(1_600);
+        assert!(local_after > remote, "an edit after a receive beats what was received");
+    }
+
+    #[test]
+    fn receive_refuses_a_stamp_a_day_ahead() {
+        let mut clock = HlcClock::default();
+        let before = clock.tick(1_000_000);
+        let day_ahead = Hlc::new(1_000_000 + 86_400_000, 0);
+        let err = clock.receive(day_ahead, 1_000_000).expect_err("too far ahead");
+        assert!(matches!(err, ClockError::TooFarAhead { .. }));
+        assert_eq!(clock.last(), before, "a refused stamp leaves the clock alone");
+    }
+
+    #[test]
+    fn lww_breaks_ties_by_machine_the_same_way_everywhere() {
+        let m1 = MachineId::new();
+        let m2 = MachineId::new();
+        let (lo, hi) = if m1 < m2 { (m1, m2) } else { (m2, m1) };
+        let t = Hlc::new(100, 0);
+        assert!(wins_over(t, hi, t, lo));
+        assert!(!wins_over(t, lo, t, hi));
+        assert!(wins_over(Hlc::new(101, 0), lo, t, hi), "a later stamp always wins");
+        assert!(!wins_over(t, hi, t, hi), "a version does not beat itself");
+    }
+}

@@ -1,0 +1,18 @@
+//! Everything both sides of SOLARIA Memory must agree on: ids, the hybrid logical
+//! clock, the record types, secret redaction, private spans and ranking weights.
+//!
+//! One place decides each rule. The edge agent and the central service both call
+//! into this crate instead of re-implementing a comparison or a pattern.
+
+pub mod hlc;
+pub mod ids;
+pub mod private;
+pub mod ranking;
+pub mod record;
+pub mod redact;
+pub mod time;
+
+pub use hlc::{Hlc, HlcClock};
+pub use ids::{MachineId, ObservationId, SessionId, SummaryId};
+pub use record::{Observation, ObservationKind, Project, RecordMeta, Session, Summary};
+pub use time::UnixMillis;

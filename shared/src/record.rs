@@ -1,0 +1,145 @@
+//! The record types every node stores and syncs (SPEC §3): sessions, observations
+//! and summaries, each carrying the same sync envelope ([`RecordMeta`]).
+
+use crate::hlc::Hlc;
+use crate::ids::{MachineId, ObservationId, SessionId, SummaryId};
+use crate::time::UnixMillis;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The sync envelope: who wrote the current version, when (HLC), and whether it is
+/// a tombstone. Identical for every record kind, present and future.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordMeta {
+    /// The machine that wrote this version.
+    pub machine_id: MachineId,
+    /// When this version was written, on the hybrid logical clock.
+    pub updated: Hlc,
+    /// A tombstone: the record was deleted and its content erased.
+    pub deleted: bool,
+}
+
+/// A project: a stable key (the normalised git remote, else the directory path)
+/// and a human name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Project {
+    pub key: String,
+    pub name: String,
+}
+
+/// One agent conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub id: SessionId,
+    pub meta: RecordMeta,
+    pub project: Project,
+    /// The agent's own id for the conversation (Claude Code's `session_id`).
+    pub agent_session_id: String,
+    pub cwd: String,
+    /// Which agent produced it (`claude-code`).
+    pub agent: String,
+    /// How the session began (`startup`, `resume`, `clear`, `compact`).
+    pub source: String,
+    pub started_at: UnixMillis,
+    pub ended_at: Option<UnixMillis>,
+}
+
+/// What kind of event an observation records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObservationKind {
+    /// A tool call with its input and response.
+    ToolUse,
+    /// A prompt the user submitted.
+    Prompt,
+    /// A note written on purpose (by the user or an agent).
+    Note,
+}
+
+impl ObservationKind {
+    /// The name used in storage, on the wire and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObservationKind::ToolUse => "tool_use",
+            ObservationKind::Prompt => "prompt",
+            ObservationKind::Note => "note",
+        }
+    }
+}
+
+impl fmt::Display for ObservationKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error for an unknown observation kind.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown observation kind `{0}` (expected tool_use, prompt or note)")]
+pub struct ParseKindError(String);
+
+impl FromStr for ObservationKind {
+    type Err = ParseKindError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "tool_use" | "tool" => Ok(ObservationKind::ToolUse),
+            "prompt" => Ok(ObservationKind::Prompt),
+            "note" => Ok(ObservationKind::Note),
+            other => Err(ParseKindError(other.chars().take(40).collect())),
+        }
+    }
+}
+
+/// One captured event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub id: ObservationId,
+    pub meta: RecordMeta,
+    pub session_id: SessionId,
+    pub project: Project,
+    pub kind: ObservationKind,
+    /// The tool's name for `tool_use` (`Bash`, `Edit`, `mcp__github__get_issue`, …).
+    pub tool_name: Option<String>,
+    /// A one-line title for indexes and context lines.
+    pub title: String,
+    /// The tool input or prompt text (JSON text for tool inputs), redacted.
+    pub input: String,
+    /// The tool response (JSON text), redacted and bounded.
+    pub response: String,
+    /// Files the event touched.
+    pub files: Vec<String>,
+    /// Extra facts (exit codes, error flags, tool_use_id, truncation).
+    pub metadata: serde_json::Value,
+    pub tags: Vec<String>,
+    pub created_at: UnixMillis,
+}
+
+/// The summary of one session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub id: SummaryId,
+    pub meta: RecordMeta,
+    pub session_id: SessionId,
+    pub project: Project,
+    pub text: String,
+    pub key_points: Vec<String>,
+    pub tags: Vec<String>,
+    pub observation_count: u32,
+    pub created_at: UnixMillis,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_through_their_names() {
+        for kind in [ObservationKind::ToolUse, ObservationKind::Prompt, ObservationKind::Note] {
+            assert_eq!(kind.as_str().parse::<ObservationKind>().ok(), Some(kind));
+            let json = serde_json::to_string(&kind).expect("serialises");
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+        }
+        assert!("decision".parse::<ObservationKind>().is_err());
+    }
+}

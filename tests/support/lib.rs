@@ -1,0 +1,1 @@
+//! Helpers for the cross-component tests.
