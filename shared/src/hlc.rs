@@ -18,7 +18,9 @@ const LOGICAL_MASK: u64 = (1 << LOGICAL_BITS) - 1;
 pub const MAX_DRIFT_MS: u64 = 5 * 60 * 1000;
 
 /// One hybrid-logical-clock stamp. Ordered: later stamps compare greater.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Hlc(u64);
 
@@ -100,7 +102,11 @@ impl HlcClock {
     /// issued or seen before, even if the wall clock went backwards.
     pub fn tick(&mut self, now_ms: u64) -> Hlc {
         let wall = Hlc::new(now_ms, 0);
-        self.last = if wall > self.last { wall } else { self.last.next() };
+        self.last = if wall > self.last {
+            wall
+        } else {
+            self.last.next()
+        };
         self.last
     }
 
@@ -143,7 +149,11 @@ mod tests {
         let d = clock.tick(10_000);
         let e = clock.tick(12_000);
         assert!(a < b && b < c && c < d && d < e, "{a} {b} {c} {d} {e}");
-        assert_eq!(b.physical_ms(), 10_000, "keeps the highest physical time seen");
+        assert_eq!(
+            b.physical_ms(),
+            10_000,
+            "keeps the highest physical time seen"
+        );
         assert_eq!(e, Hlc::new(12_000, 0), "catches up with the wall clock");
     }
 
@@ -166,7 +176,10 @@ mod tests {
         let merged = clock.receive(remote, 1_500).expect("within drift");
         assert!(merged > remote);
         let local_after = clock.tick(1_600);
-        assert!(local_after > remote, "an edit after a receive beats what was received");
+        assert!(
+            local_after > remote,
+            "an edit after a receive beats what was received"
+        );
     }
 
     #[test]
@@ -174,9 +187,15 @@ mod tests {
         let mut clock = HlcClock::default();
         let before = clock.tick(1_000_000);
         let day_ahead = Hlc::new(1_000_000 + 86_400_000, 0);
-        let err = clock.receive(day_ahead, 1_000_000).expect_err("too far ahead");
+        let err = clock
+            .receive(day_ahead, 1_000_000)
+            .expect_err("too far ahead");
         assert!(matches!(err, ClockError::TooFarAhead { .. }));
-        assert_eq!(clock.last(), before, "a refused stamp leaves the clock alone");
+        assert_eq!(
+            clock.last(),
+            before,
+            "a refused stamp leaves the clock alone"
+        );
     }
 
     #[test]
@@ -187,7 +206,10 @@ mod tests {
         let t = Hlc::new(100, 0);
         assert!(wins_over(t, hi, t, lo));
         assert!(!wins_over(t, lo, t, hi));
-        assert!(wins_over(Hlc::new(101, 0), lo, t, hi), "a later stamp always wins");
+        assert!(
+            wins_over(Hlc::new(101, 0), lo, t, hi),
+            "a later stamp always wins"
+        );
         assert!(!wins_over(t, hi, t, hi), "a version does not beat itself");
     }
 }

@@ -8,7 +8,9 @@ use uuid::Uuid;
 
 /// The error for a string that is not a UUID.
 #[derive(Debug, thiserror::Error)]
-#[error("`{input}` is not a valid id (expected a UUID such as 0192f3e4-5b6c-7d8e-9f00-112233445566)")]
+#[error(
+    "`{input}` is not a valid id (expected a UUID such as 0192f3e4-5b6c-7d8e-9f00-112233445566)"
+)]
 pub struct ParseIdError {
     input: String,
 }
@@ -94,7 +96,9 @@ mod tests {
         let id = SessionId::new();
         let parsed: SessionId = id.to_string().parse().expect("own display parses");
         assert_eq!(parsed, id);
-        let err = "not-a-uuid".parse::<SessionId>().expect_err("garbage rejected");
+        let err = "not-a-uuid"
+            .parse::<SessionId>()
+            .expect_err("garbage rejected");
         assert!(err.to_string().contains("not-a-uuid"));
     }
 }

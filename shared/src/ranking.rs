@@ -49,7 +49,11 @@ mod tests {
     use super::*;
 
     fn ctx(tags: &[String]) -> RankContext<'_> {
-        RankContext { project: Some("p"), tags, now: UnixMillis(100 * 86_400_000) }
+        RankContext {
+            project: Some("p"),
+            tags,
+            now: UnixMillis(100 * 86_400_000),
+        }
     }
 
     #[test]
@@ -75,7 +79,11 @@ mod tests {
 
     #[test]
     fn without_a_current_project_every_record_counts_as_local() {
-        let c = RankContext { project: None, tags: &[], now: UnixMillis(10 * 86_400_000) };
+        let c = RankContext {
+            project: None,
+            tags: &[],
+            now: UnixMillis(10 * 86_400_000),
+        };
         assert_eq!(weight(&c, "anything", &[], UnixMillis(9 * 86_400_000)), 1.0);
     }
 }

@@ -135,7 +135,11 @@ mod tests {
 
     #[test]
     fn kinds_round_trip_through_their_names() {
-        for kind in [ObservationKind::ToolUse, ObservationKind::Prompt, ObservationKind::Note] {
+        for kind in [
+            ObservationKind::ToolUse,
+            ObservationKind::Prompt,
+            ObservationKind::Note,
+        ] {
             assert_eq!(kind.as_str().parse::<ObservationKind>().ok(), Some(kind));
             let json = serde_json::to_string(&kind).expect("serialises");
             assert_eq!(json, format!("\"{}\"", kind.as_str()));

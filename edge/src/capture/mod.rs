@@ -1,0 +1,292 @@
+//! `solaria hook <event>`: capture of Claude Code hook events straight into the
+//! store. The contract: never break or slow the agent. Every failure is logged to
+//! the hook log and the process still exits 0; only SessionStart prints, and only
+//! Claude Code's `hookSpecificOutput` JSON.
+
+pub mod observe;
+pub mod payload;
+mod transcript;
+
+use crate::config::{self, Config, Env, Paths};
+use crate::context;
+use crate::project;
+use crate::store::{Store, StoreError, Writer, records};
+use crate::summary;
+use observe::Bounds;
+use payload::{HookEvent, Payload};
+use solaria_shared::{
+    Observation, ObservationId, ObservationKind, RecordMeta, Session, SessionId, Summary,
+    SummaryId, UnixMillis,
+};
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+
+/// The agent name recorded on sessions captured by these hooks.
+pub const AGENT: &str = "claude-code";
+/// The largest payload read from stdin; beyond it the event is dropped.
+const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Runs one hook. Never fails and never panics outward: what goes wrong is logged.
+pub fn run(event: HookEvent, env: &Env) {
+    let (config, paths, config_error) = config::load_lenient(env);
+    let log = paths.hook_log();
+    if let Some(e) = config_error {
+        log_line(&log, event, &format!("config ignored, using defaults: {e}"));
+    }
+    let outcome = std::panic::catch_unwind(|| handle(event, &config, &paths));
+    match outcome {
+        Ok(Ok(Some(output))) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed stdout (the agent gave up waiting) is not our failure.
+            let _ = stdout.write_all(output.as_bytes());
+            let _ = stdout.flush();
+        }
+        Ok(Ok(None)) => {}
+        Ok(Err(e)) => log_line(&log, event, &e.to_string()),
+        Err(_) => log_line(
+            &log,
+            event,
+            "internal error (panic) while capturing; event dropped",
+        ),
+    }
+}
+
+/// Why an event was not captured.
+#[derive(Debug, thiserror::Error)]
+enum HookError {
+    #[error("no payload: stdin is a terminal (hooks are run by Claude Code with JSON on stdin)")]
+    Terminal,
+    #[error("cannot read stdin: {0}")]
+    Read(std::io::Error),
+    #[error("payload larger than {MAX_PAYLOAD_BYTES} bytes; dropped")]
+    TooLarge,
+    #[error("{0}; payload dropped")]
+    Payload(#[from] payload::PayloadError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn handle(event: HookEvent, config: &Config, paths: &Paths) -> Result<Option<String>, HookError> {
+    let bytes = read_stdin()?;
+    let payload = payload::parse(&bytes)?;
+    Ok(capture(event, &payload, config, paths)?)
+}
+
+fn read_stdin() -> Result<Vec<u8>, HookError> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(HookError::Terminal);
+    }
+    let mut bytes = Vec::new();
+    stdin
+        .lock()
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(HookError::Read)?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        return Err(HookError::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// Captures one parsed payload; returns what to print (SessionStart only).
+pub fn capture(
+    event: HookEvent,
+    payload: &Payload,
+    config: &Config,
+    paths: &Paths,
+) -> Result<Option<String>, StoreError> {
+    let cwd = payload.cwd.as_deref().unwrap_or("/");
+    let project = project::detect(Path::new(cwd));
+    if config
+        .capture
+        .skip_projects
+        .iter()
+        .any(|p| *p == project.key || *p == project.name)
+    {
+        return Ok(None);
+    }
+    if event == HookEvent::PostToolUse {
+        let tool = payload.tool_name.as_deref().unwrap_or("");
+        if config.capture.skip_tools.iter().any(|t| t == tool) {
+            return Ok(None);
+        }
+    }
+    let mut store = Store::open(&paths.store(), &config.machine_name())?;
+    let bounds = Bounds {
+        max_input_bytes: config.capture.max_input_bytes,
+        max_response_bytes: config.capture.max_response_bytes,
+    };
+    let now = UnixMillis::now();
+    match event {
+        HookEvent::SessionStart => {
+            store.write(|w| {
+                let (session, created) = ensure_session(w, payload, &project, now)?;
+                if !created && session.ended_at.is_some() {
+                    w.set_session_ended(session.id, None)?;
+                }
+                Ok(())
+            })?;
+            let text = context::build(&store, &project, &config.context, now)?;
+            Ok(text.map(|t| context::hook_output(&t)))
+        }
+        HookEvent::UserPromptSubmit => {
+            let prompt = payload.prompt.as_deref().unwrap_or("");
+            if prompt.trim().is_empty() {
+                return Ok(None);
+            }
+            let content = observe::prompt(prompt, bounds);
+            store.write(|w| {
+                let (session, _) = ensure_session(w, payload, &project, now)?;
+                insert(w, &session, ObservationKind::Prompt, None, content, now)
+            })?;
+            Ok(None)
+        }
+        HookEvent::PostToolUse => {
+            let tool = payload
+                .tool_name
+                .clone()
+                .unwrap_or_else(|| "unknown".into());
+            let content = observe::tool_use(
+                &tool,
+                payload.tool_input.clone().unwrap_or_default(),
+                payload.tool_response.clone().unwrap_or_default(),
+                payload.tool_use_id.as_deref(),
+                payload.cwd.as_deref(),
+                bounds,
+            );
+            store.write(|w| {
+                let (session, _) = ensure_session(w, payload, &project, now)?;
+                insert(
+                    w,
+                    &session,
+                    ObservationKind::ToolUse,
+                    Some(tool),
+                    content,
+                    now,
+                )
+            })?;
+            Ok(None)
+        }
+        HookEvent::Stop | HookEvent::SessionEnd => {
+            let outcome = payload.last_assistant_message.clone().or_else(|| {
+                payload
+                    .transcript_path
+                    .as_deref()
+                    .and_then(transcript::last_assistant_text)
+            });
+            store.write(|w| {
+                let (session, _) = ensure_session(w, payload, &project, now)?;
+                let observations = records::observations_of_session(w.tx(), session.id)?;
+                let draft = summary::summarize(&observations, outcome.as_deref());
+                let previous = records::summary_of_session(w.tx(), session.id)?;
+                let stamp = w.tick();
+                let machine_id = w.machine_id();
+                w.upsert_summary(&Summary {
+                    id: previous.as_ref().map_or_else(SummaryId::new, |p| p.id),
+                    meta: RecordMeta {
+                        machine_id,
+                        updated: stamp,
+                        deleted: false,
+                    },
+                    session_id: session.id,
+                    project: session.project.clone(),
+                    text: draft.text,
+                    key_points: draft.key_points,
+                    tags: draft.tags,
+                    observation_count: observations.len() as u32,
+                    created_at: previous.map_or(now, |p| p.created_at),
+                })?;
+                w.set_session_ended(session.id, Some(now))
+            })?;
+            Ok(None)
+        }
+    }
+}
+
+/// The session this payload belongs to, created on first sight (a missed
+/// SessionStart must not lose the events that follow it).
+fn ensure_session(
+    w: &mut Writer<'_>,
+    payload: &Payload,
+    project: &solaria_shared::Project,
+    now: UnixMillis,
+) -> Result<(Session, bool), StoreError> {
+    if let Some(s) = records::find_session_by_agent(w.tx(), AGENT, &payload.session_id)? {
+        return Ok((s, false));
+    }
+    let stamp = w.tick();
+    let session = Session {
+        id: SessionId::new(),
+        meta: RecordMeta {
+            machine_id: w.machine_id(),
+            updated: stamp,
+            deleted: false,
+        },
+        project: project.clone(),
+        agent_session_id: payload.session_id.clone(),
+        cwd: payload.cwd.clone().unwrap_or_default(),
+        agent: AGENT.to_string(),
+        source: payload
+            .source
+            .clone()
+            .unwrap_or_else(|| "unknown".to_string()),
+        started_at: now,
+        ended_at: None,
+    };
+    w.insert_session(&session)?;
+    Ok((session, true))
+}
+
+fn insert(
+    w: &mut Writer<'_>,
+    session: &Session,
+    kind: ObservationKind,
+    tool_name: Option<String>,
+    content: observe::Content,
+    now: UnixMillis,
+) -> Result<(), StoreError> {
+    let stamp = w.tick();
+    let observation = Observation {
+        id: ObservationId::new(),
+        meta: RecordMeta {
+            machine_id: w.machine_id(),
+            updated: stamp,
+            deleted: false,
+        },
+        session_id: session.id,
+        project: session.project.clone(),
+        kind,
+        tool_name,
+        title: content.title,
+        input: content.input,
+        response: content.response,
+        files: content.files,
+        metadata: content.metadata,
+        tags: content.tags,
+        created_at: now,
+    };
+    w.insert_observation(&observation)
+}
+
+/// Appends one line to the hook log (0600), keeping it from growing without bound.
+fn log_line(path: &Path, event: HookEvent, message: &str) {
+    use std::os::unix::fs::OpenOptionsExt;
+    const MAX_LOG_BYTES: u64 = 4 * 1024 * 1024;
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
+        let _ = std::fs::rename(path, path.with_extension("log.1"));
+    }
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+    else {
+        return;
+    };
+    let when = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
+    let _ = writeln!(file, "{when} {} {message}", event.claude_name());
+}

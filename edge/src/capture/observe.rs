@@ -1,0 +1,422 @@
+//! Turning one hook event into the content of an observation: a title an agent can
+//! scan, the files touched, whether it failed, and bounded, redacted text.
+
+use serde_json::{Value, json};
+use solaria_shared::redact::{redact, redact_json};
+
+/// The content of one observation, ready to store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Content {
+    pub title: String,
+    pub input: String,
+    pub response: String,
+    pub files: Vec<String>,
+    pub metadata: Value,
+    pub tags: Vec<String>,
+}
+
+/// Size limits for stored text.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    pub max_input_bytes: usize,
+    pub max_response_bytes: usize,
+}
+
+const TITLE_CHARS: usize = 120;
+
+/// The content of a PostToolUse event. Secrets are redacted before anything else
+/// happens to the text, so no later step (truncation included) can expose part of
+/// one.
+pub fn tool_use(
+    tool: &str,
+    mut input: Value,
+    mut response: Value,
+    tool_use_id: Option<&str>,
+    cwd: Option<&str>,
+    bounds: Bounds,
+) -> Content {
+    redact_json(&mut input);
+    redact_json(&mut response);
+    let files = files_of(&input);
+    let failed = looks_failed(tool, &response);
+    let title = one_line(&tool_title(tool, &input, cwd), TITLE_CHARS);
+    let (input_text, input_cut) = bound_json(input, bounds.max_input_bytes);
+    let (response_text, response_cut) = bound_json(response, bounds.max_response_bytes);
+    let mut metadata = json!({});
+    if let Some(id) = tool_use_id {
+        metadata["tool_use_id"] = json!(id);
+    }
+    if failed {
+        metadata["error"] = json!(true);
+    }
+    if let Some(n) = input_cut {
+        metadata["input_truncated_bytes"] = json!(n);
+    }
+    if let Some(n) = response_cut {
+        metadata["response_truncated_bytes"] = json!(n);
+    }
+    if let Some(action) = file_action(tool) {
+        metadata["file_action"] = json!(action);
+    }
+    let mut tags = language_tags(&files);
+    if failed {
+        tags.push("error".to_string());
+    }
+    Content {
+        title,
+        input: input_text,
+        response: response_text,
+        files,
+        metadata,
+        tags,
+    }
+}
+
+/// The content of a UserPromptSubmit event.
+pub fn prompt(text: &str, bounds: Bounds) -> Content {
+    let text = redact(text);
+    let title = one_line(&text, TITLE_CHARS);
+    let (input, cut) = bound_text(&text, bounds.max_input_bytes);
+    let mut metadata = json!({});
+    if let Some(n) = cut {
+        metadata["input_truncated_bytes"] = json!(n);
+    }
+    Content {
+        title,
+        input,
+        response: String::new(),
+        files: Vec::new(),
+        metadata,
+        tags: Vec::new(),
+    }
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+fn relative<'a>(path: &'a str, cwd: Option<&str>) -> &'a str {
+    cwd.and_then(|c| path.strip_prefix(c.trim_end_matches('/')))
+        .map(|p| p.trim_start_matches('/'))
+        .filter(|p| !p.is_empty())
+        .unwrap_or(path)
+}
+
+/// A one-line description of a tool call.
+fn tool_title(tool: &str, input: &Value, cwd: Option<&str>) -> String {
+    let path = str_field(input, "file_path")
+        .or_else(|| str_field(input, "notebook_path"))
+        .map(|p| relative(p, cwd));
+    match tool {
+        "Bash" => {
+            let cmd = str_field(input, "command").unwrap_or("");
+            match str_field(input, "description") {
+                Some(d) => format!("Bash: {} — {d}", one_line(cmd, 70)),
+                None => format!("Bash: {cmd}"),
+            }
+        }
+        "Read" | "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => {
+            format!("{tool} {}", path.unwrap_or("(no path)"))
+        }
+        "Grep" => format!(
+            "Grep {:?} in {}",
+            str_field(input, "pattern").unwrap_or(""),
+            str_field(input, "path")
+                .map(|p| relative(p, cwd))
+                .unwrap_or(".")
+        ),
+        "Glob" => format!("Glob {}", str_field(input, "pattern").unwrap_or("")),
+        "WebFetch" => format!("WebFetch {}", str_field(input, "url").unwrap_or("")),
+        "WebSearch" => format!("WebSearch {}", str_field(input, "query").unwrap_or("")),
+        "Task" | "Agent" => format!(
+            "{tool}: {}",
+            str_field(input, "description")
+                .or_else(|| str_field(input, "prompt"))
+                .unwrap_or("")
+        ),
+        "TodoWrite" => {
+            let todos = input.get("todos").and_then(Value::as_array);
+            let open = todos.map_or(0, |t| {
+                t.iter()
+                    .filter(|x| str_field(x, "status") != Some("completed"))
+                    .count()
+            });
+            format!(
+                "TodoWrite: {} items, {open} open",
+                todos.map_or(0, Vec::len)
+            )
+        }
+        _ => {
+            let name = match tool.strip_prefix("mcp__") {
+                Some(rest) => rest.replacen("__", ".", 1),
+                None => tool.to_string(),
+            };
+            let args = compact_args(input);
+            if args.is_empty() {
+                name
+            } else {
+                format!("{name} {args}")
+            }
+        }
+    }
+}
+
+/// `key=value` pairs of an object's scalar fields, for titles.
+fn compact_args(input: &Value) -> String {
+    let Some(map) = input.as_object() else {
+        return String::new();
+    };
+    map.iter()
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some(format!("{k}={}", one_line(s, 40))),
+            Value::Number(n) => Some(format!("{k}={n}")),
+            Value::Bool(b) => Some(format!("{k}={b}")),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What a file tool did to its file.
+fn file_action(tool: &str) -> Option<&'static str> {
+    match tool {
+        "Read" => Some("read"),
+        "Edit" | "MultiEdit" | "NotebookEdit" => Some("edit"),
+        "Write" => Some("write"),
+        _ => None,
+    }
+}
+
+/// The files a tool call names.
+fn files_of(input: &Value) -> Vec<String> {
+    ["file_path", "notebook_path"]
+        .iter()
+        .filter_map(|k| str_field(input, k))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether a tool response reports a failure. A heuristic: Claude Code does not
+/// send exit codes, so errors are recognised by flags and by what tools print.
+pub fn looks_failed(tool: &str, response: &Value) -> bool {
+    if response.get("is_error").and_then(Value::as_bool) == Some(true)
+        || response.get("interrupted").and_then(Value::as_bool) == Some(true)
+        || str_field(response, "error").is_some()
+    {
+        return true;
+    }
+    let text = match response {
+        Value::String(s) => s.as_str(),
+        _ => "",
+    };
+    if text.starts_with("Error") || text.contains("<tool_use_error>") {
+        return true;
+    }
+    if tool != "Bash" {
+        return false;
+    }
+    let out = [str_field(response, "stdout"), str_field(response, "stderr")];
+    out.iter().flatten().any(|s| {
+        const MARKERS: &[&str] = &[
+            "error[E",
+            "error: ",
+            "FAILED",
+            "panicked at",
+            "Traceback (most recent call last)",
+            "command not found",
+            "fatal: ",
+            "npm ERR!",
+        ];
+        MARKERS.iter().any(|m| s.contains(m))
+    })
+}
+
+fn language_tags(files: &[String]) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for f in files {
+        let ext = f.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        let tag = match ext {
+            "rs" => "rust",
+            "py" => "python",
+            "ts" | "tsx" => "typescript",
+            "js" | "jsx" | "mjs" => "javascript",
+            "go" => "go",
+            "sql" => "sql",
+            "md" => "docs",
+            "toml" | "yaml" | "yml" | "json" | "env" => "config",
+            _ => continue,
+        };
+        if !tags.iter().any(|t| t == tag) {
+            tags.push(tag.to_string());
+        }
+    }
+    tags
+}
+
+/// The first line of `text`, at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let line = text.trim().lines().next().unwrap_or("").trim();
+    if line.chars().count() <= max {
+        return line.to_string();
+    }
+    let mut out: String = line.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Serialises a JSON value within `max` bytes. Long strings inside are shortened
+/// first (keeping their head and tail, so the JSON stays valid and the end of a
+/// long command output, where errors usually are, survives); only if that is not
+/// enough is the text itself cut. Returns the bytes left out, if any.
+pub fn bound_json(mut value: Value, max: usize) -> (String, Option<usize>) {
+    let text = value.to_string();
+    if text.len() <= max {
+        return (text, None);
+    }
+    let original = text.len();
+    shorten_strings(&mut value, (max / 4).max(64));
+    let text = value.to_string();
+    if text.len() <= max {
+        let cut = original - text.len();
+        return (text, Some(cut));
+    }
+    let (text, _) = bound_text(&text, max);
+    let cut = original.saturating_sub(text.len());
+    (text, Some(cut))
+}
+
+fn shorten_strings(value: &mut Value, max: usize) {
+    match value {
+        Value::String(s) if s.len() > max => {
+            *s = bound_text(s, max).0;
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| shorten_strings(v, max)),
+        Value::Object(map) => map.values_mut().for_each(|v| shorten_strings(v, max)),
+        _ => {}
+    }
+}
+
+/// Keeps the head (two thirds) and tail (one third) of `text` within about `max`
+/// bytes, with a marker saying how much was left out.
+pub fn bound_text(text: &str, max: usize) -> (String, Option<usize>) {
+    if text.len() <= max {
+        return (text.to_string(), None);
+    }
+    let head_len = floor_char_boundary(text, max * 2 / 3);
+    let tail_start = ceil_char_boundary(text, text.len() - max / 3);
+    let omitted = tail_start - head_len;
+    let out = format!(
+        "{}\n[… {omitted} bytes omitted …]\n{}",
+        &text[..head_len],
+        &text[tail_start..]
+    );
+    (out, Some(omitted))
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BOUNDS: Bounds = Bounds {
+        max_input_bytes: 1_000,
+        max_response_bytes: 2_000,
+    };
+
+    #[test]
+    fn titles_say_what_happened() {
+        let c = tool_use(
+            "Edit",
+            json!({"file_path": "/p/src/auth.rs", "old_string": "a", "new_string": "b"}),
+            json!({"filePath": "/p/src/auth.rs"}),
+            Some("toolu_1"),
+            Some("/p"),
+            BOUNDS,
+        );
+        assert_eq!(c.title, "Edit src/auth.rs");
+        assert_eq!(c.files, vec!["/p/src/auth.rs"]);
+        assert_eq!(c.metadata["file_action"], "edit");
+        assert_eq!(c.tags, vec!["rust"]);
+        let mcp = tool_use(
+            "mcp__github__get_issue",
+            json!({"owner": "acme", "number": 42}),
+            json!([{"type": "text", "text": "issue"}]),
+            None,
+            None,
+            BOUNDS,
+        );
+        assert_eq!(mcp.title, "github.get_issue number=42 owner=acme");
+    }
+
+    #[test]
+    fn failing_commands_are_flagged() {
+        let c = tool_use(
+            "Bash",
+            json!({"command": "cargo test"}),
+            json!({"stdout": "test result: FAILED. 1 passed; 1 failed", "stderr": "", "interrupted": false}),
+            None,
+            None,
+            BOUNDS,
+        );
+        assert_eq!(c.metadata["error"], true);
+        assert!(c.tags.contains(&"error".to_string()));
+        let ok = tool_use(
+            "Bash",
+            json!({"command": "ls"}),
+            json!({"stdout": "src\n", "stderr": "", "interrupted": false}),
+            None,
+            None,
+            BOUNDS,
+        );
+        assert!(ok.metadata.get("error").is_none());
+    }
+
+    #[test]
+    fn big_responses_keep_head_and_tail_and_stay_json() {
+        let stdout = format!(
+            "FIRST LINE\n{}\nLAST LINE error[E0308]",
+            "x".repeat(100_000)
+        );
+        let c = tool_use(
+            "Bash",
+            json!({"command": "cargo build"}),
+            json!({"stdout": stdout, "stderr": ""}),
+            None,
+            None,
+            BOUNDS,
+        );
+        assert!(c.response.len() <= 2_000 + 100, "{}", c.response.len());
+        let back: Value = serde_json::from_str(&c.response).expect("still JSON");
+        let kept = back["stdout"].as_str().expect("stdout kept");
+        assert!(kept.starts_with("FIRST LINE") && kept.ends_with("LAST LINE error[E0308]"));
+        assert!(c.metadata["response_truncated_bytes"].as_u64().expect("n") > 90_000);
+    }
+
+    #[test]
+    fn bounding_never_splits_a_character() {
+        let text = "ñ".repeat(5_000);
+        let (out, cut) = bound_text(&text, 1_001);
+        assert!(cut.is_some());
+        assert!(out.starts_with('ñ') && out.ends_with('ñ'));
+    }
+
+    #[test]
+    fn prompts_are_titled_by_their_first_line() {
+        let c = prompt("Fix the refresh bug\nin src/auth", BOUNDS);
+        assert_eq!(c.title, "Fix the refresh bug");
+        assert_eq!(c.input, "Fix the refresh bug\nin src/auth");
+    }
+}

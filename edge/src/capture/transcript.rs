@@ -1,0 +1,67 @@
+//! Reading the end of a Claude Code transcript (JSONL) for the last thing the
+//! assistant said: the outcome line of a session's summary.
+
+use solaria_shared::redact::redact;
+use std::io::{Read, Seek, SeekFrom};
+
+/// How much of the transcript's end is read; enough for the last turn, and cheap.
+const TAIL_BYTES: u64 = 256 * 1024;
+
+/// The text of the last assistant message in the transcript, redacted.
+pub fn last_assistant_text(path: &str) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.take(TAIL_BYTES).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines()
+        .rev()
+        .find_map(assistant_text)
+        .map(|t| redact(&t).into_owned())
+}
+
+fn assistant_text(line: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    if v.get("type")?.as_str()? != "assistant" {
+        return None;
+    }
+    let content = v.get("message")?.get("content")?;
+    let text = match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => return None,
+    };
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_last_assistant_text_block() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.jsonl");
+        let lines = [
+            r#"{"type":"user","message":{"role":"user","content":"fix it"}}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"First answer"}]}}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash"},{"type":"text","text":"All 12 tests pass now."}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result"}]}}"#,
+            "not json at all",
+        ];
+        std::fs::write(&path, lines.join("\n")).expect("write");
+        assert_eq!(
+            last_assistant_text(path.to_str().expect("utf8")).as_deref(),
+            Some("All 12 tests pass now.")
+        );
+        assert_eq!(last_assistant_text("/nonexistent/t.jsonl"), None);
+    }
+}

@@ -1,0 +1,39 @@
+//! `solaria forget`: tombstones for a record, a session or a project.
+
+use super::App;
+use crate::store::retention::{self, ForgetTarget};
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["id", "session", "project"])))]
+pub struct Args {
+    /// One record id (observation, summary, or a session with all it holds).
+    id: Option<String>,
+    /// A session id: the session and everything in it.
+    #[arg(long)]
+    session: Option<String>,
+    /// A project (key or name): every record of it.
+    #[arg(long)]
+    project: Option<String>,
+}
+
+impl Args {
+    pub fn run(self, app: &App) -> anyhow::Result<()> {
+        let target = match (self.id, self.session, self.project) {
+            (Some(id), _, _) => ForgetTarget::Record(id),
+            (_, Some(s), _) => ForgetTarget::Session(s),
+            (_, _, Some(p)) => ForgetTarget::Project(p),
+            _ => anyhow::bail!("say what to forget: an ID, --session ID or --project NAME"),
+        };
+        let mut store = app.store()?;
+        let counts = retention::forget(&mut store, &target)?;
+        println!(
+            "Forgot {} record(s): {} observation(s), {} summar(y/ies), {} session(s). \
+             Their content is erased here; the deletion reaches other machines at the next sync.",
+            counts.total(),
+            counts.observations,
+            counts.summaries,
+            counts.sessions
+        );
+        Ok(())
+    }
+}

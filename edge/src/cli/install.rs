@@ -1,0 +1,80 @@
+//! `solaria install claude-code` and `solaria uninstall claude-code`.
+
+use crate::claude_code::{self, Scope, Target};
+use crate::config::Env;
+use anyhow::Context;
+
+/// The agents SOLARIA can be wired into.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Agent {
+    ClaudeCode,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    #[arg(value_enum)]
+    agent: Agent,
+    /// `user` (~/.claude, every project) or `project` (./.claude, this project only).
+    #[arg(long, value_enum, default_value = "user")]
+    scope: Scope,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UninstallArgs {
+    #[arg(value_enum)]
+    agent: Agent,
+    #[arg(long, value_enum, default_value = "user")]
+    scope: Scope,
+}
+
+fn target(env: &Env, scope: Scope) -> anyhow::Result<Target> {
+    let home = env
+        .home
+        .clone()
+        .context("HOME is not set; cannot find ~/.claude")?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(Target::for_scope(scope, &home, &cwd))
+}
+
+impl InstallArgs {
+    pub fn run(self, env: &Env) -> anyhow::Result<()> {
+        let Agent::ClaudeCode = self.agent;
+        let exe = std::env::current_exe().context("cannot find the solaria executable's path")?;
+        let report = claude_code::install(&target(env, self.scope)?, &exe)?;
+        if report.changed {
+            println!(
+                "Installed SOLARIA into Claude Code:\n  hooks:         {}\n  slash command: {} (/memory sync | status | search <query>)\n\
+                 Start a new Claude Code session to use it.",
+                report.settings_path.display(),
+                report.command_path.display()
+            );
+        } else {
+            println!(
+                "SOLARIA was already installed in {} (nothing changed).",
+                report.settings_path.display()
+            );
+        }
+        Ok(())
+    }
+}
+
+impl UninstallArgs {
+    pub fn run(self, env: &Env) -> anyhow::Result<()> {
+        let Agent::ClaudeCode = self.agent;
+        let report = claude_code::uninstall(&target(env, self.scope)?)?;
+        if report.changed {
+            println!(
+                "Removed SOLARIA's hooks from {} and the /memory command {}; everything else was kept. \
+                 Your memory stays in the data dir (see `solaria stats`).",
+                report.settings_path.display(),
+                report.command_path.display()
+            );
+        } else {
+            println!(
+                "SOLARIA was not installed in {}; nothing changed.",
+                report.settings_path.display()
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,116 @@
+//! The command line: one file per subcommand, each with its arguments and `run`.
+
+mod context;
+mod forget;
+mod hook;
+mod install;
+mod prune;
+mod search;
+mod show;
+mod slash;
+mod stats;
+mod timeline;
+
+use crate::config::{self, Config, Env, Paths};
+use crate::store::Store;
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// SOLARIA Memory: a persistent, searchable memory for coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "solaria", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Capture a Claude Code hook event (JSON on stdin). Always exits 0.
+    Hook(hook::Args),
+    /// Search the memory: a compact index of matching records.
+    Search(search::Args),
+    /// What happened around a record: its session's events before and after it.
+    Timeline(timeline::Args),
+    /// Full records by id.
+    Show(show::Args),
+    /// The context SessionStart would inject for a project.
+    Context(context::Args),
+    /// Counts and facts about the local memory.
+    Stats(stats::Args),
+    /// Forget a record, a session or a project (tombstones that sync everywhere).
+    Forget(forget::Args),
+    /// Apply the retention policy now (this machine only).
+    Prune(prune::Args),
+    /// Wire SOLARIA into an agent (Claude Code).
+    Install(install::InstallArgs),
+    /// Remove exactly what `install` added.
+    Uninstall(install::UninstallArgs),
+    /// Entry point of the `/memory` slash command in Claude Code.
+    #[command(hide = true)]
+    Slash(slash::Args),
+}
+
+impl Cli {
+    /// Runs the command; errors are printed with what to do next.
+    pub fn run(self) -> ExitCode {
+        let env = Env::from_process();
+        if let Command::Hook(args) = self.command {
+            // Hooks take no chances: they never fail, whatever happens.
+            args.run(&env);
+            return ExitCode::SUCCESS;
+        }
+        match self.dispatch(&env) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("solaria: {e:#}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    fn dispatch(self, env: &Env) -> anyhow::Result<()> {
+        let app = App::load(env)?;
+        match self.command {
+            Command::Hook(_) => Ok(()),
+            Command::Search(a) => a.run(&app),
+            Command::Timeline(a) => a.run(&app),
+            Command::Show(a) => a.run(&app),
+            Command::Context(a) => a.run(&app),
+            Command::Stats(a) => a.run(&app),
+            Command::Forget(a) => a.run(&app),
+            Command::Prune(a) => a.run(&app),
+            Command::Install(a) => a.run(env),
+            Command::Uninstall(a) => a.run(env),
+            Command::Slash(a) => a.run(&app),
+        }
+    }
+}
+
+/// What every command needs: the configuration and where things are.
+#[derive(Debug)]
+pub struct App {
+    pub config: Config,
+    pub paths: Paths,
+}
+
+impl App {
+    fn load(env: &Env) -> anyhow::Result<App> {
+        let (config, paths) = config::load(env)?;
+        Ok(App { config, paths })
+    }
+
+    /// Opens the store (creating it on first use).
+    pub fn store(&self) -> anyhow::Result<Store> {
+        Ok(Store::open(
+            &self.paths.store(),
+            &self.config.machine_name(),
+        )?)
+    }
+
+    /// The project of the current directory.
+    pub fn current_project(&self) -> solaria_shared::Project {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+        crate::project::detect(&cwd)
+    }
+}

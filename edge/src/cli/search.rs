@@ -1,0 +1,101 @@
+//! `solaria search QUERY`: a compact, ranked index of matching records.
+
+use super::App;
+use crate::store::records;
+use crate::store::search::{self, Hit, RecordType, SearchQuery};
+use crate::timefmt;
+use solaria_shared::{MachineId, UnixMillis};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to look for; any text is a valid query.
+    #[arg(required = true, num_args = 1..)]
+    query: Vec<String>,
+    /// Only this project (key or name).
+    #[arg(long, short)]
+    project: Option<String>,
+    /// Only this type: tool_use, prompt, note or summary.
+    #[arg(long = "type", short = 't')]
+    record_type: Option<RecordType>,
+    /// Only records written by this machine (id).
+    #[arg(long)]
+    machine: Option<String>,
+    /// Only records since (2026-11-01, 2026-11-01T10:00, or 7d, 12h…).
+    #[arg(long)]
+    since: Option<String>,
+    /// Only records before.
+    #[arg(long)]
+    until: Option<String>,
+    /// Most results.
+    #[arg(long, short = 'n', default_value_t = 20)]
+    limit: usize,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl Args {
+    pub fn run(self, app: &App) -> anyhow::Result<()> {
+        let now = UnixMillis::now();
+        let when = |t: &Option<String>| -> anyhow::Result<Option<UnixMillis>> {
+            t.as_deref()
+                .map(|t| timefmt::parse_when(t, now).map_err(anyhow::Error::msg))
+                .transpose()
+        };
+        let store = app.store()?;
+        let query = SearchQuery {
+            text: self.query.join(" "),
+            project: self.project,
+            record_type: self.record_type,
+            machine: self.machine,
+            since: when(&self.since)?,
+            until: when(&self.until)?,
+            limit: self.limit,
+            current_project: Some(app.current_project().key),
+        };
+        let hits = search::search(store.conn(), &query)?;
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(&hits)?);
+            return Ok(());
+        }
+        if hits.is_empty() {
+            println!("No matches for {:?}.", query.text);
+            return Ok(());
+        }
+        let me = store.machine_id();
+        for hit in &hits {
+            println!("{}", index_line(store.conn(), hit, me, now));
+        }
+        println!(
+            "\n{} result(s). `solaria timeline ID` shows what happened around one, `solaria show ID…` the full records.",
+            hits.len()
+        );
+        Ok(())
+    }
+}
+
+/// One line of the compact index.
+pub fn index_line(
+    conn: &rusqlite::Connection,
+    hit: &Hit,
+    me: MachineId,
+    now: UnixMillis,
+) -> String {
+    // A summary is cited by its session, like everywhere else.
+    let (tag, id) = match hit.record_type {
+        RecordType::Summary => ("S", &hit.session_id),
+        _ => ("O", &hit.id),
+    };
+    let machine = match hit.machine_id.parse::<MachineId>() {
+        Ok(m) if m != me => format!(" @{}", records::machine_name(conn, m)),
+        _ => String::new(),
+    };
+    format!(
+        "[{tag}#{id}] {:<11} {:<8} {}  ~{}t  {}{machine}",
+        timefmt::short(UnixMillis(hit.created_at), now),
+        hit.record_type.as_str(),
+        hit.title,
+        hit.tokens,
+        hit.project_name,
+    )
+}

@@ -1,0 +1,87 @@
+//! `solaria stats`: counts and facts about the local memory.
+
+use super::App;
+use crate::store::retention::PUSH_CURSOR_KEY;
+use crate::store::views;
+use crate::timefmt;
+use rusqlite::OptionalExtension;
+use solaria_shared::UnixMillis;
+
+#[derive(Debug, Default, clap::Args)]
+pub struct Args {
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl Args {
+    pub fn run(self, app: &App) -> anyhow::Result<()> {
+        let store = app.store()?;
+        let cursor: i64 = store
+            .conn()
+            .query_row(
+                "SELECT value FROM sync_state WHERE key = ?1",
+                [PUSH_CURSOR_KEY],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let stats = views::stats(store.conn(), &store.machine_id().to_string(), cursor)?;
+        let size = ["", "-wal"]
+            .iter()
+            .filter_map(|s| std::fs::metadata(format!("{}{s}", store.path().display())).ok())
+            .map(|m| m.len())
+            .sum::<u64>();
+        if self.json {
+            let mut v = serde_json::to_value(&stats)?;
+            v["data_dir"] = app.paths.data_dir.display().to_string().into();
+            v["store_bytes"] = size.into();
+            v["machine_id"] = store.machine_id().to_string().into();
+            v["search_modes"] = serde_json::json!(["lexical"]);
+            v["server"] = app.config.sync.server.clone().into();
+            println!("{}", serde_json::to_string_pretty(&v)?);
+            return Ok(());
+        }
+        println!("data dir:      {}", app.paths.data_dir.display());
+        println!(
+            "machine:       {} ({})",
+            app.config.machine_name(),
+            store.machine_id()
+        );
+        println!("store:         {:.1} MiB", size as f64 / 1_048_576.0);
+        println!("sessions:      {}", stats.sessions);
+        let kinds: Vec<String> = stats
+            .by_kind
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        println!(
+            "observations:  {} ({})",
+            stats.observations,
+            kinds.join(", ")
+        );
+        println!("summaries:     {}", stats.summaries);
+        println!(
+            "projects:      {}   machines: {}",
+            stats.projects, stats.machines
+        );
+        if let (Some(o), Some(n)) = (stats.oldest, stats.newest) {
+            println!(
+                "span:          {} … {}",
+                timefmt::full(UnixMillis(o)),
+                timefmt::full(UnixMillis(n))
+            );
+        }
+        println!("tombstones:    {}", stats.tombstones);
+        println!("search modes:  lexical (FTS5 bm25 × recency/project weights)");
+        match &app.config.sync.server {
+            Some(server) => println!(
+                "sync:          {server}; {} change(s) not yet pushed",
+                stats.pending_push
+            ),
+            None => println!("sync:          not configured (memory stays on this machine)"),
+        }
+        Ok(())
+    }
+}

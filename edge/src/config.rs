@@ -1,0 +1,322 @@
+//! Where the edge agent keeps its data and how it is tuned: one typed config loaded
+//! from `config.toml`, with `SOLARIA_HOME` overriding the location of everything.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The error for a config file that exists but cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read the config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the config file {path} is not valid: {message}\nfix it or move it aside; see the README's Configuration section"
+    )]
+    Parse { path: PathBuf, message: String },
+    #[error("cannot find a home directory: set SOLARIA_HOME to the directory SOLARIA should use")]
+    NoHome,
+}
+
+/// The whole configuration. Every field has a default, so an empty or missing file
+/// is a valid configuration.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Where the store, logs and credentials live (overrides the XDG default).
+    pub data_dir: Option<PathBuf>,
+    /// The human name of this machine (defaults to the host name).
+    pub machine_name: Option<String>,
+    pub capture: CaptureConfig,
+    pub context: ContextConfig,
+    pub retention: RetentionConfig,
+    pub sync: SyncConfig,
+}
+
+/// Bounds on what one captured event may store.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureConfig {
+    /// The largest tool response kept, in bytes; larger ones keep head and tail.
+    pub max_response_bytes: usize,
+    /// The largest tool input or prompt kept, in bytes.
+    pub max_input_bytes: usize,
+    /// Tools never captured (exact names, e.g. `TodoRead`).
+    pub skip_tools: Vec<String>,
+    /// Projects (keys or names) never captured at all.
+    pub skip_projects: Vec<String>,
+}
+
+impl Default for CaptureConfig {
+    fn default() -> Self {
+        CaptureConfig {
+            max_response_bytes: 24 * 1024,
+            max_input_bytes: 16 * 1024,
+            skip_tools: Vec::new(),
+            skip_projects: Vec::new(),
+        }
+    }
+}
+
+/// What SessionStart injects.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContextConfig {
+    /// Approximate token budget of the injected context.
+    pub token_budget: usize,
+    /// Most session summaries listed.
+    pub max_sessions: usize,
+    /// Most observations listed.
+    pub max_observations: usize,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            token_budget: 2_000,
+            max_sessions: 8,
+            max_observations: 40,
+        }
+    }
+}
+
+/// How long records are kept locally (SPEC §4).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetentionConfig {
+    pub observations_days: i64,
+    pub summaries_days: i64,
+    pub embeddings_days: i64,
+}
+
+impl Default for RetentionConfig {
+    fn default() -> Self {
+        RetentionConfig {
+            observations_days: 30,
+            summaries_days: 365,
+            embeddings_days: 30,
+        }
+    }
+}
+
+/// The central service this machine syncs with, if any.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct SyncConfig {
+    /// The server URL; when set, records not yet pushed are never pruned.
+    pub server: Option<String>,
+    /// Projects (keys or names) that never leave this machine.
+    pub local_only_projects: Vec<String>,
+}
+
+/// The resolved locations: the config file and the data dir.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub config_file: PathBuf,
+    pub data_dir: PathBuf,
+}
+
+impl Paths {
+    /// The SQLite store.
+    pub fn store(&self) -> PathBuf {
+        self.data_dir.join("memory.db")
+    }
+
+    /// The hook log (failures are written here, never to the agent).
+    pub fn hook_log(&self) -> PathBuf {
+        self.data_dir.join("logs").join("hooks.log")
+    }
+}
+
+/// The environment the paths are resolved from (kept explicit so tests need not
+/// touch the process environment).
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    pub solaria_home: Option<PathBuf>,
+    pub solaria_config: Option<PathBuf>,
+    pub xdg_config_home: Option<PathBuf>,
+    pub xdg_data_home: Option<PathBuf>,
+    pub home: Option<PathBuf>,
+}
+
+impl Env {
+    /// Reads the variables that matter from the process environment.
+    pub fn from_process() -> Self {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        Env {
+            solaria_home: var("SOLARIA_HOME"),
+            solaria_config: var("SOLARIA_CONFIG"),
+            xdg_config_home: var("XDG_CONFIG_HOME"),
+            xdg_data_home: var("XDG_DATA_HOME"),
+            home: var("HOME"),
+        }
+    }
+}
+
+/// Finds the config file, reads it, and resolves the data dir:
+/// `SOLARIA_HOME` holds both when set; otherwise the config file is
+/// `$SOLARIA_CONFIG` or `$XDG_CONFIG_HOME/solaria/config.toml`, and the data dir is
+/// the file's `data_dir` or `$XDG_DATA_HOME/solaria` (`~/.local/share/solaria`).
+pub fn load(env: &Env) -> Result<(Config, Paths), ConfigError> {
+    let config_file = match (&env.solaria_config, &env.solaria_home) {
+        (Some(file), _) => file.clone(),
+        (None, Some(home)) => home.join("config.toml"),
+        (None, None) => config_home(env)?.join("solaria").join("config.toml"),
+    };
+    let config = read_config(&config_file)?;
+    let data_dir = match (&env.solaria_home, &config.data_dir) {
+        (Some(home), _) => home.clone(),
+        (None, Some(dir)) => dir.clone(),
+        (None, None) => data_home(env)?.join("solaria"),
+    };
+    Ok((
+        config,
+        Paths {
+            config_file,
+            data_dir,
+        },
+    ))
+}
+
+/// Like [`load`], but never fails: a broken config file yields the defaults (and
+/// the error, for the hook log). Hooks use this; they must never stop capturing
+/// because of a typo in a config file.
+pub fn load_lenient(env: &Env) -> (Config, Paths, Option<ConfigError>) {
+    match load(env) {
+        Ok((config, paths)) => (config, paths, None),
+        Err(e) => {
+            let data_dir = env
+                .solaria_home
+                .clone()
+                .or_else(|| data_home(env).ok().map(|d| d.join("solaria")))
+                .unwrap_or_else(|| std::env::temp_dir().join("solaria"));
+            let config_file = data_dir.join("config.toml");
+            (
+                Config::default(),
+                Paths {
+                    config_file,
+                    data_dir,
+                },
+                Some(e),
+            )
+        }
+    }
+}
+
+fn config_home(env: &Env) -> Result<PathBuf, ConfigError> {
+    match (&env.xdg_config_home, &env.home) {
+        (Some(dir), _) => Ok(dir.clone()),
+        (None, Some(home)) => Ok(home.join(".config")),
+        (None, None) => Err(ConfigError::NoHome),
+    }
+}
+
+fn data_home(env: &Env) -> Result<PathBuf, ConfigError> {
+    match (&env.xdg_data_home, &env.home) {
+        (Some(dir), _) => Ok(dir.clone()),
+        (None, Some(home)) => Ok(home.join(".local").join("share")),
+        (None, None) => Err(ConfigError::NoHome),
+    }
+}
+
+/// Reads one config file; a missing file is the default configuration.
+pub fn read_config(path: &Path) -> Result<Config, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+impl Config {
+    /// The machine's display name: configured, else the host name.
+    pub fn machine_name(&self) -> String {
+        if let Some(name) = self
+            .machine_name
+            .as_deref()
+            .filter(|n| !n.trim().is_empty())
+        {
+            return name.trim().to_string();
+        }
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "this-machine".to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solaria_home_holds_config_and_data() {
+        let env = Env {
+            solaria_home: Some("/nonexistent/sol".into()),
+            home: Some("/home/u".into()),
+            ..Env::default()
+        };
+        let (config, paths) = load(&env).expect("missing file is the default");
+        assert_eq!(paths.data_dir, PathBuf::from("/nonexistent/sol"));
+        assert_eq!(
+            paths.config_file,
+            PathBuf::from("/nonexistent/sol/config.toml")
+        );
+        assert_eq!(config.context.token_budget, 2_000);
+    }
+
+    #[test]
+    fn xdg_defaults_and_data_dir_from_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let env = Env {
+            xdg_config_home: Some(dir.path().into()),
+            home: Some("/home/u".into()),
+            ..Env::default()
+        };
+        let (_, paths) = load(&env).expect("loads");
+        assert_eq!(
+            paths.data_dir,
+            PathBuf::from("/home/u/.local/share/solaria")
+        );
+
+        std::fs::create_dir_all(dir.path().join("solaria")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("solaria/config.toml"),
+            "data_dir = \"/srv/mem\"\n[context]\ntoken_budget = 500\n",
+        )
+        .expect("write");
+        let (config, paths) = load(&env).expect("loads");
+        assert_eq!(paths.data_dir, PathBuf::from("/srv/mem"));
+        assert_eq!(config.context.token_budget, 500);
+    }
+
+    #[test]
+    fn a_broken_file_is_a_clear_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "[context]\ntoken_budgt = 5\n").expect("write");
+        let err = read_config(&file).expect_err("unknown key refused");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("token_budgt") && msg.contains("config.toml"),
+            "{msg}"
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! Versioned migrations from `migrations/edge/`, applied at open under the write
+//! lock so that many processes opening a fresh store at once migrate it once.
+
+use super::StoreError;
+use rusqlite::{Connection, TransactionBehavior};
+use solaria_shared::MachineId;
+use std::path::Path;
+
+/// The migrations, in order. Never edit a released one: append a new file.
+const MIGRATIONS: &[&str] = &[include_str!("../../../migrations/edge/0001_init.sql")];
+
+/// Brings the store up to date and, on a fresh store, records the machine id.
+pub(super) fn run(
+    conn: &mut Connection,
+    path: &Path,
+    machine_name: &str,
+) -> Result<(), StoreError> {
+    let known = MIGRATIONS.len() as i64;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version == known {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Re-read under the lock: another process may have migrated meanwhile.
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > known {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found: version,
+            known,
+        });
+    }
+    for sql in &MIGRATIONS[version as usize..] {
+        tx.execute_batch(sql)?;
+    }
+    if version == 0 {
+        let machine = MachineId::new().to_string();
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('machine_id', ?1)",
+            [&machine],
+        )?;
+        tx.execute(
+            "INSERT INTO machines (id, name) VALUES (?1, ?2)",
+            [&machine, machine_name],
+        )?;
+    }
+    tx.pragma_update(None, "user_version", known)?;
+    tx.commit()?;
+    Ok(())
+}

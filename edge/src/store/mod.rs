@@ -1,0 +1,264 @@
+//! The local store: one SQLite file (WAL, foreign keys, 0600) holding sessions,
+//! observations, summaries, their FTS5 indexes, and the sync bookkeeping.
+//!
+//! All writes go through [`Store::write`], which takes the write lock up front
+//! (`BEGIN IMMEDIATE`) and stamps records with the machine's hybrid logical clock,
+//! so concurrent hook processes serialise cleanly and stamps never go backwards.
+
+mod migrate;
+pub mod records;
+pub mod retention;
+pub mod search;
+pub mod views;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
+use solaria_shared::{Hlc, HlcClock, MachineId, UnixMillis};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long a writer waits for another process's write to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Errors of the local store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("cannot prepare the data directory {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the store {path} was written by a newer SOLARIA (schema {found}, this binary knows up to {known}); upgrade solaria"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("the store's machine id is damaged ({0}); restore the data dir from a backup")]
+    BadMachineId(String),
+    #[error("no record with id {0}")]
+    NotFound(String),
+}
+
+/// An open store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    machine: MachineId,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) the store at `path`: the directory becomes 0700,
+    /// the file 0600, pending migrations run, and a machine id is generated once.
+    /// `machine_name` names this machine the first time only.
+    pub fn open(path: &Path, machine_name: &str) -> Result<Store, StoreError> {
+        prepare_file(path)?;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // WAL lets readers (search, the daemon) run beside a writing hook; NORMAL
+        // sync is durable across application crashes and never corrupts in WAL.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "trusted_schema", "OFF")?;
+        let mut conn = conn;
+        migrate::run(&mut conn, path, machine_name)?;
+        let machine = read_machine_id(&conn)?;
+        Ok(Store {
+            conn,
+            machine,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// This machine's id.
+    pub fn machine_id(&self) -> MachineId {
+        self.machine
+    }
+
+    /// The store's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The connection, for reads.
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Runs `f` in one write transaction holding the write lock from the start; the
+    /// clock advances only if the transaction commits.
+    pub fn write<T>(
+        &mut self,
+        f: impl FnOnce(&mut Writer<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let last: Option<i64> = tx
+            .query_row("SELECT value FROM meta WHERE key = 'hlc_last'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()?
+            .and_then(|v| v.parse().ok());
+        let mut writer = Writer {
+            tx,
+            clock: HlcClock::resume(Hlc::from_i64(last.unwrap_or(0))),
+            machine: self.machine,
+            start: last.unwrap_or(0),
+        };
+        let out = f(&mut writer)?;
+        writer.finish()?;
+        Ok(out)
+    }
+}
+
+/// One write transaction with the machine's clock.
+pub struct Writer<'a> {
+    tx: Transaction<'a>,
+    clock: HlcClock,
+    machine: MachineId,
+    start: i64,
+}
+
+impl std::fmt::Debug for Writer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("machine", &self.machine)
+            .finish()
+    }
+}
+
+impl Writer<'_> {
+    /// A fresh stamp for a local write, later than any issued or seen before.
+    pub fn tick(&mut self) -> Hlc {
+        self.clock.tick(UnixMillis::now().0.max(0) as u64)
+    }
+
+    /// This machine's id.
+    pub fn machine_id(&self) -> MachineId {
+        self.machine
+    }
+
+    /// The transaction, for statements of the store's own modules.
+    pub(crate) fn tx(&self) -> &Transaction<'_> {
+        &self.tx
+    }
+
+    fn finish(self) -> Result<(), StoreError> {
+        let last = self.clock.last().as_i64();
+        if last != self.start {
+            self.tx.execute(
+                "INSERT INTO meta (key, value) VALUES ('hlc_last', ?1)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [last.to_string()],
+            )?;
+        }
+        self.tx.commit()?;
+        Ok(())
+    }
+}
+
+fn read_machine_id(conn: &Connection) -> Result<MachineId, StoreError> {
+    let text: String =
+        conn.query_row("SELECT value FROM meta WHERE key = 'machine_id'", [], |r| {
+            r.get(0)
+        })?;
+    text.parse().map_err(|_| StoreError::BadMachineId(text))
+}
+
+/// Creates the data dir (0700) and an empty store file (0600) before SQLite opens
+/// it, so the file is never readable by others, not even for an instant. SQLite
+/// gives the WAL and shared-memory files the same mode as the database.
+fn prepare_file(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let io = |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.exists() {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(io)?;
+        }
+    }
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(io(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_new_store_is_private_and_has_a_machine_id() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("data").join("memory.db");
+        let store = Store::open(&path, "laptop").expect("opens");
+        let mode = std::fs::metadata(&path).expect("file").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let dir_mode = std::fs::metadata(path.parent().expect("dir"))
+            .expect("dir")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(dir_mode, 0o700);
+        let id = store.machine_id();
+        drop(store);
+        let again = Store::open(&path, "renamed").expect("reopens");
+        assert_eq!(again.machine_id(), id, "the machine id is generated once");
+        let name: String = again
+            .conn()
+            .query_row(
+                "SELECT name FROM machines WHERE id = ?1",
+                [id.to_string()],
+                |r| r.get(0),
+            )
+            .expect("machine row");
+        assert_eq!(name, "laptop");
+        let fk: i64 = again
+            .conn()
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .expect("pragma");
+        assert_eq!(fk, 1);
+        let mode: String = again
+            .conn()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .expect("pragma");
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn stamps_keep_increasing_across_transactions_and_reopens() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("memory.db");
+        let mut store = Store::open(&path, "m").expect("opens");
+        let a = store.write(|w| Ok(w.tick())).expect("tx");
+        let b = store.write(|w| Ok(w.tick())).expect("tx");
+        drop(store);
+        let mut store = Store::open(&path, "m").expect("reopens");
+        let c = store.write(|w| Ok(w.tick())).expect("tx");
+        assert!(a < b && b < c);
+    }
+}

@@ -1,0 +1,304 @@
+//! Reading and writing the three record kinds, and mapping rows to the shared types.
+
+use super::{StoreError, Writer};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use solaria_shared::{
+    Hlc, MachineId, Observation, ObservationId, Project, RecordMeta, Session, SessionId, Summary,
+    SummaryId, UnixMillis,
+};
+
+pub(crate) const SESSION_COLUMNS: &str = "id, machine_id, updated, deleted, project_key, \
+    project_name, agent, agent_session_id, cwd, source, started_at, ended_at";
+
+pub(crate) const OBSERVATION_COLUMNS: &str = "id, machine_id, updated, deleted, session_id, \
+    project_key, project_name, kind, tool_name, title, input, response, files, metadata, tags, \
+    created_at";
+
+pub(crate) const SUMMARY_COLUMNS: &str = "id, machine_id, updated, deleted, session_id, \
+    project_key, project_name, text, key_points, tags, observation_count, created_at";
+
+/// Reads a UUID-typed column, failing the row (not panicking) on damage.
+fn id_col<T: std::str::FromStr>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
+    let text: String = row.get(idx)?;
+    text.parse().map_err(|_| {
+        rusqlite::Error::FromSqlConversionFailure(
+            idx,
+            rusqlite::types::Type::Text,
+            format!("bad id {text:?}").into(),
+        )
+    })
+}
+
+fn json_col<T: serde::de::DeserializeOwned + Default>(
+    row: &Row<'_>,
+    idx: usize,
+) -> rusqlite::Result<T> {
+    let text: String = row.get(idx)?;
+    Ok(serde_json::from_str(&text).unwrap_or_default())
+}
+
+fn meta(row: &Row<'_>) -> rusqlite::Result<RecordMeta> {
+    Ok(RecordMeta {
+        machine_id: id_col::<MachineId>(row, 1)?,
+        updated: Hlc::from_i64(row.get(2)?),
+        deleted: row.get::<_, i64>(3)? != 0,
+    })
+}
+
+/// Maps a row selected with [`SESSION_COLUMNS`].
+pub(crate) fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
+    Ok(Session {
+        id: id_col(row, 0)?,
+        meta: meta(row)?,
+        project: Project {
+            key: row.get(4)?,
+            name: row.get(5)?,
+        },
+        agent: row.get(6)?,
+        agent_session_id: row.get(7)?,
+        cwd: row.get(8)?,
+        source: row.get(9)?,
+        started_at: UnixMillis(row.get(10)?),
+        ended_at: row.get::<_, Option<i64>>(11)?.map(UnixMillis),
+    })
+}
+
+/// Maps a row selected with [`OBSERVATION_COLUMNS`].
+pub(crate) fn observation_from_row(row: &Row<'_>) -> rusqlite::Result<Observation> {
+    let kind: String = row.get(7)?;
+    Ok(Observation {
+        id: id_col(row, 0)?,
+        meta: meta(row)?,
+        session_id: id_col(row, 4)?,
+        project: Project {
+            key: row.get(5)?,
+            name: row.get(6)?,
+        },
+        kind: kind
+            .parse()
+            .map_err(|e: solaria_shared::record::ParseKindError| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    7,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })?,
+        tool_name: row.get(8)?,
+        title: row.get(9)?,
+        input: row.get(10)?,
+        response: row.get(11)?,
+        files: json_col(row, 12)?,
+        metadata: {
+            let text: String = row.get(13)?;
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
+        },
+        tags: json_col(row, 14)?,
+        created_at: UnixMillis(row.get(15)?),
+    })
+}
+
+/// Maps a row selected with [`SUMMARY_COLUMNS`].
+pub(crate) fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<Summary> {
+    Ok(Summary {
+        id: id_col(row, 0)?,
+        meta: meta(row)?,
+        session_id: id_col(row, 4)?,
+        project: Project {
+            key: row.get(5)?,
+            name: row.get(6)?,
+        },
+        text: row.get(7)?,
+        key_points: json_col(row, 8)?,
+        tags: json_col(row, 9)?,
+        observation_count: row.get(10)?,
+        created_at: UnixMillis(row.get(11)?),
+    })
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
+}
+
+/// The live session an agent knows by `agent_session_id`, if any.
+pub fn find_session_by_agent(
+    conn: &Connection,
+    agent: &str,
+    agent_session_id: &str,
+) -> Result<Option<Session>, StoreError> {
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions
+         WHERE agent = ?1 AND agent_session_id = ?2 AND deleted = 0
+         ORDER BY started_at DESC LIMIT 1"
+    );
+    Ok(conn
+        .query_row(&sql, params![agent, agent_session_id], session_from_row)
+        .optional()?)
+}
+
+/// One session by id (tombstones included).
+pub fn get_session(conn: &Connection, id: SessionId) -> Result<Option<Session>, StoreError> {
+    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1");
+    Ok(conn
+        .query_row(&sql, [id.to_string()], session_from_row)
+        .optional()?)
+}
+
+/// One observation by id (tombstones included).
+pub fn get_observation(
+    conn: &Connection,
+    id: ObservationId,
+) -> Result<Option<Observation>, StoreError> {
+    let sql = format!("SELECT {OBSERVATION_COLUMNS} FROM observations WHERE id = ?1");
+    Ok(conn
+        .query_row(&sql, [id.to_string()], observation_from_row)
+        .optional()?)
+}
+
+/// One summary by id (tombstones included).
+pub fn get_summary(conn: &Connection, id: SummaryId) -> Result<Option<Summary>, StoreError> {
+    let sql = format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE id = ?1");
+    Ok(conn
+        .query_row(&sql, [id.to_string()], summary_from_row)
+        .optional()?)
+}
+
+/// The summary of a session, if written.
+pub fn summary_of_session(
+    conn: &Connection,
+    session: SessionId,
+) -> Result<Option<Summary>, StoreError> {
+    let sql = format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE session_id = ?1");
+    Ok(conn
+        .query_row(&sql, [session.to_string()], summary_from_row)
+        .optional()?)
+}
+
+/// Every live observation of a session, oldest first.
+pub fn observations_of_session(
+    conn: &Connection,
+    session: SessionId,
+) -> Result<Vec<Observation>, StoreError> {
+    let sql = format!(
+        "SELECT {OBSERVATION_COLUMNS} FROM observations
+         WHERE session_id = ?1 AND deleted = 0 ORDER BY created_at, rowid"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([session.to_string()], observation_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The display name of a machine (its id when unknown).
+pub fn machine_name(conn: &Connection, machine: MachineId) -> String {
+    conn.query_row(
+        "SELECT name FROM machines WHERE id = ?1",
+        [machine.to_string()],
+        |r| r.get(0),
+    )
+    .unwrap_or_else(|_| machine.to_string())
+}
+
+impl Writer<'_> {
+    /// Inserts a new session.
+    pub fn insert_session(&mut self, s: &Session) -> Result<(), StoreError> {
+        self.tx().execute(
+            &format!(
+                "INSERT INTO sessions ({SESSION_COLUMNS})
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            ),
+            params![
+                s.id.to_string(),
+                s.meta.machine_id.to_string(),
+                s.meta.updated.as_i64(),
+                s.meta.deleted as i64,
+                s.project.key,
+                s.project.name,
+                s.agent,
+                s.agent_session_id,
+                s.cwd,
+                s.source,
+                s.started_at.0,
+                s.ended_at.map(|t| t.0),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Marks a session ended (or re-opened with `None`), as a new local version.
+    pub fn set_session_ended(
+        &mut self,
+        id: SessionId,
+        ended_at: Option<UnixMillis>,
+    ) -> Result<(), StoreError> {
+        let stamp = self.tick();
+        let machine = self.machine_id();
+        self.tx().execute(
+            "UPDATE sessions SET ended_at = ?2, updated = ?3, machine_id = ?4 WHERE id = ?1",
+            params![
+                id.to_string(),
+                ended_at.map(|t| t.0),
+                stamp.as_i64(),
+                machine.to_string()
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Inserts a new observation.
+    pub fn insert_observation(&mut self, o: &Observation) -> Result<(), StoreError> {
+        self.tx().execute(
+            &format!(
+                "INSERT INTO observations ({OBSERVATION_COLUMNS})
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+            ),
+            params![
+                o.id.to_string(),
+                o.meta.machine_id.to_string(),
+                o.meta.updated.as_i64(),
+                o.meta.deleted as i64,
+                o.session_id.to_string(),
+                o.project.key,
+                o.project.name,
+                o.kind.as_str(),
+                o.tool_name,
+                o.title,
+                o.input,
+                o.response,
+                to_json(&o.files),
+                to_json(&o.metadata),
+                to_json(&o.tags),
+                o.created_at.0,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Writes a session's summary, replacing the previous one (same id, new version).
+    pub fn upsert_summary(&mut self, s: &Summary) -> Result<(), StoreError> {
+        self.tx().execute(
+            &format!(
+                "INSERT INTO summaries ({SUMMARY_COLUMNS})
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                 ON CONFLICT (session_id) DO UPDATE SET
+                    machine_id = excluded.machine_id, updated = excluded.updated,
+                    deleted = excluded.deleted, text = excluded.text,
+                    key_points = excluded.key_points, tags = excluded.tags,
+                    observation_count = excluded.observation_count"
+            ),
+            params![
+                s.id.to_string(),
+                s.meta.machine_id.to_string(),
+                s.meta.updated.as_i64(),
+                s.meta.deleted as i64,
+                s.session_id.to_string(),
+                s.project.key,
+                s.project.name,
+                s.text,
+                to_json(&s.key_points),
+                to_json(&s.tags),
+                s.observation_count,
+                s.created_at.0,
+            ],
+        )?;
+        Ok(())
+    }
+}

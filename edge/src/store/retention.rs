@@ -1,0 +1,179 @@
+//! Forgetting (tombstones that propagate) and pruning (local retention that does
+//! not): the two ways a record leaves this machine's memory.
+
+use super::{Store, StoreError};
+use crate::store::views::{self, AnyRecord};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+use solaria_shared::UnixMillis;
+
+/// The sync-state key holding the HLC of the last local change the server acknowledged.
+pub const PUSH_CURSOR_KEY: &str = "push_cursor";
+
+/// How many records a forget or prune touched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub sessions: usize,
+    pub observations: usize,
+    pub summaries: usize,
+}
+
+impl Counts {
+    /// All records touched.
+    pub fn total(&self) -> usize {
+        self.sessions + self.observations + self.summaries
+    }
+}
+
+// A tombstone keeps the envelope (id, machine, stamp) and erases the content.
+const WIPE_OBSERVATION: &str = "deleted = 1, title = '', input = '', response = '', \
+    files = '[]', metadata = '{}', tags = '[]'";
+const WIPE_SUMMARY: &str = "deleted = 1, text = '', key_points = '[]', tags = '[]'";
+const WIPE_SESSION: &str = "deleted = 1, cwd = ''";
+
+/// What to forget.
+#[derive(Debug, Clone)]
+pub enum ForgetTarget {
+    /// One record (observation, summary or session) by id.
+    Record(String),
+    /// A session and everything in it.
+    Session(String),
+    /// Every record of a project (key or name).
+    Project(String),
+}
+
+/// Turns the target into tombstones: content erased, a new version stamped by this
+/// machine so that the deletion wins over older versions everywhere it syncs.
+pub fn forget(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreError> {
+    let (column, value) = match target {
+        ForgetTarget::Record(id) => match views::resolve(store.conn(), id)? {
+            AnyRecord::Observation(o) => {
+                return forget_where(store, "id", &o.id.to_string(), false);
+            }
+            AnyRecord::Summary(s) => return forget_summary_only(store, &s.id.to_string()),
+            AnyRecord::Session(s) => ("session", s.id.to_string()),
+        },
+        ForgetTarget::Session(id) => match views::resolve(store.conn(), id)? {
+            AnyRecord::Session(s) => ("session", s.id.to_string()),
+            AnyRecord::Observation(o) => ("session", o.session_id.to_string()),
+            AnyRecord::Summary(s) => ("session", s.session_id.to_string()),
+        },
+        ForgetTarget::Project(p) => {
+            let key: Option<String> = store
+                .conn()
+                .query_row(
+                    "SELECT project_key FROM sessions WHERE project_key = ?1 OR project_name = ?1 LIMIT 1",
+                    [p],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            let key = key.ok_or_else(|| StoreError::NotFound(format!("project {p}")))?;
+            ("project", key)
+        }
+    };
+    let col = if column == "session" {
+        "session_id"
+    } else {
+        "project_key"
+    };
+    forget_where(store, col, &value, true)
+}
+
+fn forget_summary_only(store: &mut Store, id: &str) -> Result<Counts, StoreError> {
+    store.write(|w| {
+        let stamp = w.tick().as_i64();
+        let me = w.machine_id().to_string();
+        let n = w.tx().execute(
+            &format!("UPDATE summaries SET {WIPE_SUMMARY}, updated = ?2, machine_id = ?3 WHERE id = ?1 AND deleted = 0"),
+            params![id, stamp, me],
+        )?;
+        Ok(Counts { summaries: n, ..Counts::default() })
+    })
+}
+
+/// Tombstones observations (and, with `whole`, summaries and sessions) whose
+/// `column` equals `value`. `column` is one of our own column names.
+fn forget_where(
+    store: &mut Store,
+    column: &str,
+    value: &str,
+    whole: bool,
+) -> Result<Counts, StoreError> {
+    store.write(|w| {
+        let stamp = w.tick().as_i64();
+        let me = w.machine_id().to_string();
+        let tx = w.tx();
+        let mut counts = Counts::default();
+        counts.observations = tx.execute(
+            &format!("UPDATE observations SET {WIPE_OBSERVATION}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0"),
+            params![value, stamp, me],
+        )?;
+        if whole {
+            let session_col = if column == "session_id" { "id" } else { column };
+            counts.summaries = tx.execute(
+                &format!("UPDATE summaries SET {WIPE_SUMMARY}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0"),
+                params![value, stamp, me],
+            )?;
+            counts.sessions = tx.execute(
+                &format!("UPDATE sessions SET {WIPE_SESSION}, updated = ?2, machine_id = ?3 WHERE {session_col} = ?1 AND deleted = 0"),
+                params![value, stamp, me],
+            )?;
+        }
+        Ok(counts)
+    })
+}
+
+/// The retention policy (SPEC §4).
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    pub observations_days: i64,
+    pub summaries_days: i64,
+    /// A server is configured: records it has not acknowledged are kept.
+    pub server_configured: bool,
+}
+
+/// Deletes, on this machine only, observations and summaries past their retention,
+/// and sessions left empty and past the summaries' retention. Once a server is
+/// configured, this machine's changes the server has not acknowledged are kept.
+pub fn prune(store: &mut Store, policy: Policy, now: UnixMillis) -> Result<Counts, StoreError> {
+    let obs_cutoff = now.minus_days(policy.observations_days).0;
+    let sum_cutoff = now.minus_days(policy.summaries_days).0;
+    let cursor: i64 = if policy.server_configured {
+        store
+            .conn()
+            .query_row(
+                "SELECT value FROM sync_state WHERE key = ?1",
+                [PUSH_CURSOR_KEY],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    } else {
+        i64::MAX
+    };
+    store.write(|w| {
+        let me = w.machine_id().to_string();
+        let tx = w.tx();
+        // "Pushed" = written elsewhere (the server has it) or acknowledged.
+        let pushed = "(machine_id <> ?2 OR updated <= ?3)";
+        let mut counts = Counts::default();
+        counts.observations = tx.execute(
+            &format!("DELETE FROM observations WHERE created_at < ?1 AND {pushed}"),
+            params![obs_cutoff, me, cursor],
+        )?;
+        counts.summaries = tx.execute(
+            &format!("DELETE FROM summaries WHERE created_at < ?1 AND {pushed}"),
+            params![sum_cutoff, me, cursor],
+        )?;
+        counts.sessions = tx.execute(
+            &format!(
+                "DELETE FROM sessions WHERE started_at < ?1 AND {pushed}
+                 AND NOT EXISTS (SELECT 1 FROM observations o WHERE o.session_id = sessions.id)
+                 AND NOT EXISTS (SELECT 1 FROM summaries s WHERE s.session_id = sessions.id)"
+            ),
+            params![sum_cutoff, me, cursor],
+        )?;
+        Ok(counts)
+    })
+}

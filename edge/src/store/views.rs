@@ -1,0 +1,196 @@
+//! Read-side views: resolving an id, a session's timeline, statistics, and the
+//! recent records SessionStart draws its context from.
+
+use super::StoreError;
+use super::records::{
+    self, OBSERVATION_COLUMNS, SUMMARY_COLUMNS, observation_from_row, summary_from_row,
+};
+use rusqlite::{Connection, params};
+use serde::Serialize;
+use solaria_shared::{Observation, ObservationId, Session, SessionId, Summary, SummaryId};
+
+/// A record found by id.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AnyRecord {
+    Observation(Observation),
+    Session(Session),
+    Summary(Summary),
+}
+
+/// Finds a record of any kind by its id.
+pub fn resolve(conn: &Connection, id: &str) -> Result<AnyRecord, StoreError> {
+    let not_found = || StoreError::NotFound(id.chars().take(80).collect());
+    let trimmed = id.trim().trim_start_matches('[').trim_end_matches(']');
+    // Accept citations as printed: [O#id], [S#id], [M#id].
+    let bare = trimmed
+        .split_once('#')
+        .map(|(_, rest)| rest)
+        .unwrap_or(trimmed);
+    if let Ok(oid) = bare.parse::<ObservationId>() {
+        if let Some(o) = records::get_observation(conn, oid)? {
+            return Ok(AnyRecord::Observation(o));
+        }
+        if let Some(s) = records::get_session(conn, SessionId::from_uuid(*oid.as_uuid()))? {
+            return Ok(AnyRecord::Session(s));
+        }
+        if let Some(s) = records::get_summary(conn, SummaryId::from_uuid(*oid.as_uuid()))? {
+            return Ok(AnyRecord::Summary(s));
+        }
+    }
+    Err(not_found())
+}
+
+/// What happened around a record: its session, the observations before and after
+/// the anchor, and the session's summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timeline {
+    pub session: Session,
+    pub summary: Option<Summary>,
+    pub anchor: Option<String>,
+    pub entries: Vec<Observation>,
+    /// Observations of the session not shown before / after the window.
+    pub hidden_before: usize,
+    pub hidden_after: usize,
+}
+
+/// The timeline around `id` (an observation, a session or a summary).
+pub fn timeline(
+    conn: &Connection,
+    id: &str,
+    before: usize,
+    after: usize,
+) -> Result<Timeline, StoreError> {
+    let (session_id, anchor) = match resolve(conn, id)? {
+        AnyRecord::Observation(o) => (o.session_id, Some(o.id)),
+        AnyRecord::Session(s) => (s.id, None),
+        AnyRecord::Summary(s) => (s.session_id, None),
+    };
+    let session = records::get_session(conn, session_id)?
+        .ok_or_else(|| StoreError::NotFound(session_id.to_string()))?;
+    let summary = records::summary_of_session(conn, session_id)?.filter(|s| !s.meta.deleted);
+    let all = records::observations_of_session(conn, session_id)?;
+    let center = anchor
+        .and_then(|a| all.iter().position(|o| o.id == a))
+        .unwrap_or(0);
+    let (start, end) = match anchor {
+        Some(_) => (
+            center.saturating_sub(before),
+            (center + after + 1).min(all.len()),
+        ),
+        None => (0, (before + after + 1).min(all.len())),
+    };
+    let hidden_before = start;
+    let hidden_after = all.len() - end;
+    Ok(Timeline {
+        session,
+        summary,
+        anchor: anchor.map(|a| a.to_string()),
+        entries: all[start..end].to_vec(),
+        hidden_before,
+        hidden_after,
+    })
+}
+
+/// Counts and facts about the store.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    pub sessions: i64,
+    pub observations: i64,
+    pub summaries: i64,
+    pub tombstones: i64,
+    pub projects: i64,
+    pub machines: i64,
+    pub oldest: Option<i64>,
+    pub newest: Option<i64>,
+    pub by_kind: Vec<(String, i64)>,
+    /// Local changes not yet acknowledged by a server.
+    pub pending_push: i64,
+}
+
+/// Gathers [`Stats`].
+pub fn stats(conn: &Connection, me: &str, push_cursor: i64) -> Result<Stats, StoreError> {
+    let count =
+        |sql: &str| -> Result<i64, StoreError> { Ok(conn.query_row(sql, [], |r| r.get(0))?) };
+    let mut by_kind = Vec::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT kind, count(*) FROM observations WHERE deleted = 0 GROUP BY kind ORDER BY 2 DESC",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        for row in rows {
+            by_kind.push(row?);
+        }
+    }
+    let pending_push: i64 = conn.query_row(
+        "SELECT (SELECT count(*) FROM sessions WHERE machine_id = ?1 AND updated > ?2)
+              + (SELECT count(*) FROM observations WHERE machine_id = ?1 AND updated > ?2)
+              + (SELECT count(*) FROM summaries WHERE machine_id = ?1 AND updated > ?2)",
+        params![me, push_cursor],
+        |r| r.get(0),
+    )?;
+    Ok(Stats {
+        sessions: count("SELECT count(*) FROM sessions WHERE deleted = 0")?,
+        observations: count("SELECT count(*) FROM observations WHERE deleted = 0")?,
+        summaries: count("SELECT count(*) FROM summaries WHERE deleted = 0")?,
+        tombstones: count(
+            "SELECT (SELECT count(*) FROM sessions WHERE deleted = 1)
+                  + (SELECT count(*) FROM observations WHERE deleted = 1)
+                  + (SELECT count(*) FROM summaries WHERE deleted = 1)",
+        )?,
+        projects: count("SELECT count(DISTINCT project_key) FROM sessions WHERE deleted = 0")?,
+        machines: count("SELECT count(*) FROM machines")?,
+        oldest: conn.query_row(
+            "SELECT min(created_at) FROM observations WHERE deleted = 0",
+            [],
+            |r| r.get(0),
+        )?,
+        newest: conn.query_row(
+            "SELECT max(created_at) FROM observations WHERE deleted = 0",
+            [],
+            |r| r.get(0),
+        )?,
+        by_kind,
+        pending_push,
+    })
+}
+
+/// The most recent live summaries of a project, newest first.
+pub fn recent_summaries(
+    conn: &Connection,
+    project_key: &str,
+    limit: usize,
+) -> Result<Vec<Summary>, StoreError> {
+    let sql = format!(
+        "SELECT {SUMMARY_COLUMNS} FROM summaries
+         WHERE project_key = ?1 AND deleted = 0 ORDER BY created_at DESC LIMIT ?2"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params![project_key, limit as i64], summary_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The most recent live observations of a project, newest first, skipping the
+/// sessions listed in `exclude_sessions` (already represented by their summary).
+pub fn recent_observations(
+    conn: &Connection,
+    project_key: &str,
+    limit: usize,
+) -> Result<Vec<Observation>, StoreError> {
+    let sql = format!(
+        "SELECT {OBSERVATION_COLUMNS} FROM observations
+         WHERE project_key = ?1 AND deleted = 0 ORDER BY created_at DESC LIMIT ?2"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params![project_key, limit as i64], observation_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Unacknowledged sync conflicts.
+pub fn open_conflicts(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.query_row(
+        "SELECT count(*) FROM conflicts WHERE acknowledged_at IS NULL",
+        [],
+        |r| r.get(0),
+    )?)
+}
