@@ -174,7 +174,7 @@ pub struct HookEvent {
 
 /// The hooks SOLARIA installs. SessionStart has no matcher so that it also fires on
 /// resume, `/clear` and compaction, when the context must be injected again.
-pub const HOOK_EVENTS: [HookEvent; 5] = [
+pub const HOOK_EVENTS: [HookEvent; 6] = [
     HookEvent {
         name: "SessionStart",
         arg: "session-start",
@@ -188,6 +188,11 @@ pub const HOOK_EVENTS: [HookEvent; 5] = [
     HookEvent {
         name: "PostToolUse",
         arg: "post-tool-use",
+        matcher: Some("*"),
+    },
+    HookEvent {
+        name: "PostToolUseFailure",
+        arg: "post-tool-use-failure",
         matcher: Some("*"),
     },
     HookEvent {
@@ -961,7 +966,10 @@ mod tests {
         install(&target, Path::new(EXE)).expect("install");
         let after = read_json(&target.settings_path);
         assert_eq!(after.as_object().expect("object").len(), 1);
-        assert_eq!(after["hooks"].as_object().expect("hooks").len(), 5);
+        assert_eq!(
+            after["hooks"].as_object().expect("hooks").len(),
+            HOOK_EVENTS.len()
+        );
         assert!(target.command_path().exists());
         uninstall(&target).expect("uninstall");
         assert_eq!(read_json(&target.settings_path), json!({}));

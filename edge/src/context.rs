@@ -59,6 +59,8 @@ pub fn build(
     let mut used = estimate_tokens(&out);
     let summary_budget = used + ((budget - used) as f64 * SUMMARY_SHARE) as usize;
 
+    const SESSIONS_HEADING: &str = "\n## Sessions\n";
+    const ACTIVITY_HEADING: &str = "\n## Recent activity\n";
     let mut summary_lines = Vec::new();
     for s in &summaries {
         let line = format!(
@@ -68,7 +70,12 @@ pub fn build(
             label(s.meta.machine_id),
             s.text
         );
-        let cost = estimate_tokens(&line);
+        let heading = if summary_lines.is_empty() {
+            SESSIONS_HEADING
+        } else {
+            ""
+        };
+        let cost = estimate_tokens(&line) + estimate_tokens(heading);
         if used + cost > summary_budget {
             break;
         }
@@ -89,7 +96,12 @@ pub fn build(
             label(o.meta.machine_id),
             o.title
         );
-        let cost = estimate_tokens(&line);
+        let heading = if observation_lines.is_empty() {
+            ACTIVITY_HEADING
+        } else {
+            ""
+        };
+        let cost = estimate_tokens(&line) + estimate_tokens(heading);
         if used + cost > budget {
             break;
         }
@@ -97,11 +109,11 @@ pub fn build(
         observation_lines.push(line);
     }
     if !summary_lines.is_empty() {
-        out.push_str("\n## Sessions\n");
+        out.push_str(SESSIONS_HEADING);
         summary_lines.iter().for_each(|l| out.push_str(l));
     }
     if !observation_lines.is_empty() {
-        out.push_str("\n## Recent activity\n");
+        out.push_str(ACTIVITY_HEADING);
         observation_lines.iter().for_each(|l| out.push_str(l));
     }
     Ok(Some(out))

@@ -106,7 +106,10 @@ pub fn capture(
     {
         return Ok(None);
     }
-    if event == HookEvent::PostToolUse {
+    if matches!(
+        event,
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure
+    ) {
         let tool = payload.tool_name.as_deref().unwrap_or("");
         if config.capture.skip_tools.iter().any(|t| t == tool) {
             return Ok(None);
@@ -142,15 +145,23 @@ pub fn capture(
             })?;
             Ok(None)
         }
-        HookEvent::PostToolUse => {
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
             let tool = payload
                 .tool_name
                 .clone()
                 .unwrap_or_else(|| "unknown".into());
+            let response = match event {
+                HookEvent::PostToolUseFailure => serde_json::json!({
+                    "error": payload.error.clone().unwrap_or_else(|| "tool failed".into()),
+                    "is_error": true,
+                    "interrupted": payload.is_interrupt.unwrap_or(false),
+                }),
+                _ => payload.tool_response.clone().unwrap_or_default(),
+            };
             let content = observe::tool_use(
                 &tool,
                 payload.tool_input.clone().unwrap_or_default(),
-                payload.tool_response.clone().unwrap_or_default(),
+                response,
                 payload.tool_use_id.as_deref(),
                 payload.cwd.as_deref(),
                 bounds,

@@ -10,6 +10,8 @@ pub enum HookEvent {
     SessionStart,
     UserPromptSubmit,
     PostToolUse,
+    /// A tool call that failed (newer Claude Code sends these instead of PostToolUse).
+    PostToolUseFailure,
     Stop,
     SessionEnd,
 }
@@ -21,6 +23,7 @@ impl HookEvent {
             HookEvent::SessionStart => "SessionStart",
             HookEvent::UserPromptSubmit => "UserPromptSubmit",
             HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::PostToolUseFailure => "PostToolUseFailure",
             HookEvent::Stop => "Stop",
             HookEvent::SessionEnd => "SessionEnd",
         }
@@ -46,6 +49,9 @@ pub struct Payload {
     pub tool_input: Option<Value>,
     pub tool_response: Option<Value>,
     pub tool_use_id: Option<String>,
+    /// PostToolUseFailure: the failure message and whether the user interrupted.
+    pub error: Option<Value>,
+    pub is_interrupt: Option<bool>,
     /// Stop.
     pub stop_hook_active: Option<bool>,
     pub last_assistant_message: Option<String>,

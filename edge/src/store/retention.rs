@@ -2,10 +2,12 @@
 //! not): the two ways a record leaves this machine's memory.
 
 use super::{Store, StoreError};
+use crate::store::records;
 use crate::store::views::{self, AnyRecord};
+use crate::summary;
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
-use solaria_shared::UnixMillis;
+use solaria_shared::{RecordMeta, SessionId, Summary, UnixMillis};
 
 /// The sync-state key holding the HLC of the last local change the server acknowledged.
 pub const PUSH_CURSOR_KEY: &str = "push_cursor";
@@ -48,7 +50,9 @@ pub fn forget(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreE
     let (column, value) = match target {
         ForgetTarget::Record(id) => match views::resolve(store.conn(), id)? {
             AnyRecord::Observation(o) => {
-                return forget_where(store, "id", &o.id.to_string(), false);
+                let counts = forget_where(store, "id", &o.id.to_string(), false)?;
+                rewrite_summary(store, o.session_id)?;
+                return Ok(counts);
             }
             AnyRecord::Summary(s) => return forget_summary_only(store, &s.id.to_string()),
             AnyRecord::Session(s) => ("session", s.id.to_string()),
@@ -77,6 +81,39 @@ pub fn forget(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreE
         "project_key"
     };
     forget_where(store, col, &value, true)
+}
+
+/// Rewrites a session's summary from the observations it has left, so that a
+/// forgotten record does not live on in the summary's text. The outcome line
+/// (from the agent's last message) is kept.
+fn rewrite_summary(store: &mut Store, session: SessionId) -> Result<(), StoreError> {
+    store.write(|w| {
+        let Some(old) = records::summary_of_session(w.tx(), session)?.filter(|s| !s.meta.deleted)
+        else {
+            return Ok(());
+        };
+        let remaining = records::observations_of_session(w.tx(), session)?;
+        let outcome = old
+            .key_points
+            .iter()
+            .find_map(|p| p.strip_prefix("Outcome: "))
+            .map(str::to_string);
+        let draft = summary::summarize(&remaining, outcome.as_deref());
+        let stamp = w.tick();
+        let machine_id = w.machine_id();
+        w.upsert_summary(&Summary {
+            meta: RecordMeta {
+                machine_id,
+                updated: stamp,
+                deleted: false,
+            },
+            text: draft.text,
+            key_points: draft.key_points,
+            tags: draft.tags,
+            observation_count: remaining.len() as u32,
+            ..old
+        })
+    })
 }
 
 fn forget_summary_only(store: &mut Store, id: &str) -> Result<Counts, StoreError> {

@@ -1,0 +1,377 @@
+//! Hook capture through the real binary: every event type stored as a user would
+//! expect, bad payloads dropped without breaking the agent, context injected.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+#[test]
+fn every_event_type_is_stored_as_expected() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
+    let s = "5b1c2f0e-0000-4000-8000-000000000001";
+    let out = m.hook("session-start", &session_start(s, &p));
+    assert!(
+        out.stdout.is_empty(),
+        "a first session has no context to inject"
+    );
+    m.hook(
+        "user-prompt-submit",
+        &prompt(s, &p, "Fix the JWT refresh: renew_jwt fails after expiry"),
+    );
+    let file = p.join("src/auth/refresh.rs").display().to_string();
+    m.hook(
+        "post-tool-use",
+        &tool(s, &p, "Read", json!({"file_path": file}), json!({
+            "type": "text",
+            "file": {"filePath": file, "content": "pub fn renew_jwt() {}\n", "numLines": 1, "startLine": 1, "totalLines": 1}
+        })),
+    );
+    m.hook(
+        "post-tool-use",
+        &tool(s, &p, "Edit", json!({"file_path": file, "old_string": "fn renew_jwt() {}", "new_string": "fn renew_jwt(t: &Token) -> Result<Token> { refresh(t) }", "replace_all": false}),
+            json!({"filePath": file, "oldString": "fn renew_jwt() {}", "newString": "…", "structuredPatch": [{"oldStart": 1, "lines": ["-a", "+b"]}], "userModified": false})),
+    );
+    m.hook(
+        "post-tool-use",
+        &tool(s, &p, "Bash", json!({"command": "cargo test auth::refresh", "description": "Run the refresh tests"}),
+            json!({"stdout": "error[E0308]: mismatched types\n  --> src/auth/refresh.rs:3:5", "stderr": "", "interrupted": false, "isImage": false})),
+    );
+    m.hook(
+        "post-tool-use",
+        &tool(s, &p, "mcp__github__get_issue", json!({"owner": "acme", "repo": "api", "issue_number": 42}),
+            json!([{"type": "text", "text": "{\"title\": \"Refresh token expires too early\", \"labels\": [{\"name\": \"bug\"}]}"}])),
+    );
+    let big = format!(
+        "   Compiling api v0.1.0\n{}warning: unused import `Token`\nFinished in 42s",
+        "   Compiling dep v1.0.0\n".repeat(20_000)
+    );
+    m.hook(
+        "post-tool-use",
+        &tool(
+            s,
+            &p,
+            "Bash",
+            json!({"command": "cargo build --release"}),
+            json!({"stdout": big, "stderr": "", "interrupted": false}),
+        ),
+    );
+    m.hook(
+        "post-tool-use",
+        &tool(s, &p, "TodoWrite", json!({"todos": [{"content": "fix refresh", "status": "completed", "activeForm": "Fixing"}, {"content": "add test", "status": "pending", "activeForm": "Adding"}]}), json!({"oldTodos": [], "newTodos": []})),
+    );
+    m.hook("stop", &stop(s, &p));
+    m.hook("session-end", &session_end(s, &p));
+
+    let db = m.db();
+    let (key, name, ended): (String, String, Option<i64>) = db
+        .query_row(
+            "SELECT project_key, project_name, ended_at FROM sessions",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("one session");
+    assert_eq!(
+        (key.as_str(), name.as_str()),
+        ("github.com/acme/api", "api")
+    );
+    assert!(ended.is_some(), "SessionEnd closes the session");
+
+    let titles: Vec<(String, String)> = db
+        .prepare("SELECT kind, title FROM observations ORDER BY created_at, rowid")
+        .expect("prepare")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    let expected = [
+        (
+            "prompt",
+            "Fix the JWT refresh: renew_jwt fails after expiry",
+        ),
+        ("tool_use", "Read src/auth/refresh.rs"),
+        ("tool_use", "Edit src/auth/refresh.rs"),
+        (
+            "tool_use",
+            "Bash: cargo test auth::refresh — Run the refresh tests",
+        ),
+        (
+            "tool_use",
+            "github.get_issue issue_number=42 owner=acme repo=api",
+        ),
+        ("tool_use", "Bash: cargo build --release"),
+        ("tool_use", "TodoWrite: 2 items, 1 open"),
+    ];
+    let got: Vec<(&str, &str)> = titles
+        .iter()
+        .map(|(k, t)| (k.as_str(), t.as_str()))
+        .collect();
+    assert_eq!(got, expected);
+
+    // The failing test run is flagged; the big build output is bounded, keeping its end.
+    let (meta, response): (String, String) = db
+        .query_row(
+            "SELECT metadata, response FROM observations WHERE title LIKE 'Bash: cargo build%'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("build row");
+    let meta: Value = serde_json::from_str(&meta).expect("metadata json");
+    assert!(
+        meta["response_truncated_bytes"]
+            .as_u64()
+            .expect("truncated")
+            > 400_000
+    );
+    assert!(response.len() < 30_000, "bounded: {}", response.len());
+    assert!(response.contains("Finished in 42s"), "the tail survives");
+    let failing: i64 = db
+        .query_row(
+            "SELECT count(*) FROM observations WHERE json_extract(metadata, '$.error') = 1",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(failing, 1);
+
+    // Nested MCP responses stay searchable.
+    let hits = m.json(&p, &["search", "expires too early", "--json"]);
+    assert_eq!(
+        hits[0]["title"],
+        "github.get_issue issue_number=42 owner=acme repo=api"
+    );
+
+    // One summary, stating the request, the change, the command and the error.
+    let text: String = db
+        .query_row("SELECT text FROM summaries", [], |r| r.get(0))
+        .expect("summary");
+    for part in [
+        "Request: Fix the JWT refresh",
+        "Changed: auth/refresh.rs",
+        "`cargo test auth::refresh`",
+        "Errors (1)",
+    ] {
+        assert!(text.contains(part), "summary lacks {part:?}: {text}");
+    }
+    assert!(
+        m.hook_log().is_empty(),
+        "no failures logged: {}",
+        m.hook_log()
+    );
+}
+
+#[test]
+fn bad_payloads_are_logged_and_dropped_without_output() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "web", None);
+    let bad: [&[u8]; 7] = [
+        b"",
+        b"   \n",
+        b"{not json",
+        b"[1, 2, 3]",
+        b"{\"cwd\": \"/tmp\"}",
+        b"{\"session_id\": 42}",
+        b"\xff\xfe\x00garbage",
+    ];
+    for (i, payload) in bad.iter().enumerate() {
+        for event in [
+            "session-start",
+            "user-prompt-submit",
+            "post-tool-use",
+            "post-tool-use-failure",
+            "stop",
+            "session-end",
+        ] {
+            let out = m.hook_raw(event, payload);
+            assert!(out.stdout.is_empty(), "case {i} {event}: nothing printed");
+        }
+    }
+    let log = m.hook_log();
+    assert_eq!(
+        log.lines().count(),
+        bad.len() * 6,
+        "every drop is logged:\n{log}"
+    );
+    assert!(
+        log.contains("not valid JSON")
+            && log.contains("no session_id")
+            && log.contains("empty payload")
+    );
+    // A good payload after all that still lands.
+    m.hook("user-prompt-submit", &prompt("s-ok", &p, "still working"));
+    assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
+}
+
+#[test]
+fn unknown_fields_and_missing_session_start_are_tolerated() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "web", None);
+    let mut payload = tool(
+        "no-start",
+        &p,
+        "Glob",
+        json!({"pattern": "**/*.rs"}),
+        json!({"filenames": ["a.rs"], "numFiles": 1}),
+    );
+    payload["a_field_from_the_future"] = json!({"nested": [1, 2]});
+    payload
+        .as_object_mut()
+        .expect("object")
+        .remove("transcript_path");
+    m.hook("post-tool-use", &payload);
+    assert_eq!(
+        m.count("SELECT count(*) FROM sessions WHERE agent_session_id = 'no-start'"),
+        1
+    );
+    assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
+}
+
+#[test]
+fn session_start_injects_cited_context_within_the_token_budget() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", Some("https://github.com/acme/api"));
+    for n in 0..6 {
+        let s = format!("earlier-{n}");
+        m.hook("session-start", &session_start(&s, &p));
+        m.hook(
+            "user-prompt-submit",
+            &prompt(
+                &s,
+                &p,
+                &format!("Task {n}: {}", "make the refresh flow robust ".repeat(20)),
+            ),
+        );
+        for k in 0..30 {
+            m.hook(
+                "post-tool-use",
+                &tool(
+                    &s,
+                    &p,
+                    "Bash",
+                    json!({"command": format!("cargo test case_{n}_{k}")}),
+                    json!({"stdout": "ok", "stderr": ""}),
+                ),
+            );
+        }
+        m.hook("stop", &stop(&s, &p));
+    }
+    // Another project's memory never leaks into this one's context.
+    let other = project(
+        m.root.path(),
+        "other",
+        Some("https://github.com/acme/other"),
+    );
+    m.hook(
+        "user-prompt-submit",
+        &prompt("x", &other, "unrelated secret project work"),
+    );
+
+    let out = m.hook("session-start", &session_start("now", &p));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("SessionStart prints JSON");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context text");
+    let tokens = ctx.chars().count().div_ceil(4);
+    assert!(
+        tokens <= 2_000,
+        "within the default budget: ~{tokens} tokens"
+    );
+    assert!(tokens > 1_000, "uses the budget: ~{tokens} tokens");
+    assert!(!ctx.contains("unrelated secret project"));
+    assert!(ctx.contains("[S#") && ctx.contains("[O#"));
+    // The newest observation comes first and every cited id resolves.
+    assert!(
+        ctx.find("case_5_29").expect("newest listed")
+            < ctx.find("[O#").map_or(usize::MAX, |i| i + 2000)
+    );
+    let ids: Vec<&str> = ctx
+        .split("[O#")
+        .skip(1)
+        .chain(ctx.split("[S#").skip(1))
+        .map(|rest| &rest[..36])
+        .collect();
+    assert!(ids.len() > 10);
+    let shown = m.json(&p, &[&["show", "--json"][..], &ids[..]].concat());
+    assert_eq!(shown.as_array().expect("array").len(), ids.len());
+
+    // A smaller configured budget is honoured.
+    m.write_config("[context]\ntoken_budget = 300\n");
+    let out = m.hook("session-start", &session_start("later", &p));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("text");
+    assert!(ctx.chars().count().div_ceil(4) <= 300);
+}
+
+#[test]
+fn a_broken_config_file_never_stops_capture() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "web", None);
+    m.write_config("this is = = not toml [[[");
+    m.hook("user-prompt-submit", &prompt("s", &p, "keep capturing"));
+    assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
+    assert!(m.hook_log().contains("config ignored"));
+    let out = m.run_in(&p, &["stats"]);
+    assert!(!out.status.success(), "the CLI reports the broken config");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("config.toml"));
+}
+
+#[test]
+fn skipped_tools_and_projects_are_not_captured() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "web", None);
+    let secret = project(m.root.path(), "client-nda", None);
+    m.write_config("[capture]\nskip_tools = [\"TodoWrite\"]\nskip_projects = [\"client-nda\"]\n");
+    m.hook(
+        "post-tool-use",
+        &tool("s", &p, "TodoWrite", json!({"todos": []}), json!({})),
+    );
+    m.hook(
+        "post-tool-use",
+        &tool("s", &p, "Glob", json!({"pattern": "*"}), json!({})),
+    );
+    m.hook("user-prompt-submit", &prompt("t", &secret, "confidential"));
+    assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
+    assert_eq!(
+        m.count("SELECT count(*) FROM sessions WHERE project_name = 'client-nda'"),
+        0
+    );
+}
+
+#[test]
+fn failed_tool_calls_are_captured_as_errors() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", None);
+    let mut payload = base("PostToolUseFailure", "s", &p);
+    payload["tool_name"] = json!("Bash");
+    payload["tool_input"] = json!({"command": "cargo test auth"});
+    payload["tool_use_id"] = json!("toolu_fail");
+    payload["error"] = json!("Exit code 101\nerror[E0425]: cannot find function `renew_jwt`");
+    payload["is_interrupt"] = json!(false);
+    m.hook("post-tool-use-failure", &payload);
+    m.hook("stop", &stop("s", &p));
+    let (title, meta, response): (String, String, String) = m
+        .db()
+        .query_row(
+            "SELECT title, metadata, response FROM observations",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("stored");
+    assert_eq!(title, "Bash: cargo test auth");
+    assert!(meta.contains("\"error\":true"), "{meta}");
+    assert!(response.contains("cannot find function"));
+    let summary: String = m
+        .db()
+        .query_row("SELECT text FROM summaries", [], |r| r.get(0))
+        .expect("summary");
+    assert!(
+        summary.contains("Errors (1): Bash: cargo test auth"),
+        "{summary}"
+    );
+    let found = m.json(&p, &["search", "--json", "renew_jwt"]);
+    assert_eq!(found[0]["title"], "Bash: cargo test auth");
+}

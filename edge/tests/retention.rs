@@ -1,0 +1,194 @@
+//! Forgetting and pruning through the real binary.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+fn age_everything(m: &Machine, days: i64) {
+    let db = m.db();
+    for table in ["observations", "summaries"] {
+        db.execute(
+            &format!("UPDATE {table} SET created_at = created_at - ?1 * 86400000"),
+            [days],
+        )
+        .expect("age");
+    }
+    db.execute(
+        "UPDATE sessions SET started_at = started_at - ?1 * 86400000",
+        [days],
+    )
+    .expect("age");
+}
+
+#[test]
+fn prune_applies_retention_without_a_server() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", None);
+    m.hook("user-prompt-submit", &prompt("old", &p, "ancient history"));
+    m.hook("stop", &stop("old", &p));
+    age_everything(&m, 40);
+    m.hook("user-prompt-submit", &prompt("new", &p, "fresh work"));
+    let out = m.ok(&p, &["prune"]);
+    assert!(out.contains("Pruned 1 observation"), "{out}");
+    assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
+    assert_eq!(
+        m.count("SELECT count(*) FROM summaries"),
+        1,
+        "summaries live 365 days"
+    );
+    assert!(
+        m.ok(&p, &["search", "--type", "prompt", "ancient"])
+            .contains("No matches")
+    );
+}
+
+#[test]
+fn retention_never_deletes_what_is_not_yet_pushed_once_a_server_is_configured() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", None);
+    m.write_config("[sync]\nserver = \"https://memory.example.com\"\n");
+    for n in 0..4 {
+        m.hook(
+            "user-prompt-submit",
+            &prompt("s", &p, &format!("old work {n}")),
+        );
+    }
+    age_everything(&m, 400);
+    // The server acknowledged the first two changes only.
+    let db = m.db();
+    let cursor: i64 = db
+        .query_row(
+            "SELECT updated FROM observations WHERE title = 'old work 1'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("stamp");
+    db.execute(
+        "INSERT INTO sync_state (key, value) VALUES ('push_cursor', ?1)",
+        [cursor.to_string()],
+    )
+    .expect("cursor");
+    // A record pulled from another machine is on the server by definition.
+    db.execute(
+        "UPDATE observations SET machine_id = '01900000-0000-7000-8000-000000000001' WHERE title = 'old work 3'",
+        [],
+    )
+    .expect("foreign");
+    drop(db);
+    m.ok(&p, &["prune"]);
+    let left: Vec<String> = m
+        .db()
+        .prepare("SELECT title FROM observations ORDER BY title")
+        .expect("prepare")
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(
+        left,
+        vec!["old work 2"],
+        "only the unpushed local change survives"
+    );
+    assert_eq!(
+        m.count("SELECT count(*) FROM sessions"),
+        1,
+        "its session stays with it"
+    );
+
+    // Without the server, the same record goes.
+    m.write_config("");
+    m.ok(&p, &["prune"]);
+    assert_eq!(m.count("SELECT count(*) FROM observations"), 0);
+}
+
+#[test]
+fn forget_erases_content_and_leaves_a_newer_tombstone() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
+    m.hook(
+        "user-prompt-submit",
+        &prompt("s1", &p, "remember the launch codes"),
+    );
+    m.hook(
+        "post-tool-use",
+        &tool(
+            "s1",
+            &p,
+            "Bash",
+            json!({"command": "echo launch"}),
+            json!({"stdout": "launch"}),
+        ),
+    );
+    m.hook("stop", &stop("s1", &p));
+    m.hook(
+        "user-prompt-submit",
+        &prompt("s2", &p, "other launch session"),
+    );
+
+    let hit = m.json(&p, &["search", "--json", "codes"]);
+    let id = hit[0]["id"].as_str().expect("id").to_string();
+    let before: i64 = m
+        .db()
+        .query_row(
+            "SELECT updated FROM observations WHERE id = ?1",
+            [&id],
+            |r| r.get(0),
+        )
+        .expect("row");
+    m.ok(&p, &["forget", &id]);
+    let (deleted, title, input, after): (i64, String, String, i64) = m
+        .db()
+        .query_row(
+            "SELECT deleted, title, input, updated FROM observations WHERE id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .expect("tombstone kept");
+    assert_eq!((deleted, title.as_str(), input.as_str()), (1, "", ""));
+    assert!(after > before, "the tombstone is a newer version");
+    assert!(
+        m.ok(&p, &["search", "codes"]).contains("No matches"),
+        "the session's summary is rewritten without the forgotten prompt"
+    );
+    let summary: String = m
+        .db()
+        .query_row("SELECT text FROM summaries", [], |r| r.get(0))
+        .expect("summary");
+    assert!(
+        !summary.contains("launch codes") && summary.contains("echo launch"),
+        "{summary}"
+    );
+
+    // A whole session: its observations, summary and the session itself.
+    let session: String = m
+        .db()
+        .query_row(
+            "SELECT session_id FROM observations WHERE title = 'Bash: echo launch'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("s");
+    let out = m.ok(&p, &["forget", "--session", &session]);
+    assert!(
+        out.contains("1 observation(s), 1 summar(y/ies), 1 session(s)"),
+        "{out}"
+    );
+    assert_eq!(
+        m.count("SELECT count(*) FROM observations WHERE deleted = 0"),
+        1
+    );
+
+    // A project by name.
+    m.ok(&p, &["forget", "--project", "api"]);
+    assert_eq!(
+        m.count("SELECT count(*) FROM observations WHERE deleted = 0"),
+        0
+    );
+    assert_eq!(
+        m.count("SELECT count(*) FROM sessions WHERE deleted = 0"),
+        0
+    );
+    let missing = m.run_in(&p, &["forget", "--project", "nope"]);
+    assert!(!missing.status.success());
+}

@@ -1,0 +1,277 @@
+//! Search through the real binary: any text is a valid query, filters are honoured,
+//! ranking follows relevance × the SPEC §9 weights.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::path::Path;
+
+fn seed(m: &Machine, p: &Path, session: &str, texts: &[&str]) {
+    for t in texts {
+        m.hook("user-prompt-submit", &prompt(session, p, t));
+    }
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|h| h["title"].as_str().expect("title").to_string())
+        .collect()
+}
+
+#[test]
+fn weird_queries_never_error() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", None);
+    seed(
+        &m,
+        &p,
+        "s",
+        &[
+            "the refresh token AND the NEAR limit",
+            "col:value OR NOT \"quoted\"",
+        ],
+    );
+    let long = "x".repeat(10_000);
+    let spaced = "refresh ".repeat(1_500);
+    let weird: Vec<&str> = vec![
+        "\"",
+        "\"unterminated",
+        "AND",
+        "OR",
+        "NOT",
+        "a AND",
+        "OR b",
+        "NOT NOT",
+        "*",
+        "refresh*",
+        "NEAR(",
+        "NEAR(a b, 3)",
+        "col:value",
+        "title:refresh",
+        "(",
+        ")",
+        "((",
+        "^",
+        "-",
+        "+",
+        ":",
+        ";",
+        "'",
+        "\\",
+        "🚀",
+        "🚀 refresh 🔥",
+        "日本語",
+        "ñandú",
+        "--",
+        "--json",
+        "{}",
+        "[]",
+        "%",
+        "_",
+        "a\"b\"c",
+        "\u{7}",
+        &long,
+        &spaced,
+        "   ",
+        "refresh\ttoken",
+        "'; DROP TABLE observations; --",
+    ];
+    for q in weird {
+        let out = m.run_in(&p, &["search", "--json", "--", q]);
+        assert!(
+            out.status.success(),
+            "query {:?} failed: {}",
+            q.chars().take(40).collect::<String>(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let _: Value = serde_json::from_slice(&out.stdout).expect("json");
+    }
+    assert_eq!(
+        m.count("SELECT count(*) FROM observations"),
+        2,
+        "nothing was harmed"
+    );
+    // Operators are searched as words: "NEAR" and "col:value" find their rows.
+    let hits = m.json(&p, &["search", "--json", "NEAR"]);
+    assert_eq!(ids(&hits), vec!["the refresh token AND the NEAR limit"]);
+    let hits = m.json(&p, &["search", "--json", "col:value"]);
+    assert_eq!(ids(&hits), vec!["col:value OR NOT \"quoted\""]);
+}
+
+#[test]
+fn filters_are_honoured() {
+    let m = Machine::new();
+    let api = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
+    let web = project(m.root.path(), "web", Some("git@github.com:acme/web.git"));
+    seed(&m, &api, "a", &["deploy pipeline for api"]);
+    m.hook(
+        "post-tool-use",
+        &tool(
+            "a",
+            &api,
+            "Bash",
+            json!({"command": "deploy pipeline run"}),
+            json!({"stdout": "ok"}),
+        ),
+    );
+    seed(&m, &web, "w", &["deploy pipeline for web"]);
+    m.hook("stop", &stop("a", &api));
+
+    let all = m.json(&api, &["search", "--json", "deploy", "pipeline"]);
+    assert_eq!(all.as_array().expect("array").len(), 4, "{all:#}");
+
+    let only_web = m.json(&api, &["search", "--json", "--project", "web", "deploy"]);
+    assert_eq!(ids(&only_web), vec!["deploy pipeline for web"]);
+    let by_key = m.json(
+        &api,
+        &[
+            "search",
+            "--json",
+            "--project",
+            "github.com/acme/web",
+            "deploy",
+        ],
+    );
+    assert_eq!(ids(&by_key), ids(&only_web));
+
+    let tools = m.json(&api, &["search", "--json", "--type", "tool_use", "deploy"]);
+    assert_eq!(ids(&tools), vec!["Bash: deploy pipeline run"]);
+    let summaries = m.json(&api, &["search", "--json", "--type", "summary", "deploy"]);
+    assert_eq!(summaries.as_array().expect("array").len(), 1);
+    assert_eq!(summaries[0]["type"], "summary");
+
+    let limited = m.json(&api, &["search", "--json", "--limit", "2", "deploy"]);
+    assert_eq!(limited.as_array().expect("array").len(), 2);
+
+    // Age the api prompt by 10 days: since/until split the set.
+    m.db()
+        .execute("UPDATE observations SET created_at = created_at - 10*86400000 WHERE title = 'deploy pipeline for api'", [])
+        .expect("age");
+    let recent = m.json(
+        &api,
+        &[
+            "search", "--json", "--since", "5d", "--type", "prompt", "deploy",
+        ],
+    );
+    assert_eq!(ids(&recent), vec!["deploy pipeline for web"]);
+    let old = m.json(&api, &["search", "--json", "--until", "5d", "deploy"]);
+    assert_eq!(ids(&old), vec!["deploy pipeline for api"]);
+
+    let bad = m.run_in(&api, &["search", "--since", "yesterday", "deploy"]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("7d"),
+        "the error says what works"
+    );
+    let bad = m.run_in(&api, &["search", "--type", "decision", "deploy"]);
+    assert!(!bad.status.success());
+}
+
+#[test]
+fn ranking_follows_relevance_and_the_weights() {
+    let m = Machine::new();
+    let api = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
+    let web = project(m.root.path(), "web", Some("git@github.com:acme/web.git"));
+    // Same text in two projects: the current project ranks first (1.0 vs 0.4).
+    seed(&m, &web, "w", &["cache invalidation strategy"]);
+    seed(&m, &api, "a", &["cache invalidation strategy"]);
+    let from_web = m.json(&web, &["search", "--json", "cache", "invalidation"]);
+    assert_eq!(from_web[0]["project_name"], "web");
+    let from_api = m.json(&api, &["search", "--json", "cache", "invalidation"]);
+    assert_eq!(from_api[0]["project_name"], "api");
+    assert!(from_api[0]["score"].as_f64() > from_api[1]["score"].as_f64());
+
+    // Same project: last week beats last month beats older (1.0 > 0.8 > 0.6).
+    seed(
+        &m,
+        &api,
+        "b",
+        &[
+            "retry budget tuned",
+            "retry budget raised",
+            "retry budget lowered",
+        ],
+    );
+    let db = m.db();
+    db.execute("UPDATE observations SET created_at = created_at - 12*86400000 WHERE title = 'retry budget raised'", []).expect("age");
+    db.execute("UPDATE observations SET created_at = created_at - 90*86400000 WHERE title = 'retry budget lowered'", []).expect("age");
+    let hits = m.json(&api, &["search", "--json", "retry", "budget"]);
+    assert_eq!(
+        ids(&hits),
+        vec![
+            "retry budget tuned",
+            "retry budget raised",
+            "retry budget lowered"
+        ]
+    );
+
+    // Matching every word beats matching some.
+    seed(&m, &api, "c", &["token", "refresh token rotation"]);
+    let hits = m.json(&api, &["search", "--json", "refresh", "token"]);
+    assert_eq!(hits[0]["title"], "refresh token rotation");
+    assert!(
+        ids(&hits).contains(&"token".to_string()),
+        "partial matches still listed"
+    );
+
+    // Identifiers are found as written.
+    seed(&m, &api, "d", &["rename renew_jwt to refresh_session"]);
+    let hits = m.json(&api, &["search", "--json", "renew_jwt"]);
+    assert_eq!(hits[0]["title"], "rename renew_jwt to refresh_session");
+}
+
+#[test]
+fn progressive_disclosure_index_timeline_show() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", None);
+    m.hook("session-start", &session_start("s", &p));
+    for n in 0..12 {
+        m.hook(
+            "post-tool-use",
+            &tool(
+                "s",
+                &p,
+                "Bash",
+                json!({"command": format!("step {n}")}),
+                json!({"stdout": format!("output of step {n}")}),
+            ),
+        );
+    }
+    m.hook("stop", &stop("s", &p));
+    let index = m.ok(&p, &["search", "step", "6"]);
+    let first = index.lines().next().expect("a result line");
+    assert!(
+        first.starts_with("[O#") && first.contains("Bash: step 6") && first.contains("~"),
+        "{first}"
+    );
+    let id = &first[3..39];
+
+    let timeline = m.ok(&p, &["timeline", id, "--before", "2", "--after", "2"]);
+    let shown: Vec<&str> = timeline
+        .lines()
+        .filter(|l| l.contains("Bash: step"))
+        .collect();
+    assert_eq!(shown.len(), 5, "{timeline}");
+    assert!(
+        shown[2].starts_with('>') && shown[2].contains("step 6"),
+        "the anchor is marked: {timeline}"
+    );
+    assert!(
+        timeline.contains("4 earlier event(s)") && timeline.contains("3 later event(s)"),
+        "{timeline}"
+    );
+
+    let full = m.ok(&p, &["show", id]);
+    assert!(
+        full.contains("output of step 6") && full.contains("\"command\": \"step 6\""),
+        "{full}"
+    );
+    let missing = m.run_in(&p, &["show", "0192f3e4-5b6c-7d8e-9f00-112233445566"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no record with id"));
+    let garbage = m.run_in(&p, &["show", "nonsense"]);
+    assert!(!garbage.status.success());
+}
