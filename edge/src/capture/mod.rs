@@ -14,6 +14,7 @@ use crate::store::{Store, StoreError, Writer, records};
 use crate::summary;
 use observe::Bounds;
 use payload::{HookEvent, Payload};
+use solaria_shared::redact::redact;
 use solaria_shared::{
     Observation, ObservationId, ObservationKind, RecordMeta, Session, SessionId, Summary,
     SummaryId, UnixMillis,
@@ -97,7 +98,14 @@ pub fn capture(
     paths: &Paths,
 ) -> Result<Option<String>, StoreError> {
     let cwd = payload.cwd.as_deref().unwrap_or("/");
-    let project = project::detect(Path::new(cwd));
+    let project = {
+        // A path is text the user controls too: no secret reaches disk through it.
+        let p = project::detect(Path::new(cwd));
+        solaria_shared::Project {
+            key: redact(&p.key).into_owned(),
+            name: redact(&p.name).into_owned(),
+        }
+    };
     if config
         .capture
         .skip_projects
@@ -236,7 +244,7 @@ fn ensure_session(
         },
         project: project.clone(),
         agent_session_id: payload.session_id.clone(),
-        cwd: payload.cwd.clone().unwrap_or_default(),
+        cwd: redact(payload.cwd.as_deref().unwrap_or_default()).into_owned(),
         agent: AGENT.to_string(),
         source: payload
             .source

@@ -140,11 +140,13 @@ fn forget_where(
         let stamp = w.tick().as_i64();
         let me = w.machine_id().to_string();
         let tx = w.tx();
-        let mut counts = Counts::default();
-        counts.observations = tx.execute(
-            &format!("UPDATE observations SET {WIPE_OBSERVATION}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0"),
-            params![value, stamp, me],
-        )?;
+        let mut counts = Counts {
+            observations: tx.execute(
+                &format!("UPDATE observations SET {WIPE_OBSERVATION}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0"),
+                params![value, stamp, me],
+            )?,
+            ..Counts::default()
+        };
         if whole {
             let session_col = if column == "session_id" { "id" } else { column };
             counts.summaries = tx.execute(
@@ -194,11 +196,13 @@ pub fn prune(store: &mut Store, policy: Policy, now: UnixMillis) -> Result<Count
         let tx = w.tx();
         // "Pushed" = written elsewhere (the server has it) or acknowledged.
         let pushed = "(machine_id <> ?2 OR updated <= ?3)";
-        let mut counts = Counts::default();
-        counts.observations = tx.execute(
-            &format!("DELETE FROM observations WHERE created_at < ?1 AND {pushed}"),
-            params![obs_cutoff, me, cursor],
-        )?;
+        let mut counts = Counts {
+            observations: tx.execute(
+                &format!("DELETE FROM observations WHERE created_at < ?1 AND {pushed}"),
+                params![obs_cutoff, me, cursor],
+            )?,
+            ..Counts::default()
+        };
         counts.summaries = tx.execute(
             &format!("DELETE FROM summaries WHERE created_at < ?1 AND {pushed}"),
             params![sum_cutoff, me, cursor],

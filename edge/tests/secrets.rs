@@ -1,0 +1,118 @@
+//! No secret reaches the disk: one of every pattern family planted in every text
+//! field of every event, then the raw bytes of the store, its WAL and shared memory
+//! are searched for them.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// (what the secret is, the text planted, the part that must never be on disk)
+fn secrets() -> Vec<(&'static str, String, String)> {
+    let key_body = "MIIEowIBAAKCAQEAzFAKEFAKEFAKEprivatekeymaterialFAKE0123456789";
+    let mut v = vec![
+        ("aws access key", "AKIAZ7FAKEEXAMPLE123".to_string(), "AKIAZ7FAKEEXAMPLE123"),
+        ("anthropic key", "sk-ant-api03-FAKEfakeFAKEfakeFAKEfakeFAKE0123456789-abc".into(), "FAKEfakeFAKEfakeFAKEfakeFAKE0123456789"),
+        ("openai key", "sk-proj-FAKEabcdefghijklmnopqrstuvwxyz0123".into(), "FAKEabcdefghijklmnopqrstuvwxyz0123"),
+        ("github pat", "ghp_FAKEabcdefghijklmnopqrstuvwxyz012345".into(), "FAKEabcdefghijklmnopqrstuvwxyz012345"),
+        ("github fine-grained", "github_pat_11FAKEFAKE0123456789_abcdefghijklmnopqrstuvwxyzFAKE".into(), "11FAKEFAKE0123456789_abcdefghij"),
+        ("slack token", "xoxb-123456789012-FAKEfakeFAKEfake".into(), "123456789012-FAKEfakeFAKEfake"),
+        ("slack webhook", "https://hooks.slack.com/services/T0FAKE000/B0FAKE000/FAKEfakeFAKEfakeFAKEfake".into(), "FAKEfakeFAKEfakeFAKEfake"),
+        ("google key", "AIzaSyFAKE-FAKE_FAKEFAKEFAKEFAKE0123456".into(), "SyFAKE-FAKE_FAKEFAKEFAKEFAKE0123456"),
+        ("sendgrid key", "SG.FAKEfakeFAKEfakeFAKEfa.FAKEfakeFAKEfakeFAKEfakeFAKEfakeFAKEfakeFAK".into(), "FAKEfakeFAKEfakeFAKEfa"),
+        ("private key", format!("-----BEGIN RSA PRIVATE KEY-----\n{key_body}\nFAKEline2FAKEline2FAKEline2\n-----END RSA PRIVATE KEY-----"), key_body),
+        ("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYWtlLXVzZXIiLCJleHAiOjF9.FAKEsigFAKEsigFAKEsig0123456789".into(), "eyJzdWIiOiJmYWtlLXVzZXIiLCJleHAiOjF9"),
+        ("connection string", "postgres://admin:FakeDbPassw0rd2026@db.internal:5432/app".into(), "FakeDbPassw0rd2026"),
+        ("discord webhook", "https://discord.com/api/webhooks/123456789012345678/FAKEfakeFAKEfakeFAKEfake_0123".into(), "FAKEfakeFAKEfakeFAKEfake_0123"),
+        ("hardcoded credential", "api_key = \"FAKEhardcodedValue2026\"".into(), "FAKEhardcodedValue2026"),
+    ]
+    .into_iter()
+    .map(|(n, s, c)| (n, s, c.to_string()))
+    .collect::<Vec<_>>();
+    v.push((
+        "password assignment",
+        "password: 'FakePassw0rdInYaml'".into(),
+        "FakePassw0rdInYaml".into(),
+    ));
+    v
+}
+
+#[test]
+fn no_secret_of_any_family_reaches_the_store_or_its_wal() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
+    let transcript = m.root.path().join("transcript.jsonl");
+    let mut all = String::new();
+    for (_, secret, _) in secrets() {
+        all.push_str(&secret);
+        all.push('\n');
+    }
+    let line = json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": format!("Done. For the record: {all}")}]}});
+    std::fs::write(&transcript, format!("{line}\n")).expect("transcript");
+
+    for (i, (name, secret, _)) in secrets().iter().enumerate() {
+        let s = format!("session-{i}");
+        let with_transcript = |mut v: Value| {
+            v["transcript_path"] = json!(transcript.display().to_string());
+            v
+        };
+        m.hook("session-start", &with_transcript(session_start(&s, &p)));
+        m.hook(
+            "user-prompt-submit",
+            &prompt(&s, &p, &format!("use {secret} for the {name}")),
+        );
+        // Every text field of a tool call: command, description, file content,
+        // old/new strings, stdout, stderr, nested response blocks, object keys' values.
+        m.hook("post-tool-use", &tool(&s, &p, "Bash",
+            json!({"command": format!("export TOKEN='{secret}' && deploy"), "description": format!("deploy with {secret}")}),
+            json!({"stdout": format!("using {secret}\nok"), "stderr": format!("warn: {secret}"), "interrupted": false})));
+        m.hook("post-tool-use", &tool(&s, &p, "Write",
+            json!({"file_path": p.join(".env").display().to_string(), "content": format!("KEY={secret}\n")}),
+            json!({"type": "create", "filePath": p.join(".env").display().to_string(), "content": format!("KEY={secret}\n"), "structuredPatch": [{"lines": [format!("+KEY={secret}")]}]})));
+        m.hook("post-tool-use", &tool(&s, &p, "Edit",
+            json!({"file_path": p.join("src/config.rs").display().to_string(), "old_string": "let k = \"\";", "new_string": format!("let k = \"{secret}\";")}),
+            json!({"oldString": "", "newString": secret, "originalFile": format!("// {secret}")})));
+        m.hook("post-tool-use", &tool(&s, &p, "mcp__vault__read",
+            json!({"path": "secret/app", "note": secret}),
+            json!([{"type": "text", "text": json!({"data": {"value": secret, "api_key": secret}}).to_string()}])));
+        let mut fail = base("PostToolUseFailure", &s, &p);
+        fail["tool_name"] = json!("Bash");
+        fail["tool_input"] =
+            json!({"command": format!("curl -H 'Authorization: Bearer {secret}' https://api")});
+        fail["error"] = json!(format!("401 for {secret}"));
+        m.hook("post-tool-use-failure", &fail);
+        let mut stop_payload = with_transcript(stop(&s, &p));
+        stop_payload["last_assistant_message"] = json!(format!("I used {secret}."));
+        m.hook("stop", &stop_payload);
+        m.hook("session-end", &with_transcript(session_end(&s, &p)));
+    }
+    assert!(
+        m.hook_log().is_empty(),
+        "every event captured: {}",
+        m.hook_log()
+    );
+    assert_eq!(
+        m.count("SELECT count(*) FROM observations"),
+        6 * secrets().len() as i64
+    );
+
+    // Read the bytes while the WAL still holds the writes (no checkpoint yet) …
+    let check = |bytes: &[u8], when: &str| {
+        let text = String::from_utf8_lossy(bytes);
+        for (name, _, core) in secrets() {
+            assert!(!text.contains(&core), "{name} found on disk {when}");
+        }
+        assert!(text.contains("[REDACTED:"), "markers are stored instead");
+    };
+    check(&m.store_bytes(), "in the store or its WAL");
+    // … and after everything has been checkpointed into the main file.
+    m.db()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .expect("checkpoint");
+    check(&m.store_bytes(), "after a checkpoint");
+    // The CLI never shows one either.
+    let shown = m.ok(&p, &["search", "--json", "deploy"]);
+    for (name, _, core) in secrets() {
+        assert!(!shown.contains(&core), "{name} in search output");
+    }
+}
