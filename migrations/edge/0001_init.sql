@@ -49,7 +49,9 @@ CREATE TABLE observations (
     files        TEXT NOT NULL DEFAULT '[]',
     metadata     TEXT NOT NULL DEFAULT '{}',
     tags         TEXT NOT NULL DEFAULT '[]',
-    created_at   INTEGER NOT NULL
+    created_at   INTEGER NOT NULL,
+    -- Filter tokens for the FTS index (project, kind, machine); derived, never synced.
+    scope        TEXT NOT NULL DEFAULT ''
 ) STRICT;
 CREATE INDEX observations_session ON observations (session_id, created_at);
 CREATE INDEX observations_project ON observations (project_key, created_at);
@@ -68,24 +70,27 @@ CREATE TABLE summaries (
     key_points        TEXT NOT NULL DEFAULT '[]',
     tags              TEXT NOT NULL DEFAULT '[]',
     observation_count INTEGER NOT NULL,
-    created_at        INTEGER NOT NULL
+    created_at        INTEGER NOT NULL,
+    scope             TEXT NOT NULL DEFAULT ''
 ) STRICT;
 CREATE INDEX summaries_project ON summaries (project_key, created_at);
 CREATE INDEX summaries_push ON summaries (machine_id, updated);
 
 -- Full-text indexes. Contentless (the text lives once, in the tables above) with
--- delete support; kept in step by the triggers below, tombstones drop out.
+-- delete support; kept in step by the triggers below, tombstones drop out. The
+-- `scope` column holds one token per filter value (project, kind, machine), so a
+-- filter is a cheap term of the FTS query instead of a scan of joined rows.
 CREATE VIRTUAL TABLE observations_fts USING fts5 (
-    title, body, tool,
+    title, body, tool, scope,
     content = '', contentless_delete = 1,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations
 WHEN new.deleted = 0 BEGIN
-    INSERT INTO observations_fts (rowid, title, body, tool)
+    INSERT INTO observations_fts (rowid, title, body, tool, scope)
     VALUES (new.rowid, new.title, new.input || ' ' || new.response,
-            coalesce(new.tool_name, '') || ' ' || new.files);
+            coalesce(new.tool_name, '') || ' ' || new.files, new.scope);
 END;
 
 CREATE TRIGGER observations_fts_delete AFTER DELETE ON observations BEGIN
@@ -94,22 +99,22 @@ END;
 
 CREATE TRIGGER observations_fts_update AFTER UPDATE ON observations BEGIN
     DELETE FROM observations_fts WHERE rowid = old.rowid;
-    INSERT INTO observations_fts (rowid, title, body, tool)
+    INSERT INTO observations_fts (rowid, title, body, tool, scope)
     SELECT new.rowid, new.title, new.input || ' ' || new.response,
-           coalesce(new.tool_name, '') || ' ' || new.files
+           coalesce(new.tool_name, '') || ' ' || new.files, new.scope
     WHERE new.deleted = 0;
 END;
 
 CREATE VIRTUAL TABLE summaries_fts USING fts5 (
-    text, key_points, tags,
+    text, key_points, tags, scope,
     content = '', contentless_delete = 1,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER summaries_fts_insert AFTER INSERT ON summaries
 WHEN new.deleted = 0 BEGIN
-    INSERT INTO summaries_fts (rowid, text, key_points, tags)
-    VALUES (new.rowid, new.text, new.key_points, new.tags);
+    INSERT INTO summaries_fts (rowid, text, key_points, tags, scope)
+    VALUES (new.rowid, new.text, new.key_points, new.tags, new.scope);
 END;
 
 CREATE TRIGGER summaries_fts_delete AFTER DELETE ON summaries BEGIN
@@ -118,8 +123,8 @@ END;
 
 CREATE TRIGGER summaries_fts_update AFTER UPDATE ON summaries BEGIN
     DELETE FROM summaries_fts WHERE rowid = old.rowid;
-    INSERT INTO summaries_fts (rowid, text, key_points, tags)
-    SELECT new.rowid, new.text, new.key_points, new.tags
+    INSERT INTO summaries_fts (rowid, text, key_points, tags, scope)
+    SELECT new.rowid, new.text, new.key_points, new.tags, new.scope
     WHERE new.deleted = 0;
 END;
 

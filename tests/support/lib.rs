@@ -1,1 +1,83 @@
-//! Helpers for the cross-component tests.
+//! Helpers for the cross-component tests: locating the real binaries built by
+//! cargo and replaying recorded Claude Code sessions through them.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
+/// A binary of the workspace, built into the same target dir as this test.
+/// `cargo test --workspace` builds it; run `cargo build` first when testing one package.
+pub fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/<test> → target/<profile>/<name>
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile> dir");
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build --workspace` (or `cargo test --workspace`) first",
+        path.display()
+    );
+    path
+}
+
+/// One line of a recorded session.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub event: String,
+    pub payload: serde_json::Value,
+}
+
+/// Reads a recorded session, substituting the placeholders.
+pub fn recorded_session(file: &str, cwd: &Path, session: &str, transcript: &Path) -> Vec<Recorded> {
+    let path = workspace().join("deploy/demo/sessions").join(file);
+    let text = std::fs::read_to_string(&path).expect("recorded session file");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let line = line
+                .replace("__CWD__", &cwd.display().to_string())
+                .replace("__TRANSCRIPT__", &transcript.display().to_string())
+                .replace("__SESSION__", session);
+            let v: serde_json::Value = serde_json::from_str(&line).expect("recorded line is JSON");
+            Recorded {
+                event: v["event"].as_str().expect("event").to_string(),
+                payload: v["payload"].clone(),
+            }
+        })
+        .collect()
+}
+
+/// Pipes one payload into `solaria hook EVENT` with the given data dir; checks the
+/// hook contract (exit 0, silent stderr) and returns stdout.
+pub fn run_hook(solaria: &Path, data_dir: &Path, home: &Path, r: &Recorded) -> Vec<u8> {
+    let mut child = Command::new(solaria)
+        .args(["hook", &r.event])
+        .env("SOLARIA_HOME", data_dir)
+        .env("HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn solaria hook");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(r.payload.to_string().as_bytes())
+        .expect("write payload");
+    let out = child.wait_with_output().expect("hook finishes");
+    assert!(out.status.success(), "hook {} failed: {out:?}", r.event);
+    assert!(out.stderr.is_empty(), "hook {} wrote to stderr: {out:?}", r.event);
+    out.stdout
+}

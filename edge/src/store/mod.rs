@@ -8,6 +8,7 @@
 mod migrate;
 pub mod records;
 pub mod retention;
+pub mod scope;
 pub mod search;
 pub mod views;
 

@@ -1,6 +1,6 @@
 //! Reading and writing the three record kinds, and mapping rows to the shared types.
 
-use super::{StoreError, Writer};
+use super::{StoreError, Writer, scope};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use solaria_shared::{
     Hlc, MachineId, Observation, ObservationId, Project, RecordMeta, Session, SessionId, Summary,
@@ -247,8 +247,8 @@ impl Writer<'_> {
     pub fn insert_observation(&mut self, o: &Observation) -> Result<(), StoreError> {
         self.tx().execute(
             &format!(
-                "INSERT INTO observations ({OBSERVATION_COLUMNS})
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+                "INSERT INTO observations ({OBSERVATION_COLUMNS}, scope)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
             ),
             params![
                 o.id.to_string(),
@@ -267,6 +267,7 @@ impl Writer<'_> {
                 to_json(&o.metadata),
                 to_json(&o.tags),
                 o.created_at.0,
+                scope::observation(&o.project.key, o.kind, o.meta.machine_id),
             ],
         )?;
         Ok(())
@@ -276,13 +277,14 @@ impl Writer<'_> {
     pub fn upsert_summary(&mut self, s: &Summary) -> Result<(), StoreError> {
         self.tx().execute(
             &format!(
-                "INSERT INTO summaries ({SUMMARY_COLUMNS})
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                "INSERT INTO summaries ({SUMMARY_COLUMNS}, scope)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                  ON CONFLICT (session_id) DO UPDATE SET
                     machine_id = excluded.machine_id, updated = excluded.updated,
                     deleted = excluded.deleted, text = excluded.text,
                     key_points = excluded.key_points, tags = excluded.tags,
-                    observation_count = excluded.observation_count"
+                    observation_count = excluded.observation_count,
+                    scope = excluded.scope"
             ),
             params![
                 s.id.to_string(),
@@ -297,6 +299,7 @@ impl Writer<'_> {
                 to_json(&s.tags),
                 s.observation_count,
                 s.created_at.0,
+                scope::summary(&s.project.key, s.meta.machine_id),
             ],
         )?;
         Ok(())

@@ -1,28 +1,39 @@
-//! Local search: any text a user types becomes a safe FTS5 query, ranked by bm25
-//! times the SPEC §9 weights.
+//! Local search: any text a user types becomes a safe FTS5 query, ranked by text
+//! relevance times the SPEC §9 weights, at a cost bounded whatever the words.
 //!
-//! Cost is bounded by design: ranking cost grows with the number of matching rows,
-//! so each FTS5 query walks the matches newest-first and stops after
-//! [`CANDIDATES`] rows; bm25 (computed from whole-index statistics) and the weights
-//! then rank that bounded set. A very common word therefore ranks among its most
-//! recent matches; add words or `--until` to reach older ones.
+//! Why not `ORDER BY bm25()`: FTS5 computes bm25's document frequencies by walking
+//! each phrase's whole doclist, so a common word (`error`, `src`, `cargo`) costs
+//! time in proportion to every row that holds it. Instead, for each term and for
+//! all terms together, we read only the newest [`CANDIDATES`] matching rowids (a
+//! cheap walk of the index in rowid order, filters included as `scope` tokens).
+//! Those lists give each candidate the set of terms it matches and estimate each
+//! term's document frequency (how far back its newest matches reach). Relevance is
+//! then BM25 without term frequency: the sum of the matched terms' IDF, doubled for
+//! terms in the title, scaled by the share of query terms matched and a mild
+//! length normalisation. Only the best few candidates are read from the table for
+//! the weights. A very common word thus ranks among its most recent matches; add
+//! words or `--until` to reach older ones.
 
 use super::StoreError;
-use rusqlite::{Connection, ToSql};
+use super::scope;
+use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 use serde::Serialize;
 use solaria_shared::UnixMillis;
 use solaria_shared::ranking::{self, RankContext};
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-/// The most matches one FTS5 query examines.
-pub const CANDIDATES: usize = 400;
+/// The most matches read per term (and for all terms together).
+pub const CANDIDATES: usize = 200;
 /// The most terms taken from a query (a 10,000-character paste stays fast).
-const MAX_TERMS: usize = 24;
+const MAX_TERMS: usize = 12;
 /// The longest single term kept, in characters.
 const MAX_TERM_CHARS: usize = 128;
-/// Results that matched only some of the words rank below those that matched all.
-const PARTIAL_MATCH_FACTOR: f64 = 0.5;
+/// Extra weight of a term found in the title (a title says what a record is).
+const TITLE_BOOST: f64 = 1.0;
+/// Length normalisation strength (0: none; BM25 uses 0.75 with term frequency).
+const LENGTH_B: f64 = 0.25;
 
 /// What kind of record a search is restricted to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -150,15 +161,23 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
         return Ok(Vec::new());
     }
     let now = UnixMillis::now();
-    let mut hits = run_match(conn, q, &terms.join(" AND "), now)?;
-    if hits.len() < limit && terms.len() > 1 {
-        let partial = run_match(conn, q, &terms.join(" OR "), now)?;
-        for mut hit in partial {
-            if !hits.iter().any(|h| h.id == hit.id) {
-                hit.score *= PARTIAL_MATCH_FACTOR;
-                hits.push(hit);
+    let projects = match &q.project {
+        Some(p) => {
+            let keys = project_keys(conn, p)?;
+            if keys.is_empty() {
+                return Ok(Vec::new());
             }
+            Some(keys)
         }
+        None => None,
+    };
+    let mut hits = Vec::new();
+    for table in [Table::Observations, Table::Summaries] {
+        if !table.wanted(q.record_type) {
+            continue;
+        }
+        let scope = table.scope_expr(q, projects.as_deref());
+        hits.extend(search_table(conn, table, &terms, scope.as_deref(), q, limit, now)?);
     }
     hits.sort_by(|a, b| {
         b.score
@@ -169,135 +188,288 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
     Ok(hits)
 }
 
-struct Filters {
-    sql: String,
-    params: Vec<Box<dyn ToSql>>,
+/// The project keys a `--project` value names (a key, or a human name).
+fn project_keys(conn: &Connection, project: &str) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT project_key FROM sessions WHERE project_key = ?1 OR project_name = ?1",
+    )?;
+    let mut keys: Vec<String> = stmt
+        .query_map([project], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    if keys.is_empty() {
+        // A project known only through pulled records has no local session row.
+        keys.push(project.to_string());
+    }
+    Ok(keys)
 }
 
-fn filters(q: &SearchQuery, table: &str) -> Filters {
-    let mut sql = String::new();
-    let mut params: Vec<Box<dyn ToSql>> = Vec::new();
-    // ?1 is the MATCH expression; filter parameters follow from ?2.
-    let mut bind = |value: Box<dyn ToSql>| {
-        params.push(value);
-        params.len() + 1
-    };
-    if let Some(project) = &q.project {
-        // A project is named by its key or its human name.
-        let n = bind(Box::new(project.clone()));
-        sql.push_str(&format!(
-            " AND ({table}.project_key = ?{n} OR {table}.project_name = ?{n})"
-        ));
-    }
-    if let Some(machine) = &q.machine {
-        let n = bind(Box::new(machine.clone()));
-        sql.push_str(&format!(" AND {table}.machine_id = ?{n}"));
-    }
-    if let Some(since) = q.since {
-        let n = bind(Box::new(since.0));
-        sql.push_str(&format!(" AND {table}.created_at >= ?{n}"));
-    }
-    if let Some(until) = q.until {
-        let n = bind(Box::new(until.0));
-        sql.push_str(&format!(" AND {table}.created_at < ?{n}"));
-    }
-    if let Some(t) = q
-        .record_type
-        .filter(|t| *t != RecordType::Summary && table == "o")
-    {
-        let n = bind(Box::new(t.as_str().to_string()));
-        sql.push_str(&format!(" AND {table}.kind = ?{n}"));
-    }
-    Filters { sql, params }
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    Observations,
+    Summaries,
 }
 
-fn run_match(
+impl Table {
+    fn wanted(self, t: Option<RecordType>) -> bool {
+        match self {
+            Table::Observations => t != Some(RecordType::Summary),
+            Table::Summaries => matches!(t, None | Some(RecordType::Summary)),
+        }
+    }
+
+    fn fts(self) -> &'static str {
+        match self {
+            Table::Observations => "observations_fts",
+            Table::Summaries => "summaries_fts",
+        }
+    }
+
+    fn base(self) -> &'static str {
+        match self {
+            Table::Observations => "observations",
+            Table::Summaries => "summaries",
+        }
+    }
+
+    /// The columns user text is matched against (never `scope`).
+    fn text_columns(self) -> &'static str {
+        match self {
+            Table::Observations => "{title body tool}",
+            Table::Summaries => "{text key_points tags}",
+        }
+    }
+
+    /// The filter part of the MATCH expression, if any.
+    fn scope_expr(self, q: &SearchQuery, projects: Option<&[String]>) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(keys) = projects {
+            let tokens: Vec<String> = keys.iter().map(|k| scope::project(k)).collect();
+            parts.push(format!("scope : ({})", tokens.join(" OR ")));
+        }
+        if let Some(machine) = &q.machine {
+            let token = machine
+                .parse()
+                .map(scope::machine)
+                .unwrap_or_else(|_| "zzmunknown".to_string());
+            parts.push(format!("scope : {token}"));
+        }
+        if self == Table::Observations {
+            if let Some(kind) = q.record_type.and_then(|t| match t {
+                RecordType::ToolUse => Some(solaria_shared::ObservationKind::ToolUse),
+                RecordType::Prompt => Some(solaria_shared::ObservationKind::Prompt),
+                RecordType::Note => Some(solaria_shared::ObservationKind::Note),
+                RecordType::Summary => None,
+            }) {
+                parts.push(format!("scope : {}", scope::kind(kind)));
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join(" AND "))
+    }
+}
+
+/// The newest matching rowids of `expr` (optionally within a time range).
+fn newest_matches(
     conn: &Connection,
-    q: &SearchQuery,
+    table: Table,
     expr: &str,
-    now: UnixMillis,
-) -> Result<Vec<Hit>, StoreError> {
-    let mut hits = Vec::new();
-    let want_obs = q.record_type != Some(RecordType::Summary);
-    let want_sum = matches!(q.record_type, None | Some(RecordType::Summary));
-    if want_obs {
-        let f = filters(q, "o");
-        let sql = format!(
-            "SELECT o.id, o.kind, o.title, o.project_key, o.project_name, o.machine_id,
-                    o.session_id, o.created_at, o.tags,
-                    length(o.title) + length(o.input) + length(o.response),
-                    bm25(observations_fts, 4.0, 1.0, 2.0)
-             FROM observations_fts JOIN observations o ON o.rowid = observations_fts.rowid
-             WHERE observations_fts MATCH ?1 AND o.deleted = 0 {}
-             ORDER BY observations_fts.rowid DESC LIMIT {CANDIDATES}",
-            f.sql
-        );
-        collect(conn, &sql, expr, &f, q, now, &mut hits, |kind| {
-            kind.parse().unwrap_or(RecordType::Note)
-        })?;
-    }
-    if want_sum {
-        let f = filters(q, "s");
-        let sql = format!(
-            "SELECT s.id, 'summary', substr(s.text, 1, 160), s.project_key, s.project_name,
-                    s.machine_id, s.session_id, s.created_at, s.tags,
-                    length(s.text) + length(s.key_points),
-                    bm25(summaries_fts, 2.0, 1.0, 1.0)
-             FROM summaries_fts JOIN summaries s ON s.rowid = summaries_fts.rowid
-             WHERE summaries_fts MATCH ?1 AND s.deleted = 0 {}
-             ORDER BY summaries_fts.rowid DESC LIMIT {CANDIDATES}",
-            f.sql
-        );
-        collect(conn, &sql, expr, &f, q, now, &mut hits, |_| {
-            RecordType::Summary
-        })?;
-    }
-    Ok(hits)
+    q: &SearchQuery,
+) -> Result<Vec<i64>, StoreError> {
+    let fts = table.fts();
+    let (sql, params): (String, Vec<Box<dyn ToSql>>) = if q.since.is_none() && q.until.is_none() {
+        (
+            format!(
+                "SELECT rowid FROM {fts} WHERE {fts} MATCH ?1 ORDER BY rowid DESC LIMIT {CANDIDATES}"
+            ),
+            vec![Box::new(expr.to_string())],
+        )
+    } else {
+        let since = q.since.map_or(i64::MIN, |t| t.0);
+        let until = q.until.map_or(i64::MAX, |t| t.0);
+        (
+            format!(
+                "SELECT f.rowid FROM {fts} f JOIN {base} b ON b.rowid = f.rowid
+                 WHERE f.{fts} MATCH ?1 AND b.created_at >= ?2 AND b.created_at < ?3
+                 ORDER BY f.rowid DESC LIMIT {CANDIDATES}",
+                base = table.base()
+            ),
+            vec![Box::new(expr.to_string()), Box::new(since), Box::new(until)],
+        )
+    };
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(params.iter()), |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Inverse document frequency of a term from its newest matches: exact when they
+/// are all there is, else estimated from how far back (in rowids) they reach.
+fn idf(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
+    let df = match matches.last() {
+        Some(&oldest) if matches.len() == CANDIDATES => {
+            let span = (max_rowid - oldest + 1).max(1) as f64;
+            (CANDIDATES as f64 * rows / span).min(rows)
+        }
+        _ => matches.len() as f64,
+    };
+    (1.0 + (rows - df + 0.5) / (df + 0.5)).ln()
 }
 
 #[allow(clippy::too_many_arguments)]
-fn collect(
+fn search_table(
     conn: &Connection,
-    sql: &str,
-    expr: &str,
-    f: &Filters,
+    table: Table,
+    terms: &[String],
+    scope: Option<&str>,
     q: &SearchQuery,
+    limit: usize,
     now: UnixMillis,
-    hits: &mut Vec<Hit>,
-    record_type: impl Fn(&str) -> RecordType,
-) -> Result<(), StoreError> {
+) -> Result<Vec<Hit>, StoreError> {
+    let base = table.base();
+    // Two queries: SQLite answers a lone min() or max() from the b-tree's edge, but
+    // scans the whole table for both in one statement.
+    let edge = |agg: &str| -> Result<Option<i64>, StoreError> {
+        Ok(conn
+            .prepare_cached(&format!("SELECT {agg}(rowid) FROM {base}"))?
+            .query_row([], |r| r.get(0))?)
+    };
+    let (Some(min_rowid), Some(max_rowid)) = (edge("min")?, edge("max")?) else {
+        return Ok(Vec::new());
+    };
+    let rows = (max_rowid - min_rowid + 1) as f64;
+    let with_scope = |text: String| match scope {
+        Some(s) => format!("({s}) AND {} : ({text})", table.text_columns()),
+        None => format!("{} : ({text})", table.text_columns()),
+    };
+
+    // Which candidate matches which terms (bit i = term i).
+    let mut matched: HashMap<i64, u32> = HashMap::new();
+    let mut idfs = Vec::with_capacity(terms.len());
+    for (i, term) in terms.iter().enumerate() {
+        let list = newest_matches(conn, table, &with_scope(term.clone()), q)?;
+        idfs.push(idf(&list, rows, max_rowid));
+        for rowid in list {
+            *matched.entry(rowid).or_default() |= 1 << i;
+        }
+    }
+    if terms.len() > 1 {
+        let all = (1u32 << terms.len()) - 1;
+        for rowid in newest_matches(conn, table, &with_scope(terms.join(" AND ")), q)? {
+            matched.insert(rowid, all);
+        }
+    }
+
+    // Rank by text relevance first; read only the best few rows.
+    let relevance = |bits: u32| -> (f64, f64) {
+        let sum: f64 = (0..terms.len())
+            .filter(|i| bits & (1 << i) != 0)
+            .map(|i| idfs[i])
+            .sum();
+        let coverage = bits.count_ones() as f64 / terms.len() as f64;
+        (sum, coverage)
+    };
+    let mut ranked: Vec<(i64, u32, f64)> = matched
+        .into_iter()
+        .map(|(rowid, bits)| {
+            let (sum, coverage) = relevance(bits);
+            (rowid, bits, sum * coverage)
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.2.total_cmp(&a.2).then(b.0.cmp(&a.0)));
+    ranked.truncate((limit * 3).max(60));
+
+    let sql = match table {
+        Table::Observations => {
+            "SELECT id, kind, title, project_key, project_name, machine_id, session_id,
+                    created_at, tags, length(title) + length(input) + length(response)
+             FROM observations WHERE rowid = ?1"
+        }
+        Table::Summaries => {
+            "SELECT id, 'summary', substr(text, 1, 160), project_key, project_name, machine_id,
+                    session_id, created_at, tags, length(text) + length(key_points)
+             FROM summaries WHERE rowid = ?1"
+        }
+    };
     let mut stmt = conn.prepare_cached(sql)?;
-    let mut params: Vec<&dyn ToSql> = vec![&expr];
-    params.extend(f.params.iter().map(|p| p.as_ref()));
-    let mut rows = stmt.query(params.as_slice())?;
+    let mut rows_read = Vec::with_capacity(ranked.len());
+    for (rowid, bits, _) in &ranked {
+        let row = stmt
+            .query_row([rowid], |r| {
+                Ok(Row {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    title: r.get(2)?,
+                    project: r.get(3)?,
+                    project_name: r.get(4)?,
+                    machine_id: r.get(5)?,
+                    session_id: r.get(6)?,
+                    created_at: r.get(7)?,
+                    tags: r.get(8)?,
+                    size: r.get(9)?,
+                })
+            })
+            .optional()?;
+        if let Some(row) = row {
+            rows_read.push((row, *bits));
+        }
+    }
+    let avg_size = (rows_read.iter().map(|(r, _)| r.size.max(1) as f64).sum::<f64>()
+        / rows_read.len().max(1) as f64)
+        .max(1.0);
     let ctx_tags: Vec<String> = Vec::new();
     let ctx = RankContext {
         project: q.current_project.as_deref(),
         tags: &ctx_tags,
         now,
     };
-    while let Some(row) = rows.next()? {
-        let kind: String = row.get(1)?;
-        let project: String = row.get(3)?;
-        let created_at: i64 = row.get(7)?;
-        let tags: Vec<String> = serde_json::from_str(&row.get::<_, String>(8)?).unwrap_or_default();
-        let size: i64 = row.get(9)?;
-        let bm25: f64 = row.get(10)?;
-        let weight = ranking::weight(&ctx, &project, &tags, UnixMillis(created_at));
-        hits.push(Hit {
-            id: row.get(0)?,
-            record_type: record_type(&kind),
-            title: row.get(2)?,
-            project_name: row.get(4)?,
-            project,
-            machine_id: row.get(5)?,
-            session_id: row.get(6)?,
-            created_at,
-            tokens: (size.max(0) as usize).div_ceil(4),
-            score: ranking::score(-bm25, weight),
-        });
-    }
-    Ok(())
+    let lowered: Vec<String> = terms
+        .iter()
+        .map(|t| t.trim_matches('"').replace("\"\"", "\"").to_lowercase())
+        .collect();
+    Ok(rows_read
+        .into_iter()
+        .map(|(row, bits)| {
+            let title = row.title.to_lowercase();
+            let text_score: f64 = (0..terms.len())
+                .filter(|i| bits & (1 << i) != 0)
+                .map(|i| {
+                    let boost = if title.contains(&lowered[i]) { 1.0 + TITLE_BOOST } else { 1.0 };
+                    idfs[i] * boost
+                })
+                .sum();
+            let coverage = bits.count_ones() as f64 / terms.len() as f64;
+            let norm = 1.0 / (1.0 - LENGTH_B + LENGTH_B * row.size.max(1) as f64 / avg_size);
+            let tags: Vec<String> = serde_json::from_str(&row.tags).unwrap_or_default();
+            let weight = ranking::weight(&ctx, &row.project, &tags, UnixMillis(row.created_at));
+            Hit {
+                record_type: match table {
+                    Table::Summaries => RecordType::Summary,
+                    Table::Observations => row.kind.parse().unwrap_or(RecordType::Note),
+                },
+                id: row.id,
+                title: row.title,
+                project: row.project,
+                project_name: row.project_name,
+                machine_id: row.machine_id,
+                session_id: row.session_id,
+                created_at: row.created_at,
+                tokens: (row.size.max(0) as usize).div_ceil(4),
+                score: ranking::score(text_score * coverage * norm, weight),
+            }
+        })
+        .collect())
+}
+
+/// The columns of a candidate read for ranking and display.
+struct Row {
+    id: String,
+    kind: String,
+    title: String,
+    project: String,
+    project_name: String,
+    machine_id: String,
+    session_id: String,
+    created_at: i64,
+    tags: String,
+    size: i64,
 }
 
 #[cfg(test)]
