@@ -14,11 +14,18 @@ fn recorded_sessions_are_captured_without_their_secrets() {
     let cwd = root.path().join("orbit");
     std::fs::create_dir_all(cwd.join(".git")).expect("repo");
     std::fs::create_dir_all(&home).expect("home");
-    std::fs::write(cwd.join(".git/config"), "[remote \"origin\"]\n\turl = https://github.com/solaria-demo/orbit.git\n").expect("git config");
+    std::fs::write(
+        cwd.join(".git/config"),
+        "[remote \"origin\"]\n\turl = https://github.com/solaria-demo/orbit.git\n",
+    )
+    .expect("git config");
     let transcript = root.path().join("t.jsonl");
 
     let mut events = 0;
-    for (file, session) in [("laptop-auth-refresh.jsonl", "laptop-1"), ("desktop-db-migrations.jsonl", "desktop-1")] {
+    for (file, session) in [
+        ("laptop-auth-refresh.jsonl", "laptop-1"),
+        ("desktop-db-migrations.jsonl", "desktop-1"),
+    ] {
         for r in recorded_session(file, &cwd, session, &transcript) {
             run_hook(&solaria, &data, &home, &r);
             events += 1;
@@ -32,8 +39,13 @@ fn recorded_sessions_are_captured_without_their_secrets() {
     let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).expect("count") };
     assert_eq!(count("SELECT count(*) FROM sessions"), 2);
     assert_eq!(count("SELECT count(*) FROM summaries"), 2);
-    assert_eq!(count("SELECT count(DISTINCT project_key) FROM observations"), 1);
-    let key: String = db.query_row("SELECT project_key FROM sessions LIMIT 1", [], |r| r.get(0)).expect("key");
+    assert_eq!(
+        count("SELECT count(DISTINCT project_key) FROM observations"),
+        1
+    );
+    let key: String = db
+        .query_row("SELECT project_key FROM sessions LIMIT 1", [], |r| r.get(0))
+        .expect("key");
     assert_eq!(key, "github.com/solaria-demo/orbit");
 
     // Not one planted secret in the store, its WAL or shared memory.
@@ -44,9 +56,14 @@ fn recorded_sessions_are_captured_without_their_secrets() {
         }
     }
     let on_disk = String::from_utf8_lossy(&bytes);
-    let secrets = std::fs::read_to_string(workspace().join("deploy/demo/sessions/SECRETS.txt")).expect("secrets list");
+    let secrets = std::fs::read_to_string(workspace().join("deploy/demo/sessions/SECRETS.txt"))
+        .expect("secrets list");
     for secret in secrets.lines().filter(|l| !l.is_empty()) {
-        assert!(!on_disk.contains(secret), "planted secret {}… reached the disk", &secret[..10]);
+        assert!(
+            !on_disk.contains(secret),
+            "planted secret {}… reached the disk",
+            &secret[..10]
+        );
     }
     // The private span is kept locally (it is stripped only from what leaves).
     assert!(on_disk.contains("12 Calle Mayor"));
@@ -66,5 +83,11 @@ fn recorded_sessions_are_captured_without_their_secrets() {
     };
     assert!(!search(&["renew_jwt"]).as_array().expect("hits").is_empty());
     let spanish = search(&["migración", "sesiones"]);
-    assert!(spanish[0]["title"].as_str().expect("title").contains("migraci"), "{spanish:#}");
+    assert!(
+        spanish[0]["title"]
+            .as_str()
+            .expect("title")
+            .contains("migraci"),
+        "{spanish:#}"
+    );
 }

@@ -25,13 +25,22 @@ fn spawn(program: &str, args: &[&str], home: &Path, stdin: Option<&[u8]>) -> Dur
     let mut child = Command::new(program)
         .args(args)
         .env("SOLARIA_HOME", home)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn");
     if let Some(bytes) = stdin {
-        child.stdin.take().expect("stdin").write_all(bytes).expect("write");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(bytes)
+            .expect("write");
     }
     let status = child.wait().expect("wait");
     let elapsed = t.elapsed();
@@ -66,15 +75,30 @@ fn main() {
     let mut hook = Vec::new();
     let mut session_start = Vec::new();
     for _ in 0..5 {
-        spawn(solaria, &["hook", "post-tool-use"], home, Some(payload(0).as_bytes()));
+        spawn(
+            solaria,
+            &["hook", "post-tool-use"],
+            home,
+            Some(payload(0).as_bytes()),
+        );
     }
     // Interleaved so that machine noise hits every case alike.
     for n in 0..RUNS {
         baseline.push(spawn("/bin/true", &[], home, None));
         version.push(spawn(solaria, &["--version"], home, None));
-        hook.push(spawn(solaria, &["hook", "post-tool-use"], home, Some(payload(n).as_bytes())));
+        hook.push(spawn(
+            solaria,
+            &["hook", "post-tool-use"],
+            home,
+            Some(payload(n).as_bytes()),
+        ));
         if n % 4 == 0 {
-            session_start.push(spawn(solaria, &["hook", "session-start"], home, Some(start.as_bytes())));
+            session_start.push(spawn(
+                solaria,
+                &["hook", "session-start"],
+                home,
+                Some(start.as_bytes()),
+            ));
         }
     }
     let store = Store::open(&path, "bench").expect("open");
@@ -82,14 +106,21 @@ fn main() {
         .conn()
         .query_row("SELECT count(*) FROM observations WHERE session_id IN (SELECT id FROM sessions WHERE agent_session_id = 'bench-hook-session')", [], |r| r.get(0))
         .expect("count");
-    assert_eq!(stored as usize, RUNS + 5, "every hook stored its observation");
+    assert_eq!(
+        stored as usize,
+        RUNS + 5,
+        "every hook stored its observation"
+    );
 
     header("hook processes, store of 100k observations (process start included)");
     row("baseline: /bin/true", summarize(&mut baseline));
     row("baseline: solaria --version", summarize(&mut version));
     let h = summarize(&mut hook);
     row("solaria hook post-tool-use (store one)", h);
-    row("solaria hook session-start (context JSON)", summarize(&mut session_start));
+    row(
+        "solaria hook session-start (context JSON)",
+        summarize(&mut session_start),
+    );
 
     // The context builder alone, in process, for a busy project.
     let cfg = ContextConfig::default();
@@ -101,5 +132,8 @@ fn main() {
         ctx.push(t.elapsed());
         std::hint::black_box(text);
     }
-    row("context::build, busiest project (in process)", summarize(&mut ctx));
+    row(
+        "context::build, busiest project (in process)",
+        summarize(&mut ctx),
+    );
 }

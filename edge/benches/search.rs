@@ -27,11 +27,17 @@ fn queries() -> Vec<(&'static str, SearchQuery)> {
         ("common word (cargo)", q("cargo")),
         ("common word (src)", q("src")),
         ("two common words (cargo test)", q("cargo test")),
-        ("phrase in many rows (mismatched types)", q("mismatched types")),
+        (
+            "phrase in many rows (mismatched types)",
+            q("mismatched types"),
+        ),
         ("mid-frequency word", q(&word(40))),
         ("rare word", q(&word(15_000))),
         ("identifier", q(&format!("{}_{}", word(10), word(20)))),
-        ("question, stopwords", q("why did the build fail with mismatched types")),
+        (
+            "question, stopwords",
+            q("why did the build fail with mismatched types"),
+        ),
         ("no match", q("zzqqxxyy")),
     ];
     let mut filtered = q("error");
@@ -46,7 +52,9 @@ fn queries() -> Vec<(&'static str, SearchQuery)> {
 fn bench_size(count: usize) {
     let (_dir, path) = store_copy(count);
     let store = Store::open(&path, "bench").expect("open");
-    header(&format!("search, {count} observations (in process, limit 20)"));
+    header(&format!(
+        "search, {count} observations (in process, limit 20)"
+    ));
     let mut all: Vec<Duration> = Vec::new();
     for (label, query) in queries() {
         // Warm the page cache and the statement cache, as a running agent would.

@@ -61,9 +61,10 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
-use regex::{Captures, Regex, RegexSet};
+use aho_corasick::AhoCorasick;
+use regex::{Captures, Regex};
 
 /// Every redaction starts with this: `[REDACTED:<TYPE>]`.
 pub const REDACTED_PREFIX: &str = "[REDACTED:";
@@ -77,13 +78,27 @@ type Accept = fn(text: &str, caps: &Captures<'_>) -> Option<Range<usize>>;
 
 struct Rule {
     label: &'static str,
-    regex: Regex,
+    pattern: String,
+    /// Compiled on first use: a hook process pays only for the rules its text needs.
+    regex: OnceLock<Regex>,
     accept: Accept,
 }
 
+impl Rule {
+    fn regex(&self) -> &Regex {
+        self.regex
+            .get_or_init(|| Regex::new(&self.pattern).expect("redaction pattern compiles"))
+    }
+}
+
 struct Redactor {
-    /// One pass over the text says which rules can match at all.
-    set: RegexSet,
+    /// One pass of literal needles over the text says which rules can match at all.
+    /// Every match of a rule contains one of its needles (case-insensitively), so a
+    /// rule whose needles are absent is skipped without compiling its regex: most
+    /// hook payloads pay microseconds, not the milliseconds of compiling them all.
+    needles: AhoCorasick,
+    /// For each needle, the rule it belongs to.
+    needle_rule: Vec<usize>,
     rules: Vec<Rule>,
 }
 
@@ -92,10 +107,10 @@ struct Redactor {
 const LEAD: &str = r"(?:^|[^A-Za-z0-9]|\\[nrtbf])";
 
 /// Secret names for hard-coded assignments: a key *ending* with one of these.
-const KEYWORDS: &str = r"(?i:api[_-]?key|secret|passw(?:or)?d|passphrase|token|(?:private|secret|access|signing|encryption|master)[_-]?key|credentials?|authorization)";
+const KEYWORDS: &str = r"(?i-u:api[_-]?key|secret|passw(?:or)?d|passphrase|token|(?:private|secret|access|signing|encryption|master)[_-]?key|credentials?|authorization)";
 
 /// An HTTP authorization scheme kept in front of the value.
-const SCHEME: &str = r"(?:(?i:bearer|basic|token|bot) +)?";
+const SCHEME: &str = r"(?:(?i-u:bearer|basic|token|bot) +)?";
 
 /// The value after a separator, each form in its own group: `eq` (`\"…\"` inside
 /// JSON text, at any escaping depth), `dq` (`"…"`), `sq` (`'…'`) and `uq` (unquoted).
@@ -187,17 +202,66 @@ fn redactor() -> Redactor {
             cli_flag,
         ),
     ];
-    let set = RegexSet::new(specs.iter().map(|(_, pattern, _)| pattern))
-        .expect("redaction patterns compile as a set");
+    let mut needles: Vec<&'static str> = Vec::new();
+    let mut needle_rule = Vec::new();
     let rules = specs
         .into_iter()
-        .map(|(label, pattern, accept)| Rule {
-            label,
-            regex: Regex::new(&pattern).expect("redaction pattern compiles"),
-            accept,
+        .enumerate()
+        .map(|(index, (label, pattern, accept))| {
+            for needle in needles_of(label, index) {
+                needles.push(needle);
+                needle_rule.push(index);
+            }
+            Rule {
+                label,
+                pattern,
+                regex: OnceLock::new(),
+                accept,
+            }
         })
         .collect();
-    Redactor { set, rules }
+    let needles = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(&needles)
+        .expect("redaction needles build");
+    Redactor {
+        needles,
+        needle_rule,
+        rules,
+    }
+}
+
+/// The literals one of which every match of a rule contains (matched without
+/// regard to ASCII case). Keep in step with the patterns above: a missing needle
+/// would let a secret through, so `every_rule_has_needles` checks the table.
+fn needles_of(label: &str, index: usize) -> &'static [&'static str] {
+    const CREDENTIAL_WORDS: &[&str] = &[
+        "key",
+        "secret",
+        "passw",
+        "passphrase",
+        "token",
+        "credential",
+        "authorization",
+    ];
+    match label {
+        "PRIVATE_KEY" => &["-----begin"],
+        "SLACK_WEBHOOK" => &["hooks.slack.com"],
+        "DISCORD_WEBHOOK" => &["discord"],
+        // The first AWS rule is the key id, the second the secret access key.
+        "AWS_KEY" if index == 3 => &["akia", "asia"],
+        "AWS_KEY" => &["secret"],
+        "ANTHROPIC_KEY" => &["sk-ant-"],
+        "SK_KEY" => &["sk-"],
+        "GITHUB_TOKEN" => &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        "SLACK_TOKEN" => &["xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"],
+        "GOOGLE_KEY" => &["aiza"],
+        "SENDGRID_KEY" => &["sg."],
+        "JWT" => &["eyj"],
+        "CONNECTION_STRING" => &["://"],
+        HARDCODED_CREDENTIAL => CREDENTIAL_WORDS,
+        _ => &[],
+    }
 }
 
 static REDACTOR: LazyLock<Redactor> = LazyLock::new(redactor);
@@ -332,7 +396,7 @@ fn apply(rule: &Rule, text: &str) -> Option<String> {
     let mut pos = 0;
     let mut changed = false;
     while pos <= text.len() {
-        let Some(caps) = rule.regex.captures_at(text, pos) else {
+        let Some(caps) = rule.regex().captures_at(text, pos) else {
             break;
         };
         let whole = caps.get(0).map_or(pos..pos, |m| m.range());
@@ -380,13 +444,13 @@ fn next_boundary(text: &str, i: usize) -> usize {
 /// takes a `"` or half of an escape, and never spans two JSON strings).
 pub fn redact(text: &str) -> Cow<'_, str> {
     let redactor = &*REDACTOR;
-    let candidates = redactor.set.matches(text);
-    if !candidates.matched_any() {
-        return Cow::Borrowed(text);
+    let mut candidates = vec![false; redactor.rules.len()];
+    for found in redactor.needles.find_overlapping_iter(text) {
+        candidates[redactor.needle_rule[found.pattern().as_usize()]] = true;
     }
     let mut current = Cow::Borrowed(text);
-    for index in candidates.iter() {
-        if let Some(next) = apply(&redactor.rules[index], &current) {
+    for (rule, _) in redactor.rules.iter().zip(&candidates).filter(|(_, c)| **c) {
+        if let Some(next) = apply(rule, &current) {
             current = Cow::Owned(next);
         }
     }
@@ -662,6 +726,26 @@ mod tests {
             out(&doc)
         );
         assert!(!contains_secret(text));
+    }
+
+    #[test]
+    fn every_rule_has_needles_and_the_aws_rules_are_where_expected() {
+        let r = &*REDACTOR;
+        for (index, rule) in r.rules.iter().enumerate() {
+            assert!(
+                r.needle_rule.contains(&index),
+                "rule {} has no needle",
+                rule.label
+            );
+        }
+        assert!(
+            r.rules[3].pattern.contains("AKIA"),
+            "needles_of assumes rule 3 is the AWS key id"
+        );
+        assert!(
+            r.rules[4].pattern.contains("secret"),
+            "and rule 4 the AWS secret"
+        );
     }
 
     #[test]

@@ -78,6 +78,10 @@ pub fn run_hook(solaria: &Path, data_dir: &Path, home: &Path, r: &Recorded) -> V
         .expect("write payload");
     let out = child.wait_with_output().expect("hook finishes");
     assert!(out.status.success(), "hook {} failed: {out:?}", r.event);
-    assert!(out.stderr.is_empty(), "hook {} wrote to stderr: {out:?}", r.event);
+    assert!(
+        out.stderr.is_empty(),
+        "hook {} wrote to stderr: {out:?}",
+        r.event
+    );
     out.stdout
 }

@@ -54,8 +54,17 @@ pub const COMMON: &[&str] = &[
     "line", "warning", "the", "to", "a", "in", "for", "config", "run", "update", "fix", "add",
 ];
 const COMMANDS: &[&str] = &[
-    "cargo test", "cargo build", "cargo clippy --all-targets", "git status", "git diff --stat",
-    "npm test", "pytest -x", "ls src", "grep -rn TODO src", "cargo fmt --all", "docker compose up -d",
+    "cargo test",
+    "cargo build",
+    "cargo clippy --all-targets",
+    "git status",
+    "git diff --stat",
+    "npm test",
+    "pytest -x",
+    "ls src",
+    "grep -rn TODO src",
+    "cargo fmt --all",
+    "docker compose up -d",
     "make check",
 ];
 
@@ -89,13 +98,26 @@ fn sentence(rng: &mut Rng, words: usize) -> String {
         .join(" ")
 }
 
-fn observation(rng: &mut Rng, session: &Session, me: solaria_shared::MachineId, at: i64, n: usize) -> Observation {
+fn observation(
+    rng: &mut Rng,
+    session: &Session,
+    me: solaria_shared::MachineId,
+    at: i64,
+    n: usize,
+) -> Observation {
     let module = word(rng.zipf(300));
     let file = format!("src/{module}/{}.rs", word(rng.zipf(2_000)));
     let (kind, tool, title, input, response, files) = match n % 10 {
         0 => {
             let text = format!("{} {}", sentence(rng, 20), ident(rng));
-            (ObservationKind::Prompt, None, text.chars().take(100).collect(), text, String::new(), vec![])
+            (
+                ObservationKind::Prompt,
+                None,
+                text.chars().take(100).collect(),
+                text,
+                String::new(),
+                vec![],
+            )
         }
         1..=3 => {
             let cmd = rng.pick(COMMANDS).to_string();
@@ -106,22 +128,50 @@ fn observation(rng: &mut Rng, session: &Session, me: solaria_shared::MachineId, 
                 sentence(rng, 30)
             );
             let resp = json!({"stdout": out, "stderr": "", "interrupted": false}).to_string();
-            (ObservationKind::ToolUse, Some("Bash"), format!("Bash: {cmd}"), json!({"command": cmd}).to_string(), resp, vec![])
+            (
+                ObservationKind::ToolUse,
+                Some("Bash"),
+                format!("Bash: {cmd}"),
+                json!({"command": cmd}).to_string(),
+                resp,
+                vec![],
+            )
         }
         4..=6 => {
             let content = format!("pub fn {}() {{ {} }}", ident(rng), sentence(rng, 50));
-            let resp = json!({"type": "text", "file": {"filePath": file, "content": content}}).to_string();
-            (ObservationKind::ToolUse, Some("Read"), format!("Read {file}"), json!({"file_path": file}).to_string(), resp, vec![file.clone()])
+            let resp =
+                json!({"type": "text", "file": {"filePath": file, "content": content}}).to_string();
+            (
+                ObservationKind::ToolUse,
+                Some("Read"),
+                format!("Read {file}"),
+                json!({"file_path": file}).to_string(),
+                resp,
+                vec![file.clone()],
+            )
         }
         _ => {
             let new = format!("fn {}() {{ {} }}", ident(rng), sentence(rng, 25));
-            let inp = json!({"file_path": file, "old_string": sentence(rng, 10), "new_string": new}).to_string();
-            (ObservationKind::ToolUse, Some("Edit"), format!("Edit {file}"), inp, json!({"filePath": file}).to_string(), vec![file.clone()])
+            let inp =
+                json!({"file_path": file, "old_string": sentence(rng, 10), "new_string": new})
+                    .to_string();
+            (
+                ObservationKind::ToolUse,
+                Some("Edit"),
+                format!("Edit {file}"),
+                inp,
+                json!({"filePath": file}).to_string(),
+                vec![file.clone()],
+            )
         }
     };
     Observation {
         id: ObservationId::new(),
-        meta: RecordMeta { machine_id: me, updated: Default::default(), deleted: false },
+        meta: RecordMeta {
+            machine_id: me,
+            updated: Default::default(),
+            deleted: false,
+        },
         session_id: session.id,
         project: session.project.clone(),
         kind,
@@ -138,7 +188,10 @@ fn observation(rng: &mut Rng, session: &Session, me: solaria_shared::MachineId, 
 
 /// The project of index `i`.
 pub fn project(i: usize) -> Project {
-    Project { key: format!("github.com/bench/project-{i}"), name: format!("project-{i}") }
+    Project {
+        key: format!("github.com/bench/project-{i}"),
+        name: format!("project-{i}"),
+    }
 }
 
 /// Fills `path` with `count` observations (in sessions of 60, over 60 days, 20
@@ -158,7 +211,11 @@ pub fn generate(path: &Path, count: usize) {
                 let stamp = w.tick();
                 let session = Session {
                     id: SessionId::new(),
-                    meta: RecordMeta { machine_id: me, updated: stamp, deleted: false },
+                    meta: RecordMeta {
+                        machine_id: me,
+                        updated: stamp,
+                        deleted: false,
+                    },
                     project: project(rng.zipf(PROJECTS)),
                     agent_session_id: format!("bench-{s}"),
                     cwd: "/work".into(),
@@ -195,7 +252,10 @@ pub fn store_copy(count: usize) -> (tempfile::TempDir, PathBuf) {
         std::fs::create_dir_all(&cache_dir).expect("cache dir");
         let building = cache_dir.join("building.db");
         let _ = std::fs::remove_file(&building);
-        eprintln!("building a store of {count} observations (cached in {})…", cache_dir.display());
+        eprintln!(
+            "building a store of {count} observations (cached in {})…",
+            cache_dir.display()
+        );
         let t = std::time::Instant::now();
         generate(&building, count);
         std::fs::rename(&building, &cached).expect("publish cache");
@@ -219,7 +279,12 @@ pub struct Summary {
 pub fn summarize(samples: &mut [Duration]) -> Summary {
     samples.sort();
     let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-    Summary { n: samples.len(), p50: at(0.5), p95: at(0.95), max: at(1.0) }
+    Summary {
+        n: samples.len(),
+        p50: at(0.5),
+        p95: at(0.95),
+        max: at(1.0),
+    }
 }
 
 pub fn ms(d: Duration) -> String {
@@ -228,11 +293,23 @@ pub fn ms(d: Duration) -> String {
 
 /// One row of a results table.
 pub fn row(label: &str, s: Summary) {
-    println!("| {label:<44} | {:>6} | {:>9} ms | {:>9} ms | {:>9} ms |", s.n, ms(s.p50), ms(s.p95), ms(s.max));
+    println!(
+        "| {label:<44} | {:>6} | {:>9} ms | {:>9} ms | {:>9} ms |",
+        s.n,
+        ms(s.p50),
+        ms(s.p95),
+        ms(s.max)
+    );
 }
 
 pub fn header(title: &str) {
     println!("\n{title}\n");
-    println!("| {:<44} | {:>6} | {:>12} | {:>12} | {:>12} |", "case", "n", "p50", "p95", "max");
-    println!("|{:-<46}|{:->8}|{:->14}|{:->14}|{:->14}|", "", "", "", "", "");
+    println!(
+        "| {:<44} | {:>6} | {:>12} | {:>12} | {:>12} |",
+        "case", "n", "p50", "p95", "max"
+    );
+    println!(
+        "|{:-<46}|{:->8}|{:->14}|{:->14}|{:->14}|",
+        "", "", "", "", ""
+    );
 }

@@ -45,10 +45,20 @@ mod tests {
 
     #[test]
     fn tokens_are_stable_single_words() {
-        assert_eq!(project("github.com/acme/api"), project("github.com/acme/api"));
-        assert_ne!(project("github.com/acme/api"), project("github.com/acme/api2"));
+        assert_eq!(
+            project("github.com/acme/api"),
+            project("github.com/acme/api")
+        );
+        assert_ne!(
+            project("github.com/acme/api"),
+            project("github.com/acme/api2")
+        );
         assert_eq!(kind(ObservationKind::ToolUse), "zzktooluse");
-        for t in [project("x"), kind(ObservationKind::Prompt), machine(MachineId::new())] {
+        for t in [
+            project("x"),
+            kind(ObservationKind::Prompt),
+            machine(MachineId::new()),
+        ] {
             assert!(t.chars().all(|c| c.is_ascii_alphanumeric()), "{t}");
         }
     }

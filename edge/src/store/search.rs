@@ -177,7 +177,15 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
             continue;
         }
         let scope = table.scope_expr(q, projects.as_deref());
-        hits.extend(search_table(conn, table, &terms, scope.as_deref(), q, limit, now)?);
+        hits.extend(search_table(
+            conn,
+            table,
+            &terms,
+            scope.as_deref(),
+            q,
+            limit,
+            now,
+        )?);
     }
     hits.sort_by(|a, b| {
         b.score
@@ -411,7 +419,10 @@ fn search_table(
             rows_read.push((row, *bits));
         }
     }
-    let avg_size = (rows_read.iter().map(|(r, _)| r.size.max(1) as f64).sum::<f64>()
+    let avg_size = (rows_read
+        .iter()
+        .map(|(r, _)| r.size.max(1) as f64)
+        .sum::<f64>()
         / rows_read.len().max(1) as f64)
         .max(1.0);
     let ctx_tags: Vec<String> = Vec::new();
@@ -431,7 +442,11 @@ fn search_table(
             let text_score: f64 = (0..terms.len())
                 .filter(|i| bits & (1 << i) != 0)
                 .map(|i| {
-                    let boost = if title.contains(&lowered[i]) { 1.0 + TITLE_BOOST } else { 1.0 };
+                    let boost = if title.contains(&lowered[i]) {
+                        1.0 + TITLE_BOOST
+                    } else {
+                        1.0
+                    };
                     idfs[i] * boost
                 })
                 .sum();
