@@ -47,6 +47,9 @@ pub struct CaptureConfig {
     pub skip_tools: Vec<String>,
     /// Projects (keys or names) never captured at all.
     pub skip_projects: Vec<String>,
+    /// A hook gives up (exit 0, event dropped and logged) after this long, so that a
+    /// stuck stdin or a locked store never holds the agent up.
+    pub hook_timeout_ms: u64,
 }
 
 impl Default for CaptureConfig {
@@ -56,6 +59,7 @@ impl Default for CaptureConfig {
             max_input_bytes: 16 * 1024,
             skip_tools: Vec::new(),
             skip_projects: Vec::new(),
+            hook_timeout_ms: 5_000,
         }
     }
 }

@@ -375,3 +375,32 @@ fn failed_tool_calls_are_captured_as_errors() {
     let found = m.json(&p, &["search", "--json", "renew_jwt"]);
     assert_eq!(found[0]["title"], "Bash: cargo test auth");
 }
+
+#[test]
+fn a_stdin_that_never_closes_does_not_hang_the_agent() {
+    let m = Machine::new();
+    m.write_config("[capture]\nhook_timeout_ms = 300\n");
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(solaria())
+        .args(["hook", "post-tool-use"])
+        .env("SOLARIA_HOME", m.data_dir())
+        .env("HOME", m.home())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stdin = child.stdin.take(); // held open, never written
+    let out = child.wait_with_output().expect("exits");
+    drop(stdin);
+    assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "gave up on time"
+    );
+    assert!(
+        m.hook_log().contains("gave up after 300 ms"),
+        "{}",
+        m.hook_log()
+    );
+}

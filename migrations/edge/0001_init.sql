@@ -31,6 +31,8 @@ CREATE TABLE sessions (
 ) STRICT;
 CREATE INDEX sessions_agent ON sessions (agent, agent_session_id);
 CREATE INDEX sessions_project ON sessions (project_key, started_at);
+-- `--project NAME` resolves names to keys through this (covering) index.
+CREATE INDEX sessions_project_name ON sessions (project_name, project_key);
 CREATE INDEX sessions_push ON sessions (machine_id, updated);
 
 CREATE TABLE observations (

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Bump when the generator changes, so cached stores are rebuilt.
-const CORPUS_VERSION: u32 = 2;
+const CORPUS_VERSION: u32 = 3;
 pub const PROJECTS: usize = 20;
 const OBS_PER_SESSION: usize = 60;
 const DAYS: i64 = 60;

@@ -34,6 +34,7 @@ pub fn run(event: HookEvent, env: &Env) {
     if let Some(e) = config_error {
         log_line(&log, event, &format!("config ignored, using defaults: {e}"));
     }
+    start_watchdog(event, log.clone(), config.capture.hook_timeout_ms);
     let outcome = std::panic::catch_unwind(|| handle(event, &config, &paths));
     match outcome {
         Ok(Ok(Some(output))) => {
@@ -50,6 +51,23 @@ pub fn run(event: HookEvent, env: &Env) {
             "internal error (panic) while capturing; event dropped",
         ),
     }
+}
+
+/// Ends the process (exit 0, logged) if the hook runs past `timeout_ms`: a stdin
+/// that never closes or a store locked by a stuck process must not hold the agent.
+/// Exiting mid-transaction is safe: SQLite rolls an unfinished write back.
+fn start_watchdog(event: HookEvent, log: std::path::PathBuf, timeout_ms: u64) {
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(timeout_ms));
+        log_line(
+            &log,
+            event,
+            &format!(
+                "gave up after {timeout_ms} ms (stdin still open or store locked); event dropped"
+            ),
+        );
+        std::process::exit(0);
+    });
 }
 
 /// Why an event was not captured.
