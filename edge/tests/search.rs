@@ -160,6 +160,23 @@ fn filters_are_honoured() {
     let old = m.json(&api, &["search", "--json", "--until", "5d", "deploy"]);
     assert_eq!(ids(&old), vec!["deploy pipeline for api"]);
 
+    let mine = m.json(
+        &api,
+        &["search", "--json", "--machine", "test-machine", "deploy"],
+    );
+    assert_eq!(mine.as_array().expect("array").len(), 4, "by machine name");
+    let id = mine[0]["machine_id"].as_str().expect("id").to_string();
+    let by_id = m.json(&api, &["search", "--json", "--machine", &id, "deploy"]);
+    assert_eq!(by_id.as_array().expect("array").len(), 4, "by machine id");
+    let other = m.json(
+        &api,
+        &["search", "--json", "--machine", "desktop", "deploy"],
+    );
+    assert!(
+        other.as_array().expect("array").is_empty(),
+        "another machine wrote none"
+    );
+
     let bad = m.run_in(&api, &["search", "--since", "yesterday", "deploy"]);
     assert!(!bad.status.success());
     assert!(

@@ -2,7 +2,8 @@
 
 use super::App;
 use crate::context;
-use solaria_shared::{Project, UnixMillis};
+use crate::store::records;
+use solaria_shared::UnixMillis;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -19,22 +20,9 @@ impl Args {
         let store = app.store()?;
         let project = match self.project {
             None => app.current_project(),
-            Some(p) => store
-                .conn()
-                .query_row(
-                    "SELECT project_key, project_name FROM sessions
-                     WHERE project_key = ?1 OR project_name = ?1 ORDER BY started_at DESC LIMIT 1",
-                    [&p],
-                    |r| {
-                        Ok(Project {
-                            key: r.get(0)?,
-                            name: r.get(1)?,
-                        })
-                    },
-                )
-                .map_err(|_| {
-                    anyhow::anyhow!("no project named {p:?} in the memory (see `solaria stats`)")
-                })?,
+            Some(p) => records::resolve_project(store.conn(), &p)?.ok_or_else(|| {
+                anyhow::anyhow!("no project named {p:?} in the memory (see `solaria stats`)")
+            })?,
         };
         match context::build(&store, &project, &app.config.context, UnixMillis::now())? {
             Some(text) if self.json => print!("{}", context::hook_output(&text)),

@@ -17,7 +17,7 @@ pub struct Args {
     /// Only this type: tool_use, prompt, note or summary.
     #[arg(long = "type", short = 't')]
     record_type: Option<RecordType>,
-    /// Only records written by this machine (id).
+    /// Only records written by this machine (its name or id).
     #[arg(long)]
     machine: Option<String>,
     /// Only records since (2026-11-01, 2026-11-01T10:00, or 7d, 12h…).

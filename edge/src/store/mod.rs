@@ -227,6 +227,15 @@ mod tests {
             & 0o777;
         assert_eq!(dir_mode, 0o700);
         let id = store.machine_id();
+        let mut store = store;
+        store
+            .write(|w| Ok(w.tick()))
+            .expect("a write creates the WAL");
+        for suffix in ["-wal", "-shm"] {
+            let side = format!("{}{suffix}", path.display());
+            let mode = std::fs::metadata(&side).expect(&side).permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{side} is as private as the store");
+        }
         drop(store);
         let again = Store::open(&path, "renamed").expect("reopens");
         assert_eq!(again.machine_id(), id, "the machine id is generated once");

@@ -187,6 +187,33 @@ pub fn observations_of_session(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The project a user names by key or by human name (the most recent one when a
+/// name is shared), if the memory holds it.
+pub fn resolve_project(
+    conn: &Connection,
+    key_or_name: &str,
+) -> Result<Option<Project>, StoreError> {
+    // Two indexed lookups; a single `key = ? OR name = ?` may scan every session.
+    for column in ["project_key", "project_name"] {
+        let found = conn
+            .prepare_cached(&format!(
+                "SELECT project_key, project_name FROM sessions WHERE {column} = ?1
+                 ORDER BY started_at DESC LIMIT 1"
+            ))?
+            .query_row([key_or_name], |r| {
+                Ok(Project {
+                    key: r.get(0)?,
+                    name: r.get(1)?,
+                })
+            })
+            .optional()?;
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
 /// The display name of a machine (its id when unknown).
 pub fn machine_name(conn: &Connection, machine: MachineId) -> String {
     conn.query_row(

@@ -63,16 +63,9 @@ pub fn forget(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreE
             AnyRecord::Summary(s) => ("session", s.session_id.to_string()),
         },
         ForgetTarget::Project(p) => {
-            let key: Option<String> = store
-                .conn()
-                .query_row(
-                    "SELECT project_key FROM sessions WHERE project_key = ?1 OR project_name = ?1 LIMIT 1",
-                    [p],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            let key = key.ok_or_else(|| StoreError::NotFound(format!("project {p}")))?;
-            ("project", key)
+            let project = records::resolve_project(store.conn(), p)?
+                .ok_or_else(|| StoreError::NotFound(format!("project {p}")))?;
+            ("project", project.key)
         }
     };
     let col = if column == "session" {

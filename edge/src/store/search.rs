@@ -57,6 +57,19 @@ impl RecordType {
     }
 }
 
+impl RecordType {
+    /// The observation kind this type selects (`None` for summaries).
+    pub fn observation_kind(self) -> Option<solaria_shared::ObservationKind> {
+        use solaria_shared::ObservationKind as K;
+        match self {
+            RecordType::ToolUse => Some(K::ToolUse),
+            RecordType::Prompt => Some(K::Prompt),
+            RecordType::Note => Some(K::Note),
+            RecordType::Summary => None,
+        }
+    }
+}
+
 impl fmt::Display for RecordType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -85,7 +98,7 @@ pub struct SearchQuery {
     /// Only this project (key or name).
     pub project: Option<String>,
     pub record_type: Option<RecordType>,
-    /// Only this machine (id).
+    /// Only records last written by this machine (its id or its name).
     pub machine: Option<String>,
     pub since: Option<UnixMillis>,
     pub until: Option<UnixMillis>,
@@ -171,6 +184,17 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
         }
         None => None,
     };
+    let machine = match &q.machine {
+        Some(m) => match machine_id(conn, m)? {
+            Some(id) => Some(id),
+            None => return Ok(Vec::new()),
+        },
+        None => None,
+    };
+    let q = &SearchQuery {
+        machine,
+        ..q.clone()
+    };
     let mut hits = Vec::new();
     for table in [Table::Observations, Table::Summaries] {
         if !table.wanted(q.record_type) {
@@ -198,8 +222,11 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
 
 /// The project keys a `--project` value names (a key, or a human name).
 fn project_keys(conn: &Connection, project: &str) -> Result<Vec<String>, StoreError> {
+    // Two indexed lookups; one `… OR …` with DISTINCT lets the planner scan them all.
     let mut stmt = conn.prepare_cached(
-        "SELECT DISTINCT project_key FROM sessions WHERE project_key = ?1 OR project_name = ?1",
+        "SELECT ?1 WHERE EXISTS (SELECT 1 FROM sessions WHERE project_key = ?1)
+         UNION
+         SELECT DISTINCT project_key FROM sessions WHERE project_name = ?1",
     )?;
     let mut keys: Vec<String> = stmt
         .query_map([project], |r| r.get(0))?
@@ -209,6 +236,17 @@ fn project_keys(conn: &Connection, project: &str) -> Result<Vec<String>, StoreEr
         keys.push(project.to_string());
     }
     Ok(keys)
+}
+
+/// The machine a `--machine` value names (an id, or a machine's name).
+fn machine_id(conn: &Connection, machine: &str) -> Result<Option<String>, StoreError> {
+    if let Ok(id) = machine.parse::<solaria_shared::MachineId>() {
+        return Ok(Some(id.to_string()));
+    }
+    Ok(conn
+        .prepare_cached("SELECT id FROM machines WHERE name = ?1")?
+        .query_row([machine], |r| r.get(0))
+        .optional()?)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,15 +299,10 @@ impl Table {
                 .unwrap_or_else(|_| "zzmunknown".to_string());
             parts.push(format!("scope : {token}"));
         }
-        if self == Table::Observations {
-            if let Some(kind) = q.record_type.and_then(|t| match t {
-                RecordType::ToolUse => Some(solaria_shared::ObservationKind::ToolUse),
-                RecordType::Prompt => Some(solaria_shared::ObservationKind::Prompt),
-                RecordType::Note => Some(solaria_shared::ObservationKind::Note),
-                RecordType::Summary => None,
-            }) {
-                parts.push(format!("scope : {}", scope::kind(kind)));
-            }
+        if self == Table::Observations
+            && let Some(kind) = q.record_type.and_then(RecordType::observation_kind)
+        {
+            parts.push(format!("scope : {}", scope::kind(kind)));
         }
         (!parts.is_empty()).then(|| parts.join(" AND "))
     }

@@ -22,7 +22,9 @@ impl Machine {
     pub fn new() -> Self {
         let root = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir_all(root.path().join("home")).expect("home");
-        Machine { root }
+        let m = Machine { root };
+        m.write_config("");
+        m
     }
 
     pub fn data_dir(&self) -> PathBuf {
@@ -33,9 +35,11 @@ impl Machine {
         self.root.path().join("home")
     }
 
+    /// Writes `config.toml` (this machine is always named `test-machine`).
     pub fn write_config(&self, toml: &str) {
         std::fs::create_dir_all(self.data_dir()).expect("data dir");
-        std::fs::write(self.data_dir().join("config.toml"), toml).expect("config");
+        let text = format!("machine_name = \"test-machine\"\n{toml}");
+        std::fs::write(self.data_dir().join("config.toml"), text).expect("config");
     }
 
     fn command(&self, cwd: &Path) -> Command {
