@@ -1,7 +1,9 @@
 //! Hook end to end (SPEC §11: store one observation, hook process included,
 //! p95 < 10 ms) and SessionStart context, against a store of 100k observations.
-//! Baselines from the same run: starting a do-nothing process (`/bin/true`) and
-//! `solaria --version` (our process start without touching the store).
+//! Baselines from the same run: starting a do-nothing process (`/bin/true`),
+//! `solaria --version` (our process start without touching the store) and, when
+//! Node.js is installed, `node -e ''` — the floor under any hook written in
+//! JavaScript (claude-mem's are), before it does any work.
 //!
 //!     cargo bench -p solaria-edge --bench hook
 
@@ -70,6 +72,11 @@ fn main() {
     };
     let start = json!({"session_id": "bench-start", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"}).to_string();
 
+    let node = Command::new("node")
+        .args(["-e", ""])
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut node_start = Vec::new();
     let mut baseline = Vec::new();
     let mut version = Vec::new();
     let mut hook = Vec::new();
@@ -86,6 +93,9 @@ fn main() {
     for n in 0..RUNS {
         baseline.push(spawn("/bin/true", &[], home, None));
         version.push(spawn(solaria, &["--version"], home, None));
+        if node && n % 4 == 0 {
+            node_start.push(spawn("node", &["-e", ""], home, None));
+        }
         hook.push(spawn(
             solaria,
             &["hook", "post-tool-use"],
@@ -115,6 +125,9 @@ fn main() {
     header("hook processes, store of 100k observations (process start included)");
     row("baseline: /bin/true", summarize(&mut baseline));
     row("baseline: solaria --version", summarize(&mut version));
+    if node {
+        row("reference: node -e '' (a JS hook's floor)", summarize(&mut node_start));
+    }
     let h = summarize(&mut hook);
     row("solaria hook post-tool-use (store one)", h);
     row(
