@@ -126,7 +126,10 @@ fn main() {
     row("baseline: /bin/true", summarize(&mut baseline));
     row("baseline: solaria --version", summarize(&mut version));
     if node {
-        row("reference: node -e '' (a JS hook's floor)", summarize(&mut node_start));
+        row(
+            "reference: node -e '' (a JS hook's floor)",
+            summarize(&mut node_start),
+        );
     }
     let h = summarize(&mut hook);
     row("solaria hook post-tool-use (store one)", h);
