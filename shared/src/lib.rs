@@ -11,6 +11,7 @@ pub mod ranking;
 pub mod record;
 pub mod redact;
 pub mod time;
+pub mod wire;
 
 pub use hlc::{Hlc, HlcClock};
 pub use ids::{MachineId, ObservationId, SessionId, SummaryId};

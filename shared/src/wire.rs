@@ -1,0 +1,358 @@
+//! The sync protocol's wire types (SPEC §5, §6): what an edge sends and what the
+//! central service answers. JSON over HTTPS; both sides use exactly these types.
+
+use crate::hlc::Hlc;
+use crate::ids::MachineId;
+use crate::record::{Observation, Session, Summary};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// The most records one `POST /memory/sync` may carry.
+pub const MAX_BATCH: usize = 1000;
+
+/// One record of any kind, tagged with its type. New kinds (memory, commit) are new
+/// variants; the envelope and the protocol stay the same.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WireRecord {
+    Session(Session),
+    Observation(Observation),
+    Summary(Summary),
+}
+
+impl WireRecord {
+    /// The record's global id.
+    pub fn id(&self) -> Uuid {
+        match self {
+            WireRecord::Session(s) => *s.id.as_uuid(),
+            WireRecord::Observation(o) => *o.id.as_uuid(),
+            WireRecord::Summary(s) => *s.id.as_uuid(),
+        }
+    }
+
+    /// The version stamp.
+    pub fn updated(&self) -> Hlc {
+        self.meta().updated
+    }
+
+    /// The machine that wrote this version.
+    pub fn machine_id(&self) -> MachineId {
+        self.meta().machine_id
+    }
+
+    /// The sync envelope.
+    pub fn meta(&self) -> &crate::record::RecordMeta {
+        match self {
+            WireRecord::Session(s) => &s.meta,
+            WireRecord::Observation(o) => &o.meta,
+            WireRecord::Summary(s) => &s.meta,
+        }
+    }
+
+    /// The type name as on the wire.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            WireRecord::Session(_) => "session",
+            WireRecord::Observation(_) => "observation",
+            WireRecord::Summary(_) => "summary",
+        }
+    }
+}
+
+impl From<Session> for WireRecord {
+    fn from(s: Session) -> Self {
+        WireRecord::Session(s)
+    }
+}
+
+impl From<Observation> for WireRecord {
+    fn from(o: Observation) -> Self {
+        WireRecord::Observation(o)
+    }
+}
+
+impl From<Summary> for WireRecord {
+    fn from(s: Summary) -> Self {
+        WireRecord::Summary(s)
+    }
+}
+
+/// `POST /memory/sync` request body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncBatch {
+    pub records: Vec<WireRecord>,
+}
+
+/// What happened to one pushed record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum RecordOutcome {
+    /// Stored (or already stored: a replay is harmless).
+    Applied { id: Uuid },
+    /// A newer version won; here it is (boxed: records are large, outcomes many).
+    Stale { id: Uuid, winner: Box<WireRecord> },
+    /// Refused, with the reason.
+    Rejected { id: Uuid, reason: String },
+}
+
+/// `POST /memory/sync` response body, one outcome per record in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncResponse {
+    pub results: Vec<RecordOutcome>,
+    /// The server's clock, so an edge can merge it into its HLC.
+    pub server_time: Hlc,
+}
+
+/// One entry of the change feed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// Position in the account's feed; strictly increasing in commit order.
+    pub seq: i64,
+    pub record: WireRecord,
+}
+
+/// `GET /memory/changes` response body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangesPage {
+    pub changes: Vec<Change>,
+    /// Pass as `since` to continue; equal to the request's `since` when empty.
+    pub next: i64,
+    /// More changes are waiting beyond this page.
+    pub more: bool,
+}
+
+/// `POST /memory/enroll` request: an enrollment token and a name for the machine.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnrollRequest {
+    pub token: String,
+    pub name: String,
+}
+
+/// `POST /memory/enroll` response: the machine's identity and its credential
+/// (shown once; the server keeps only a hash).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EnrollResponse {
+    pub machine_id: MachineId,
+    pub account_id: Uuid,
+    pub credential: String,
+}
+
+/// `POST /memory/token` request: exchange a machine credential for a short-lived JWT.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenRequest {
+    pub machine_id: MachineId,
+    pub credential: String,
+}
+
+/// `POST /memory/token` response.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TokenResponse {
+    pub token: String,
+    /// Unix seconds.
+    pub expires_at: i64,
+}
+
+/// Every error answer of the API.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApiErrorBody {
+    /// A stable machine-readable code (`unauthorized`, `batch_too_large`, …).
+    pub error: String,
+    /// What happened and what to do next.
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ObservationId, ObservationKind, Project, RecordMeta, SessionId, UnixMillis};
+
+    #[test]
+    fn records_are_tagged_by_type_on_the_wire() {
+        let o = Observation {
+            id: ObservationId::new(),
+            meta: RecordMeta {
+                machine_id: MachineId::new(),
+                updated: Hlc::new(5, 1),
+                deleted: false,
+            },
+            session_id: SessionId::new(),
+            project: Project {
+                key: "k".into(),
+                name: "n".into(),
+            },
+            kind: ObservationKind::Prompt,
+            tool_name: None,
+            title: "t".into(),
+            input: "i".into(),
+            response: String::new(),
+            files: vec![],
+            metadata: serde_json::json!({}),
+            tags: vec![],
+            created_at: UnixMillis(1),
+        };
+        let rec = WireRecord::Observation(o.clone());
+        let json = serde_json::to_value(&rec).expect("serialises");
+        assert_eq!(json["type"], "observation");
+        assert_eq!(json["kind"], "prompt");
+        let back: WireRecord = serde_json::from_value(json).expect("parses");
+        assert_eq!(back, rec);
+        assert_eq!(back.id(), *o.id.as_uuid());
+    }
+}
+
+// Cross-device queries: `GET /memory/search`, `/memory/context/{project}`,
+// `/memory/timeline/{session}` and `/memory/restore`.
+
+use crate::ids::{ObservationId, SessionId};
+use crate::record::{ObservationKind, Project};
+use crate::time::UnixMillis;
+
+/// Hits a search returns unless asked otherwise.
+pub const SEARCH_DEFAULT_LIMIT: usize = 20;
+/// The most hits one search returns.
+pub const SEARCH_MAX_LIMIT: usize = 100;
+/// The default token budget of a context (about four characters per token).
+pub const CONTEXT_DEFAULT_BUDGET: usize = 2000;
+/// The largest token budget a context may ask for.
+pub const CONTEXT_MAX_BUDGET: usize = 32_000;
+/// Records a restore page holds unless asked otherwise.
+pub const RESTORE_DEFAULT_LIMIT: usize = 500;
+/// The most records one restore page holds.
+pub const RESTORE_MAX_LIMIT: usize = 1000;
+
+/// What a search hit is: an observation of some kind, or a session summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HitType {
+    ToolUse,
+    Prompt,
+    Note,
+    Summary,
+}
+
+impl HitType {
+    /// The name on the wire and in query strings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HitType::ToolUse => "tool_use",
+            HitType::Prompt => "prompt",
+            HitType::Note => "note",
+            HitType::Summary => "summary",
+        }
+    }
+
+    /// The observation kind this type selects (`None` for summaries).
+    pub fn observation_kind(self) -> Option<ObservationKind> {
+        match self {
+            HitType::ToolUse => Some(ObservationKind::ToolUse),
+            HitType::Prompt => Some(ObservationKind::Prompt),
+            HitType::Note => Some(ObservationKind::Note),
+            HitType::Summary => None,
+        }
+    }
+}
+
+impl From<ObservationKind> for HitType {
+    fn from(kind: ObservationKind) -> Self {
+        match kind {
+            ObservationKind::ToolUse => HitType::ToolUse,
+            ObservationKind::Prompt => HitType::Prompt,
+            ObservationKind::Note => HitType::Note,
+        }
+    }
+}
+
+/// One search result: enough to cite it and to decide whether to fetch it whole.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// The observation's id, or the summary's id for a summary.
+    pub id: Uuid,
+    #[serde(rename = "type")]
+    pub hit_type: HitType,
+    /// How to cite it: `[O#id]` for an observation, `[S#session]` for a summary.
+    pub cite: String,
+    pub title: String,
+    /// The project key.
+    pub project: String,
+    pub project_name: String,
+    /// The machine that last wrote the record, and its name.
+    pub machine_id: MachineId,
+    pub machine_name: String,
+    pub session_id: SessionId,
+    pub created_at: UnixMillis,
+    /// About how many tokens the full record costs to read (~4 characters a token).
+    pub tokens: usize,
+    /// Text relevance times the ranking weight (SPEC §9); higher is better.
+    pub score: f64,
+}
+
+/// Whether hits matched every word of the query or, when nothing did, any of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchMode {
+    All,
+    Any,
+}
+
+/// `GET /memory/search` response body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResponse {
+    /// The text searched for (the request's `q`, shortened if it was very long).
+    pub query: String,
+    /// `q` was longer than the server searches and was shortened.
+    pub truncated: bool,
+    pub matched: MatchMode,
+    /// Best first.
+    pub hits: Vec<SearchHit>,
+}
+
+/// `GET /memory/context/{project}` response body: the context text and what it cites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextResponse {
+    pub project: Project,
+    /// Markdown, one line per record, newest first, each citing `[S#session]` or
+    /// `[O#id]`, its time (UTC) and its machine.
+    pub text: String,
+    /// The text's size in tokens (~4 characters a token); at most `budget`.
+    pub tokens: usize,
+    pub budget: usize,
+    /// Sessions cited by `[S#…]` lines, in text order.
+    pub sessions: Vec<SessionId>,
+    /// Observations cited by `[O#…]` lines, in text order.
+    pub observations: Vec<ObservationId>,
+}
+
+/// A machine of the account, by id and name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachineName {
+    pub id: MachineId,
+    pub name: String,
+}
+
+/// `GET /memory/timeline/{session}` response body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineResponse {
+    pub session: Session,
+    /// The session's live observations, oldest first.
+    pub observations: Vec<Observation>,
+    pub summary: Option<Summary>,
+    /// The names of the machines the records above name.
+    pub machines: Vec<MachineName>,
+}
+
+/// `GET /memory/restore` response body: one page of the account's live records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RestorePage {
+    /// Sessions, observations and summaries in change-feed order (a session comes
+    /// before the records its machine pushed after it). Tombstones are left out, so a
+    /// page may hold fewer records than its limit (even none while `more` is true).
+    pub records: Vec<WireRecord>,
+    /// Pass as `since` to continue. It is a change-feed cursor: once `more` is
+    /// false, `GET /memory/changes?since=next` carries on from here.
+    pub next: i64,
+    /// More records are waiting beyond this page.
+    pub more: bool,
+}
