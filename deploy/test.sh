@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, and every unit and behaviour test of the
-# workspace against real SQLite files and the real binaries. `.ci/run` runs exactly this.
+# workspace against real SQLite files, a throwaway PostgreSQL and the real binaries.
+# `.ci/run` runs exactly this. PostgreSQL is installed if missing (deploy/pg.sh install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,5 +11,13 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-echo "== cargo test"
+echo "== postgres"
+bash deploy/pg.sh install
+pg_dir="$(mktemp -d)"
+trap 'bash deploy/pg.sh stop "$pg_dir"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+SOLARIA_TEST_DATABASE_URL="$(bash deploy/pg.sh start "$pg_dir")"
+export SOLARIA_TEST_DATABASE_URL
+echo "== cargo test (PostgreSQL at $SOLARIA_TEST_DATABASE_URL)"
 cargo test --workspace

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Throwaway PostgreSQL clusters for the tests: the central service's tests each get a
+# database of their own on a private cluster that listens on 127.0.0.1 only, with a
+# random free port, and is deleted afterwards. We never use the system's cluster.
+#
+#   deploy/pg.sh install    install the PostgreSQL server if it is missing (root: apt-get;
+#                           otherwise prints the command to run and fails)
+#   deploy/pg.sh start DIR  create a fresh cluster in DIR (absent or empty) and start it;
+#                           prints one line on stdout: postgres://postgres@127.0.0.1:PORT/postgres
+#   deploy/pg.sh stop DIR   stop that cluster and remove DIR (safe to call twice)
+#
+# Binaries come from $PG_BINDIR, else the newest /usr/lib/postgresql/*/bin, else PATH.
+# initdb and postgres refuse to run as root: as root they run as the `postgres` user.
+# Everything but the URL goes to stderr.
+set -euo pipefail
+
+MARKER=.solaria-pg # written in DIR by start; stop removes only directories that have it
+
+die() {
+    echo "pg.sh: $*" >&2
+    exit 1
+}
+
+# The directory holding initdb, pg_ctl and postgres, or nothing.
+bindir() {
+    local d
+    if [ -n "${PG_BINDIR:-}" ]; then
+        [ -x "$PG_BINDIR/initdb" ] && echo "$PG_BINDIR"
+        return 0
+    fi
+    d="$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)"
+    if [ -n "$d" ] && [ -x "$d/initdb" ]; then
+        echo "$d"
+        return 0
+    fi
+    d="$(command -v initdb 2>/dev/null || true)"
+    [ -n "$d" ] && dirname "$d"
+    return 0
+}
+
+need_bindir() {
+    BIN="$(bindir)"
+    if [ -z "$BIN" ]; then
+        if [ -n "${PG_BINDIR:-}" ]; then
+            die "PG_BINDIR=$PG_BINDIR has no initdb"
+        fi
+        die "no PostgreSQL server binaries (initdb, pg_ctl, postgres) found: run \`bash deploy/pg.sh install\` (as root it runs: apt-get update && apt-get install -y postgresql), or set PG_BINDIR"
+    fi
+}
+
+# Runs a command as the cluster's owner: ourselves, or `postgres` when we are root.
+as_owner() {
+    if [ "$(id -u)" -ne 0 ]; then
+        "$@"
+    elif command -v runuser >/dev/null; then
+        runuser -u postgres -- "$@"
+    else
+        su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
+    fi
+}
+
+cmd_install() {
+    if [ -n "${PG_BINDIR:-}" ] && [ ! -x "$PG_BINDIR/initdb" ]; then
+        die "PG_BINDIR=$PG_BINDIR has no initdb: fix or unset it"
+    fi
+    if [ -n "$(bindir)" ]; then
+        echo "pg.sh: PostgreSQL found in $(bindir)" >&2
+        return 0
+    fi
+    local cmd="apt-get update && apt-get install -y postgresql"
+    if [ "$(id -u)" -ne 0 ]; then
+        die "PostgreSQL server binaries not found. Install them as root: sudo sh -c '$cmd' (or set PG_BINDIR to a directory holding initdb and pg_ctl)"
+    fi
+    command -v apt-get >/dev/null || die "PostgreSQL server binaries not found and apt-get is not available: install the PostgreSQL server, or set PG_BINDIR"
+    echo "pg.sh: installing PostgreSQL ($cmd)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq postgresql >&2
+    # The package creates and may start a system cluster: we never use it. Stop every
+    # cluster and mark it manual so nothing starts it at boot.
+    if command -v pg_lsclusters >/dev/null; then
+        local ver name conf
+        while read -r ver name _; do
+            [ -n "$ver" ] || continue
+            pg_ctlcluster "$ver" "$name" stop >&2 || true
+            conf="/etc/postgresql/$ver/$name/start.conf"
+            if [ -f "$conf" ]; then
+                # Rewritten in place (keeps owner, mode and comments).
+                sed 's/^\([[:space:]]*\)auto\b/\1manual/' "$conf" >"$conf.new"
+                cat "$conf.new" >"$conf"
+                rm -f "$conf.new"
+            fi
+        done < <(pg_lsclusters -h 2>/dev/null || true)
+    fi
+    service postgresql stop >/dev/null 2>&1 || true
+    if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+        systemctl disable --now postgresql >/dev/null 2>&1 || true
+    fi
+    [ -n "$(bindir)" ] || die "apt-get install postgresql finished but no initdb was found under /usr/lib/postgresql/*/bin"
+    echo "pg.sh: PostgreSQL installed in $(bindir)" >&2
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+        echo $((20000 + RANDOM % 40000))
+}
+
+cmd_start() {
+    local dir="$1"
+    need_bindir
+    if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
+        die "$dir exists and is not empty"
+    fi
+    mkdir -p "$dir"
+    dir="$(cd "$dir" && pwd)"
+    touch "$dir/$MARKER"
+    if [ "$(id -u)" -eq 0 ]; then
+        id postgres >/dev/null 2>&1 || die "running as root, but there is no \`postgres\` user to run the server as: install the postgresql package (apt-get install -y postgresql) or run as a normal user"
+        chown postgres: "$dir"
+        chmod 700 "$dir"
+        as_owner test -w "$dir" || die "the postgres user cannot reach $dir (a parent directory is private?): use a directory such as \$(mktemp -d)"
+    fi
+    # Unix socket paths are limited to ~107 bytes: use a short directory when DIR is long.
+    local sock="$dir/sock"
+    if [ "${#sock}" -gt 90 ]; then
+        sock="$(mktemp -d /tmp/pgsock.XXXXXX)"
+        echo "$sock" >"$dir/sockdir"
+        [ "$(id -u)" -ne 0 ] || chown postgres: "$sock"
+    else
+        as_owner mkdir -p "$sock"
+    fi
+    cd "$dir" # the owner must be able to read its working directory
+
+    echo "pg.sh: initdb in $dir/data ($BIN)" >&2
+    if ! as_owner "$BIN/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1; then
+        echo "pg.sh: initdb with locale C.UTF-8 failed, retrying with --no-locale" >&2
+        rm -rf "$dir/data"
+        as_owner "$BIN/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 || {
+            tail -n 30 "$dir/initdb.log" >&2
+            die "initdb failed"
+        }
+    fi
+
+    local port attempt
+    for attempt in 1 2 3 4 5; do
+        port="$(free_port)"
+        if as_owner "$BIN/pg_ctl" -D "$dir/data" -w -t 60 -l "$dir/log" start \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=128MB" >&2; then
+            local i
+            for i in $(seq 1 100); do
+                if [ ! -x "$BIN/pg_isready" ] || "$BIN/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres; then
+                    echo "$port" >"$dir/port"
+                    echo "pg.sh: PostgreSQL ready on 127.0.0.1:$port (data in $dir)" >&2
+                    echo "postgres://postgres@127.0.0.1:$port/postgres"
+                    return 0
+                fi
+                sleep 0.1
+            done
+            echo "pg.sh: the server started but does not answer on 127.0.0.1:$port" >&2
+            break
+        fi
+        # Another process may have taken the port between our probe and the bind.
+        if [ -f "$dir/log" ] && grep -qi 'could not bind\|address already in use' "$dir/log"; then
+            echo "pg.sh: port $port was taken, trying another (attempt $attempt)" >&2
+            as_owner "$BIN/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+            : >"$dir/log"
+            continue
+        fi
+        break
+    done
+    echo "pg.sh: PostgreSQL failed to start; server log ($dir/log):" >&2
+    tail -n 40 "$dir/log" >&2 2>/dev/null || true
+    as_owner "$BIN/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+    exit 1
+}
+
+cmd_stop() {
+    local dir="$1"
+    [ -d "$dir" ] || return 0
+    dir="$(cd "$dir" && pwd)"
+    [ "$dir" != / ] || die "refusing to remove /"
+    if [ ! -e "$dir/$MARKER" ] && [ -n "$(ls -A "$dir")" ]; then
+        die "$dir was not made by \`pg.sh start\` (no $MARKER): not removing it"
+    fi
+    cd /
+    if [ -f "$dir/data/postmaster.pid" ]; then
+        BIN="$(bindir)"
+        local stopped=no
+        if [ -n "$BIN" ] && as_owner "$BIN/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null 2>&1; then
+            stopped=yes
+        fi
+        # pg_ctl failed (or is gone): stop the postmaster ourselves if it is still ours.
+        local pid
+        pid="$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null || true)"
+        if [ "$stopped" = no ] && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+            tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$dir/data"; then
+            kill -QUIT "$pid" 2>/dev/null || true
+            local i
+            for i in $(seq 1 50); do
+                kill -0 "$pid" 2>/dev/null || break
+                sleep 0.1
+            done
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
+    if [ -f "$dir/sockdir" ]; then
+        rm -rf -- "$(cat "$dir/sockdir")"
+    fi
+    rm -rf -- "$dir"
+}
+
+case "${1:-}" in
+install) cmd_install ;;
+start)
+    [ $# -eq 2 ] || die "usage: pg.sh start DIR"
+    cmd_start "$2"
+    ;;
+stop)
+    [ $# -eq 2 ] || die "usage: pg.sh stop DIR"
+    cmd_stop "$2"
+    ;;
+*) die "usage: pg.sh install | start DIR | stop DIR" ;;
+esac
