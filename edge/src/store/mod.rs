@@ -65,14 +65,21 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        // WAL lets readers (search, the daemon) run beside a writing hook; NORMAL
-        // sync is durable across application crashes and never corrupts in WAL.
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.pragma_update(None, "trusted_schema", "OFF")?;
         let mut conn = conn;
-        migrate::run(&mut conn, path, machine_name)?;
+        // Many hook processes may open a brand-new store at once. Switching it to WAL
+        // needs a moment of exclusive access, and SQLite answers "database is locked"
+        // there without waiting on the busy handler: retry briefly instead of losing
+        // the event.
+        let mut attempt = 0u64;
+        loop {
+            match setup(&mut conn, path, machine_name) {
+                Err(StoreError::Sqlite(e)) if is_busy(&e) && attempt < 60 => {
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis((attempt * 5).min(50)));
+                }
+                other => break other?,
+            }
+        }
         let machine = read_machine_id(&conn)?;
         Ok(Store {
             conn,
@@ -167,6 +174,24 @@ impl Writer<'_> {
         self.tx.commit()?;
         Ok(())
     }
+}
+
+/// Pragmas and migrations of a freshly opened connection.
+fn setup(conn: &mut Connection, path: &Path, machine_name: &str) -> Result<(), StoreError> {
+    // WAL lets readers (search, the daemon) run beside a writing hook; NORMAL sync is
+    // durable across application crashes and never corrupts in WAL mode.
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "trusted_schema", "OFF")?;
+    migrate::run(conn, path, machine_name)
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 fn read_machine_id(conn: &Connection) -> Result<MachineId, StoreError> {
