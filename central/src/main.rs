@@ -1,10 +1,247 @@
-//! `solaria-central`: the central service. Not implemented yet (see the central-service issue).
+//! `solaria-central`: run and administer the central service.
 
-fn main() -> std::process::ExitCode {
-    eprintln!(
-        "solaria-central {}: the central service is not implemented yet; \
-         the edge agent (`solaria`) works fully offline meanwhile.",
-        env!("CARGO_PKG_VERSION")
-    );
-    std::process::ExitCode::from(2)
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use solaria_central::api::{self, AppState};
+use solaria_central::config::{self, Settings};
+use solaria_central::storage::Storage;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The SOLARIA Memory central service.
+#[derive(Debug, Parser)]
+#[command(name = "solaria-central", version, about)]
+struct Cli {
+    /// The TOML config file; every key may also come from `SOLARIA_<KEY>`.
+    #[arg(long, short, env = "SOLARIA_CONFIG", global = true)]
+    config: Option<PathBuf>,
+    /// Log format.
+    #[arg(long, value_enum, default_value = "text", global = true)]
+    log_format: LogFormat,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Apply the database migrations.
+    Migrate,
+    /// Serve the API (migrations are applied first).
+    Serve,
+    /// Accounts (tenants).
+    #[command(subcommand)]
+    Account(AccountCommand),
+    /// Create a single-use enrollment token for an account.
+    EnrollToken {
+        /// The account's name or id.
+        account: String,
+        /// How long the token stays valid: 30m, 12h, 7d.
+        #[arg(long, default_value = "24h")]
+        ttl: String,
+    },
+    /// Machines.
+    #[command(subcommand)]
+    Machines(MachinesCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum AccountCommand {
+    /// Create an account.
+    Create { name: String },
+    /// Erase an account for good: every record, machine, token and log of it. Its
+    /// machines are refused from their next request on.
+    Delete {
+        /// The account's name or id.
+        account: String,
+        /// Confirm: nothing of the account can be recovered afterwards.
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum MachinesCommand {
+    /// List an account's machines.
+    List { account: String },
+    /// Revoke a machine: refused from its next request on.
+    Revoke { machine: String },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logs(cli.log_format);
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("solaria-central: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("solaria-central: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logs(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+async fn connect(settings: &Settings) -> anyhow::Result<Storage> {
+    Storage::connect(settings.database_url.expose(), settings.max_db_connections)
+        .await
+        .context("cannot connect to PostgreSQL (check database_url / SOLARIA_DATABASE_URL)")
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let settings = config::load(cli.config.as_deref())?;
+    let storage = connect(&settings).await?;
+    match cli.command {
+        Command::Migrate => {
+            storage.migrate().await?;
+            println!("database is up to date");
+        }
+        Command::Serve => serve(storage, settings).await?,
+        Command::Account(AccountCommand::Create { name }) => {
+            storage.migrate().await?;
+            let id = storage.create_account(name.trim()).await?;
+            println!("created account {name} ({id})");
+        }
+        Command::Account(AccountCommand::Delete { account, yes }) => {
+            let id = storage.find_account(account.trim()).await?;
+            if !yes {
+                anyhow::bail!(
+                    "this erases account {account} ({id}) for good: every record, machine, token and log of it; \
+                     run again with --yes to confirm"
+                );
+            }
+            let held = storage.erase_account(id).await?;
+            println!(
+                "erased account {account} ({id}): {} sessions, {} observations, {} summaries, {} machines",
+                held.sessions, held.observations, held.summaries, held.machines
+            );
+        }
+        Command::EnrollToken { account, ttl } => {
+            let ttl = parse_duration(&ttl)?;
+            let account = storage.find_account(&account).await?;
+            let token = storage.create_enrollment_token(account, ttl).await?;
+            println!("{token}");
+            eprintln!(
+                "single use, valid for {}s: on the machine, run `solaria login SERVER --token {token}`",
+                ttl.as_secs()
+            );
+        }
+        Command::Machines(MachinesCommand::List { account }) => {
+            let account = storage.find_account(&account).await?;
+            for m in storage.list_machines(account).await? {
+                let status = match m.revoked_at {
+                    Some(t) => format!("revoked {t}"),
+                    None => "active".to_string(),
+                };
+                let last = m
+                    .last_sync_at
+                    .map_or("never".to_string(), |t| t.to_string());
+                println!("{}  {:<20} {status:<30} last sync {last}", m.id, m.name);
+            }
+        }
+        Command::Machines(MachinesCommand::Revoke { machine }) => {
+            let id = machine
+                .parse()
+                .context("a machine id is a UUID, as listed by `machines list`")?;
+            storage.revoke_machine(id).await?;
+            println!("machine {machine} revoked");
+        }
+    }
+    Ok(())
+}
+
+async fn serve(storage: Storage, settings: Settings) -> anyhow::Result<()> {
+    storage.migrate().await?;
+    let tls = match (&settings.tls_cert, &settings.tls_key) {
+        (Some(cert), Some(key)) => Some(api::load_tls(cert, key).await.with_context(|| {
+            format!(
+                "cannot load TLS certificate {} / key {}",
+                cert.display(),
+                key.display()
+            )
+        })?),
+        _ => None,
+    };
+    let listener = std::net::TcpListener::bind(settings.listen)
+        .with_context(|| format!("cannot listen on {}", settings.listen))?;
+    // Metrics on their own listener, kept up while the API drains.
+    let metrics = match settings.metrics_listen {
+        Some(addr) => {
+            let listener = std::net::TcpListener::bind(addr)
+                .with_context(|| format!("cannot listen for metrics on {addr}"))?;
+            tracing::info!(metrics_listen = %addr, "serving metrics on GET /metrics");
+            Some(tokio::spawn(api::metrics::serve(
+                listener,
+                std::future::pending(),
+            )))
+        }
+        None => None,
+    };
+    tracing::info!(listen = %settings.listen, tls = tls.is_some(), "serving");
+    let state = AppState::new(storage, settings);
+    let served = api::serve(state, listener, tls, shutdown_signal()).await;
+    if let Some(task) = metrics {
+        task.abort();
+    }
+    served?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}
+
+fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {
+    let t = text.trim();
+    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+    let n: u64 = num
+        .parse()
+        .with_context(|| format!("`{t}` is not a duration like 30m, 12h or 7d"))?;
+    let secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" | "" => 3600,
+        "d" => 86_400,
+        _ => anyhow::bail!("`{t}` is not a duration like 30m, 12h or 7d"),
+    };
+    Ok(std::time::Duration::from_secs(n * secs))
 }

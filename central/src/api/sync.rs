@@ -1,0 +1,81 @@
+//! `POST /memory/sync` (push a batch) and `GET /memory/changes` (pull the feed).
+
+use super::error::ApiError;
+use super::json::ApiJson;
+use super::{AppState, Caller};
+use crate::storage::{self, SyncKind};
+use axum::Json;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+use solaria_shared::UnixMillis;
+use solaria_shared::hlc::HlcClock;
+use solaria_shared::wire::{ChangesPage, MAX_BATCH, SyncBatch, SyncResponse};
+
+#[derive(Debug, Deserialize)]
+pub struct PushParams {
+    #[serde(rename = "type")]
+    kind: Option<SyncKind>,
+}
+
+#[tracing::instrument(skip_all, fields(machine = %caller.machine, account = %caller.account, records))]
+pub async fn push(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(params): Query<PushParams>,
+    ApiJson(batch): ApiJson<SyncBatch>,
+) -> Result<Json<SyncResponse>, ApiError> {
+    tracing::Span::current().record("records", batch.records.len());
+    if batch.records.len() > MAX_BATCH {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "batch_too_large",
+            format!(
+                "{} records in one batch; the limit is {MAX_BATCH}: split it and send the parts in order",
+                batch.records.len()
+            ),
+        ));
+    }
+    let results = state
+        .storage
+        .apply_batch(
+            caller.account,
+            caller.machine,
+            batch.records,
+            params.kind.unwrap_or(SyncKind::Batch),
+        )
+        .await?;
+    super::metrics::count_outcomes(&results);
+    let mut clock = HlcClock::default();
+    let server_time = clock.tick(UnixMillis::now().0.max(0) as u64);
+    Ok(Json(SyncResponse {
+        results,
+        server_time,
+    }))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ChangesParams {
+    #[serde(default)]
+    since: i64,
+    limit: Option<usize>,
+}
+
+/// The most changes one page may hold.
+const MAX_PAGE: usize = 1000;
+
+pub async fn changes(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(params): Query<ChangesParams>,
+) -> Result<Json<ChangesPage>, ApiError> {
+    if params.since < 0 {
+        return Err(ApiError::bad_request(
+            "`since` is a cursor from a previous page (0 to start)",
+        ));
+    }
+    let limit = params.limit.unwrap_or(500).clamp(1, MAX_PAGE);
+    Ok(Json(
+        storage::changes(&state.storage, caller.account, params.since, limit).await?,
+    ))
+}

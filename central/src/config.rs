@@ -1,0 +1,203 @@
+//! The service's configuration: one typed struct from a TOML file, overridden by
+//! `SOLARIA_*` environment variables. Secrets are [`Secret`]s and never print.
+
+use crate::secret::Secret;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// Everything `solaria-central` needs to run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// `postgres://user:password@host/db`.
+    pub database_url: Secret,
+    /// Where the API listens.
+    #[serde(default = "default_listen")]
+    pub listen: SocketAddr,
+    /// Where Prometheus metrics are served (a separate listener; none when unset).
+    #[serde(default)]
+    pub metrics_listen: Option<SocketAddr>,
+    /// TLS certificate chain and key (PEM). Without them the API speaks plain HTTP,
+    /// for running behind a TLS-terminating reverse proxy.
+    #[serde(default)]
+    pub tls_cert: Option<PathBuf>,
+    #[serde(default)]
+    pub tls_key: Option<PathBuf>,
+    /// The key JWTs are signed with (HS256); at least 32 characters.
+    pub jwt_secret: Secret,
+    /// How long a JWT lives, in seconds.
+    #[serde(default = "default_jwt_ttl")]
+    pub jwt_ttl_secs: u64,
+    /// Requests per second allowed to one machine.
+    #[serde(default = "default_rate")]
+    pub rate_limit_per_sec: u32,
+    /// The largest request body accepted (after decompression), in bytes.
+    #[serde(default = "default_max_body")]
+    pub max_body_bytes: usize,
+    /// Connections in the database pool.
+    #[serde(default = "default_pool")]
+    pub max_db_connections: u32,
+}
+
+fn default_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8443))
+}
+fn default_jwt_ttl() -> u64 {
+    15 * 60
+}
+fn default_rate() -> u32 {
+    100
+}
+fn default_max_body() -> usize {
+    8 * 1024 * 1024
+}
+fn default_pool() -> u32 {
+    20
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid configuration: {0}\n(see deploy/central/central.example.toml for every key)")]
+    Invalid(String),
+}
+
+/// Loads the settings: the TOML file (if given), then `SOLARIA_<KEY>` environment
+/// variables for any key (`SOLARIA_DATABASE_URL`, `SOLARIA_JWT_SECRET`, …).
+pub fn load(file: Option<&Path>) -> Result<Settings, ConfigError> {
+    load_from(file, std::env::vars())
+}
+
+/// [`load`] with an explicit environment (for tests).
+pub fn load_from(
+    file: Option<&Path>,
+    env: impl Iterator<Item = (String, String)>,
+) -> Result<Settings, ConfigError> {
+    let mut table = match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            text.parse::<toml::Table>()
+                .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))?
+        }
+        None => toml::Table::new(),
+    };
+    for (key, value) in env {
+        let Some(name) = key.strip_prefix("SOLARIA_") else {
+            continue;
+        };
+        if name == "CONFIG" || name == "HOME" {
+            continue;
+        }
+        let name = name.to_ascii_lowercase();
+        // Numbers stay numbers; everything else is a string.
+        let value = match value.parse::<i64>() {
+            Ok(n) => toml::Value::Integer(n),
+            Err(_) => toml::Value::String(value),
+        };
+        table.insert(name, value);
+    }
+    let settings: Settings = table
+        .try_into()
+        .map_err(|e: toml::de::Error| ConfigError::Invalid(e.message().to_string()))?;
+    if settings.jwt_secret.expose().len() < 32 {
+        return Err(ConfigError::Invalid(
+            "jwt_secret must be at least 32 characters (e.g. `openssl rand -hex 32`)".into(),
+        ));
+    }
+    if settings.tls_cert.is_some() != settings.tls_key.is_some() {
+        return Err(ConfigError::Invalid(
+            "tls_cert and tls_key go together: set both, or neither to serve plain HTTP behind a proxy".into(),
+        ));
+    }
+    Ok(settings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Iterator<Item = (String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+
+    #[test]
+    fn environment_overrides_the_file_and_secrets_stay_hidden() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("central.toml");
+        std::fs::write(
+            &file,
+            "database_url = \"postgres://u:filepass@db/x\"\njwt_secret = \"0123456789abcdef0123456789abcdef\"\nrate_limit_per_sec = 7\n",
+        )
+        .expect("write");
+        let s = load_from(
+            Some(&file),
+            env(&[
+                ("SOLARIA_DATABASE_URL", "postgres://u:envpass@db/y"),
+                ("SOLARIA_RATE_LIMIT_PER_SEC", "9"),
+                ("HOME", "/x"),
+            ]),
+        )
+        .expect("loads");
+        assert_eq!(s.database_url.expose(), "postgres://u:envpass@db/y");
+        assert_eq!(s.rate_limit_per_sec, 9);
+        let debug = format!("{s:?}");
+        assert!(
+            !debug.contains("envpass") && !debug.contains("0123456789abcdef"),
+            "{debug}"
+        );
+    }
+
+    #[test]
+    fn bad_settings_are_clear_errors() {
+        let short = load_from(
+            None,
+            env(&[
+                ("SOLARIA_DATABASE_URL", "postgres://x"),
+                ("SOLARIA_JWT_SECRET", "short"),
+            ]),
+        );
+        assert!(
+            short
+                .expect_err("short key")
+                .to_string()
+                .contains("at least 32")
+        );
+        let missing = load_from(
+            None,
+            env(&[("SOLARIA_JWT_SECRET", "0123456789abcdef0123456789abcdef")]),
+        );
+        assert!(
+            missing
+                .expect_err("no db")
+                .to_string()
+                .contains("database_url")
+        );
+        let half_tls = load_from(
+            None,
+            env(&[
+                ("SOLARIA_DATABASE_URL", "postgres://x"),
+                ("SOLARIA_JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+                ("SOLARIA_TLS_CERT", "/c.pem"),
+            ]),
+        );
+        assert!(
+            half_tls
+                .expect_err("half tls")
+                .to_string()
+                .contains("tls_key")
+        );
+    }
+}

@@ -1,0 +1,72 @@
+//! PostgreSQL storage: the only place SQL lives (beside `migrations/central/`).
+//! Every query names its account; none can cross from one account to another.
+
+mod accounts;
+mod erase;
+mod query;
+mod records;
+
+pub use accounts::{AccountId, EnrollmentError, MachineInfo, MachineStatus};
+pub use erase::{AccountErasure, ErasedCounts, ErasureTarget};
+pub use query::{RecentObservation, RecentSummary, SearchRequest, Timeline};
+pub use records::{SyncKind, changes};
+
+use sqlx::PgPool;
+use sqlx::postgres::PgPoolOptions;
+use std::time::Duration;
+
+/// Errors of the storage layer.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+}
+
+/// The embedded migrations of `migrations/central/`.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/central");
+
+/// A handle on the database (cheap to clone: a pool).
+#[derive(Debug, Clone)]
+pub struct Storage {
+    pool: PgPool,
+}
+
+impl Storage {
+    /// Connects a pool of `max_connections` to `url`.
+    pub async fn connect(url: &str, max_connections: u32) -> Result<Storage, StorageError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(max_connections)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect(url)
+            .await?;
+        Ok(Storage { pool })
+    }
+
+    /// Wraps an existing pool.
+    pub fn from_pool(pool: PgPool) -> Storage {
+        Storage { pool }
+    }
+
+    /// Applies pending migrations.
+    pub async fn migrate(&self) -> Result<(), StorageError> {
+        MIGRATOR.run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Whether the database answers (for `/readyz`).
+    pub async fn ping(&self) -> Result<(), StorageError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// The pool, for this module's submodules.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+}

@@ -1,0 +1,524 @@
+//! Applying pushed batches (idempotent, last-write-wins) and reading the change feed.
+//!
+//! The LWW rule is `solaria_shared::hlc::wins_over`: the later `(updated, machine_id)`
+//! wins. The upserts below mirror it exactly in SQL — `(EXCLUDED.updated,
+//! EXCLUDED.machine_id) > (t.updated, t.machine_id)`, with UUIDs compared bytewise by
+//! both PostgreSQL and Rust — so a record is only ever replaced by a version every
+//! node would also pick.
+//!
+//! The feed's order: each batch first increments its account's `change_seq` (taking
+//! the account row's lock until commit) and numbers its rows from it. Batches of an
+//! account therefore commit in seq order, and a reader that has seen seq N will never
+//! later find a committed row below N: no change is skipped.
+
+use super::{AccountId, Storage, StorageError};
+use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS, wins_over};
+use solaria_shared::private::strip_private;
+use solaria_shared::redact::redact;
+use solaria_shared::wire::{Change, ChangesPage, RecordOutcome, WireRecord};
+use solaria_shared::{
+    MachineId, Observation, ObservationKind, Project, RecordMeta, Session, Summary, UnixMillis,
+};
+use sqlx::postgres::PgRow;
+use sqlx::{Postgres, Row, Transaction};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// What triggered a sync, as logged in `memory_sync_log`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncKind {
+    Batch,
+    Manual,
+    SessionEnd,
+}
+
+impl SyncKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            SyncKind::Batch => "batch",
+            SyncKind::Manual => "manual",
+            SyncKind::SessionEnd => "session_end",
+        }
+    }
+}
+
+/// Text that reaches the database is cleaned once more, whatever the edge did:
+/// secrets redacted, private spans stripped.
+fn clean(text: &str) -> String {
+    let stripped = strip_private(text);
+    redact(&stripped).into_owned()
+}
+
+fn clean_json(value: &serde_json::Value) -> String {
+    let mut v = value.clone();
+    solaria_shared::private::strip_private_json(&mut v);
+    solaria_shared::redact::redact_json(&mut v);
+    v.to_string()
+}
+
+fn clean_list(items: &[String]) -> String {
+    serde_json::Value::from(items.iter().map(|s| clean(s)).collect::<Vec<_>>()).to_string()
+}
+
+/// Why a record is refused before any storage happens.
+fn validate(record: &WireRecord, pusher: MachineId, now: UnixMillis) -> Option<String> {
+    if record.machine_id() != pusher {
+        return Some(format!(
+            "machine_id {} is not the pushing machine {pusher}: a machine pushes only its own versions",
+            record.machine_id()
+        ));
+    }
+    let limit = (now.0.max(0) as u64).saturating_add(MAX_DRIFT_MS);
+    if record.updated().physical_ms() > limit {
+        return Some(format!(
+            "version stamp {} is ahead of the server's clock by more than {} s; fix this machine's clock and sync again",
+            record.updated(),
+            MAX_DRIFT_MS / 1000
+        ));
+    }
+    None
+}
+
+impl Storage {
+    /// Applies a pushed batch in one transaction and answers per record, in order:
+    /// applied (also for a replay of a version already stored), stale (with the
+    /// winning version), or rejected (with the reason). Logs one `memory_sync_log` row.
+    pub async fn apply_batch(
+        &self,
+        account: AccountId,
+        pusher: MachineId,
+        records: Vec<WireRecord>,
+        kind: SyncKind,
+    ) -> Result<Vec<RecordOutcome>, StorageError> {
+        let started = std::time::Instant::now();
+        let now = UnixMillis::now();
+        let mut outcomes: Vec<Option<RecordOutcome>> = vec![None; records.len()];
+        // Within one batch the same id may appear twice: keep the LWW winner.
+        let mut best: HashMap<Uuid, usize> = HashMap::new();
+        for (i, r) in records.iter().enumerate() {
+            if let Some(reason) = validate(r, pusher, now) {
+                outcomes[i] = Some(RecordOutcome::Rejected { id: r.id(), reason });
+                continue;
+            }
+            match best.get(&r.id()) {
+                Some(&j)
+                    if !wins_over(
+                        r.updated(),
+                        r.machine_id(),
+                        records[j].updated(),
+                        records[j].machine_id(),
+                    ) => {}
+                _ => {
+                    best.insert(r.id(), i);
+                }
+            }
+        }
+        let mut chosen: Vec<usize> = best.values().copied().collect();
+        chosen.sort_unstable();
+
+        let mut tx = self.pool().begin().await?;
+        let end: i64 = sqlx::query_scalar(
+            "UPDATE accounts SET change_seq = change_seq + $2 WHERE id = $1 RETURNING change_seq",
+        )
+        .bind(account.0)
+        .bind(chosen.len() as i64)
+        .fetch_one(&mut *tx)
+        .await?;
+        let mut seq = end - chosen.len() as i64;
+        let (mut sessions, mut observations, mut summaries) = (Vec::new(), Vec::new(), Vec::new());
+        for &i in &chosen {
+            seq += 1;
+            match &records[i] {
+                WireRecord::Session(s) => sessions.push((seq, s)),
+                WireRecord::Observation(o) => observations.push((seq, o)),
+                WireRecord::Summary(s) => summaries.push((seq, s)),
+            }
+        }
+        let mut applied: Vec<Uuid> = Vec::new();
+        applied.extend(upsert_sessions(&mut tx, account, &sessions).await?);
+        applied.extend(upsert_observations(&mut tx, account, &observations).await?);
+        applied.extend(upsert_summaries(&mut tx, account, &summaries).await?);
+
+        // Not applied: either a replay of the stored version, or a newer one won.
+        let missing: Vec<Uuid> = chosen
+            .iter()
+            .map(|&i| records[i].id())
+            .filter(|id| !applied.contains(id))
+            .collect();
+        let stored = fetch_by_ids(&mut tx, account, &missing).await?;
+        for (i, r) in records.iter().enumerate() {
+            if outcomes[i].is_some() {
+                continue;
+            }
+            let id = r.id();
+            let is_chosen = best.get(&id) == Some(&i);
+            outcomes[i] = Some(if is_chosen && applied.contains(&id) {
+                RecordOutcome::Applied { id }
+            } else {
+                let winner = if is_chosen {
+                    stored.get(&id).cloned()
+                } else {
+                    Some(records[best[&id]].clone())
+                };
+                match winner {
+                    Some(w) if w.updated() == r.updated() && w.machine_id() == r.machine_id() => {
+                        RecordOutcome::Applied { id }
+                    }
+                    Some(w) if w.type_name() != r.type_name() => RecordOutcome::Rejected {
+                        id,
+                        reason: format!("id {id} already names a {} record", w.type_name()),
+                    },
+                    Some(winner) => RecordOutcome::Stale {
+                        id,
+                        winner: Box::new(winner),
+                    },
+                    None => RecordOutcome::Rejected {
+                        id,
+                        reason: "not stored (unknown reason); retry the sync".into(),
+                    },
+                }
+            });
+        }
+        let outcomes: Vec<RecordOutcome> = outcomes.into_iter().flatten().collect();
+        let rejected = outcomes
+            .iter()
+            .filter(|o| matches!(o, RecordOutcome::Rejected { .. }))
+            .count();
+        let status = match rejected {
+            0 => "success",
+            n if n == outcomes.len() => "failed",
+            _ => "partial",
+        };
+        sqlx::query(
+            "INSERT INTO memory_sync_log (account_id, machine_id, sync_type, observations_count, sync_duration_ms, status)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(account.0)
+        .bind(pusher.as_uuid())
+        .bind(kind.as_str())
+        .bind(records.len() as i32)
+        .bind(started.elapsed().as_millis().min(i32::MAX as u128) as i32)
+        .bind(status)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "UPDATE memory_machines SET last_sync_at = now() WHERE id = $1 AND account_id = $2",
+        )
+        .bind(pusher.as_uuid())
+        .bind(account.0)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(outcomes)
+    }
+}
+
+async fn upsert_sessions(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    rows: &[(i64, &Session)],
+) -> Result<Vec<Uuid>, StorageError> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<Uuid> = rows.iter().map(|(_, s)| *s.id.as_uuid()).collect();
+    let ids_q = sqlx::query_scalar(
+        "INSERT INTO memory_sessions AS t (account_id, id, machine_id, updated, deleted, seq, project_key,
+             project_name, agent, agent_session_id, cwd, source, started_at, ended_at)
+         SELECT $1, u.* FROM UNNEST($2::uuid[], $3::uuid[], $4::int8[], $5::bool[], $6::int8[], $7::text[],
+             $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int8[], $14::int8[])
+             AS u(id, machine_id, updated, deleted, seq, project_key, project_name, agent, agent_session_id,
+                  cwd, source, started_at, ended_at)
+         ON CONFLICT (account_id, id) DO UPDATE SET machine_id = EXCLUDED.machine_id,
+             updated = EXCLUDED.updated, deleted = EXCLUDED.deleted, seq = EXCLUDED.seq,
+             project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
+             agent = EXCLUDED.agent, agent_session_id = EXCLUDED.agent_session_id, cwd = EXCLUDED.cwd,
+             source = EXCLUDED.source, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at
+         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
+         RETURNING id",
+    )
+    .bind(account.0)
+    .bind(&ids)
+    .bind(rows.iter().map(|(_, s)| *s.meta.machine_id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.meta.updated.as_i64()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.meta.deleted).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| clean(&s.project.key)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| clean(&s.project.name)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.agent.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.agent_session_id.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| clean(&s.cwd)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.source.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.started_at.0).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.ended_at.map(|t| t.0)).collect::<Vec<_>>())
+    .fetch_all(&mut **tx)
+    .await?;
+    Ok(ids_q)
+}
+
+async fn upsert_observations(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    rows: &[(i64, &Observation)],
+) -> Result<Vec<Uuid>, StorageError> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let col =
+        |f: &dyn Fn(&Observation) -> String| rows.iter().map(|(_, o)| f(o)).collect::<Vec<_>>();
+    let ids = sqlx::query_scalar(
+        "INSERT INTO memory_observations_remote AS t (account_id, id, session_id, machine_id, updated,
+             deleted, seq, project_key, project_name, kind, tool_name, title, input, response, files,
+             metadata, tags, created_at)
+         SELECT $1, u.id, u.session_id, u.machine_id, u.updated, u.deleted, u.seq, u.project_key,
+             u.project_name, u.kind, u.tool_name, u.title, u.input, u.response, u.files::jsonb,
+             u.metadata::jsonb, u.tags::jsonb, u.created_at
+         FROM UNNEST($2::uuid[], $3::uuid[], $4::uuid[], $5::int8[], $6::bool[], $7::int8[], $8::text[],
+             $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
+             $16::text[], $17::text[], $18::int8[])
+             AS u(id, session_id, machine_id, updated, deleted, seq, project_key, project_name, kind,
+                  tool_name, title, input, response, files, metadata, tags, created_at)
+         ON CONFLICT (account_id, id) DO UPDATE SET session_id = EXCLUDED.session_id,
+             machine_id = EXCLUDED.machine_id, updated = EXCLUDED.updated, deleted = EXCLUDED.deleted,
+             seq = EXCLUDED.seq, project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
+             kind = EXCLUDED.kind, tool_name = EXCLUDED.tool_name, title = EXCLUDED.title,
+             input = EXCLUDED.input, response = EXCLUDED.response, files = EXCLUDED.files,
+             metadata = EXCLUDED.metadata, tags = EXCLUDED.tags, created_at = EXCLUDED.created_at
+         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
+         RETURNING id",
+    )
+    .bind(account.0)
+    .bind(rows.iter().map(|(_, o)| *o.id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, o)| *o.session_id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, o)| *o.meta.machine_id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, o)| o.meta.updated.as_i64()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, o)| o.meta.deleted).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
+    .bind(col(&|o| clean(&o.project.key)))
+    .bind(col(&|o| clean(&o.project.name)))
+    .bind(col(&|o| o.kind.as_str().to_string()))
+    .bind(rows.iter().map(|(_, o)| o.tool_name.clone()).collect::<Vec<_>>())
+    .bind(col(&|o| clean(&o.title)))
+    .bind(col(&|o| clean(&o.input)))
+    .bind(col(&|o| clean(&o.response)))
+    .bind(col(&|o| clean_list(&o.files)))
+    .bind(col(&|o| clean_json(&o.metadata)))
+    .bind(col(&|o| clean_list(&o.tags)))
+    .bind(rows.iter().map(|(_, o)| o.created_at.0).collect::<Vec<_>>())
+    .fetch_all(&mut **tx)
+    .await?;
+    Ok(ids)
+}
+
+async fn upsert_summaries(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    rows: &[(i64, &Summary)],
+) -> Result<Vec<Uuid>, StorageError> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = sqlx::query_scalar(
+        "INSERT INTO memory_summaries_remote AS t (account_id, id, session_id, machine_id, updated,
+             deleted, seq, project_key, project_name, summary, key_points, tags, observations_count,
+             created_at)
+         SELECT $1, u.id, u.session_id, u.machine_id, u.updated, u.deleted, u.seq, u.project_key,
+             u.project_name, u.summary, u.key_points::jsonb, u.tags::jsonb, u.observations_count,
+             u.created_at
+         FROM UNNEST($2::uuid[], $3::uuid[], $4::uuid[], $5::int8[], $6::bool[], $7::int8[], $8::text[],
+             $9::text[], $10::text[], $11::text[], $12::text[], $13::int4[], $14::int8[])
+             AS u(id, session_id, machine_id, updated, deleted, seq, project_key, project_name, summary,
+                  key_points, tags, observations_count, created_at)
+         ON CONFLICT (account_id, id) DO UPDATE SET session_id = EXCLUDED.session_id,
+             machine_id = EXCLUDED.machine_id, updated = EXCLUDED.updated, deleted = EXCLUDED.deleted,
+             seq = EXCLUDED.seq, project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
+             summary = EXCLUDED.summary, key_points = EXCLUDED.key_points, tags = EXCLUDED.tags,
+             observations_count = EXCLUDED.observations_count, created_at = EXCLUDED.created_at
+         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
+         RETURNING id",
+    )
+    .bind(account.0)
+    .bind(rows.iter().map(|(_, s)| *s.id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| *s.session_id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| *s.meta.machine_id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.meta.updated.as_i64()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.meta.deleted).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| clean(&s.project.key)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| clean(&s.project.name)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| clean(&s.text)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| clean_list(&s.key_points)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| clean_list(&s.tags)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.observation_count as i32).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.created_at.0).collect::<Vec<_>>())
+    .fetch_all(&mut **tx)
+    .await?;
+    Ok(ids)
+}
+
+const SESSION_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, project_name, agent, \
+    agent_session_id, cwd, source, started_at, ended_at";
+const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
+    project_name, kind, tool_name, title, input, response, files, metadata, tags, created_at";
+const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
+    project_name, summary, key_points, tags, observations_count, created_at";
+
+fn meta(row: &PgRow) -> Result<RecordMeta, sqlx::Error> {
+    Ok(RecordMeta {
+        machine_id: MachineId::from_uuid(row.try_get("machine_id")?),
+        updated: Hlc::from_i64(row.try_get("updated")?),
+        deleted: row.try_get("deleted")?,
+    })
+}
+
+fn project(row: &PgRow) -> Result<Project, sqlx::Error> {
+    Ok(Project {
+        key: row.try_get("project_key")?,
+        name: row.try_get("project_name")?,
+    })
+}
+
+fn strings(row: &PgRow, col: &str) -> Result<Vec<String>, sqlx::Error> {
+    let v: serde_json::Value = row.try_get(col)?;
+    Ok(serde_json::from_value(v).unwrap_or_default())
+}
+
+/// Maps a row selected with [`SESSION_COLS`].
+pub(crate) fn session_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
+    Ok(WireRecord::Session(Session {
+        id: solaria_shared::SessionId::from_uuid(row.try_get("id")?),
+        meta: meta(row)?,
+        project: project(row)?,
+        agent_session_id: row.try_get("agent_session_id")?,
+        cwd: row.try_get("cwd")?,
+        agent: row.try_get("agent")?,
+        source: row.try_get("source")?,
+        started_at: UnixMillis(row.try_get("started_at")?),
+        ended_at: row.try_get::<Option<i64>, _>("ended_at")?.map(UnixMillis),
+    }))
+}
+
+/// Maps a row selected with [`OBSERVATION_COLS`].
+pub(crate) fn observation_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
+    let kind: String = row.try_get("kind")?;
+    Ok(WireRecord::Observation(Observation {
+        id: solaria_shared::ObservationId::from_uuid(row.try_get("id")?),
+        meta: meta(row)?,
+        session_id: solaria_shared::SessionId::from_uuid(row.try_get("session_id")?),
+        project: project(row)?,
+        kind: kind.parse().unwrap_or(ObservationKind::Note),
+        tool_name: row.try_get("tool_name")?,
+        title: row.try_get("title")?,
+        input: row.try_get("input")?,
+        response: row.try_get("response")?,
+        files: strings(row, "files")?,
+        metadata: row.try_get("metadata")?,
+        tags: strings(row, "tags")?,
+        created_at: UnixMillis(row.try_get("created_at")?),
+    }))
+}
+
+/// Maps a row selected with [`SUMMARY_COLS`].
+pub(crate) fn summary_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
+    Ok(WireRecord::Summary(Summary {
+        id: solaria_shared::SummaryId::from_uuid(row.try_get("id")?),
+        meta: meta(row)?,
+        session_id: solaria_shared::SessionId::from_uuid(row.try_get("session_id")?),
+        project: project(row)?,
+        text: row.try_get("summary")?,
+        key_points: strings(row, "key_points")?,
+        tags: strings(row, "tags")?,
+        observation_count: row.try_get::<i32, _>("observations_count")?.max(0) as u32,
+        created_at: UnixMillis(row.try_get("created_at")?),
+    }))
+}
+
+/// The stored versions of `ids` (any kind) in one account.
+async fn fetch_by_ids(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    ids: &[Uuid],
+) -> Result<HashMap<Uuid, WireRecord>, StorageError> {
+    let mut found = HashMap::new();
+    if ids.is_empty() {
+        return Ok(found);
+    }
+    type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
+    let tables: [(&str, &str, Mapper); 3] = [
+        ("memory_sessions", SESSION_COLS, session_row),
+        (
+            "memory_observations_remote",
+            OBSERVATION_COLS,
+            observation_row,
+        ),
+        ("memory_summaries_remote", SUMMARY_COLS, summary_row),
+    ];
+    for (table, cols, map) in tables {
+        // Table and column names come from the constants above, never from input.
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {cols} FROM {table} WHERE account_id = $1 AND id = ANY($2)"
+        )))
+        .bind(account.0)
+        .bind(ids)
+        .fetch_all(&mut **tx)
+        .await?;
+        for row in &rows {
+            let record = map(row)?;
+            found.insert(record.id(), record);
+        }
+    }
+    Ok(found)
+}
+
+/// The account's changes after `since`, oldest first, at most `limit`.
+pub async fn changes(
+    storage: &Storage,
+    account: AccountId,
+    since: i64,
+    limit: usize,
+) -> Result<ChangesPage, StorageError> {
+    type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
+    let tables: [(&str, &str, Mapper); 3] = [
+        ("memory_sessions", SESSION_COLS, session_row),
+        (
+            "memory_observations_remote",
+            OBSERVATION_COLS,
+            observation_row,
+        ),
+        ("memory_summaries_remote", SUMMARY_COLS, summary_row),
+    ];
+    // One snapshot for the three tables: read separately, a batch committing
+    // between two reads could put its lower seqs behind the cursor.
+    let mut tx = storage.pool().begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    let mut all: Vec<Change> = Vec::new();
+    for (table, cols, map) in tables {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+        )))
+        .bind(account.0)
+        .bind(since)
+        .bind(limit as i64 + 1)
+        .fetch_all(&mut *tx)
+        .await?;
+        for row in &rows {
+            all.push(Change {
+                seq: row.try_get("seq")?,
+                record: map(row)?,
+            });
+        }
+    }
+    tx.commit().await?;
+    all.sort_by_key(|c| c.seq);
+    let more = all.len() > limit;
+    all.truncate(limit);
+    let next = all.last().map_or(since, |c| c.seq);
+    Ok(ChangesPage {
+        changes: all,
+        next,
+        more,
+    })
+}
