@@ -1,0 +1,1013 @@
+//! Cross-device reads of one account: full-text search, a project's recent records
+//! (for context), a session's timeline, and restore pages.
+//!
+//! **Search cost is bounded.** `ts_rank` reads each row's tsvector, and finding the
+//! newest matches of a common word through the GIN index means fetching every match
+//! (~3 µs each: 200 ms for a word in 7% of 1M rows). So a search ranks at most
+//! [`CANDIDATES`] rows per candidate set (per table; and, when a current project is
+//! known, again within it, so the records the §9 weights favour are always seen):
+//!
+//! 1. **Window.** Walk the set's newest [`WINDOW`] rows in time order (the
+//!    `(account_id[, project_key], created_at DESC)` indexes; project and time filters
+//!    narrow the walk) and keep the newest matches. Cost: the window, whatever the word.
+//! 2. **Older matches**, only for a set whose window held fewer matches than the
+//!    request's limit and that is larger than its window: the GIN index finds the
+//!    matches before the window's edge; at most [`MAX_OLDER_MATCHES`] are read and
+//!    the newest kept. A word rare in the window is rare (cheap) in the index too,
+//!    save for a word common long ago and absent lately: that case hits the cap.
+//!
+//! Then the candidates are ranked: `ts_rank` × [`solaria_shared::ranking::weight`].
+//! A very common word therefore ranks among its most recent matches; a project or
+//! time filter reaches older ones. Every statement runs unprepared, planned with its
+//! values (the tsquery is folded into a constant).
+//!
+//! Queries: `websearch_to_tsquery` in English and Spanish (the `search` columns hold
+//! both stemmings), which never fails on user syntax. When no record matches every
+//! word, the words are searched again joined by `or`.
+
+use super::records::{observation_row, session_row, summary_row};
+use super::{AccountId, Storage, StorageError};
+use solaria_shared::ranking::{self, RankContext};
+use solaria_shared::wire::{HitType, MachineName, MatchMode, RestorePage, SearchHit, WireRecord};
+use solaria_shared::{
+    MachineId, Observation, ObservationKind, Project, Session, SessionId, Summary, UnixMillis,
+};
+use sqlx::postgres::{PgArguments, PgRow};
+use sqlx::query::Query;
+use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
+use std::collections::{HashMap, HashSet};
+use uuid::Uuid;
+
+/// The most candidates read per table and candidate set.
+pub const CANDIDATES: i64 = 200;
+/// Rows of a candidate set walked newest first to find its candidates.
+pub const WINDOW: i64 = 2000;
+/// The most matches read through the GIN index beyond a window.
+const MAX_OLDER_MATCHES: i64 = 3000;
+/// The most words of an `or` retry.
+const MAX_ANY_WORDS: usize = 24;
+
+const SESSION_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, project_name, agent, \
+    agent_session_id, cwd, source, started_at, ended_at";
+const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
+    project_name, kind, tool_name, title, input, response, files, metadata, tags, created_at";
+const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
+    project_name, summary, key_points, tags, observations_count, created_at";
+
+/// A search, its text already bounded by the caller.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// `websearch_to_tsquery` text: words, `"phrases"`, `-not`, `or`.
+    pub text: String,
+    /// Only this project (key or name).
+    pub project: Option<String>,
+    /// The project the user is in, for the weights (ignored when `project` is given).
+    pub current_project: Option<String>,
+    /// Only records last written by this machine (id or name).
+    pub machine: Option<String>,
+    /// Created at or after (Unix ms).
+    pub from: Option<i64>,
+    /// Created before (Unix ms).
+    pub to: Option<i64>,
+    pub hit_type: Option<HitType>,
+    /// Tags of interest, for the weights.
+    pub tags: Vec<String>,
+    pub limit: usize,
+    /// The present, for the weights.
+    pub now: UnixMillis,
+}
+
+/// One candidate row before weighting.
+#[derive(Debug)]
+struct Candidate {
+    id: Uuid,
+    hit_type: HitType,
+    title: String,
+    project_key: String,
+    project_name: String,
+    machine_id: MachineId,
+    session_id: SessionId,
+    created_at: i64,
+    tags: Vec<String>,
+    chars: i64,
+    rank: f64,
+}
+
+/// A summary line of a context.
+#[derive(Debug, Clone)]
+pub struct RecentSummary {
+    pub session_id: SessionId,
+    pub machine_id: MachineId,
+    pub created_at: UnixMillis,
+    pub text: String,
+}
+
+/// An observation line of a context.
+#[derive(Debug, Clone)]
+pub struct RecentObservation {
+    pub id: Uuid,
+    pub machine_id: MachineId,
+    pub created_at: UnixMillis,
+    pub title: String,
+    pub error: bool,
+}
+
+/// A session with its records, oldest first.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    pub session: Session,
+    pub observations: Vec<Observation>,
+    pub summary: Option<Summary>,
+    pub machines: Vec<MachineName>,
+}
+
+/// The `or` form of a query: its distinct words (letters and digits only, so no
+/// syntax can come through), joined by `or`; `None` when it has no words.
+pub fn any_words(text: &str) -> Option<String> {
+    let mut seen = HashSet::new();
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("or"))
+        .map(str::to_lowercase)
+        .filter(|w| seen.insert(w.clone()))
+        .take(MAX_ANY_WORDS)
+        .collect();
+    (!words.is_empty()).then(|| words.join(" or "))
+}
+
+fn strings(row: &PgRow, col: &str) -> Result<Vec<String>, sqlx::Error> {
+    let v: serde_json::Value = row.try_get(col)?;
+    Ok(serde_json::from_value(v).unwrap_or_default())
+}
+
+/// A one-line title from a summary: its first non-empty line, at most 160 characters.
+fn summary_title(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let mut title: String = line.chars().take(160).collect();
+    if line.chars().count() > 160 {
+        title.push('…');
+    }
+    title
+}
+
+/// The tsquery of `$2` in both languages of the `search` columns.
+const TSQUERY: &str =
+    "(websearch_to_tsquery('english', $2) || websearch_to_tsquery('spanish', $2))";
+
+/// `column = one key` (index-ordered) or `= ANY(keys)`; `param` is an array parameter.
+fn key_condition(column: &str, param: &str, keys: &[String]) -> String {
+    if keys.len() == 1 {
+        format!(" AND {column} = ({param})[1]")
+    } else {
+        format!(" AND {column} = ANY({param})")
+    }
+}
+
+impl Storage {
+    /// Runs a search; the hits are weighted, best first, at most `limit`.
+    pub async fn search(
+        &self,
+        account: AccountId,
+        req: &SearchRequest,
+    ) -> Result<(MatchMode, Vec<SearchHit>), StorageError> {
+        let filter_keys = match &req.project {
+            Some(p) => {
+                let keys: Vec<String> = self
+                    .resolve_project(account, p)
+                    .await?
+                    .into_iter()
+                    .map(|p| p.key)
+                    .collect();
+                if keys.is_empty() {
+                    return Ok((MatchMode::All, Vec::new()));
+                }
+                Some(keys)
+            }
+            None => None,
+        };
+        let machines = match &req.machine {
+            Some(m) => {
+                let ids = self.resolve_machine(account, m).await?;
+                if ids.is_empty() {
+                    return Ok((MatchMode::All, Vec::new()));
+                }
+                Some(ids)
+            }
+            None => None,
+        };
+        // The current project: for the weights, and a candidate set of its own.
+        let (current_keys, current_raw) = match (&filter_keys, &req.current_project) {
+            (Some(keys), _) => (keys.clone(), None),
+            (None, Some(p)) => {
+                let keys: Vec<String> = self
+                    .resolve_project(account, p)
+                    .await?
+                    .into_iter()
+                    .map(|p| p.key)
+                    .collect();
+                (keys, Some(p.clone()))
+            }
+            (None, None) => (Vec::new(), None),
+        };
+        let second_set = filter_keys.is_none() && !current_keys.is_empty();
+        let scope = Scope {
+            filter_keys: filter_keys.as_deref(),
+            machines: machines.as_deref(),
+            current_keys: second_set.then_some(current_keys.as_slice()),
+            req,
+        };
+
+        let mut mode = MatchMode::All;
+        let mut candidates = self.candidates(account, &scope, &req.text).await?;
+        if candidates.is_empty()
+            && let Some(any) = any_words(&req.text).filter(|a| *a != req.text)
+        {
+            mode = MatchMode::Any;
+            candidates = self.candidates(account, &scope, &any).await?;
+        }
+
+        let ids: Vec<MachineId> = candidates.iter().map(|c| c.machine_id).collect();
+        let names = self.machine_names(account, &ids).await?;
+        let mut seen = HashSet::new();
+        let mut hits: Vec<SearchHit> = candidates
+            .into_iter()
+            .filter(|c| seen.insert(c.id))
+            .map(|c| {
+                let project = if current_keys.contains(&c.project_key) {
+                    Some(c.project_key.as_str())
+                } else {
+                    current_keys
+                        .first()
+                        .map(String::as_str)
+                        .or(current_raw.as_deref())
+                };
+                let ctx = RankContext {
+                    project,
+                    tags: &req.tags,
+                    now: req.now,
+                };
+                let weight =
+                    ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at));
+                let cite = match c.hit_type {
+                    HitType::Summary => format!("[S#{}]", c.session_id),
+                    _ => format!("[O#{}]", c.id),
+                };
+                SearchHit {
+                    id: c.id,
+                    hit_type: c.hit_type,
+                    cite,
+                    title: c.title,
+                    project: c.project_key,
+                    project_name: c.project_name,
+                    machine_name: names
+                        .get(&c.machine_id)
+                        .cloned()
+                        .unwrap_or_else(|| "(unknown machine)".into()),
+                    machine_id: c.machine_id,
+                    session_id: c.session_id,
+                    created_at: UnixMillis(c.created_at),
+                    tokens: (c.chars.max(0) as usize).div_ceil(4),
+                    score: ranking::score(c.rank, weight),
+                }
+            })
+            .collect();
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(b.created_at.cmp(&a.created_at))
+                .then(b.id.cmp(&a.id))
+        });
+        hits.truncate(req.limit);
+        Ok((mode, hits))
+    }
+
+    /// The newest matches of `text` in each part of the scope, with their `ts_rank`:
+    /// first among each part's newest [`WINDOW`] rows; for a part whose window held
+    /// fewer matches than the request's limit, also older ones through the GIN index.
+    async fn candidates(
+        &self,
+        account: AccountId,
+        scope: &Scope<'_>,
+        text: &str,
+    ) -> Result<Vec<Candidate>, StorageError> {
+        let parts = scope.parts();
+        let sql = format!(
+            "SELECT c.part, c.type, c.id, c.title, c.project_key, c.project_name, c.machine_id,
+                    c.session_id, c.created_at, c.tags, c.chars,
+                    ts_rank(c.search, {TSQUERY}, 1)::float8 AS rank
+             FROM ({}) AS c",
+            parts
+                .iter()
+                .map(|p| scope.window_sql(*p))
+                .collect::<Vec<_>>()
+                .join(" UNION ALL ")
+        );
+        let rows = scope
+            .query(sql, account, text, Extra::default())
+            .fetch_all(self.pool())
+            .await?;
+        let mut candidates = rows.iter().map(candidate).collect::<Result<Vec<_>, _>>()?;
+
+        // Parts whose window held too few matches, and that hold more than the window.
+        let short: Vec<Part> = parts
+            .into_iter()
+            .filter(|p| {
+                candidates
+                    .iter()
+                    .filter(|(part, _)| *part == p.tag())
+                    .count()
+                    < scope.req.limit
+            })
+            .collect();
+        if short.is_empty() {
+            return Ok(candidates.into_iter().map(|(_, c)| c).collect());
+        }
+        let sql = short
+            .iter()
+            .map(|p| scope.edge_sql(*p))
+            .collect::<Vec<_>>()
+            .join(" UNION ALL ");
+        let edges = scope
+            .query(sql, account, text, Extra::default())
+            .fetch_all(self.pool())
+            .await?;
+        // The GIN index finds a rare word's matches at once, but the planner cannot
+        // know a word is rare (it assumes ~1% for any word outside its statistics) and
+        // would walk the whole history in time order: forbid plain index scans here.
+        let mut older: HashMap<Table, Vec<Uuid>> = HashMap::new();
+        let mut tx = self.pool().begin().await?;
+        sqlx::query("SET LOCAL enable_indexscan = off")
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("SET LOCAL enable_indexonlyscan = off")
+            .execute(&mut *tx)
+            .await?;
+        for row in &edges {
+            let tag: i32 = row.try_get("part")?;
+            let edge: Option<i64> = row.try_get("edge")?;
+            let (Some(edge), Some(part)) = (edge, short.iter().find(|p| p.tag() == tag)) else {
+                continue;
+            };
+            let extra = Extra {
+                edge: Some(edge),
+                ids: None,
+            };
+            let rows = scope
+                .query(scope.older_sql(*part), account, text, extra)
+                .fetch_all(&mut *tx)
+                .await?;
+            let ids = older.entry(part.table).or_default();
+            for row in &rows {
+                ids.push(row.try_get("id")?);
+            }
+        }
+        tx.commit().await?;
+        for (table, mut ids) in older {
+            ids.sort_unstable();
+            ids.dedup();
+            let extra = Extra {
+                edge: None,
+                ids: Some(ids),
+            };
+            let rows = scope
+                .query(scope.fetch_sql(table), account, text, extra)
+                .fetch_all(self.pool())
+                .await?;
+            for row in &rows {
+                candidates.push(candidate(row)?);
+            }
+        }
+        Ok(candidates.into_iter().map(|(_, c)| c).collect())
+    }
+
+    /// The live projects of the account named by `key_or_name`: the project with that
+    /// key if there is one, else every project with that name (newest name per key).
+    pub async fn resolve_project(
+        &self,
+        account: AccountId,
+        key_or_name: &str,
+    ) -> Result<Vec<Project>, StorageError> {
+        let by_key: Option<String> = sqlx::query_scalar(
+            "SELECT project_name FROM memory_sessions
+             WHERE account_id = $1 AND project_key = $2 AND NOT deleted
+             ORDER BY started_at DESC LIMIT 1",
+        )
+        .bind(account.0)
+        .bind(key_or_name)
+        .fetch_optional(self.pool())
+        .await?;
+        let by_key = match by_key {
+            Some(name) => Some(name),
+            // Observations whose session record has not arrived still name a project.
+            None => {
+                sqlx::query_scalar(
+                    "SELECT project_name FROM memory_observations_remote
+                     WHERE account_id = $1 AND project_key = $2 AND NOT deleted
+                     ORDER BY created_at DESC LIMIT 1",
+                )
+                .bind(account.0)
+                .bind(key_or_name)
+                .fetch_optional(self.pool())
+                .await?
+            }
+        };
+        if let Some(name) = by_key {
+            return Ok(vec![Project {
+                key: key_or_name.to_string(),
+                name,
+            }]);
+        }
+        let rows = sqlx::query(
+            "SELECT DISTINCT ON (project_key) project_key, project_name FROM memory_sessions
+             WHERE account_id = $1 AND project_name = $2 AND NOT deleted
+             ORDER BY project_key, started_at DESC",
+        )
+        .bind(account.0)
+        .bind(key_or_name)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Project {
+                    key: r.try_get("project_key")?,
+                    name: r.try_get("project_name")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StorageError::from)
+    }
+
+    /// The account's machines with this id or name (revoked ones included: their
+    /// records stay).
+    pub async fn resolve_machine(
+        &self,
+        account: AccountId,
+        id_or_name: &str,
+    ) -> Result<Vec<MachineId>, StorageError> {
+        let id = Uuid::parse_str(id_or_name.trim()).ok();
+        let ids: Vec<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM memory_machines WHERE account_id = $1 AND (id = $2 OR machine_name = $3)",
+        )
+        .bind(account.0)
+        .bind(id)
+        .bind(id_or_name)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(ids.into_iter().map(MachineId::from_uuid).collect())
+    }
+
+    /// The names of the account's machines among `ids`.
+    pub async fn machine_names(
+        &self,
+        account: AccountId,
+        ids: &[MachineId],
+    ) -> Result<HashMap<MachineId, String>, StorageError> {
+        let mut ids: Vec<Uuid> = ids.iter().map(|m| *m.as_uuid()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let rows = sqlx::query(
+            "SELECT id, machine_name FROM memory_machines WHERE account_id = $1 AND id = ANY($2)",
+        )
+        .bind(account.0)
+        .bind(&ids)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    MachineId::from_uuid(r.try_get("id")?),
+                    r.try_get("machine_name")?,
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StorageError::from)
+    }
+
+    /// The newest live summaries of the projects `keys`, at most `limit`.
+    pub async fn recent_summaries(
+        &self,
+        account: AccountId,
+        keys: &[String],
+        limit: i64,
+    ) -> Result<Vec<RecentSummary>, StorageError> {
+        let sql = format!(
+            "SELECT session_id, machine_id, created_at, summary FROM memory_summaries_remote
+             WHERE account_id = $1 AND NOT deleted{}
+             ORDER BY created_at DESC, id DESC LIMIT $3",
+            key_condition("project_key", "$2", keys)
+        );
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(account.0)
+            .bind(keys)
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(RecentSummary {
+                    session_id: SessionId::from_uuid(r.try_get("session_id")?),
+                    machine_id: MachineId::from_uuid(r.try_get("machine_id")?),
+                    created_at: UnixMillis(r.try_get("created_at")?),
+                    text: r.try_get("summary")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StorageError::from)
+    }
+
+    /// The newest live observations of the projects `keys`, at most `limit`.
+    pub async fn recent_observations(
+        &self,
+        account: AccountId,
+        keys: &[String],
+        limit: i64,
+    ) -> Result<Vec<RecentObservation>, StorageError> {
+        let sql = format!(
+            "SELECT id, machine_id, created_at, title,
+                    coalesce(metadata->>'error' = 'true', false) AS error
+             FROM memory_observations_remote
+             WHERE account_id = $1 AND NOT deleted{}
+             ORDER BY created_at DESC, id DESC LIMIT $3",
+            key_condition("project_key", "$2", keys)
+        );
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(account.0)
+            .bind(keys)
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(RecentObservation {
+                    id: r.try_get("id")?,
+                    machine_id: MachineId::from_uuid(r.try_get("machine_id")?),
+                    created_at: UnixMillis(r.try_get("created_at")?),
+                    title: r.try_get("title")?,
+                    error: r.try_get("error")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StorageError::from)
+    }
+
+    /// Records that a context was served to `machine` (`memory_context_injections`).
+    pub async fn log_context_injection(
+        &self,
+        account: AccountId,
+        machine: MachineId,
+        target_session: Option<&str>,
+        sources: &[Uuid],
+    ) -> Result<(), StorageError> {
+        sqlx::query(
+            "INSERT INTO memory_context_injections (account_id, machine_id, target_session_id, source_observations)
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(account.0)
+        .bind(machine.as_uuid())
+        .bind(target_session)
+        .bind(sources)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The live session `id` of the account — or the session of the live observation
+    /// or summary `id` — with its live records, from one snapshot. `None` when the
+    /// account holds no such live record (another account's ids read as unknown).
+    pub async fn timeline(
+        &self,
+        account: AccountId,
+        id: Uuid,
+    ) -> Result<Option<Timeline>, StorageError> {
+        let mut tx = read_snapshot(self).await?;
+        let session_sql = format!(
+            "SELECT {SESSION_COLS} FROM memory_sessions WHERE account_id = $1 AND id = $2 AND NOT deleted"
+        );
+        let mut row = sqlx::query(AssertSqlSafe(session_sql.clone()))
+            .bind(account.0)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if row.is_none() {
+            let owner: Option<Uuid> = sqlx::query_scalar(
+                "SELECT session_id FROM memory_observations_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
+                 UNION ALL
+                 SELECT session_id FROM memory_summaries_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
+                 LIMIT 1",
+            )
+            .bind(account.0)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(session) = owner {
+                row = sqlx::query(AssertSqlSafe(session_sql))
+                    .bind(account.0)
+                    .bind(session)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            }
+        }
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let WireRecord::Session(session) = session_row(&row)? else {
+            return Err(StorageError::NotFound("session".into()));
+        };
+        let sid = *session.id.as_uuid();
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {OBSERVATION_COLS} FROM memory_observations_remote
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted ORDER BY created_at, id"
+        )))
+        .bind(account.0)
+        .bind(sid)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut observations = Vec::with_capacity(rows.len());
+        for r in &rows {
+            if let WireRecord::Observation(o) = observation_row(r)? {
+                observations.push(o);
+            }
+        }
+        let summary = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {SUMMARY_COLS} FROM memory_summaries_remote
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted ORDER BY created_at DESC, id DESC LIMIT 1"
+        )))
+        .bind(account.0)
+        .bind(sid)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let summary = match summary.as_ref().map(summary_row).transpose()? {
+            Some(WireRecord::Summary(s)) => Some(s),
+            _ => None,
+        };
+        tx.commit().await?;
+        let mut ids = vec![session.meta.machine_id];
+        ids.extend(observations.iter().map(|o| o.meta.machine_id));
+        ids.extend(summary.iter().map(|s| s.meta.machine_id));
+        let mut machines: Vec<MachineName> = self
+            .machine_names(account, &ids)
+            .await?
+            .into_iter()
+            .map(|(id, name)| MachineName { id, name })
+            .collect();
+        machines.sort_by_key(|m| m.id);
+        Ok(Some(Timeline {
+            session,
+            observations,
+            summary,
+            machines,
+        }))
+    }
+
+    /// One page of the account's live records after feed position `since`, in feed
+    /// order. A page reads at most `limit` rows; tombstones among them are left out
+    /// but move the cursor, so `next` is a change-feed position like any other.
+    pub async fn restore(
+        &self,
+        account: AccountId,
+        since: i64,
+        limit: usize,
+    ) -> Result<RestorePage, StorageError> {
+        type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
+        let tables: [(&str, &str, Mapper); 3] = [
+            ("memory_sessions", SESSION_COLS, session_row),
+            (
+                "memory_observations_remote",
+                OBSERVATION_COLS,
+                observation_row,
+            ),
+            ("memory_summaries_remote", SUMMARY_COLS, summary_row),
+        ];
+        // One snapshot for the three tables, as for the change feed.
+        let mut tx = read_snapshot(self).await?;
+        let mut all: Vec<(i64, Option<WireRecord>)> = Vec::new();
+        for (table, cols, map) in tables {
+            let rows = sqlx::query(AssertSqlSafe(format!(
+                "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+            )))
+            .bind(account.0)
+            .bind(since)
+            .bind(limit as i64 + 1)
+            .fetch_all(&mut *tx)
+            .await?;
+            for row in &rows {
+                let live = !row.try_get::<bool, _>("deleted")?;
+                all.push((
+                    row.try_get("seq")?,
+                    if live { Some(map(row)?) } else { None },
+                ));
+            }
+        }
+        tx.commit().await?;
+        all.sort_by_key(|(seq, _)| *seq);
+        let more = all.len() > limit;
+        all.truncate(limit);
+        let next = all.last().map_or(since, |(seq, _)| *seq);
+        Ok(RestorePage {
+            records: all.into_iter().filter_map(|(_, r)| r).collect(),
+            next,
+            more,
+        })
+    }
+}
+
+/// A read-only transaction on one snapshot.
+async fn read_snapshot(storage: &Storage) -> Result<Transaction<'static, Postgres>, StorageError> {
+    let mut tx = storage.pool().begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    Ok(tx)
+}
+
+/// Maps a candidate row (see [`Scope::columns`]) with its part's tag.
+fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
+    let ty: String = row.try_get("type")?;
+    let title: String = row.try_get("title")?;
+    let hit_type = match ty.as_str() {
+        "summary" => HitType::Summary,
+        other => other
+            .parse::<ObservationKind>()
+            .map(HitType::from)
+            .unwrap_or(HitType::Note),
+    };
+    Ok((
+        row.try_get("part")?,
+        Candidate {
+            id: row.try_get("id")?,
+            title: if hit_type == HitType::Summary {
+                summary_title(&title)
+            } else {
+                title
+            },
+            hit_type,
+            project_key: row.try_get("project_key")?,
+            project_name: row.try_get("project_name")?,
+            machine_id: MachineId::from_uuid(row.try_get("machine_id")?),
+            session_id: SessionId::from_uuid(row.try_get("session_id")?),
+            created_at: row.try_get("created_at")?,
+            tags: strings(row, "tags")?,
+            chars: row.try_get::<Option<i64>, _>("chars")?.unwrap_or(0),
+            rank: row.try_get::<Option<f64>, _>("rank")?.unwrap_or(0.0),
+        },
+    ))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Table {
+    Observations,
+    Summaries,
+}
+
+impl Table {
+    fn name(self) -> &'static str {
+        match self {
+            Table::Observations => "memory_observations_remote",
+            Table::Summaries => "memory_summaries_remote",
+        }
+    }
+}
+
+/// One candidate set: a table, in the whole scope or in the current project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Part {
+    table: Table,
+    current: bool,
+}
+
+impl Part {
+    fn tag(self) -> i32 {
+        match (self.table, self.current) {
+            (Table::Observations, false) => 0,
+            (Table::Summaries, false) => 1,
+            (Table::Observations, true) => 2,
+            (Table::Summaries, true) => 3,
+        }
+    }
+}
+
+/// Per-statement parameters beyond the search's own.
+#[derive(Debug, Default)]
+struct Extra {
+    /// `$11`: where a part's window ends (the newest row outside it).
+    edge: Option<i64>,
+    /// `$13`: ids to fetch.
+    ids: Option<Vec<Uuid>>,
+}
+
+/// What one search is restricted to.
+#[derive(Debug)]
+struct Scope<'a> {
+    filter_keys: Option<&'a [String]>,
+    machines: Option<&'a [MachineId]>,
+    /// The current project's keys when they make a second candidate set.
+    current_keys: Option<&'a [String]>,
+    req: &'a SearchRequest,
+}
+
+// The search statements below are built from constants only; every value is a
+// parameter, and every statement binds the same list (see `Scope::bind`).
+impl Scope<'_> {
+    fn parts(&self) -> Vec<Part> {
+        let want_obs = self.req.hit_type.is_none_or(|t| t != HitType::Summary);
+        let want_sum = self.req.hit_type.is_none_or(|t| t == HitType::Summary);
+        let mut parts = Vec::new();
+        for current in [false, true] {
+            if current && self.current_keys.is_none() {
+                continue;
+            }
+            if want_obs {
+                parts.push(Part {
+                    table: Table::Observations,
+                    current,
+                });
+            }
+            if want_sum {
+                parts.push(Part {
+                    table: Table::Summaries,
+                    current,
+                });
+            }
+        }
+        parts
+    }
+
+    /// `sql` with `$1` account, `$2` text, `$3` candidates per part, `$4` filter keys,
+    /// `$5` machines, `$6` from, `$7` to, `$8` kind, `$9` current keys, `$10` window,
+    /// `$11` edge, `$12` most older matches read and `$13` ids bound; unprepared, so
+    /// that it is planned with its values.
+    fn query<'q>(
+        &self,
+        sql: String,
+        account: AccountId,
+        text: &'q str,
+        extra: Extra,
+    ) -> Query<'q, Postgres, PgArguments> {
+        let kind = self
+            .req
+            .hit_type
+            .and_then(HitType::observation_kind)
+            .map(|k| k.as_str());
+        sqlx::query(AssertSqlSafe(sql))
+            .bind(account.0)
+            .bind(text)
+            .bind(CANDIDATES)
+            .bind(self.filter_keys.map(<[String]>::to_vec))
+            .bind(
+                self.machines
+                    .map(|m| m.iter().map(|id| *id.as_uuid()).collect::<Vec<_>>()),
+            )
+            .bind(self.req.from)
+            .bind(self.req.to)
+            .bind(kind)
+            .bind(self.current_keys.map(<[String]>::to_vec))
+            .bind(WINDOW)
+            .bind(extra.edge)
+            .bind(MAX_OLDER_MATCHES)
+            .bind(extra.ids)
+            .persistent(false)
+    }
+
+    /// Conditions that pick a part's rows (usable by its index walk).
+    fn scope_conditions(&self, part: Part) -> String {
+        let mut sql = String::new();
+        if let Some(keys) = self.filter_keys {
+            sql.push_str(&key_condition("project_key", "$4", keys));
+        }
+        if part.current
+            && let Some(keys) = self.current_keys
+        {
+            sql.push_str(&key_condition("project_key", "$9", keys));
+        }
+        if self.req.from.is_some() {
+            sql.push_str(" AND created_at >= $6");
+        }
+        if self.req.to.is_some() {
+            sql.push_str(" AND created_at < $7");
+        }
+        sql
+    }
+
+    /// Conditions a candidate must meet besides the scope: live, matching, filters.
+    fn match_conditions(&self, part: Part) -> String {
+        let mut sql = format!(" AND NOT deleted AND search @@ {TSQUERY}");
+        if let Some(machines) = self.machines {
+            sql.push_str(if machines.len() == 1 {
+                " AND machine_id = ($5)[1]"
+            } else {
+                " AND machine_id = ANY($5)"
+            });
+        }
+        if part.table == Table::Observations
+            && self.req.hit_type.is_some_and(|t| t != HitType::Summary)
+        {
+            sql.push_str(" AND kind = $8");
+        }
+        sql
+    }
+
+    /// The candidate columns of a table (`search` is ranked by the caller).
+    fn columns(table: Table) -> &'static str {
+        match table {
+            Table::Observations => {
+                "kind AS type, title, (length(title) + length(input) + length(response))::int8 AS chars, \
+                 id, project_key, project_name, machine_id, session_id, created_at, tags, search"
+            }
+            Table::Summaries => {
+                "'summary'::text AS type, left(summary, 400) AS title, length(summary)::int8 AS chars, \
+                 id, project_key, project_name, machine_id, session_id, created_at, tags, search"
+            }
+        }
+    }
+
+    /// A part's newest `$10` rows, walked in time order; of them, the newest `$3`
+    /// matches.
+    fn window_sql(&self, part: Part) -> String {
+        format!(
+            "(SELECT {tag} AS part, {cols} FROM (
+                 SELECT * FROM {table} WHERE account_id = $1{scope} ORDER BY created_at DESC LIMIT $10
+             ) AS w WHERE true{matches} ORDER BY created_at DESC LIMIT $3)",
+            tag = part.tag(),
+            cols = Self::columns(part.table),
+            table = part.table.name(),
+            scope = self.scope_conditions(part),
+            matches = self.match_conditions(part),
+        )
+    }
+
+    /// Where a part's window ends: the `created_at` of its newest row outside the
+    /// window (NULL when the window holds the whole part).
+    fn edge_sql(&self, part: Part) -> String {
+        format!(
+            "SELECT {tag}::int4 AS part, (SELECT created_at FROM {table} WHERE account_id = $1{scope}
+                 ORDER BY created_at DESC OFFSET $10 LIMIT 1) AS edge",
+            tag = part.tag(),
+            table = part.table.name(),
+            scope = self.scope_conditions(part),
+        )
+    }
+
+    /// Matches at or before the edge `$11`, through the GIN index: at most `$12` read,
+    /// the newest `$3` of them kept.
+    fn older_sql(&self, part: Part) -> String {
+        format!(
+            "SELECT id FROM (
+                 SELECT id, created_at FROM {table}
+                 WHERE account_id = $1 AND created_at <= $11{scope}{matches} LIMIT $12
+             ) AS m ORDER BY created_at DESC LIMIT $3",
+            table = part.table.name(),
+            scope = self.scope_conditions(part),
+            matches = self.match_conditions(part),
+        )
+    }
+
+    /// The candidate rows `$13` of a table, ranked.
+    fn fetch_sql(&self, table: Table) -> String {
+        let part = Part {
+            table,
+            current: false,
+        };
+        format!(
+            "SELECT c.part, c.type, c.id, c.title, c.project_key, c.project_name, c.machine_id,
+                    c.session_id, c.created_at, c.tags, c.chars,
+                    ts_rank(c.search, {TSQUERY}, 1)::float8 AS rank
+             FROM (SELECT {tag} AS part, {cols} FROM {table} WHERE account_id = $1 AND id = ANY($13)) AS c",
+            tag = part.tag(),
+            cols = Self::columns(table),
+            table = table.name(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_words_keeps_only_words() {
+        assert_eq!(
+            any_words("\"migrating\" the -databases!"),
+            Some("migrating or the or databases".into())
+        );
+        assert_eq!(any_words("a OR b or a"), Some("a or b".into()));
+        assert_eq!(any_words("!!! 🎉 \"'"), None);
+        assert_eq!(
+            any_words("auth'); DROP TABLE x; --"),
+            Some("auth or drop or table or x".into())
+        );
+    }
+
+    #[test]
+    fn summary_titles_are_one_short_line() {
+        assert_eq!(summary_title("\n  Fixed the bug\nmore"), "Fixed the bug");
+        let long = "x".repeat(300);
+        assert_eq!(summary_title(&long).chars().count(), 161);
+    }
+}
