@@ -1,0 +1,316 @@
+//! Right to erasure (SPEC §10): turning a record, a session, a project or a machine's
+//! data into tombstones that reach every edge, and removing a whole account.
+//!
+//! A tombstone keeps the sync envelope (id, session, project) and erases the content,
+//! exactly as the edge's `forget` does: observations lose title, input, response,
+//! files, metadata and tags; summaries their text, key points and tags; sessions their
+//! working directory. It is a new version: `deleted = true`, stamped by the server's
+//! hybrid logical clock later than every version it replaces (so it wins LWW on every
+//! node), written as the calling machine, with a new seq in the account's change feed.
+//!
+//! The seqs are taken like `apply_batch` takes them: the account row is locked first
+//! (`FOR UPDATE`, the same lock `apply_batch`'s `UPDATE accounts` takes) and
+//! `change_seq` advanced in the same transaction, so the feed stays gap-free and
+//! ordered by commit, and no batch can change the targets between reading and
+//! rewriting them.
+//!
+//! An account is erased by deleting its row: every table references it with
+//! `ON DELETE CASCADE`, so nothing of it is left, and its machines' tokens stop
+//! working because the machines are gone.
+
+use super::{AccountId, Storage, StorageError};
+use serde::Serialize;
+use solaria_shared::hlc::{Hlc, HlcClock};
+use solaria_shared::{MachineId, UnixMillis};
+use sqlx::{Postgres, Row, Transaction};
+use uuid::Uuid;
+
+/// What to turn into tombstones, within one account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErasureTarget {
+    /// One record of any kind by id. A session's id erases the whole session (its
+    /// observations and summary too), as the edge's `forget` does.
+    Record(Uuid),
+    /// A session, its observations and its summary.
+    Session(Uuid),
+    /// Every record of a project, named by its key or its name.
+    Project(String),
+    /// Every record whose last writer is this machine (of the account).
+    Machine(MachineId),
+}
+
+/// How many records became tombstones, per kind. Records that already were
+/// tombstones are not counted (erasing twice is harmless).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ErasedCounts {
+    pub sessions: u64,
+    pub observations: u64,
+    pub summaries: u64,
+}
+
+impl ErasedCounts {
+    /// All records erased.
+    pub fn total(&self) -> u64 {
+        self.sessions + self.observations + self.summaries
+    }
+}
+
+/// What an account held when it was removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct AccountErasure {
+    pub sessions: u64,
+    pub observations: u64,
+    pub summaries: u64,
+    pub machines: u64,
+    pub enrollment_tokens: u64,
+    pub sync_log: u64,
+    pub context_injections: u64,
+}
+
+/// One record table and how to wipe a row of it.
+struct Table {
+    name: &'static str,
+    wipe: &'static str,
+}
+
+const OBSERVATIONS: Table = Table {
+    name: "memory_observations_remote",
+    wipe: "title = '', input = '', response = '', files = '[]'::jsonb, metadata = '{}'::jsonb, tags = '[]'::jsonb",
+};
+const SUMMARIES: Table = Table {
+    name: "memory_summaries_remote",
+    wipe: "summary = '', key_points = '[]'::jsonb, tags = '[]'::jsonb",
+};
+const SESSIONS: Table = Table {
+    name: "memory_sessions",
+    wipe: "cwd = ''",
+};
+
+/// The rows of one table a target selects: a SQL condition on `$2` (bound as text).
+/// Written here, never built from input.
+struct Selection {
+    table: &'static Table,
+    condition: &'static str,
+}
+
+fn selections(target: &ErasureTarget) -> Vec<Selection> {
+    let all = |condition: &'static str| {
+        [&OBSERVATIONS, &SUMMARIES, &SESSIONS]
+            .into_iter()
+            .map(|table| Selection { table, condition })
+            .collect::<Vec<_>>()
+    };
+    match target {
+        ErasureTarget::Session(_) => vec![
+            Selection {
+                table: &OBSERVATIONS,
+                condition: "session_id = $2::uuid",
+            },
+            Selection {
+                table: &SUMMARIES,
+                condition: "session_id = $2::uuid",
+            },
+            Selection {
+                table: &SESSIONS,
+                condition: "id = $2::uuid",
+            },
+        ],
+        ErasureTarget::Project(_) => all("(project_key = $2 OR project_name = $2)"),
+        ErasureTarget::Machine(_) => all("machine_id = $2::uuid"),
+        // Resolved to one table (or to a session) before this is called.
+        ErasureTarget::Record(_) => all("id = $2::uuid"),
+    }
+}
+
+fn parameter(target: &ErasureTarget) -> String {
+    match target {
+        ErasureTarget::Record(id) | ErasureTarget::Session(id) => id.to_string(),
+        ErasureTarget::Project(p) => p.clone(),
+        ErasureTarget::Machine(m) => m.to_string(),
+    }
+}
+
+impl Storage {
+    /// Turns `target` into tombstones written by `by` and returns how many records
+    /// were erased, or `None` when the account holds nothing the target names (an
+    /// unknown id, or another account's: the two read the same).
+    pub async fn erase(
+        &self,
+        account: AccountId,
+        by: MachineId,
+        target: &ErasureTarget,
+    ) -> Result<Option<ErasedCounts>, StorageError> {
+        let mut tx = self.pool().begin().await?;
+        // The feed's lock, before anything is read: see the module doc.
+        let base: Option<i64> =
+            sqlx::query_scalar("SELECT change_seq FROM accounts WHERE id = $1 FOR UPDATE")
+                .bind(account.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(base) = base else {
+            return Ok(None);
+        };
+
+        let mut target = target.clone();
+        let selections = match &target {
+            ErasureTarget::Record(id) => match record_table(&mut tx, account, *id).await? {
+                None => return Ok(None),
+                Some(t) if t == SESSIONS.name => {
+                    target = ErasureTarget::Session(*id);
+                    selections(&target)
+                }
+                Some(t) => selections(&target)
+                    .into_iter()
+                    .filter(|s| s.table.name == t)
+                    .collect(),
+            },
+            ErasureTarget::Machine(m) => {
+                let known: Option<i32> = sqlx::query_scalar(
+                    "SELECT 1 FROM memory_machines WHERE id = $1 AND account_id = $2",
+                )
+                .bind(m.as_uuid())
+                .bind(account.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if known.is_none() {
+                    return Ok(None);
+                }
+                selections(&target)
+            }
+            _ => selections(&target),
+        };
+        let value = parameter(&target);
+
+        // What exists (tombstones included, to tell "unknown" from "already erased")
+        // and the latest version the tombstones must beat.
+        let mut exists = false;
+        let mut latest = Hlc::default();
+        for s in &selections {
+            let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "SELECT count(*) AS n, max(updated) FILTER (WHERE NOT deleted) AS latest
+                 FROM {} WHERE account_id = $1 AND {}",
+                s.table.name, s.condition
+            )))
+            .bind(account.0)
+            .bind(&value)
+            .fetch_one(&mut *tx)
+            .await?;
+            exists |= row.try_get::<i64, _>("n")? > 0;
+            if let Some(v) = row.try_get::<Option<i64>, _>("latest")? {
+                latest = latest.max(Hlc::from_i64(v));
+            }
+        }
+        if !exists {
+            return Ok(None);
+        }
+        let stamp = HlcClock::resume(latest).tick(UnixMillis::now().0.max(0) as u64);
+
+        let mut counts = ErasedCounts::default();
+        let mut next = base;
+        for s in &selections {
+            let done = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "WITH targets AS (
+                     SELECT id, row_number() OVER (ORDER BY seq, id) AS n FROM {table}
+                     WHERE account_id = $1 AND NOT deleted AND {condition}
+                 )
+                 UPDATE {table} AS t SET deleted = true, {wipe}, updated = $3, machine_id = $4,
+                     seq = $5 + targets.n
+                 FROM targets WHERE t.account_id = $1 AND t.id = targets.id",
+                table = s.table.name,
+                condition = s.condition,
+                wipe = s.table.wipe,
+            )))
+            .bind(account.0)
+            .bind(&value)
+            .bind(stamp.as_i64())
+            .bind(by.as_uuid())
+            .bind(next)
+            .execute(&mut *tx)
+            .await?;
+            let n = done.rows_affected();
+            next += n as i64;
+            match s.table.name {
+                t if t == SESSIONS.name => counts.sessions += n,
+                t if t == OBSERVATIONS.name => counts.observations += n,
+                _ => counts.summaries += n,
+            }
+        }
+        if next != base {
+            sqlx::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
+                .bind(account.0)
+                .bind(next)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(Some(counts))
+    }
+
+    /// Removes an account and everything of it (records, machines, tokens, logs) and
+    /// returns what it held. Its machines' credentials and JWTs stop working at once.
+    pub async fn erase_account(&self, account: AccountId) -> Result<AccountErasure, StorageError> {
+        let mut tx = self.pool().begin().await?;
+        let found: Option<i32> =
+            sqlx::query_scalar("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE")
+                .bind(account.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if found.is_none() {
+            return Err(StorageError::NotFound(format!("account {account}")));
+        }
+        let row = sqlx::query(
+            "SELECT
+                 (SELECT count(*) FROM memory_sessions WHERE account_id = $1) AS sessions,
+                 (SELECT count(*) FROM memory_observations_remote WHERE account_id = $1) AS observations,
+                 (SELECT count(*) FROM memory_summaries_remote WHERE account_id = $1) AS summaries,
+                 (SELECT count(*) FROM memory_machines WHERE account_id = $1) AS machines,
+                 (SELECT count(*) FROM enrollment_tokens WHERE account_id = $1) AS enrollment_tokens,
+                 (SELECT count(*) FROM memory_sync_log WHERE account_id = $1) AS sync_log,
+                 (SELECT count(*) FROM memory_context_injections WHERE account_id = $1) AS context_injections",
+        )
+        .bind(account.0)
+        .fetch_one(&mut *tx)
+        .await?;
+        let n = |col: &str| -> Result<u64, sqlx::Error> {
+            Ok(row.try_get::<i64, _>(col)?.max(0) as u64)
+        };
+        let held = AccountErasure {
+            sessions: n("sessions")?,
+            observations: n("observations")?,
+            summaries: n("summaries")?,
+            machines: n("machines")?,
+            enrollment_tokens: n("enrollment_tokens")?,
+            sync_log: n("sync_log")?,
+            context_injections: n("context_injections")?,
+        };
+        // Every table references accounts ON DELETE CASCADE.
+        sqlx::query("DELETE FROM accounts WHERE id = $1")
+            .bind(account.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(held)
+    }
+}
+
+/// Which record table holds `id` in the account, if any.
+async fn record_table(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    id: Uuid,
+) -> Result<Option<&'static str>, StorageError> {
+    for table in [&OBSERVATIONS, &SUMMARIES, &SESSIONS] {
+        let found: Option<i32> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT 1 FROM {} WHERE account_id = $1 AND id = $2",
+            table.name
+        )))
+        .bind(account.0)
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+        if found.is_some() {
+            return Ok(Some(table.name));
+        }
+    }
+    Ok(None)
+}
