@@ -1,5 +1,10 @@
 //! Helpers for the cross-component tests: locating the real binaries built by
-//! cargo and replaying recorded Claude Code sessions through them.
+//! cargo and replaying recorded Claude Code sessions through them; [`pg`] gives each
+//! test a throwaway PostgreSQL database.
+
+pub mod central;
+pub mod pg;
+pub mod records;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

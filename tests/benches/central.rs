@@ -1,0 +1,255 @@
+//! Central service benchmarks (SPEC §11), against a throwaway PostgreSQL cluster and
+//! the real server over TLS on loopback:
+//!
+//! * ingest: `POST /memory/sync` with 1000-record batches into a table already holding
+//!   `SOLARIA_BENCH_PRELOAD` observations (default 1,000,000), beside PostgreSQL's own
+//!   `COPY` into the same table with the same indexes — the practical limit — measured
+//!   in the same run, reported as a ratio.
+//!
+//! ```sh
+//! cargo bench -p solaria-tests --bench central
+//! SOLARIA_BENCH_PRELOAD=200000 cargo bench -p solaria-tests --bench central
+//! ```
+
+use solaria_shared::wire::{SyncResponse, WireRecord};
+use solaria_shared::{Hlc, MachineId, UnixMillis};
+use solaria_tests::central::{Central, Machine, Options};
+use solaria_tests::records::{observation, session, wire};
+use std::time::{Duration, Instant};
+
+const WORDS: &[&str] = &[
+    "error",
+    "src",
+    "test",
+    "cargo",
+    "build",
+    "refresh",
+    "token",
+    "migration",
+    "database",
+    "session",
+    "renew_jwt",
+    "handler",
+    "config",
+    "deploy",
+    "cache",
+    "retry",
+    "timeout",
+    "schema",
+    "index",
+    "query",
+    "fails",
+    "fixed",
+    "panic",
+    "async",
+    "tokio",
+    "axum",
+    "sqlx",
+    "rows",
+    "commit",
+    "branch",
+    "sesión",
+    "migración",
+    "base",
+    "datos",
+    "falla",
+    "prueba",
+    "despliegue",
+    "configuración",
+    "error",
+    "tabla",
+];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn words(&mut self, n: usize) -> String {
+        (0..n)
+            .map(|_| WORDS[(self.next() % WORDS.len() as u64) as usize])
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Copies `rows` observations of `machines` into the account with PostgreSQL's COPY.
+async fn copy_rows(
+    c: &Central,
+    account: uuid::Uuid,
+    machines: &[MachineId],
+    rows: usize,
+    seed: u64,
+) -> Duration {
+    let mut rng = Rng(seed | 1);
+    let mut data = String::with_capacity(rows * 700);
+    let now = UnixMillis::now().0;
+    for i in 0..rows {
+        let m = machines[i % machines.len()];
+        let title = format!("Bash: {}", rng.words(5));
+        let input = format!("{{\"command\": \"{}\"}}", rng.words(12));
+        let response = format!("{{\"stdout\": \"{}\"}}", rng.words(60));
+        let project = format!("github.com/bench/project-{}", rng.next() % 20);
+        data.push_str(&format!(
+            "{account}\t{}\t{}\t{m}\t{}\tf\t{}\t{project}\t{}\ttool_use\tBash\t{title}\t{input}\t{response}\t[]\t{{}}\t[]\t{}\n",
+            uuid::Uuid::now_v7(),
+            uuid::Uuid::now_v7(),
+            Hlc::new(now as u64, i as u64).as_i64(),
+            1_000_000_000 + i as i64 + (seed as i64 % 1000) * 10_000_000,
+            project.rsplit('/').next().unwrap_or("p"),
+            now - (i as i64 % (60 * 86_400)) * 1000,
+        ));
+    }
+    let start = Instant::now();
+    let mut conn = c.storage.pool().acquire().await.expect("connection");
+    let mut copy = conn
+        .copy_in_raw(
+            "COPY memory_observations_remote (account_id, id, session_id, machine_id, updated, deleted, seq, \
+             project_key, project_name, kind, tool_name, title, input, response, files, metadata, tags, created_at) \
+             FROM STDIN",
+        )
+        .await
+        .expect("copy in");
+    copy.send(data.into_bytes()).await.expect("copy data");
+    copy.finish().await.expect("copy finish");
+    start.elapsed()
+}
+
+async fn push(c: &Central, m: &Machine, records: &[WireRecord]) -> Duration {
+    let body = serde_json::to_vec(&serde_json::json!({ "records": records })).expect("json");
+    let start = Instant::now();
+    let r = c
+        .client
+        .post(c.at("/memory/sync"))
+        .bearer_auth(&m.jwt)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("push");
+    assert_eq!(r.status(), 200);
+    let out: SyncResponse = r.json().await.expect("response");
+    assert_eq!(out.results.len(), records.len());
+    start.elapsed()
+}
+
+fn pct(samples: &mut [Duration], q: f64) -> Duration {
+    samples.sort();
+    samples[((samples.len() as f64 - 1.0) * q).round() as usize]
+}
+
+#[tokio::main]
+async fn main() {
+    let preload: usize = std::env::var("SOLARIA_BENCH_PRELOAD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let c = Central::start_with(Options {
+        tls: true,
+        rate_limit_per_sec: 100_000,
+        ..Options::default()
+    })
+    .await;
+    let account = c.account("bench").await;
+    let mut machines = Vec::new();
+    for i in 0..4 {
+        machines.push(c.machine(account, &format!("pusher-{i}")).await);
+    }
+    let others: Vec<MachineId> = (0..100).map(|_| MachineId::new()).collect();
+
+    eprintln!("preloading {preload} observations with COPY…");
+    let mut loaded = 0;
+    let chunk = 100_000;
+    let t = Instant::now();
+    while loaded < preload {
+        let n = chunk.min(preload - loaded);
+        copy_rows(&c, account.0, &others, n, loaded as u64 + 7).await;
+        loaded += n;
+    }
+    sqlx::query("ANALYZE memory_observations_remote")
+        .execute(c.storage.pool())
+        .await
+        .expect("analyze");
+    eprintln!("  preloaded in {:.0} s", t.elapsed().as_secs_f64());
+
+    // The practical limit: COPY of 50k more rows into the same, already big table.
+    let copy_n = 50_000;
+    let copy_time = copy_rows(&c, account.0, &others, copy_n, 999_983).await;
+    let copy_rate = copy_n as f64 / copy_time.as_secs_f64();
+
+    // The API: 50 batches of 1000 observations over TLS, one machine at a time…
+    let batches = 50;
+    let mut latencies = Vec::new();
+    let start = Instant::now();
+    for b in 0..batches {
+        let m = &machines[b % machines.len()];
+        let s = session(m.id, Hlc::new(UnixMillis::now().0 as u64, 0));
+        let mut records = vec![wire(s.clone())];
+        records.extend((0..999).map(|k| {
+            let mut o = observation(
+                m.id,
+                s.id,
+                Hlc::new(UnixMillis::now().0 as u64, k),
+                "cargo test",
+            );
+            o.response = format!("{{\"stdout\": \"{}\"}}", Rng(k + 11).words(60));
+            wire(o)
+        }));
+        latencies.push(push(&c, m, &records).await);
+    }
+    let sequential = (batches * 1000) as f64 / start.elapsed().as_secs_f64();
+    // … and four machines pushing at once.
+    let c = std::sync::Arc::new(c);
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for m in machines.clone() {
+        let c = c.clone();
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..(batches / 4) {
+                let s = session(m.id, Hlc::new(UnixMillis::now().0 as u64, 0));
+                let mut records = vec![wire(s.clone())];
+                records.extend((0..999).map(|k| {
+                    wire(observation(
+                        m.id,
+                        s.id,
+                        Hlc::new(UnixMillis::now().0 as u64, k),
+                        "parallel push",
+                    ))
+                }));
+                push(&c, &m, &records).await;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.expect("pusher");
+    }
+    let parallel = ((batches / 4) * 4 * 1000) as f64 / start.elapsed().as_secs_f64();
+
+    println!(
+        "\ningest into a table of {preload}+ observations (GIN full-text index, English + Spanish)\n"
+    );
+    println!("| path | records/s | ratio to COPY |");
+    println!("|---|---|---|");
+    println!("| PostgreSQL COPY, same table and indexes (the limit) | {copy_rate:.0} | 1.00 |");
+    println!(
+        "| POST /memory/sync over TLS, 1 machine, 1000/batch | {sequential:.0} | {:.2} |",
+        sequential / copy_rate
+    );
+    println!(
+        "| POST /memory/sync over TLS, 4 machines at once | {parallel:.0} | {:.2} |",
+        parallel / copy_rate
+    );
+    let p50 = pct(&mut latencies, 0.5);
+    let p95 = pct(&mut latencies, 0.95);
+    println!(
+        "\n1000-record batch latency (1 machine): p50 {:.0} ms, p95 {:.0} ms",
+        p50.as_secs_f64() * 1000.0,
+        p95.as_secs_f64() * 1000.0
+    );
+    if let Ok(c) = std::sync::Arc::try_unwrap(c) {
+        c.stop().await;
+    }
+}

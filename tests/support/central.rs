@@ -1,0 +1,225 @@
+//! A real central service for tests: a fresh database on the run's throwaway
+//! PostgreSQL cluster, migrated, served on 127.0.0.1:0 (plain HTTP or TLS with
+//! certificates made by rcgen), stopped when the handle drops.
+
+use crate::pg::fresh_database;
+use solaria_central::api::{self, AppState};
+use solaria_central::config::Settings;
+use solaria_central::secret::Secret;
+use solaria_central::storage::{AccountId, Storage};
+use solaria_shared::wire::{EnrollResponse, TokenResponse};
+
+/// The signing key tests' servers use.
+pub const JWT_SECRET: &str = "test-signing-key-0123456789abcdef-0123456789";
+
+/// A running central service.
+#[derive(Debug)]
+pub struct Central {
+    pub url: String,
+    pub storage: Storage,
+    pub client: reqwest::Client,
+    /// The CA certificate (PEM) the server's certificate is signed by, with TLS.
+    pub ca_pem: Option<String>,
+    /// `http://127.0.0.1:PORT` of the metrics listener, with `Options::metrics_listen`.
+    pub metrics_url: Option<String>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+/// Options for [`Central::start_with`].
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub tls: bool,
+    pub rate_limit_per_sec: u32,
+    pub max_body_bytes: usize,
+    pub jwt_ttl_secs: u64,
+    /// Also serve Prometheus metrics on a separate listener (see `Central::metrics_url`).
+    pub metrics_listen: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            tls: false,
+            rate_limit_per_sec: 100,
+            max_body_bytes: 8 * 1024 * 1024,
+            jwt_ttl_secs: 900,
+            metrics_listen: false,
+        }
+    }
+}
+
+impl Central {
+    /// A plain-HTTP server with default settings.
+    pub async fn start() -> Central {
+        Central::start_with(Options::default()).await
+    }
+
+    pub async fn start_with(options: Options) -> Central {
+        let db = fresh_database().await;
+        let storage = Storage::connect(&db.url, 30)
+            .await
+            .expect("connect to the test database");
+        storage.migrate().await.expect("migrate");
+        Central::serve(storage, options).await
+    }
+
+    /// Serves an existing database (e.g. to restart a server on the same data).
+    pub async fn serve(storage: Storage, options: Options) -> Central {
+        let metrics_listener = options
+            .metrics_listen
+            .then(|| std::net::TcpListener::bind("127.0.0.1:0").expect("bind metrics loopback"));
+        let metrics_addr = metrics_listener
+            .as_ref()
+            .map(|l| l.local_addr().expect("metrics addr"));
+        let settings = Settings {
+            database_url: Secret::new("postgres://unused"),
+            listen: "127.0.0.1:0".parse().expect("addr"),
+            metrics_listen: metrics_addr,
+            tls_cert: None,
+            tls_key: None,
+            jwt_secret: Secret::new(JWT_SECRET),
+            jwt_ttl_secs: options.jwt_ttl_secs,
+            rate_limit_per_sec: options.rate_limit_per_sec,
+            max_body_bytes: options.max_body_bytes,
+            max_db_connections: 30,
+        };
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().expect("addr").port();
+        let (tls, ca_pem) = if options.tls {
+            let (config, ca) = test_tls().await;
+            (Some(config), Some(ca))
+        } else {
+            (None, None)
+        };
+        let scheme = if options.tls { "https" } else { "http" };
+        let host = if options.tls {
+            "localhost"
+        } else {
+            "127.0.0.1"
+        };
+        let mut client = reqwest::Client::builder().no_proxy();
+        if let Some(ca) = &ca_pem {
+            let cert = reqwest::Certificate::from_pem(ca.as_bytes()).expect("ca pem");
+            client = client
+                .add_root_certificate(cert)
+                .resolve("localhost", ([127, 0, 0, 1], port).into());
+        }
+        if let Some(listener) = metrics_listener {
+            // Ends with the test's runtime.
+            tokio::spawn(api::metrics::serve(listener, std::future::pending()));
+        }
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let state = AppState::new(storage.clone(), settings);
+        let task = tokio::spawn(api::serve(state, listener, tls, async move {
+            let _ = stopped.await;
+        }));
+        Central {
+            url: format!("{scheme}://{host}:{port}"),
+            storage,
+            client: client.build().expect("client"),
+            ca_pem,
+            metrics_url: metrics_addr.map(|a| format!("http://{a}")),
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Stops the server, waiting for requests in flight.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    pub fn at(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+
+    /// A new account.
+    pub async fn account(&self, name: &str) -> AccountId {
+        self.storage
+            .create_account(name)
+            .await
+            .expect("create account")
+    }
+
+    /// Enrolls a machine in `account` through the API and returns its identity and a JWT.
+    pub async fn machine(&self, account: AccountId, name: &str) -> Machine {
+        let token = self
+            .storage
+            .create_enrollment_token(account, std::time::Duration::from_secs(3600))
+            .await
+            .expect("enrollment token");
+        let enrolled: EnrollResponse = self
+            .client
+            .post(self.at("/memory/enroll"))
+            .json(&serde_json::json!({"token": token, "name": name}))
+            .send()
+            .await
+            .expect("enroll request")
+            .error_for_status()
+            .expect("enrolled")
+            .json()
+            .await
+            .expect("enroll json");
+        let jwt: TokenResponse = self
+            .client
+            .post(self.at("/memory/token"))
+            .json(&serde_json::json!({"machine_id": enrolled.machine_id, "credential": enrolled.credential}))
+            .send()
+            .await
+            .expect("token request")
+            .error_for_status()
+            .expect("token")
+            .json()
+            .await
+            .expect("token json");
+        Machine {
+            id: enrolled.machine_id,
+            account,
+            credential: enrolled.credential,
+            jwt: jwt.token,
+        }
+    }
+}
+
+impl Drop for Central {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// An enrolled machine.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    pub id: solaria_shared::MachineId,
+    pub account: AccountId,
+    pub credential: String,
+    pub jwt: String,
+}
+
+/// A CA and a `localhost` server certificate signed by it, made fresh by rcgen.
+async fn test_tls() -> (api::TlsConfig, String) {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("ca params");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca =
+        CertifiedIssuer::self_signed(ca_params, KeyPair::generate().expect("ca key")).expect("ca");
+    let key = KeyPair::generate().expect("server key");
+    let cert = CertificateParams::new(vec!["localhost".to_string()])
+        .expect("params")
+        .signed_by(&key, &ca)
+        .expect("server cert");
+    api::install_crypto_provider();
+    let chain = format!("{}{}", cert.pem(), ca.pem());
+    let config = api::TlsConfig::from_pem(chain.into_bytes(), key.serialize_pem().into_bytes())
+        .await
+        .expect("tls config");
+    (config, ca.pem())
+}
