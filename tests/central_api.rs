@@ -3,48 +3,10 @@
 //! change feed, bad input, auth failures, account isolation and the rate limit.
 
 use serde_json::{Value, json};
-use solaria_shared::wire::{ChangesPage, RecordOutcome, SyncResponse, WireRecord};
+use solaria_shared::wire::{RecordOutcome, WireRecord};
 use solaria_shared::{Hlc, MachineId};
-use solaria_tests::central::{Central, Machine, Options};
+use solaria_tests::central::{Central, Options};
 use solaria_tests::records::{observation, session, stamp, summary, wire};
-
-async fn push(c: &Central, m: &Machine, records: &[WireRecord]) -> reqwest::Response {
-    c.client
-        .post(c.at("/memory/sync"))
-        .bearer_auth(&m.jwt)
-        .json(&json!({ "records": records }))
-        .send()
-        .await
-        .expect("push request")
-}
-
-async fn push_ok(c: &Central, m: &Machine, records: &[WireRecord]) -> Vec<RecordOutcome> {
-    let r = push(c, m, records).await;
-    assert_eq!(r.status(), 200, "{:?}", r.text().await);
-    r.json::<SyncResponse>()
-        .await
-        .expect("sync response")
-        .results
-}
-
-async fn changes(c: &Central, m: &Machine, since: i64) -> ChangesPage {
-    let r = c
-        .client
-        .get(c.at(&format!("/memory/changes?since={since}&limit=1000")))
-        .bearer_auth(&m.jwt)
-        .send()
-        .await
-        .expect("changes request");
-    assert_eq!(r.status(), 200);
-    r.json().await.expect("changes page")
-}
-
-async fn count(c: &Central, table: &str) -> i64 {
-    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}")))
-        .fetch_one(c.storage.pool())
-        .await
-        .expect("count")
-}
 
 #[tokio::test]
 async fn enroll_push_and_pull_round_trip() {
@@ -73,7 +35,7 @@ async fn enroll_push_and_pull_round_trip() {
     let o = observation(laptop.id, s.id, stamp(1), "cargo test auth");
     let sum = summary(laptop.id, s.id, stamp(2), "Fixed the refresh flow");
     let records = vec![wire(s.clone()), wire(o.clone()), wire(sum.clone())];
-    let results = push_ok(&c, &laptop, &records).await;
+    let results = c.push_ok(&laptop, &records).await;
     assert!(
         results
             .iter()
@@ -82,7 +44,7 @@ async fn enroll_push_and_pull_round_trip() {
     );
 
     let desktop = c.machine(acct, "desktop").await;
-    let page = changes(&c, &desktop, 0).await;
+    let page = c.changes(&desktop, 0).await;
     let got: Vec<WireRecord> = page.changes.iter().map(|ch| ch.record.clone()).collect();
     assert_eq!(
         got, records,
@@ -91,7 +53,7 @@ async fn enroll_push_and_pull_round_trip() {
     assert!(!page.more);
     assert_eq!(page.next, page.changes.last().expect("changes").seq);
     assert!(
-        changes(&c, &desktop, page.next).await.changes.is_empty(),
+        c.changes(&desktop, page.next).await.changes.is_empty(),
         "nothing after the cursor"
     );
 
@@ -117,9 +79,9 @@ async fn replays_change_nothing_and_stale_writes_lose_with_the_winner() {
     let s = session(a.id, at(0));
     let o = observation(a.id, s.id, at(10), "first version");
     let batch = vec![wire(s.clone()), wire(o.clone())];
-    push_ok(&c, &a, &batch).await;
-    let after_first = changes(&c, &a, 0).await;
-    let again = push_ok(&c, &a, &batch).await;
+    c.push_ok(&a, &batch).await;
+    let after_first = c.changes(&a, 0).await;
+    let again = c.push_ok(&a, &batch).await;
     assert!(
         again
             .iter()
@@ -127,11 +89,11 @@ async fn replays_change_nothing_and_stale_writes_lose_with_the_winner() {
         "a replay is harmless"
     );
     assert_eq!(
-        changes(&c, &a, 0).await,
+        c.changes(&a, 0).await,
         after_first,
         "a replay changes nothing, not even the feed"
     );
-    assert_eq!(count(&c, "memory_observations_remote").await, 1);
+    assert_eq!(c.count("memory_observations_remote").await, 1);
 
     // B edits the same record later: B wins.
     let mut newer = o.clone();
@@ -139,14 +101,14 @@ async fn replays_change_nothing_and_stale_writes_lose_with_the_winner() {
     newer.meta.updated = at(20);
     newer.title = "Bash: second version".into();
     assert!(matches!(
-        push_ok(&c, &b, &[wire(newer.clone())]).await[0],
+        c.push_ok(&b, &[wire(newer.clone())]).await[0],
         RecordOutcome::Applied { .. }
     ));
     // A's older edit arrives after: it loses and learns the winner.
     let mut older = o.clone();
     older.meta.updated = at(15);
     older.title = "Bash: stale version".into();
-    match &push_ok(&c, &a, &[wire(older)]).await[0] {
+    match &c.push_ok(&a, &[wire(older)]).await[0] {
         RecordOutcome::Stale { winner, .. } => assert_eq!(**winner, wire(newer.clone())),
         other => panic!("expected stale, got {other:?}"),
     }
@@ -172,8 +134,8 @@ async fn replays_change_nothing_and_stale_writes_lose_with_the_winner() {
         deleted: false,
     };
     from_b.title = "from b".into();
-    push_ok(&c, &a, &[wire(from_a.clone())]).await;
-    push_ok(&c, &b, &[wire(from_b.clone())]).await;
+    c.push_ok(&a, &[wire(from_a.clone())]).await;
+    c.push_ok(&b, &[wire(from_b.clone())]).await;
     let title: String = sqlx::query_scalar("SELECT title FROM memory_observations_remote")
         .fetch_one(c.storage.pool())
         .await
@@ -267,7 +229,7 @@ async fn bad_input_gets_a_clear_4xx_and_stores_nothing() {
     let too_many: Vec<WireRecord> = (0..1001)
         .map(|i| wire(observation(m.id, s.id, stamp(i), "x")))
         .collect();
-    let r = push(&c, &m, &too_many).await;
+    let r = c.push(&m, &too_many).await;
     assert_eq!(r.status(), 413);
     let err: Value = r.json().await.expect("json");
     assert_eq!(err["error"], "batch_too_large");
@@ -278,7 +240,7 @@ async fn bad_input_gets_a_clear_4xx_and_stores_nothing() {
         "memory_summaries_remote",
         "memory_sync_log",
     ] {
-        assert_eq!(count(&c, table).await, 0, "{table} untouched");
+        assert_eq!(c.count(table).await, 0, "{table} untouched");
     }
     // Exactly 1000 is fine, gzip-compressed too.
     let thousand: Vec<WireRecord> = (0..1000)
@@ -298,7 +260,7 @@ async fn bad_input_gets_a_clear_4xx_and_stores_nothing() {
         .await
         .expect("gzip push");
     assert_eq!(r.status(), 200, "{:?}", r.text().await);
-    assert_eq!(count(&c, "memory_observations_remote").await, 1000);
+    assert_eq!(c.count("memory_observations_remote").await, 1000);
 }
 
 #[tokio::test]
@@ -328,17 +290,17 @@ async fn records_are_checked_redacted_and_clock_bounded_on_ingest() {
         Hlc::new(stamp(0).physical_ms() + 86_400_000, 0),
         "a day ahead",
     );
-    let results = push_ok(
-        &c,
-        &m,
-        &[
-            wire(s.clone()),
-            wire(leaky.clone()),
-            wire(spoofed),
-            wire(future),
-        ],
-    )
-    .await;
+    let results = c
+        .push_ok(
+            &m,
+            &[
+                wire(s.clone()),
+                wire(leaky.clone()),
+                wire(spoofed),
+                wire(future),
+            ],
+        )
+        .await;
     assert!(matches!(results[1], RecordOutcome::Applied { .. }));
     match &results[2] {
         RecordOutcome::Rejected { reason, .. } => {
@@ -463,10 +425,10 @@ async fn accounts_never_see_or_touch_each_other() {
     let b = c.machine(other, "other-laptop").await;
     let s = session(a.id, stamp(0));
     let o = observation(a.id, s.id, stamp(1), "acme secret plans");
-    push_ok(&c, &a, &[wire(s.clone()), wire(o.clone())]).await;
+    c.push_ok(&a, &[wire(s.clone()), wire(o.clone())]).await;
 
     assert!(
-        changes(&c, &b, 0).await.changes.is_empty(),
+        c.changes(&b, 0).await.changes.is_empty(),
         "B's feed is empty"
     );
     // B pushes a record with A's id: it becomes B's own record; A's is untouched and
@@ -475,9 +437,9 @@ async fn accounts_never_see_or_touch_each_other() {
     guess.meta.machine_id = b.id;
     guess.meta.updated = stamp(-60_000);
     guess.title = "overwrite attempt".into();
-    let r = push_ok(&c, &b, &[wire(guess.clone())]).await;
+    let r = c.push_ok(&b, &[wire(guess.clone())]).await;
     assert!(matches!(r[0], RecordOutcome::Applied { .. }), "{r:?}");
-    let a_feed = changes(&c, &a, 0).await;
+    let a_feed = c.changes(&a, 0).await;
     assert!(
         a_feed.changes.iter().any(|ch| ch.record == wire(o.clone())),
         "A's record intact"
@@ -489,7 +451,7 @@ async fn accounts_never_see_or_touch_each_other() {
             .all(|ch| ch.record.machine_id() == a.id),
         "nothing of B in A's feed"
     );
-    let b_feed = changes(&c, &b, 0).await;
+    let b_feed = c.changes(&b, 0).await;
     assert_eq!(b_feed.changes.len(), 1);
     assert_eq!(b_feed.changes[0].record, wire(guess));
     // A token claiming B's account for A's machine is refused.
@@ -532,12 +494,12 @@ async fn the_change_feed_never_skips_a_concurrent_commit() {
         let c = c.clone();
         tasks.push(tokio::spawn(async move {
             let s = session(m.id, stamp(0));
-            push_ok(&c, &m, &[wire(s.clone())]).await;
+            c.push_ok(&m, &[wire(s.clone())]).await;
             for _ in 0..batches {
                 let batch: Vec<WireRecord> = (0..per_batch)
                     .map(|k| wire(observation(m.id, s.id, stamp(k as i64), "concurrent")))
                     .collect();
-                push_ok(&c, &m, &batch).await;
+                c.push_ok(&m, &batch).await;
             }
         }));
     }
@@ -549,7 +511,7 @@ async fn the_change_feed_never_skips_a_concurrent_commit() {
             let mut cursor = 0;
             loop {
                 let finished = done.load(std::sync::atomic::Ordering::SeqCst);
-                let page = changes(&c, &reader, cursor).await;
+                let page = c.changes(&reader, cursor).await;
                 for ch in &page.changes {
                     assert!(ch.seq > cursor, "seqs only grow");
                     seen.push((ch.record.id(), ch.record.updated().as_i64()));
@@ -573,7 +535,7 @@ async fn the_change_feed_never_skips_a_concurrent_commit() {
     assert_eq!(unique.len(), seen.len(), "every change seen exactly once");
     assert_eq!(seen.len(), expected, "no change skipped");
     assert_eq!(
-        count(&c, "memory_observations_remote").await as usize,
+        c.count("memory_observations_remote").await as usize,
         writers * batches * per_batch
     );
 }
@@ -585,16 +547,16 @@ async fn tombstones_travel_through_the_feed() {
     let a = c.machine(acct, "a").await;
     let s = session(a.id, stamp(0));
     let o = observation(a.id, s.id, stamp(1), "to be forgotten");
-    push_ok(&c, &a, &[wire(s), wire(o.clone())]).await;
-    let cursor = changes(&c, &a, 0).await.next;
+    c.push_ok(&a, &[wire(s), wire(o.clone())]).await;
+    let cursor = c.changes(&a, 0).await.next;
     let mut gone = o.clone();
     gone.meta.updated = stamp(5);
     gone.meta.deleted = true;
     gone.title.clear();
     gone.input.clear();
     gone.response.clear();
-    push_ok(&c, &a, &[wire(gone.clone())]).await;
-    let page = changes(&c, &a, cursor).await;
+    c.push_ok(&a, &[wire(gone.clone())]).await;
+    let page = c.changes(&a, cursor).await;
     assert_eq!(page.changes.len(), 1);
     assert!(page.changes[0].record.meta().deleted);
     let input: String = sqlx::query_scalar("SELECT input FROM memory_observations_remote")
@@ -704,7 +666,7 @@ async fn tls_serves_the_api_with_a_certificate_from_a_custom_ca() {
     let m = c.machine(acct, "laptop").await;
     let s = session(m.id, stamp(0));
     assert!(matches!(
-        push_ok(&c, &m, &[wire(s)]).await[0],
+        c.push_ok(&m, &[wire(s)]).await[0],
         RecordOutcome::Applied { .. }
     ));
 }

@@ -5,39 +5,11 @@
 //! ids are 404 and untouched, and a deleted account leaves no row and no working token.
 
 use serde_json::{Value, json};
-use solaria_shared::wire::{ChangesPage, RecordOutcome, SyncResponse, WireRecord};
+use solaria_shared::wire::{RecordOutcome, WireRecord};
 use solaria_shared::{Observation, Project, Session, Summary};
 use solaria_tests::central::{Central, Machine};
 use solaria_tests::records::{observation, session, stamp, summary, wire};
 use uuid::Uuid;
-
-async fn push_ok(c: &Central, m: &Machine, records: &[WireRecord]) -> Vec<RecordOutcome> {
-    let r = c
-        .client
-        .post(c.at("/memory/sync"))
-        .bearer_auth(&m.jwt)
-        .json(&json!({ "records": records }))
-        .send()
-        .await
-        .expect("push request");
-    assert_eq!(r.status(), 200, "{:?}", r.text().await);
-    r.json::<SyncResponse>()
-        .await
-        .expect("sync response")
-        .results
-}
-
-async fn changes(c: &Central, m: &Machine, since: i64) -> ChangesPage {
-    let r = c
-        .client
-        .get(c.at(&format!("/memory/changes?since={since}&limit=1000")))
-        .bearer_auth(&m.jwt)
-        .send()
-        .await
-        .expect("changes request");
-    assert_eq!(r.status(), 200);
-    r.json().await.expect("changes page")
-}
 
 /// `DELETE path` as `m`: the status and the JSON body.
 async fn delete(c: &Central, m: &Machine, path: &str) -> (u16, Value) {
@@ -138,14 +110,14 @@ async fn erasing_a_record_reaches_other_machines_and_a_stale_push_loses() {
     let laptop = c.machine(acct, "laptop").await;
     let desktop = c.machine(acct, "desktop").await;
     let (s, obs, sum) = a_session(&laptop, None);
-    push_ok(&c, &laptop, &records(&s, &obs, &sum)).await;
-    let cursor = changes(&c, &desktop, 0).await.next;
+    c.push_ok(&laptop, &records(&s, &obs, &sum)).await;
+    let cursor = c.changes(&desktop, 0).await.next;
 
     let (status, body) = delete(&c, &desktop, &format!("/memory/records/{}", obs[1].id)).await;
     assert_eq!((status, body), (200, counts(0, 1, 0)));
 
     // The other machine (and the erasing one) pull exactly one change: the tombstone.
-    let page = changes(&c, &laptop, cursor).await;
+    let page = c.changes(&laptop, cursor).await;
     assert_eq!(page.changes.len(), 1, "{page:?}");
     let tombstone = page.changes[0].record.clone();
     assert!(page.changes[0].seq > cursor, "a new place in the feed");
@@ -170,25 +142,25 @@ async fn erasing_a_record_reaches_other_machines_and_a_stale_push_loses() {
 
     // The laptop had not pulled yet and pushes its old version again: it loses, and
     // learns the tombstone.
-    match &push_ok(&c, &laptop, &[wire(obs[1].clone())]).await[0] {
+    match &c.push_ok(&laptop, &[wire(obs[1].clone())]).await[0] {
         RecordOutcome::Stale { winner, .. } => assert_eq!(**winner, tombstone),
         other => panic!("expected stale, got {other:?}"),
     }
     assert!(!stored_text(&c, acct).await.contains("secret-plan"));
     assert!(
-        changes(&c, &desktop, page.next).await.changes.is_empty(),
+        c.changes(&desktop, page.next).await.changes.is_empty(),
         "a lost push adds nothing"
     );
 
     // Erasing again is harmless: nothing more to erase, nothing new in the feed.
     let (status, body) = delete(&c, &desktop, &format!("/memory/records/{}", obs[1].id)).await;
     assert_eq!((status, body), (200, counts(0, 0, 0)));
-    assert!(changes(&c, &desktop, page.next).await.changes.is_empty());
+    assert!(c.changes(&desktop, page.next).await.changes.is_empty());
 
     // A summary by its id: only the summary.
     let (status, body) = delete(&c, &laptop, &format!("/memory/records/{}", sum.id)).await;
     assert_eq!((status, body), (200, counts(0, 0, 1)));
-    let page = changes(&c, &desktop, page.next).await;
+    let page = c.changes(&desktop, page.next).await;
     assert_eq!(page.changes.len(), 1);
     assert_tombstone(&page.changes[0].record, &wire(sum.clone()), &laptop);
 
@@ -219,13 +191,13 @@ async fn erasing_a_session_takes_its_observations_and_summary() {
     let desktop = c.machine(acct, "desktop").await;
     let (s1, obs1, sum1) = a_session(&laptop, None);
     let (s2, obs2, sum2) = a_session(&laptop, None);
-    push_ok(&c, &laptop, &records(&s1, &obs1, &sum1)).await;
-    push_ok(&c, &laptop, &records(&s2, &obs2, &sum2)).await;
-    let cursor = changes(&c, &desktop, 0).await.next;
+    c.push_ok(&laptop, &records(&s1, &obs1, &sum1)).await;
+    c.push_ok(&laptop, &records(&s2, &obs2, &sum2)).await;
+    let cursor = c.changes(&desktop, 0).await.next;
 
     let (status, body) = delete(&c, &laptop, &format!("/memory/sessions/{}", s1.id)).await;
     assert_eq!((status, body), (200, counts(1, 2, 1)));
-    let page = changes(&c, &desktop, cursor).await;
+    let page = c.changes(&desktop, cursor).await;
     let seqs: Vec<i64> = page.changes.iter().map(|ch| ch.seq).collect();
     assert_eq!(
         seqs,
@@ -287,15 +259,15 @@ async fn erasing_a_project_by_key_or_by_name() {
     let (s1, o1, m1) = a_session(&laptop, Some(api.clone()));
     let (s2, o2, m2) = a_session(&desktop, Some(web.clone()));
     let (s3, o3, m3) = a_session(&laptop, Some(docs.clone()));
-    push_ok(&c, &laptop, &records(&s1, &o1, &m1)).await;
-    push_ok(&c, &desktop, &records(&s2, &o2, &m2)).await;
-    push_ok(&c, &laptop, &records(&s3, &o3, &m3)).await;
-    let cursor = changes(&c, &desktop, 0).await.next;
+    c.push_ok(&laptop, &records(&s1, &o1, &m1)).await;
+    c.push_ok(&desktop, &records(&s2, &o2, &m2)).await;
+    c.push_ok(&laptop, &records(&s3, &o3, &m3)).await;
+    let cursor = c.changes(&desktop, 0).await.next;
 
     // By key, URL-encoded (it holds slashes).
     let (status, body) = delete(&c, &desktop, "/memory/projects/github.com%2Facme%2Fapi").await;
     assert_eq!((status, body), (200, counts(1, 2, 1)));
-    let page = changes(&c, &desktop, cursor).await;
+    let page = c.changes(&desktop, cursor).await;
     assert_eq!(page.changes.len(), 4);
     assert!(
         page.changes
@@ -339,9 +311,9 @@ async fn erasing_a_machines_data() {
     let desktop = c.machine(acct, "desktop").await;
     let (s1, o1, m1) = a_session(&laptop, None);
     let (s2, o2, m2) = a_session(&desktop, None);
-    push_ok(&c, &laptop, &records(&s1, &o1, &m1)).await;
-    push_ok(&c, &desktop, &records(&s2, &o2, &m2)).await;
-    let cursor = changes(&c, &desktop, 0).await.next;
+    c.push_ok(&laptop, &records(&s1, &o1, &m1)).await;
+    c.push_ok(&desktop, &records(&s2, &o2, &m2)).await;
+    let cursor = c.changes(&desktop, 0).await.next;
 
     let (status, body) = delete(
         &c,
@@ -350,7 +322,7 @@ async fn erasing_a_machines_data() {
     )
     .await;
     assert_eq!((status, body), (200, counts(1, 2, 1)));
-    let page = changes(&c, &laptop, cursor).await;
+    let page = c.changes(&laptop, cursor).await;
     let before = records(&s1, &o1, &m1);
     assert_eq!(page.changes.len(), 4);
     for ch in &page.changes {
@@ -373,7 +345,7 @@ async fn erasing_a_machines_data() {
     .expect("counts");
     assert_eq!((desktop_live, laptop_live), (2, 0));
     assert_eq!(
-        changes(&c, &laptop, page.next).await.changes.len(),
+        c.changes(&laptop, page.next).await.changes.len(),
         0,
         "the laptop can still pull"
     );
@@ -407,7 +379,7 @@ async fn another_accounts_ids_are_not_found_and_stay_untouched() {
     };
     let (s, obs, sum) = a_session(&theirs, Some(only_theirs));
     let all = records(&s, &obs, &sum);
-    push_ok(&c, &theirs, &all).await;
+    c.push_ok(&theirs, &all).await;
     let seq_before = change_seq(&c, globex).await;
     let text_before = stored_text(&c, globex).await;
 
@@ -443,7 +415,7 @@ async fn another_accounts_ids_are_not_found_and_stay_untouched() {
         text_before,
         "their content is intact"
     );
-    let page = changes(&c, &theirs, 0).await;
+    let page = c.changes(&theirs, 0).await;
     let got: Vec<WireRecord> = page.changes.into_iter().map(|ch| ch.record).collect();
     assert_eq!(got, all, "their records are exactly as pushed");
     let acme_rows: i64 =
@@ -500,9 +472,9 @@ async fn deleting_the_account_removes_every_row_and_its_tokens_stop_working() {
     let desktop = c.machine(acme, "desktop").await;
     let theirs = c.machine(globex, "theirs").await;
     let (s, obs, sum) = a_session(&laptop, None);
-    push_ok(&c, &laptop, &records(&s, &obs, &sum)).await;
+    c.push_ok(&laptop, &records(&s, &obs, &sum)).await;
     let (s2, obs2, sum2) = a_session(&desktop, None);
-    push_ok(&c, &desktop, &records(&s2, &obs2, &sum2)).await;
+    c.push_ok(&desktop, &records(&s2, &obs2, &sum2)).await;
     c.storage
         .create_enrollment_token(acme, std::time::Duration::from_secs(600))
         .await
@@ -515,7 +487,7 @@ async fn deleting_the_account_removes_every_row_and_its_tokens_stop_working() {
         .expect("an injection row");
     let (gs, gobs, gsum) = a_session(&theirs, None);
     let theirs_all = records(&gs, &gobs, &gsum);
-    push_ok(&c, &theirs, &theirs_all).await;
+    c.push_ok(&theirs, &theirs_all).await;
     let globex_before = rows_per_table(&c, globex).await;
     let known = [
         "accounts",
@@ -582,7 +554,8 @@ async fn deleting_the_account_removes_every_row_and_its_tokens_stop_working() {
 
     // The other account is intact.
     assert_eq!(rows_per_table(&c, globex).await, globex_before);
-    let got: Vec<WireRecord> = changes(&c, &theirs, 0)
+    let got: Vec<WireRecord> = c
+        .changes(&theirs, 0)
         .await
         .changes
         .into_iter()
@@ -605,7 +578,7 @@ async fn a_puller_misses_no_tombstone_while_pushes_and_erasures_run_at_once() {
         tokio::spawn(async move {
             for _ in 0..15 {
                 let (s, obs, sum) = a_session(&writer, None);
-                push_ok(&c, &writer, &records(&s, &obs, &sum)).await;
+                c.push_ok(&writer, &records(&s, &obs, &sum)).await;
                 sessions_tx.send(*s.id.as_uuid()).expect("send");
             }
         })
@@ -629,7 +602,7 @@ async fn a_puller_misses_no_tombstone_while_pushes_and_erasures_run_at_once() {
     loop {
         let done = push_task.is_finished() && erase_task.is_finished();
         loop {
-            let page = changes(&c, &reader, cursor).await;
+            let page = c.changes(&reader, cursor).await;
             for ch in page.changes {
                 assert!(ch.seq > cursor, "the feed only moves forward");
                 seen.insert(ch.record.id(), ch.record);
@@ -648,7 +621,8 @@ async fn a_puller_misses_no_tombstone_while_pushes_and_erasures_run_at_once() {
     push_task.await.expect("pushes");
     assert_eq!(erase_task.await.expect("erasures"), 15);
 
-    let full: std::collections::HashMap<Uuid, WireRecord> = changes(&c, &reader, 0)
+    let full: std::collections::HashMap<Uuid, WireRecord> = c
+        .changes(&reader, 0)
         .await
         .changes
         .into_iter()

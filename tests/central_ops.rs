@@ -4,28 +4,11 @@
 //! echoed on every answer.
 
 use serde_json::json;
-use solaria_shared::wire::{RecordOutcome, SyncResponse, WireRecord};
-use solaria_tests::central::{Central, Machine, Options};
+use solaria_tests::central::{Central, Options};
 use solaria_tests::pg::fresh_database;
 use solaria_tests::records::{observation, session, stamp, wire};
 use std::io::{Read, Write};
 use std::time::Duration;
-
-async fn push(c: &Central, m: &Machine, records: &[WireRecord]) -> Vec<RecordOutcome> {
-    let r = c
-        .client
-        .post(c.at("/memory/sync"))
-        .bearer_auth(&m.jwt)
-        .json(&json!({ "records": records }))
-        .send()
-        .await
-        .expect("push request");
-    assert_eq!(r.status(), 200);
-    r.json::<SyncResponse>()
-        .await
-        .expect("sync response")
-        .results
-}
 
 /// The value of the sample `name{labels…}` in an exposition (0 when absent).
 fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
@@ -107,12 +90,12 @@ async fn metrics_are_served_on_their_own_listener_and_count_requests() {
     );
     let s = session(m.id, stamp(0));
     let o = observation(m.id, s.id, stamp(10), "cargo build");
-    push(&c, &m, &[wire(s.clone()), wire(o.clone())]).await;
+    c.push_ok(&m, &[wire(s.clone()), wire(o.clone())]).await;
     let mut older = o.clone();
     older.meta.updated = solaria_shared::Hlc::from_i64(o.meta.updated.as_i64() - 1);
     let mut bad = observation(m.id, s.id, stamp(1), "x");
     bad.meta.machine_id = solaria_shared::MachineId::new();
-    push(&c, &m, &[wire(older), wire(bad)]).await;
+    c.push_ok(&m, &[wire(older), wire(bad)]).await;
     let erase = c
         .client
         .delete(c.at(&format!("/memory/records/{}", o.id)))

@@ -6,8 +6,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use solaria_shared::wire::{
-    ContextResponse, HitType, MatchMode, RecordOutcome, RestorePage, SearchResponse, SyncResponse,
-    TimelineResponse, WireRecord,
+    ContextResponse, HitType, MatchMode, RestorePage, SearchResponse, TimelineResponse, WireRecord,
 };
 use solaria_shared::{Observation, ObservationKind, Project, Session, UnixMillis};
 use solaria_tests::central::{Central, Machine, Options};
@@ -15,29 +14,6 @@ use solaria_tests::records::{observation, session, stamp, summary, wire};
 use std::collections::HashSet;
 
 const DAY: i64 = 86_400_000;
-
-async fn push_ok(c: &Central, m: &Machine, records: &[WireRecord]) {
-    let r = c
-        .client
-        .post(c.at("/memory/sync"))
-        .bearer_auth(&m.jwt)
-        .json(&json!({ "records": records }))
-        .send()
-        .await
-        .expect("push request");
-    assert_eq!(r.status(), 200, "{:?}", r.text().await);
-    let results = r
-        .json::<SyncResponse>()
-        .await
-        .expect("sync response")
-        .results;
-    assert!(
-        results
-            .iter()
-            .all(|o| matches!(o, RecordOutcome::Applied { .. })),
-        "{results:?}"
-    );
-}
 
 async fn get(c: &Central, m: &Machine, path: &str, query: &[(&str, &str)]) -> reqwest::Response {
     c.client
@@ -129,13 +105,13 @@ async fn search_finds_english_and_spanish_and_cites_each_hit() {
         "Terminamos la migración de la base de datos de usuarios",
     );
     let noise = observation(laptop.id, s1.id, stamp(3), "cargo fmt");
-    push_ok(
-        &c,
+    c.push_ok(
         &laptop,
         &[wire(s1.clone()), wire(o.clone()), wire(noise.clone())],
     )
     .await;
-    push_ok(&c, &desktop, &[wire(s2.clone()), wire(es.clone())]).await;
+    c.push_ok(&desktop, &[wire(s2.clone()), wire(es.clone())])
+        .await;
 
     let r = search(&c, &desktop, &[("q", "migrating the databases")]).await;
     assert_eq!(r.matched, MatchMode::All);
@@ -215,7 +191,7 @@ async fn ranking_follows_the_spec_weights() {
     ];
     let mut batch = vec![wire(sp.clone()), wire(sq.clone())];
     batch.extend(all.iter().map(|o| wire((*o).clone())));
-    push_ok(&c, &m, &batch).await;
+    c.push_ok(&m, &batch).await;
     let id = |o: &Observation| *o.id.as_uuid();
 
     // In project P: P's last week (1.0) > P's last month (0.8) > P's older (0.6) > Q (0.4).
@@ -300,8 +276,7 @@ async fn every_filter_is_honoured() {
     );
     web_sum.project = s_web.project.clone();
     web_sum.created_at = days_ago(2);
-    push_ok(
-        &c,
+    c.push_ok(
         &laptop,
         &[
             wire(s_api.clone()),
@@ -311,8 +286,7 @@ async fn every_filter_is_honoured() {
         ],
     )
     .await;
-    push_ok(
-        &c,
+    c.push_ok(
         &desktop,
         &[
             wire(s_web.clone()),
@@ -472,7 +446,7 @@ async fn any_text_is_a_valid_query() {
     let s = session(m.id, stamp(0));
     let mut o = observation(m.id, s.id, stamp(1), "database migration");
     o.title = "Database migration: users' emails".into();
-    push_ok(&c, &m, &[wire(s), wire(o.clone())]).await;
+    c.push_ok(&m, &[wire(s), wire(o.clone())]).await;
 
     let long_words = "error src test cargo database ".repeat(340);
     let long_letters = "a".repeat(10_000);
@@ -600,9 +574,8 @@ async fn context_cites_recent_records_of_every_machine_within_its_budget() {
         wire(other_project.clone()),
     ];
     batch.extend(obs.iter().cloned().map(wire));
-    push_ok(&c, &laptop, &batch).await;
-    push_ok(
-        &c,
+    c.push_ok(&laptop, &batch).await;
+    c.push_ok(
         &desktop,
         &[
             wire(s2.clone()),
@@ -728,13 +701,13 @@ async fn timeline_shows_a_session_oldest_first_with_its_summary() {
         wire(sum.clone()),
     ];
     batch.extend(obs.iter().cloned().map(wire));
-    push_ok(&c, &laptop, &batch).await;
+    c.push_ok(&laptop, &batch).await;
     // Desktop edits one observation later: the timeline names both machines.
     let mut edited = obs[1].clone();
     edited.meta.machine_id = desktop.id;
     edited.meta.updated = stamp(10);
     edited.title = "step edited on the desktop".into();
-    push_ok(&c, &desktop, &[wire(edited.clone())]).await;
+    c.push_ok(&desktop, &[wire(edited.clone())]).await;
 
     let t: TimelineResponse =
         get_ok(&c, &desktop, &format!("/memory/timeline/{}", s.id), &[]).await;
@@ -815,8 +788,9 @@ async fn restore_pages_every_live_record_and_leaves_tombstones_out() {
     let o2 = observation(desktop.id, s2.id, stamp(1), "from the desktop");
     let mut batch = vec![wire(s.clone()), wire(sum.clone())];
     batch.extend(obs.iter().cloned().map(wire));
-    push_ok(&c, &laptop, &batch).await;
-    push_ok(&c, &desktop, &[wire(s2.clone()), wire(o2.clone())]).await;
+    c.push_ok(&laptop, &batch).await;
+    c.push_ok(&desktop, &[wire(s2.clone()), wire(o2.clone())])
+        .await;
     // Two observations are deleted: tombstones.
     let tombstones: Vec<WireRecord> = obs[..2]
         .iter()
@@ -827,7 +801,7 @@ async fn restore_pages_every_live_record_and_leaves_tombstones_out() {
             wire(t)
         })
         .collect();
-    push_ok(&c, &laptop, &tombstones).await;
+    c.push_ok(&laptop, &tombstones).await;
 
     let (records, next, pages) = restore_all(&c, &desktop, "10").await;
     assert_eq!(pages, 3);
@@ -869,7 +843,7 @@ async fn restore_pages_every_live_record_and_leaves_tombstones_out() {
     let (one, next_default, pages) = restore_all(&c, &laptop, "500").await;
     assert_eq!((one.len(), pages, next_default), (records.len(), 1, next));
     let s3 = session(laptop.id, stamp(20));
-    push_ok(&c, &laptop, &[wire(s3.clone())]).await;
+    c.push_ok(&laptop, &[wire(s3.clone())]).await;
     let feed: Value = get_ok(
         &c,
         &laptop,
@@ -902,8 +876,7 @@ async fn tombstones_leave_search_context_and_timeline() {
     let keep = observation(m.id, s.id, stamp(1), "kubernetes rollout kept");
     let gone = observation(m.id, s.id, stamp(1), "kubernetes rollout forgotten");
     let sum = summary(m.id, s.id, stamp(1), "kubernetes rollout summary");
-    push_ok(
-        &c,
+    c.push_ok(
         &m,
         &[
             wire(s.clone()),
@@ -921,7 +894,7 @@ async fn tombstones_leave_search_context_and_timeline() {
     let mut t2 = sum.clone();
     t2.meta.updated = stamp(5);
     t2.meta.deleted = true;
-    push_ok(&c, &m, &[wire(t1), wire(t2)]).await;
+    c.push_ok(&m, &[wire(t1), wire(t2)]).await;
     assert_eq!(
         ids(&search(&c, &m, &[("q", "kubernetes")]).await),
         vec![*keep.id.as_uuid()]
@@ -937,7 +910,7 @@ async fn tombstones_leave_search_context_and_timeline() {
     let mut ts = s.clone();
     ts.meta.updated = stamp(6);
     ts.meta.deleted = true;
-    push_ok(&c, &m, &[wire(ts)]).await;
+    c.push_ok(&m, &[wire(ts)]).await;
     get_err(&c, &m, &format!("/memory/timeline/{}", s.id), &[], 404).await;
 }
 
@@ -958,8 +931,7 @@ async fn another_account_never_reads_or_detects_records_through_queries() {
         key: "github.com/acme/secret".into(),
         name: "secret".into(),
     };
-    push_ok(
-        &c,
+    c.push_ok(
         &a,
         &[
             wire(sa.clone()),
@@ -971,7 +943,7 @@ async fn another_account_never_reads_or_detects_records_through_queries() {
     .await;
     let sb = session(b.id, stamp(0));
     let ob = observation(b.id, sb.id, stamp(1), "deploy of our own");
-    push_ok(&c, &b, &[wire(sb.clone()), wire(ob.clone())]).await;
+    c.push_ok(&b, &[wire(sb.clone()), wire(ob.clone())]).await;
 
     let a_ids: HashSet<uuid::Uuid> = [
         *sa.id.as_uuid(),

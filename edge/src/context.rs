@@ -5,16 +5,11 @@ use crate::config::ContextConfig;
 use crate::store::{Store, StoreError, records, views};
 use crate::timefmt;
 use serde_json::{Value, json};
+use solaria_shared::context::assemble;
 use solaria_shared::{MachineId, Project, UnixMillis};
 use std::collections::HashMap;
 
-/// Share of the budget that session summaries may take before observations.
-const SUMMARY_SHARE: f64 = 0.6;
-
-/// Approximate tokens of a text (about four characters per token).
-pub fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
-}
+pub use solaria_shared::context::estimate_tokens;
 
 /// The context for `project`, or `None` when there is nothing to say.
 pub fn build(
@@ -55,67 +50,36 @@ pub fn build(
              machines; run `solaria conflicts` to review.\n"
         ));
     }
-    let budget = cfg.token_budget.max(estimate_tokens(&out) + 1);
-    let mut used = estimate_tokens(&out);
-    let summary_budget = used + ((budget - used) as f64 * SUMMARY_SHARE) as usize;
-
-    const SESSIONS_HEADING: &str = "\n## Sessions\n";
-    const ACTIVITY_HEADING: &str = "\n## Recent activity\n";
-    let mut summary_lines = Vec::new();
-    for s in &summaries {
-        let line = format!(
-            "[S#{}] {}{} {}\n",
-            s.session_id,
-            timefmt::short(s.created_at, now),
-            label(s.meta.machine_id),
-            s.text
-        );
-        let heading = if summary_lines.is_empty() {
-            SESSIONS_HEADING
-        } else {
-            ""
-        };
-        let cost = estimate_tokens(&line) + estimate_tokens(heading);
-        if used + cost > summary_budget {
-            break;
-        }
-        used += cost;
-        summary_lines.push(line);
-    }
-    let mut observation_lines = Vec::new();
-    for o in &observations {
-        let flag = if o.metadata.get("error").and_then(Value::as_bool) == Some(true) {
-            " [error]"
-        } else {
-            ""
-        };
-        let line = format!(
-            "[O#{}] {}{} {}{flag}\n",
-            o.id,
-            timefmt::short(o.created_at, now),
-            label(o.meta.machine_id),
-            o.title
-        );
-        let heading = if observation_lines.is_empty() {
-            ACTIVITY_HEADING
-        } else {
-            ""
-        };
-        let cost = estimate_tokens(&line) + estimate_tokens(heading);
-        if used + cost > budget {
-            break;
-        }
-        used += cost;
-        observation_lines.push(line);
-    }
-    if !summary_lines.is_empty() {
-        out.push_str(SESSIONS_HEADING);
-        summary_lines.iter().for_each(|l| out.push_str(l));
-    }
-    if !observation_lines.is_empty() {
-        out.push_str(ACTIVITY_HEADING);
-        observation_lines.iter().for_each(|l| out.push_str(l));
-    }
+    let summary_lines: Vec<String> = summaries
+        .iter()
+        .map(|s| {
+            format!(
+                "[S#{}] {}{} {}\n",
+                s.session_id,
+                timefmt::short(s.created_at, now),
+                label(s.meta.machine_id),
+                s.text
+            )
+        })
+        .collect();
+    let observation_lines: Vec<String> = observations
+        .iter()
+        .map(|o| {
+            let flag = if o.metadata.get("error").and_then(Value::as_bool) == Some(true) {
+                " [error]"
+            } else {
+                ""
+            };
+            format!(
+                "[O#{}] {}{} {}{flag}\n",
+                o.id,
+                timefmt::short(o.created_at, now),
+                label(o.meta.machine_id),
+                o.title
+            )
+        })
+        .collect();
+    let out = assemble(out, &summary_lines, &observation_lines, cfg.token_budget).text;
     Ok(Some(out))
 }
 

@@ -2,16 +2,18 @@
 //! the real server over TLS on loopback:
 //!
 //! * ingest: `POST /memory/sync` with 1000-record batches into a table already holding
-//!   `SOLARIA_BENCH_PRELOAD` observations (default 1,000,000), beside PostgreSQL's own
-//!   `COPY` into the same table with the same indexes — the practical limit — measured
-//!   in the same run, reported as a ratio.
+//!   `SOLARIA_BENCH_PRELOAD` observations (default 1,000,000) from 100 machines, beside
+//!   PostgreSQL's own `COPY` into the same table with the same indexes — the practical
+//!   limit — measured in the same run, reported as a ratio;
+//! * search: `GET /memory/search` over TLS on that table, a mix of common and rare
+//!   words, English and Spanish, with and without filters: p50 / p95.
 //!
 //! ```sh
 //! cargo bench -p solaria-tests --bench central
 //! SOLARIA_BENCH_PRELOAD=200000 cargo bench -p solaria-tests --bench central
 //! ```
 
-use solaria_shared::wire::{SyncResponse, WireRecord};
+use solaria_shared::wire::{SearchResponse, SyncResponse, WireRecord};
 use solaria_shared::{Hlc, MachineId, UnixMillis};
 use solaria_tests::central::{Central, Machine, Options};
 use solaria_tests::records::{observation, session, wire};
@@ -89,7 +91,9 @@ async fn copy_rows(
     let now = UnixMillis::now().0;
     for i in 0..rows {
         let m = machines[i % machines.len()];
-        let title = format!("Bash: {}", rng.words(5));
+        // One row in 5,000 carries a rare word: found only deep in the history.
+        let rare = if i % 5_000 == 0 { " zebrafish" } else { "" };
+        let title = format!("Bash: {}{rare}", rng.words(5));
         let input = format!("{{\"command\": \"{}\"}}", rng.words(12));
         let response = format!("{{\"stdout\": \"{}\"}}", rng.words(60));
         let project = format!("github.com/bench/project-{}", rng.next() % 20);
@@ -116,6 +120,21 @@ async fn copy_rows(
     copy.send(data.into_bytes()).await.expect("copy data");
     copy.finish().await.expect("copy finish");
     start.elapsed()
+}
+
+/// An observation the size of the COPY rows (5-word title, 12-word command, 60-word
+/// output), so both paths ingest the same amount of text.
+fn bench_observation(
+    m: MachineId,
+    s: solaria_shared::SessionId,
+    k: u64,
+    rng: &mut Rng,
+) -> WireRecord {
+    let mut o = observation(m, s, Hlc::new(UnixMillis::now().0 as u64, k), "x");
+    o.title = format!("Bash: {}", rng.words(5));
+    o.input = format!("{{\"command\": \"{}\"}}", rng.words(12));
+    o.response = format!("{{\"stdout\": \"{}\"}}", rng.words(60));
+    wire(o)
 }
 
 async fn push(c: &Central, m: &Machine, records: &[WireRecord]) -> Duration {
@@ -188,16 +207,8 @@ async fn main() {
         let m = &machines[b % machines.len()];
         let s = session(m.id, Hlc::new(UnixMillis::now().0 as u64, 0));
         let mut records = vec![wire(s.clone())];
-        records.extend((0..999).map(|k| {
-            let mut o = observation(
-                m.id,
-                s.id,
-                Hlc::new(UnixMillis::now().0 as u64, k),
-                "cargo test",
-            );
-            o.response = format!("{{\"stdout\": \"{}\"}}", Rng(k + 11).words(60));
-            wire(o)
-        }));
+        let mut rng = Rng(b as u64 * 7919 + 13);
+        records.extend((0..999).map(|k| bench_observation(m.id, s.id, k, &mut rng)));
         latencies.push(push(&c, m, &records).await);
     }
     let sequential = (batches * 1000) as f64 / start.elapsed().as_secs_f64();
@@ -211,14 +222,8 @@ async fn main() {
             for _ in 0..(batches / 4) {
                 let s = session(m.id, Hlc::new(UnixMillis::now().0 as u64, 0));
                 let mut records = vec![wire(s.clone())];
-                records.extend((0..999).map(|k| {
-                    wire(observation(
-                        m.id,
-                        s.id,
-                        Hlc::new(UnixMillis::now().0 as u64, k),
-                        "parallel push",
-                    ))
-                }));
+                let mut rng = Rng(m.id.as_uuid().as_u128() as u64 | 1);
+                records.extend((0..999).map(|k| bench_observation(m.id, s.id, k, &mut rng)));
                 push(&c, &m, &records).await;
             }
         }));
@@ -249,7 +254,79 @@ async fn main() {
         p50.as_secs_f64() * 1000.0,
         p95.as_secs_f64() * 1000.0
     );
+    search_bench(&c, &machines[0], preload).await;
     if let Ok(c) = std::sync::Arc::try_unwrap(c) {
         c.stop().await;
     }
+}
+
+async fn search_bench(c: &Central, m: &Machine, preload: usize) {
+    let queries: &[(&str, &str)] = &[
+        ("common word", "q=error"),
+        ("common word", "q=cargo"),
+        ("two common words", "q=cargo%20test"),
+        ("phrase-like pair", "q=refresh%20token"),
+        ("identifier", "q=renew_jwt"),
+        ("Spanish", "q=migraci%C3%B3n%20base%20datos"),
+        ("rare word, only in old rows", "q=zebrafish"),
+        ("no match", "q=zzqqxxyy"),
+        (
+            "common word, project filter",
+            "q=error&project=github.com%2Fbench%2Fproject-7",
+        ),
+        (
+            "common word, current project weights",
+            "q=deploy&current_project=github.com%2Fbench%2Fproject-3",
+        ),
+        ("question", "q=why%20does%20the%20schema%20migration%20fail"),
+    ];
+    let runs = 30;
+    let mut all = Vec::new();
+    println!("\nsearch over TLS, {preload}+ observations from 100 machines (limit 20)\n");
+    println!("| query | n | hits | p50 | p95 |");
+    println!("|---|---|---|---|---|");
+    for (label, qs) in queries {
+        let url = c.at(&format!("/memory/search?{qs}&limit=20"));
+        for _ in 0..3 {
+            let r = c
+                .client
+                .get(&url)
+                .bearer_auth(&m.jwt)
+                .send()
+                .await
+                .expect("search");
+            assert_eq!(r.status(), 200, "{label}");
+        }
+        let mut samples = Vec::new();
+        let mut hits = 0;
+        for _ in 0..runs {
+            let t = Instant::now();
+            let r = c
+                .client
+                .get(&url)
+                .bearer_auth(&m.jwt)
+                .send()
+                .await
+                .expect("search");
+            let body: SearchResponse = r.json().await.expect("search json");
+            samples.push(t.elapsed());
+            hits = body.hits.len();
+        }
+        all.extend(samples.iter().copied());
+        let p50 = pct(&mut samples, 0.5);
+        let p95 = pct(&mut samples, 0.95);
+        println!(
+            "| {label} (`{qs}`) | {runs} | {hits} | {:.1} ms | {:.1} ms |",
+            p50.as_secs_f64() * 1e3,
+            p95.as_secs_f64() * 1e3
+        );
+    }
+    let p50 = pct(&mut all, 0.5);
+    let p95 = pct(&mut all, 0.95);
+    println!(
+        "| **all** | {} | | **{:.1} ms** | **{:.1} ms** |",
+        all.len(),
+        p50.as_secs_f64() * 1e3,
+        p95.as_secs_f64() * 1e3
+    );
 }

@@ -7,7 +7,9 @@ use solaria_central::api::{self, AppState};
 use solaria_central::config::Settings;
 use solaria_central::secret::Secret;
 use solaria_central::storage::{AccountId, Storage};
-use solaria_shared::wire::{EnrollResponse, TokenResponse};
+use solaria_shared::wire::{
+    ChangesPage, EnrollResponse, RecordOutcome, SyncResponse, TokenResponse, WireRecord,
+};
 
 /// The signing key tests' servers use.
 pub const JWT_SECRET: &str = "test-signing-key-0123456789abcdef-0123456789";
@@ -137,6 +139,48 @@ impl Central {
 
     pub fn at(&self, path: &str) -> String {
         format!("{}{path}", self.url)
+    }
+
+    /// `POST /memory/sync` as `m`.
+    pub async fn push(&self, m: &Machine, records: &[WireRecord]) -> reqwest::Response {
+        self.client
+            .post(self.at("/memory/sync"))
+            .bearer_auth(&m.jwt)
+            .json(&serde_json::json!({ "records": records }))
+            .send()
+            .await
+            .expect("push request")
+    }
+
+    /// A push that must succeed; its per-record outcomes.
+    pub async fn push_ok(&self, m: &Machine, records: &[WireRecord]) -> Vec<RecordOutcome> {
+        let r = self.push(m, records).await;
+        assert_eq!(r.status(), 200, "{:?}", r.text().await);
+        r.json::<SyncResponse>()
+            .await
+            .expect("sync response")
+            .results
+    }
+
+    /// One page of the change feed after `since`, as `m`.
+    pub async fn changes(&self, m: &Machine, since: i64) -> ChangesPage {
+        let r = self
+            .client
+            .get(self.at(&format!("/memory/changes?since={since}&limit=1000")))
+            .bearer_auth(&m.jwt)
+            .send()
+            .await
+            .expect("changes request");
+        assert_eq!(r.status(), 200);
+        r.json().await.expect("changes page")
+    }
+
+    /// Rows in one of our tables (all accounts).
+    pub async fn count(&self, table: &str) -> i64 {
+        sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}")))
+            .fetch_one(self.storage.pool())
+            .await
+            .expect("count")
     }
 
     /// A new account.

@@ -14,6 +14,7 @@ use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
+use solaria_shared::context::{assemble, estimate_tokens};
 use solaria_shared::wire::{
     CONTEXT_DEFAULT_BUDGET, CONTEXT_MAX_BUDGET, ContextResponse, HitType, RESTORE_DEFAULT_LIMIT,
     RESTORE_MAX_LIMIT, RestorePage, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchResponse,
@@ -29,8 +30,6 @@ const MAX_QUERY_CHARS: usize = 1000;
 const MAX_QUERY_WORDS: usize = 32;
 /// The most tags a search may weigh.
 const MAX_TAGS: usize = 20;
-/// Share of a context's budget that session summaries may take before observations.
-const SUMMARY_SHARE: f64 = 0.6;
 /// The longest summary line of a context, in characters.
 const MAX_SUMMARY_LINE: usize = 400;
 
@@ -251,11 +250,6 @@ pub async fn context(
     }))
 }
 
-/// Approximate tokens of a text (about four characters per token).
-fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
-}
-
 /// A UTC time for a context line.
 fn utc(t: UnixMillis) -> String {
     chrono::DateTime::from_timestamp_millis(t.0)
@@ -282,9 +276,9 @@ struct BuiltContext {
     observations: Vec<ObservationId>,
 }
 
-/// The context text: a header, then summaries (up to [`SUMMARY_SHARE`] of the
-/// budget), then observations, newest first, each line citing its id, UTC time and
-/// machine, never past the budget (raised to fit the header if need be).
+/// The context text: a header, then the summaries and observations that fit the
+/// budget (the shared rule of `solaria_shared::context`), newest first, each line
+/// citing its id, UTC time and machine.
 fn build_context(
     projects: &[Project],
     budget: usize,
@@ -299,7 +293,7 @@ fn build_context(
             .to_string()
     };
     let keys: Vec<&str> = projects.iter().map(|p| p.key.as_str()).collect();
-    let mut out = format!(
+    let mut header = format!(
         "# SOLARIA memory: project {} ({})\n\
          Earlier work on this project from every machine of the account, newest first (times in UTC). \
          Cite ids as evidence; the memory_timeline tool (or GET /memory/timeline/ID) shows what \
@@ -308,70 +302,45 @@ fn build_context(
         keys.join(", ")
     );
     if summaries.is_empty() && observations.is_empty() {
-        out.push_str("\nNothing recorded for this project yet.\n");
+        header.push_str("\nNothing recorded for this project yet.\n");
     }
-    let budget = budget.max(estimate_tokens(&out) + 1);
-    let mut used = estimate_tokens(&out);
-    let summary_budget = used + ((budget - used) as f64 * SUMMARY_SHARE) as usize;
-
-    const SESSIONS_HEADING: &str = "\n## Sessions\n";
-    const ACTIVITY_HEADING: &str = "\n## Recent activity\n";
-    let mut sessions = Vec::new();
-    let mut summary_lines = String::new();
-    for s in summaries {
-        let line = format!(
-            "[S#{}] {} ({}) {}\n",
-            s.session_id,
-            utc(s.created_at),
-            name(&s.machine_id),
-            one_line(&s.text, MAX_SUMMARY_LINE)
-        );
-        let heading = if sessions.is_empty() {
-            SESSIONS_HEADING
-        } else {
-            ""
-        };
-        let cost = estimate_tokens(&line) + estimate_tokens(heading);
-        if used + cost > summary_budget {
-            break;
-        }
-        used += cost;
-        summary_lines.push_str(heading);
-        summary_lines.push_str(&line);
-        sessions.push(s.session_id);
-    }
-    let mut cited = Vec::new();
-    let mut observation_lines = String::new();
-    for o in observations {
-        let flag = if o.error { " [error]" } else { "" };
-        let line = format!(
-            "[O#{}] {} ({}) {}{flag}\n",
-            o.id,
-            utc(o.created_at),
-            name(&o.machine_id),
-            one_line(&o.title, MAX_SUMMARY_LINE)
-        );
-        let heading = if cited.is_empty() {
-            ACTIVITY_HEADING
-        } else {
-            ""
-        };
-        let cost = estimate_tokens(&line) + estimate_tokens(heading);
-        if used + cost > budget {
-            break;
-        }
-        used += cost;
-        observation_lines.push_str(heading);
-        observation_lines.push_str(&line);
-        cited.push(ObservationId::from_uuid(o.id));
-    }
-    out.push_str(&summary_lines);
-    out.push_str(&observation_lines);
+    let summary_lines: Vec<String> = summaries
+        .iter()
+        .map(|s| {
+            format!(
+                "[S#{}] {} ({}) {}\n",
+                s.session_id,
+                utc(s.created_at),
+                name(&s.machine_id),
+                one_line(&s.text, MAX_SUMMARY_LINE)
+            )
+        })
+        .collect();
+    let observation_lines: Vec<String> = observations
+        .iter()
+        .map(|o| {
+            let flag = if o.error { " [error]" } else { "" };
+            format!(
+                "[O#{}] {} ({}) {}{flag}\n",
+                o.id,
+                utc(o.created_at),
+                name(&o.machine_id),
+                one_line(&o.title, MAX_SUMMARY_LINE)
+            )
+        })
+        .collect();
+    let built = assemble(header, &summary_lines, &observation_lines, budget);
     BuiltContext {
-        text: out,
-        budget,
-        sessions,
-        observations: cited,
+        text: built.text,
+        budget: built.budget,
+        sessions: summaries[..built.summaries]
+            .iter()
+            .map(|s| s.session_id)
+            .collect(),
+        observations: observations[..built.observations]
+            .iter()
+            .map(|o| ObservationId::from_uuid(o.id))
+            .collect(),
     }
 }
 
