@@ -10,4 +10,5 @@ pub mod context;
 pub mod project;
 pub mod store;
 pub mod summary;
+pub mod sync;
 pub mod timefmt;

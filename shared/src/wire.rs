@@ -128,6 +128,10 @@ pub struct ChangesPage {
 pub struct EnrollRequest {
     pub token: String,
     pub name: String,
+    /// The id the machine already uses for its records (an edge has one from its
+    /// first run); the server makes one up when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_id: Option<MachineId>,
 }
 
 /// `POST /memory/enroll` response: the machine's identity and its credential
@@ -325,7 +329,7 @@ pub struct ContextResponse {
     pub observations: Vec<ObservationId>,
 }
 
-/// A machine of the account, by id and name.
+/// A machine of the account, by id and name (timelines; `GET /memory/machines`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MachineName {
     pub id: MachineId,

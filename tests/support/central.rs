@@ -68,6 +68,12 @@ impl Central {
 
     /// Serves an existing database (e.g. to restart a server on the same data).
     pub async fn serve(storage: Storage, options: Options) -> Central {
+        Central::serve_on(storage, options, 0).await
+    }
+
+    /// [`Central::serve`] on a given port (0: any), e.g. to come back where a
+    /// stopped server was.
+    pub async fn serve_on(storage: Storage, options: Options, port: u16) -> Central {
         let metrics_listener = options
             .metrics_listen
             .then(|| std::net::TcpListener::bind("127.0.0.1:0").expect("bind metrics loopback"));
@@ -86,7 +92,7 @@ impl Central {
             max_body_bytes: options.max_body_bytes,
             max_db_connections: 30,
         };
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind loopback");
         let port = listener.local_addr().expect("addr").port();
         let (tls, ca_pem) = if options.tls {
             let (config, ca) = test_tls().await;

@@ -22,13 +22,22 @@ pub async fn enroll(
             "the machine name must be 1 to {MAX_NAME} printable characters"
         )));
     }
-    match state.storage.enroll(req.token.trim(), name).await {
+    match state
+        .storage
+        .enroll(req.token.trim(), name, req.machine_id)
+        .await
+    {
         Ok(done) => {
             tracing::info!(machine = %done.machine_id, account = %done.account_id, "machine enrolled");
             Ok((StatusCode::CREATED, Json(done)))
         }
         Err(EnrollmentError::BadToken) => Err(ApiError::unauthorized(
             EnrollmentError::BadToken.to_string(),
+        )),
+        Err(EnrollmentError::MachineTaken) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "machine_taken",
+            EnrollmentError::MachineTaken.to_string(),
         )),
         Err(EnrollmentError::Storage(e)) => Err(e.into()),
     }

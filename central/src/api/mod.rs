@@ -73,6 +73,7 @@ pub fn router(state: AppState) -> Router {
         .route("/memory/token", post(enroll::token))
         .route("/memory/sync", post(sync::push))
         .route("/memory/changes", get(sync::changes))
+        .route("/memory/machines", get(sync::machines))
         .route("/memory/search", get(query::search))
         .route("/memory/context/{project}", get(query::context))
         .route("/memory/timeline/{session}", get(query::timeline))

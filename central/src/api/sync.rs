@@ -79,3 +79,20 @@ pub async fn changes(
         storage::changes(&state.storage, caller.account, params.since, limit).await?,
     ))
 }
+
+/// `GET /memory/machines`: the account's machines and their names, so an edge can
+/// label records pulled from the others.
+pub async fn machines(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<Vec<solaria_shared::wire::MachineName>>, ApiError> {
+    let list = state.storage.list_machines(caller.account).await?;
+    Ok(Json(
+        list.into_iter()
+            .map(|m| solaria_shared::wire::MachineName {
+                id: m.id,
+                name: m.name,
+            })
+            .collect(),
+    ))
+}

@@ -28,6 +28,10 @@ pub enum EnrollmentError {
         "the enrollment token is unknown, expired or already used; ask the operator for a new one"
     )]
     BadToken,
+    #[error(
+        "this machine id is already enrolled; run `solaria logout` on it first, or enroll with a new id"
+    )]
+    MachineTaken,
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -104,7 +108,12 @@ impl Storage {
 
     /// Registers a machine with an enrollment token: a new machine id and a machine
     /// credential (returned once, stored hashed). The token is spent.
-    pub async fn enroll(&self, token: &str, name: &str) -> Result<EnrollResponse, EnrollmentError> {
+    pub async fn enroll(
+        &self,
+        token: &str,
+        name: &str,
+        machine: Option<MachineId>,
+    ) -> Result<EnrollResponse, EnrollmentError> {
         let mut tx = self.pool().begin().await.map_err(StorageError::from)?;
         let account: Option<Uuid> = sqlx::query_scalar(
             "UPDATE enrollment_tokens SET used_at = now()
@@ -116,11 +125,11 @@ impl Storage {
         .await
         .map_err(StorageError::from)?;
         let account = account.ok_or(EnrollmentError::BadToken)?;
-        let machine = MachineId::new();
+        let machine = machine.unwrap_or_default();
         let credential = random_token("solmachine");
-        sqlx::query(
+        let inserted = sqlx::query(
             "INSERT INTO memory_machines (id, account_id, machine_name, credential_hash)
-             VALUES ($1, $2, $3, $4)",
+             VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
         )
         .bind(machine.as_uuid())
         .bind(account)
@@ -129,6 +138,10 @@ impl Storage {
         .execute(&mut *tx)
         .await
         .map_err(StorageError::from)?;
+        if inserted.rows_affected() == 0 {
+            // The token is not spent: the transaction rolls back.
+            return Err(EnrollmentError::MachineTaken);
+        }
         tx.commit().await.map_err(StorageError::from)?;
         Ok(EnrollResponse {
             machine_id: machine,

@@ -1,14 +1,18 @@
 //! The command line: one file per subcommand, each with its arguments and `run`.
 
+mod conflicts;
 mod context;
 mod forget;
 mod hook;
 mod install;
+mod login;
 mod prune;
 mod search;
 mod show;
 mod slash;
 mod stats;
+mod status;
+mod sync;
 mod timeline;
 
 use crate::config::{self, Config, Env, Paths};
@@ -46,6 +50,16 @@ enum Command {
     Install(install::InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(install::UninstallArgs),
+    /// Connect this machine to a central service with an enrollment token.
+    Login(login::LoginArgs),
+    /// Disconnect this machine from its central service (local memory is kept).
+    Logout(login::LogoutArgs),
+    /// Push this machine's changes and pull the other machines', now.
+    Sync(sync::Args),
+    /// Sync state: server, last sync, pending changes, conflicts.
+    Status(status::Args),
+    /// Local changes that lost to newer versions from other machines.
+    Conflicts(conflicts::Args),
     /// Entry point of the `/memory` slash command in Claude Code.
     #[command(hide = true)]
     Slash(slash::Args),
@@ -83,6 +97,11 @@ impl Cli {
             Command::Install(a) => a.run(env),
             Command::Uninstall(a) => a.run(env),
             Command::Slash(a) => a.run(&app),
+            Command::Login(a) => a.run(&app),
+            Command::Logout(a) => a.run(&app),
+            Command::Sync(a) => a.run(&app),
+            Command::Status(a) => a.run(&app),
+            Command::Conflicts(a) => a.run(&app),
         }
     }
 }
@@ -106,6 +125,22 @@ impl App {
             &self.paths.store(),
             &self.config.machine_name(),
         )?)
+    }
+
+    /// This machine's enrollment with a central service, if logged in.
+    pub fn credentials(&self) -> anyhow::Result<Option<crate::sync::credentials::Credentials>> {
+        crate::sync::credentials::load(&self.paths.data_dir).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read {}: {e}; run `solaria login` again",
+                crate::sync::credentials::path(&self.paths.data_dir).display()
+            )
+        })
+    }
+
+    /// Whether a central service is configured (then nothing unpushed is pruned).
+    pub fn server_configured(&self) -> bool {
+        self.config.sync.server.is_some()
+            || crate::sync::credentials::path(&self.paths.data_dir).exists()
     }
 
     /// The project of the current directory.

@@ -13,7 +13,7 @@ impl Args {
         let policy = Policy {
             observations_days: r.observations_days,
             summaries_days: r.summaries_days,
-            server_configured: app.config.sync.server.is_some(),
+            server_configured: app.server_configured(),
         };
         let mut store = app.store()?;
         let counts = retention::prune(&mut store, policy, UnixMillis::now())?;

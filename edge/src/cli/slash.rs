@@ -16,18 +16,16 @@ impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         match parse_slash_args(&self.args) {
             SlashRequest::Status => stats::Args::default().run(app),
-            SlashRequest::Sync => {
-                match &app.config.sync.server {
-                    None => println!(
+            SlashRequest::Sync => match app.credentials()? {
+                None => {
+                    println!(
                         "Sync is not configured: this machine's memory stays local. \
                          Connect it to a central service with `solaria login SERVER --token TOKEN`."
-                    ),
-                    Some(server) => println!(
-                        "This version of solaria cannot sync with {server} yet; your memory is safe locally."
-                    ),
+                    );
+                    Ok(())
                 }
-                Ok(())
-            }
+                Some(_) => super::sync::Args::default().run(app),
+            },
             SlashRequest::Search(q) if q.trim().is_empty() => {
                 println!("Usage: /memory search <query>");
                 Ok(())

@@ -39,7 +39,11 @@ impl Args {
             v["store_bytes"] = size.into();
             v["machine_id"] = store.machine_id().to_string().into();
             v["search_modes"] = serde_json::json!(["lexical"]);
-            v["server"] = app.config.sync.server.clone().into();
+            v["server"] = app
+                .credentials()?
+                .map(|c| c.server)
+                .or(app.config.sync.server.clone())
+                .into();
             println!("{}", serde_json::to_string_pretty(&v)?);
             return Ok(());
         }

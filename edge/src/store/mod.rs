@@ -10,6 +10,7 @@ pub mod records;
 pub mod retention;
 pub mod scope;
 pub mod search;
+pub mod sync;
 pub mod views;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
@@ -155,6 +156,13 @@ impl Writer<'_> {
     /// This machine's id.
     pub fn machine_id(&self) -> MachineId {
         self.machine
+    }
+
+    /// Moves the clock past `stamp` (a version received from elsewhere).
+    pub(crate) fn merge_clock(&mut self, stamp: Hlc) {
+        if stamp > self.clock.last() {
+            self.clock = HlcClock::resume(stamp);
+        }
     }
 
     /// The transaction, for statements of the store's own modules.

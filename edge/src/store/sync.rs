@@ -1,0 +1,316 @@
+//! The store's side of sync: which local changes still need pushing, applying
+//! versions received from the central service with the shared last-write-wins rule,
+//! and the bookkeeping (cursors, conflicts, machine names).
+
+use super::records::{
+    OBSERVATION_COLUMNS, SESSION_COLUMNS, SUMMARY_COLUMNS, observation_from_row, session_from_row,
+    summary_from_row,
+};
+use super::{StoreError, Writer};
+use rusqlite::{Connection, OptionalExtension, params};
+use solaria_shared::hlc::wins_over;
+use solaria_shared::wire::WireRecord;
+use solaria_shared::{Hlc, MachineId, UnixMillis};
+
+pub use super::retention::PUSH_CURSOR_KEY;
+/// The sync-state key holding the change-feed cursor of the last applied pull page.
+pub const PULL_CURSOR_KEY: &str = "pull_cursor";
+
+/// A value of the `sync_state` table.
+pub fn state(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row("SELECT value FROM sync_state WHERE key = ?1", [key], |r| {
+            r.get(0)
+        })
+        .optional()?)
+}
+
+/// A numeric value of the `sync_state` table (0 when unset).
+pub fn cursor(conn: &Connection, key: &str) -> Result<i64, StoreError> {
+    Ok(state(conn, key)?.and_then(|v| v.parse().ok()).unwrap_or(0))
+}
+
+impl Writer<'_> {
+    /// Sets a value of the `sync_state` table in this transaction.
+    pub fn set_state(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.tx().execute(
+            "INSERT INTO sync_state (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    /// Records machine names (for labels).
+    pub fn set_machine_name(&mut self, id: MachineId, name: &str) -> Result<(), StoreError> {
+        self.tx().execute(
+            "INSERT INTO machines (id, name) VALUES (?1, ?2)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            params![id.to_string(), name],
+        )?;
+        Ok(())
+    }
+}
+
+/// This machine's changes after `cursor`, oldest first, at most `limit`.
+pub fn pending(
+    conn: &Connection,
+    me: MachineId,
+    cursor: i64,
+    limit: usize,
+) -> Result<Vec<WireRecord>, StoreError> {
+    let mut all: Vec<WireRecord> = Vec::new();
+    let query = |columns: &str, table: &str| {
+        format!(
+            "SELECT {columns} FROM {table} WHERE machine_id = ?1 AND updated > ?2
+             ORDER BY updated LIMIT ?3"
+        )
+    };
+    let args = params![me.to_string(), cursor, limit as i64];
+    let mut stmt = conn.prepare(&query(SESSION_COLUMNS, "sessions"))?;
+    for s in stmt.query_map(args, session_from_row)? {
+        all.push(WireRecord::Session(s?));
+    }
+    let mut stmt = conn.prepare(&query(OBSERVATION_COLUMNS, "observations"))?;
+    for o in stmt.query_map(args, observation_from_row)? {
+        all.push(WireRecord::Observation(o?));
+    }
+    let mut stmt = conn.prepare(&query(SUMMARY_COLUMNS, "summaries"))?;
+    for s in stmt.query_map(args, summary_from_row)? {
+        all.push(WireRecord::Summary(s?));
+    }
+    // Each table gave its oldest `limit`: the oldest `limit` of the union are exact.
+    all.sort_by_key(|r| r.updated());
+    all.truncate(limit);
+    Ok(all)
+}
+
+/// How many local changes wait for a push.
+pub fn pending_count(conn: &Connection, me: MachineId, cursor: i64) -> Result<i64, StoreError> {
+    Ok(conn.query_row(
+        "SELECT (SELECT count(*) FROM sessions WHERE machine_id = ?1 AND updated > ?2)
+              + (SELECT count(*) FROM observations WHERE machine_id = ?1 AND updated > ?2)
+              + (SELECT count(*) FROM summaries WHERE machine_id = ?1 AND updated > ?2)",
+        params![me.to_string(), cursor],
+        |r| r.get(0),
+    )?)
+}
+
+/// What applying received versions did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Versions stored (new records or newer versions).
+    pub stored: usize,
+    /// Versions older than (or equal to) what we had.
+    pub ignored: usize,
+    /// Local changes not yet pushed that lost to a received version.
+    pub conflicts: usize,
+}
+
+fn local_version(w: &Writer<'_>, r: &WireRecord) -> Result<Option<WireRecord>, StoreError> {
+    let id = r.id().to_string();
+    let conn = w.tx();
+    Ok(match r {
+        WireRecord::Session(_) => conn
+            .query_row(
+                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"),
+                [&id],
+                session_from_row,
+            )
+            .optional()?
+            .map(WireRecord::Session),
+        WireRecord::Observation(_) => conn
+            .query_row(
+                &format!("SELECT {OBSERVATION_COLUMNS} FROM observations WHERE id = ?1"),
+                [&id],
+                observation_from_row,
+            )
+            .optional()?
+            .map(WireRecord::Observation),
+        WireRecord::Summary(_) => conn
+            .query_row(
+                &format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE id = ?1"),
+                [&id],
+                summary_from_row,
+            )
+            .optional()?
+            .map(WireRecord::Summary),
+    })
+}
+
+impl Writer<'_> {
+    /// Applies versions received from the central service: each replaces the local
+    /// one only if it wins last-write-wins; a local change not yet pushed (stamped
+    /// after `push_cursor`) that loses is recorded as a conflict. The clock merges
+    /// every received stamp, so later local edits order after what was seen.
+    pub fn apply_remote(
+        &mut self,
+        records: &[WireRecord],
+        push_cursor: i64,
+    ) -> Result<Applied, StoreError> {
+        let me = self.machine_id();
+        let mut done = Applied::default();
+        // Sessions first: observations and summaries reference them.
+        let mut ordered: Vec<&WireRecord> = records.iter().collect();
+        ordered.sort_by_key(|r| !matches!(r, WireRecord::Session(_)));
+        for r in ordered {
+            self.observe(r.updated());
+            let local = local_version(self, r)?;
+            if let Some(l) = &local {
+                if !wins_over(r.updated(), r.machine_id(), l.updated(), l.machine_id()) {
+                    done.ignored += 1;
+                    continue;
+                }
+                let unpushed = l.machine_id() == me && l.updated().as_i64() > push_cursor;
+                if unpushed {
+                    self.record_conflict(l, r)?;
+                    done.conflicts += 1;
+                }
+            }
+            match r {
+                WireRecord::Session(s) => self.put_session(s)?,
+                WireRecord::Observation(o) => {
+                    self.ensure_session_for(
+                        o.session_id,
+                        &o.project,
+                        o.meta.machine_id,
+                        o.created_at,
+                    )?;
+                    self.put_observation(o)?
+                }
+                WireRecord::Summary(s) => {
+                    self.ensure_session_for(
+                        s.session_id,
+                        &s.project,
+                        s.meta.machine_id,
+                        s.created_at,
+                    )?;
+                    self.put_summary(s)?
+                }
+            }
+            done.stored += 1;
+        }
+        Ok(done)
+    }
+
+    fn record_conflict(
+        &mut self,
+        local: &WireRecord,
+        winner: &WireRecord,
+    ) -> Result<(), StoreError> {
+        let to_json = |r: &WireRecord| serde_json::to_string(r).unwrap_or_else(|_| "null".into());
+        self.tx().execute(
+            "INSERT INTO conflicts (record_kind, record_id, local_machine, local_updated, local_version,
+                 winner_machine, winner_updated, winner_version, detected_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                local.type_name(),
+                local.id().to_string(),
+                local.machine_id().to_string(),
+                local.updated().as_i64(),
+                to_json(local),
+                winner.machine_id().to_string(),
+                winner.updated().as_i64(),
+                to_json(winner),
+                UnixMillis::now().0,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// A placeholder for a session whose records arrived before it (the feed lists a
+    /// record at its latest version, so a session ended later comes after its
+    /// observations). Stamped 0: any real version of the session replaces it.
+    fn ensure_session_for(
+        &mut self,
+        session: solaria_shared::SessionId,
+        project: &solaria_shared::Project,
+        machine: MachineId,
+        at: UnixMillis,
+    ) -> Result<(), StoreError> {
+        self.tx().execute(
+            "INSERT OR IGNORE INTO sessions (id, machine_id, updated, deleted, project_key, project_name,
+                 agent, agent_session_id, cwd, source, started_at, ended_at)
+             VALUES (?1, ?2, 0, 0, ?3, ?4, 'unknown', '', '', 'pulled', ?5, NULL)",
+            params![session.to_string(), machine.to_string(), project.key, project.name, at.0],
+        )?;
+        Ok(())
+    }
+
+    /// Merges a received stamp into the clock (no drift check: the central service
+    /// already refused stamps too far ahead of its clock).
+    pub fn observe(&mut self, stamp: Hlc) {
+        self.merge_clock(stamp);
+    }
+}
+
+/// Unacknowledged conflicts, newest first.
+pub fn conflicts(
+    conn: &Connection,
+    include_acknowledged: bool,
+) -> Result<Vec<Conflict>, StoreError> {
+    let sql = format!(
+        "SELECT id, record_kind, record_id, local_machine, local_updated, winner_machine,
+                winner_updated, detected_at, acknowledged_at, local_version, winner_version
+         FROM conflicts {} ORDER BY id DESC",
+        if include_acknowledged {
+            ""
+        } else {
+            "WHERE acknowledged_at IS NULL"
+        }
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Conflict {
+            id: r.get(0)?,
+            kind: r.get(1)?,
+            record_id: r.get(2)?,
+            local_machine: r.get(3)?,
+            local_updated: Hlc::from_i64(r.get(4)?),
+            winner_machine: r.get(5)?,
+            winner_updated: Hlc::from_i64(r.get(6)?),
+            detected_at: UnixMillis(r.get(7)?),
+            acknowledged: r.get::<_, Option<i64>>(8)?.is_some(),
+            local_version: r.get(9)?,
+            winner_version: r.get(10)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A local change that lost to a newer version from elsewhere.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Conflict {
+    pub id: i64,
+    pub kind: String,
+    pub record_id: String,
+    pub local_machine: String,
+    pub local_updated: Hlc,
+    pub winner_machine: String,
+    pub winner_updated: Hlc,
+    pub detected_at: UnixMillis,
+    pub acknowledged: bool,
+    pub local_version: String,
+    pub winner_version: String,
+}
+
+impl Writer<'_> {
+    /// Marks conflicts as seen (all when `ids` is empty).
+    pub fn acknowledge_conflicts(&mut self, ids: &[i64]) -> Result<usize, StoreError> {
+        let now = UnixMillis::now().0;
+        if ids.is_empty() {
+            return Ok(self.tx().execute(
+                "UPDATE conflicts SET acknowledged_at = ?1 WHERE acknowledged_at IS NULL",
+                [now],
+            )?);
+        }
+        let mut n = 0;
+        for id in ids {
+            n += self.tx().execute(
+                "UPDATE conflicts SET acknowledged_at = ?1 WHERE id = ?2 AND acknowledged_at IS NULL",
+                params![now, id],
+            )?;
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,201 @@
+//! The HTTP client of the central service's API (blocking; TLS by rustls with the
+//! system's web roots plus an optional custom CA). Retries transient failures with
+//! exponential backoff and jitter; every other failure is a [`ClientError`] that says
+//! what to do.
+
+use super::credentials::Credentials;
+use serde::de::DeserializeOwned;
+use solaria_shared::MachineId;
+use solaria_shared::wire::{
+    ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, MachineName, SyncResponse,
+    TokenRequest, TokenResponse, WireRecord,
+};
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+/// Per-request timeout (SPEC §6: 30 s per batch).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+const ATTEMPTS: u32 = 4;
+
+/// Why a request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(
+        "cannot reach the server {server}: {source}; check the address and your network, then run `solaria sync` again"
+    )]
+    Unreachable {
+        server: String,
+        source: reqwest::Error,
+    },
+    #[error(
+        "this machine was revoked by the server's operator; ask for a new enrollment token and run `solaria login` again"
+    )]
+    Revoked,
+    #[error("the server refused this machine's credential ({0}); run `solaria login` again")]
+    Unauthorized(String),
+    #[error("the server answered {status}: {message}")]
+    Server { status: u16, message: String },
+    #[error("cannot read the CA certificate {path}: {message}")]
+    Ca { path: String, message: String },
+    #[error("unexpected answer from the server: {0}")]
+    Protocol(String),
+}
+
+impl ClientError {
+    fn transient(&self) -> bool {
+        match self {
+            ClientError::Unreachable { .. } => true,
+            ClientError::Server { status, .. } => *status == 429 || *status >= 500,
+            _ => false,
+        }
+    }
+}
+
+/// A client of one server.
+#[derive(Debug)]
+pub struct Client {
+    http: reqwest::blocking::Client,
+    server: String,
+}
+
+impl Client {
+    /// A client for `server`, trusting `ca_cert` (PEM) in addition to the web roots.
+    pub fn new(server: &str, ca_cert: Option<&Path>) -> Result<Client, ClientError> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut builder = reqwest::blocking::Client::builder()
+            .timeout(REQUEST_TIMEOUT)
+            .connect_timeout(Duration::from_secs(10))
+            .min_tls_version(reqwest::tls::Version::TLS_1_2)
+            .user_agent(concat!("solaria/", env!("CARGO_PKG_VERSION")));
+        if let Some(path) = ca_cert {
+            let ca_err = |message: String| ClientError::Ca {
+                path: path.display().to_string(),
+                message,
+            };
+            let pem = std::fs::read(path).map_err(|e| ca_err(e.to_string()))?;
+            let cert = reqwest::Certificate::from_pem(&pem).map_err(|e| ca_err(e.to_string()))?;
+            builder = builder.add_root_certificate(cert);
+        }
+        let http = builder
+            .build()
+            .map_err(|e| ClientError::Protocol(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Client {
+            http,
+            server: server.trim_end_matches('/').to_string(),
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.server)
+    }
+
+    /// Sends a request built by `make`, retrying transient failures.
+    fn send<T: DeserializeOwned>(
+        &self,
+        make: impl Fn() -> reqwest::blocking::RequestBuilder,
+    ) -> Result<T, ClientError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.once(&make) {
+                Err(e) if e.transient() && attempt < ATTEMPTS => {
+                    let base = 250u64 << attempt;
+                    let jitter = u64::from(uuid::Uuid::new_v4().as_bytes()[0]) * base / 255;
+                    std::thread::sleep(Duration::from_millis(base / 2 + jitter / 2));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn once<T: DeserializeOwned>(
+        &self,
+        make: &impl Fn() -> reqwest::blocking::RequestBuilder,
+    ) -> Result<T, ClientError> {
+        let response = make().send().map_err(|source| ClientError::Unreachable {
+            server: self.server.clone(),
+            source,
+        })?;
+        let status = response.status().as_u16();
+        if response.status().is_success() {
+            return response
+                .json()
+                .map_err(|e| ClientError::Protocol(e.to_string()));
+        }
+        let body: Option<ApiErrorBody> = response.json().ok();
+        let (code, message) = body.map_or((String::new(), format!("HTTP {status}")), |b| {
+            (b.error, b.message)
+        });
+        Err(match (status, code.as_str()) {
+            (403, "machine_revoked") => ClientError::Revoked,
+            (401, _) => ClientError::Unauthorized(message),
+            _ => ClientError::Server { status, message },
+        })
+    }
+
+    /// Enrolls this machine (its existing id) with an enrollment token.
+    pub fn enroll(
+        &self,
+        token: &str,
+        name: &str,
+        machine: MachineId,
+    ) -> Result<EnrollResponse, ClientError> {
+        let req = EnrollRequest {
+            token: token.to_string(),
+            name: name.to_string(),
+            machine_id: Some(machine),
+        };
+        self.send(|| self.http.post(self.url("/memory/enroll")).json(&req))
+    }
+
+    /// A short-lived token for these credentials.
+    pub fn token(&self, creds: &Credentials) -> Result<String, ClientError> {
+        let req = TokenRequest {
+            machine_id: creds.machine_id,
+            credential: creds.credential.clone(),
+        };
+        let answer: TokenResponse =
+            self.send(|| self.http.post(self.url("/memory/token")).json(&req))?;
+        Ok(answer.token)
+    }
+
+    /// Pushes one batch, gzip-compressed.
+    pub fn push(
+        &self,
+        jwt: &str,
+        records: &[WireRecord],
+        kind: &str,
+    ) -> Result<SyncResponse, ClientError> {
+        let json = serde_json::to_vec(&serde_json::json!({ "records": records }))
+            .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&json)
+            .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let body = gz
+            .finish()
+            .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        self.send(|| {
+            self.http
+                .post(self.url(&format!("/memory/sync?type={kind}")))
+                .bearer_auth(jwt)
+                .header("content-type", "application/json")
+                .header("content-encoding", "gzip")
+                .body(body.clone())
+        })
+    }
+
+    /// One page of the change feed.
+    pub fn changes(&self, jwt: &str, since: i64, limit: usize) -> Result<ChangesPage, ClientError> {
+        self.send(|| {
+            self.http
+                .get(self.url(&format!("/memory/changes?since={since}&limit={limit}")))
+                .bearer_auth(jwt)
+        })
+    }
+
+    /// The account's machines and their names.
+    pub fn machines(&self, jwt: &str) -> Result<Vec<MachineName>, ClientError> {
+        self.send(|| self.http.get(self.url("/memory/machines")).bearer_auth(jwt))
+    }
+}

@@ -1,0 +1,241 @@
+//! Sync with the central service (SPEC §6): push this machine's changes since the
+//! last acknowledged push, in batches of at most 1000, then pull the change feed from
+//! the stored cursor and apply it with last-write-wins.
+//!
+//! What keeps it honest: a cursor advances only in the transaction that commits the
+//! data it covers (the pull cursor with the pulled records; the push cursor once the
+//! server has answered for the batch), so an interrupted sync — network drop,
+//! kill -9, server restart — resumes where it stopped, and a re-sent batch is
+//! harmless (the server applies versions idempotently). Private spans are stripped
+//! from everything pushed; local-only projects are never pushed.
+
+pub mod client;
+pub mod credentials;
+
+use crate::store::Store;
+use crate::store::StoreError;
+use crate::store::sync::{self as store_sync, PULL_CURSOR_KEY, PUSH_CURSOR_KEY};
+use client::{Client, ClientError};
+use credentials::Credentials;
+use serde::Serialize;
+use solaria_shared::UnixMillis;
+use solaria_shared::private::{strip_private, strip_private_json};
+use solaria_shared::wire::{MAX_BATCH, RecordOutcome, WireRecord};
+use std::time::{Duration, Instant};
+
+/// The most changes pulled per page.
+const PULL_PAGE: usize = 1000;
+
+/// Why a sync failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    #[error(
+        "this machine is not connected to a central service; run `solaria login SERVER --token TOKEN`"
+    )]
+    NotLoggedIn,
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(
+        "the sync took longer than {0:?} and was stopped; what was done is kept, run `solaria sync` again to continue"
+    )]
+    Timeout(Duration),
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SyncReport {
+    pub pushed: usize,
+    pub pulled: usize,
+    /// Local changes that lost to newer versions from elsewhere.
+    pub conflicts: usize,
+    /// Records the server refused, with its reasons.
+    pub rejected: Vec<String>,
+    pub duration_ms: u128,
+}
+
+/// Options of one run.
+#[derive(Debug, Clone)]
+pub struct SyncOptions {
+    /// Stop (keeping what was done) after this long.
+    pub deadline: Duration,
+    /// `manual`, `batch` (scheduled) or `session_end`, as the server logs it.
+    pub kind: &'static str,
+    /// Projects (keys or names) never pushed.
+    pub local_only: Vec<String>,
+}
+
+/// Something to tell the user while a sync runs.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    Pushed { done: usize, left: i64 },
+    Pulled { done: usize },
+}
+
+/// Runs one push-then-pull against the server of `creds`.
+pub fn run(
+    store: &mut Store,
+    creds: &Credentials,
+    options: &SyncOptions,
+    mut progress: impl FnMut(Progress),
+) -> Result<SyncReport, SyncError> {
+    let started = Instant::now();
+    let check_time = || {
+        if started.elapsed() > options.deadline {
+            Err(SyncError::Timeout(options.deadline))
+        } else {
+            Ok(())
+        }
+    };
+    let client = Client::new(&creds.server, creds.ca_cert.as_deref())?;
+    let jwt = client.token(creds)?;
+    let mut report = SyncReport::default();
+
+    if let Ok(names) = client.machines(&jwt) {
+        store.write(|w| {
+            for m in &names {
+                w.set_machine_name(m.id, &m.name)?;
+            }
+            Ok(())
+        })?;
+    }
+
+    // Push.
+    let me = store.machine_id();
+    loop {
+        check_time()?;
+        let cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
+        let batch = store_sync::pending(store.conn(), me, cursor, MAX_BATCH)?;
+        let Some(last) = batch.last().map(|r| r.updated().as_i64()) else {
+            break;
+        };
+        let outgoing: Vec<WireRecord> = batch
+            .iter()
+            .filter(|r| !is_local_only(r, &options.local_only))
+            .map(outgoing)
+            .collect();
+        let answer = if outgoing.is_empty() {
+            None
+        } else {
+            Some(client.push(&jwt, &outgoing, options.kind)?)
+        };
+        store.write(|w| {
+            if let Some(answer) = &answer {
+                for outcome in &answer.results {
+                    match outcome {
+                        RecordOutcome::Applied { .. } => report.pushed += 1,
+                        RecordOutcome::Stale { winner, .. } => {
+                            // Apply the winner before the cursor moves past our loser,
+                            // so the loss is recorded as a conflict.
+                            report.conflicts += w
+                                .apply_remote(std::slice::from_ref(winner), cursor)?
+                                .conflicts;
+                        }
+                        RecordOutcome::Rejected { id, reason } => {
+                            report.rejected.push(format!("{id}: {reason}"));
+                        }
+                    }
+                }
+                w.observe(answer.server_time);
+            }
+            w.set_state(PUSH_CURSOR_KEY, &last.to_string())
+        })?;
+        let left = store_sync::pending_count(store.conn(), me, last)?;
+        progress(Progress::Pushed {
+            done: report.pushed,
+            left,
+        });
+    }
+
+    // Pull.
+    loop {
+        check_time()?;
+        let since = store_sync::cursor(store.conn(), PULL_CURSOR_KEY)?;
+        let page = client.changes(&jwt, since, PULL_PAGE)?;
+        let records: Vec<WireRecord> = page.changes.into_iter().map(|c| c.record).collect();
+        let push_cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
+        let applied = store.write(|w| {
+            let applied = w.apply_remote(&records, push_cursor)?;
+            w.set_state(PULL_CURSOR_KEY, &page.next.to_string())?;
+            Ok(applied)
+        })?;
+        report.pulled += applied.stored;
+        report.conflicts += applied.conflicts;
+        progress(Progress::Pulled {
+            done: report.pulled,
+        });
+        if !page.more {
+            break;
+        }
+    }
+    report.duration_ms = started.elapsed().as_millis();
+    Ok(report)
+}
+
+/// Records the outcome of a sync attempt for `solaria status`.
+pub fn record_outcome(
+    store: &mut Store,
+    outcome: &Result<SyncReport, SyncError>,
+) -> Result<(), StoreError> {
+    let now = UnixMillis::now().0.to_string();
+    let (status, detail) = match outcome {
+        Ok(r) => (
+            "success",
+            format!(
+                "pushed {}, pulled {}, conflicts {}, rejected {}",
+                r.pushed,
+                r.pulled,
+                r.conflicts,
+                r.rejected.len()
+            ),
+        ),
+        Err(e) => ("failed", e.to_string()),
+    };
+    store.write(|w| {
+        w.set_state("last_sync_at", &now)?;
+        w.set_state("last_sync_status", status)?;
+        w.set_state("last_sync_detail", &detail)?;
+        if status == "success" {
+            w.set_state("last_success_at", &now)?;
+        }
+        Ok(())
+    })
+}
+
+fn is_local_only(r: &WireRecord, local_only: &[String]) -> bool {
+    let project = match r {
+        WireRecord::Session(s) => &s.project,
+        WireRecord::Observation(o) => &o.project,
+        WireRecord::Summary(s) => &s.project,
+    };
+    local_only
+        .iter()
+        .any(|p| *p == project.key || *p == project.name)
+}
+
+/// A record as it may leave this machine: every `<private>` span stripped.
+fn outgoing(r: &WireRecord) -> WireRecord {
+    let strip = |t: &str| strip_private(t).into_owned();
+    match r.clone() {
+        WireRecord::Session(mut s) => {
+            s.cwd = strip(&s.cwd);
+            WireRecord::Session(s)
+        }
+        WireRecord::Observation(mut o) => {
+            o.title = strip(&o.title);
+            o.input = strip(&o.input);
+            o.response = strip(&o.response);
+            o.files = o.files.iter().map(|f| strip(f)).collect();
+            o.tags = o.tags.iter().map(|t| strip(t)).collect();
+            strip_private_json(&mut o.metadata);
+            WireRecord::Observation(o)
+        }
+        WireRecord::Summary(mut s) => {
+            s.text = strip(&s.text);
+            s.key_points = s.key_points.iter().map(|p| strip(p)).collect();
+            s.tags = s.tags.iter().map(|t| strip(t)).collect();
+            WireRecord::Summary(s)
+        }
+    }
+}
