@@ -3,116 +3,9 @@
 //! becomes searchable on the other after a sync; deletions travel; private spans and
 //! refused machines stay out; a server outage loses nothing.
 
-use serde_json::{Value, json};
-use solaria_tests::binary;
+use serde_json::json;
 use solaria_tests::central::{Central, Options};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-/// One edge machine: its own data dir and HOME, driven through the real binary.
-struct Edge {
-    root: tempfile::TempDir,
-    project: PathBuf,
-}
-
-impl Edge {
-    fn new(name: &str) -> Edge {
-        let root = tempfile::tempdir().expect("tempdir");
-        let project = root.path().join("api");
-        std::fs::create_dir_all(project.join(".git")).expect("repo");
-        std::fs::write(
-            project.join(".git/config"),
-            "[remote \"origin\"]\n\turl = git@github.com:acme/api.git\n",
-        )
-        .expect("git config");
-        std::fs::create_dir_all(root.path().join("home")).expect("home");
-        std::fs::create_dir_all(root.path().join("data")).expect("data");
-        std::fs::write(
-            root.path().join("data/config.toml"),
-            format!("machine_name = \"{name}\"\n"),
-        )
-        .expect("config");
-        Edge { root, project }
-    }
-
-    fn data(&self) -> PathBuf {
-        self.root.path().join("data")
-    }
-
-    fn cmd(&self) -> Command {
-        let mut c = Command::new(binary("solaria"));
-        c.current_dir(&self.project)
-            .env("SOLARIA_HOME", self.data())
-            .env("HOME", self.root.path().join("home"));
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.cmd().args(args).output().expect("run solaria")
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "solaria {args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf8")
-    }
-
-    fn hook(&self, event: &str, payload: Value) {
-        let mut child = self
-            .cmd()
-            .args(["hook", event])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("hook");
-        std::io::Write::write_all(
-            &mut child.stdin.take().expect("stdin"),
-            payload.to_string().as_bytes(),
-        )
-        .expect("write");
-        assert!(child.wait().expect("wait").success());
-    }
-
-    fn prompt(&self, session: &str, text: &str) {
-        let cwd = self.project.display().to_string();
-        self.hook("user-prompt-submit", json!({"session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": text}));
-    }
-
-    fn search(&self, q: &str) -> Vec<Value> {
-        let out = self.ok(&["search", "--json", q]);
-        serde_json::from_str::<Vec<Value>>(&out).expect("json")
-    }
-
-    fn login(&self, c: &Central, token: &str, ca: &Path) {
-        self.ok(&[
-            "login",
-            &c.url,
-            "--token",
-            token,
-            "--ca-cert",
-            ca.to_str().expect("path"),
-        ]);
-    }
-}
-
-async fn enroll_token(c: &Central, account: solaria_central::storage::AccountId) -> String {
-    c.storage
-        .create_enrollment_token(account, std::time::Duration::from_secs(600))
-        .await
-        .expect("token")
-}
-
-fn write_ca(c: &Central, dir: &Path) -> PathBuf {
-    let path = dir.join("ca.pem");
-    std::fs::write(&path, c.ca_pem.as_deref().expect("tls server")).expect("ca");
-    path
-}
+use solaria_tests::edge::{Edge, enroll_token, write_ca};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_one_machine_captures_the_other_finds_after_a_sync() {
@@ -342,4 +235,112 @@ async fn outages_and_revocation_fail_clearly_and_lose_nothing() {
     let not_logged = Edge::new("x");
     let out = not_logged.run(&["sync"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("solaria login"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_a_day_fast_does_not_win_later_edits_made_elsewhere() {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let mut fast = Edge::new("fast");
+    fast.env.push((
+        "SOLARIA_CLOCK_SKEW_MS".into(),
+        (24 * 3600 * 1000).to_string(),
+    ));
+    let honest = Edge::new("honest");
+    let ca = write_ca(&c, fast.root.path());
+    fast.login(&c, &enroll_token(&c, acct).await, &ca);
+    honest.login(&c, &enroll_token(&c, acct).await, &ca);
+    honest.prompt("s", "the config format decision");
+    honest.ok(&["sync"]);
+    fast.ok(&["sync"]);
+    let id = fast.search("decision")[0]["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+
+    // The fast machine edits first (its stamp is a day ahead) ...
+    fast.ok(&["forget", &id]);
+    let out = fast.run(&["sync"]);
+    assert!(
+        !out.status.success(),
+        "a stamp a day ahead is refused, not silently kept"
+    );
+    let err =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(err.contains("clock"), "the reason names the clock: {err}");
+    assert!(
+        fast.ok(&["status"]).contains("pending:    1"),
+        "the refused change stays pending, visible"
+    );
+
+    // ... then the honest machine edits the same record, later in real time: it wins.
+    let session = honest.search("decision")[0]["session_id"]
+        .as_str()
+        .expect("s")
+        .to_string();
+    honest.ok(&["forget", "--session", &session]);
+    honest.ok(&["sync"]);
+    let (machine, deleted): (String, bool) = sqlx::query_as(
+        "SELECT machine_id::text, deleted FROM memory_observations_remote WHERE id = $1::uuid",
+    )
+    .bind(&id)
+    .fetch_one(c.storage.pool())
+    .await
+    .expect("row");
+    let honest_id: String =
+        sqlx::query_scalar("SELECT id::text FROM memory_machines WHERE machine_name = 'honest'")
+            .fetch_one(c.storage.pool())
+            .await
+            .expect("machine");
+    assert_eq!(
+        (machine, deleted),
+        (honest_id, true),
+        "the later edit made elsewhere holds"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_search_and_restore_of_a_fresh_machine() {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let a = Edge::new("laptop");
+    let ca = write_ca(&c, a.root.path());
+    a.login(&c, &enroll_token(&c, acct).await, &ca);
+    for n in 0..30 {
+        a.prompt(
+            "s",
+            &format!("restore candidate {n} about websocket reconnects"),
+        );
+    }
+    a.ok(&["sync"]);
+
+    let fresh = Edge::new("new-desktop");
+    fresh.login(&c, &enroll_token(&c, acct).await, &ca);
+    let remote = fresh.ok(&["search", "--remote", "websocket", "reconnects"]);
+    assert!(
+        remote.contains("@laptop") && remote.contains("[O#"),
+        "answered by the server: {remote}"
+    );
+    assert!(fresh.search("websocket").is_empty(), "nothing local yet");
+    let out = fresh.ok(&["restore"]);
+    assert!(
+        out.contains("pulled 31"),
+        "the session and its 30 prompts: {out}"
+    );
+    assert_eq!(
+        fresh.search("websocket").len(),
+        20,
+        "searchable offline now (default limit)"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&fresh.ok(&["stats", "--json"])).expect("stats");
+    assert_eq!(json["observations"], 30);
 }

@@ -1,8 +1,10 @@
 //! Helpers for the cross-component tests: locating the real binaries built by
 //! cargo and replaying recorded Claude Code sessions through them; [`pg`] gives each
-//! test a throwaway PostgreSQL database.
+//! test a throwaway PostgreSQL database; [`edge`] drives an edge machine through the real
+//! `solaria` binary.
 
 pub mod central;
+pub mod edge;
 pub mod pg;
 pub mod records;
 

@@ -56,6 +56,8 @@ enum Command {
     Logout(login::LogoutArgs),
     /// Push this machine's changes and pull the other machines', now.
     Sync(sync::Args),
+    /// Fill this machine with the account's whole memory from the central service.
+    Restore(sync::RestoreArgs),
     /// Sync state: server, last sync, pending changes, conflicts.
     Status(status::Args),
     /// Local changes that lost to newer versions from other machines.
@@ -101,6 +103,7 @@ impl Cli {
             Command::Logout(a) => a.run(&app),
             Command::Sync(a) => a.run(&app),
             Command::Status(a) => a.run(&app),
+            Command::Restore(a) => a.run(&app),
             Command::Conflicts(a) => a.run(&app),
         }
     }

@@ -32,6 +32,9 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// Ask the central service (every machine of the account) instead of this machine.
+    #[arg(long)]
+    remote: bool,
 }
 
 impl Args {
@@ -42,6 +45,9 @@ impl Args {
                 .map(|t| timefmt::parse_when(t, now).map_err(anyhow::Error::msg))
                 .transpose()
         };
+        if self.remote {
+            return self.run_remote(app, now);
+        }
         let store = app.store()?;
         let query = SearchQuery {
             text: self.query.join(" "),
@@ -70,6 +76,59 @@ impl Args {
             "\n{} result(s). `solaria timeline ID` shows what happened around one, `solaria show ID…` the full records.",
             hits.len()
         );
+        Ok(())
+    }
+}
+
+impl Args {
+    fn run_remote(self, app: &App, now: UnixMillis) -> anyhow::Result<()> {
+        let creds = app
+            .credentials()?
+            .ok_or(crate::sync::SyncError::NotLoggedIn)?;
+        let client = crate::sync::client::Client::new(&creds.server, creds.ca_cert.as_deref())?;
+        let jwt = client.token(&creds)?;
+        let mut params: Vec<(&str, String)> = vec![
+            ("q", self.query.join(" ")),
+            ("limit", self.limit.min(100).to_string()),
+            ("current_project", app.current_project().key),
+        ];
+        let when = |t: &Option<String>| -> anyhow::Result<Option<String>> {
+            t.as_deref()
+                .map(|t| timefmt::parse_when(t, now).map(|ms| ms.0.to_string()))
+                .transpose()
+                .map_err(anyhow::Error::msg)
+        };
+        let optional = [
+            ("project", self.project.clone()),
+            ("machine", self.machine.clone()),
+            ("from", when(&self.since)?),
+            ("to", when(&self.until)?),
+            ("type", self.record_type.map(|t| t.as_str().to_string())),
+        ];
+        for (key, value) in optional {
+            if let Some(v) = value {
+                params.push((key, v));
+            }
+        }
+        let answer = client.search(&jwt, &params)?;
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(&answer.hits)?);
+            return Ok(());
+        }
+        if answer.hits.is_empty() {
+            println!("No matches on {} for {:?}.", creds.server, answer.query);
+        }
+        for h in &answer.hits {
+            println!(
+                "{} {:<11} {}  ~{}t  {} @{}",
+                h.cite,
+                timefmt::short(h.created_at, now),
+                h.title,
+                h.tokens,
+                h.project_name,
+                h.machine_name
+            );
+        }
         Ok(())
     }
 }

@@ -24,20 +24,26 @@ impl Args {
             kind: "manual",
             local_only: app.config.sync.local_only_projects.clone(),
         };
-        let tty = std::io::stderr().is_terminal() && !self.json;
+        // A spinner on a terminal; plain lines otherwise (logs, pipes, Claude Code).
+        let bar = (std::io::stderr().is_terminal() && !self.json).then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar.set_message(format!("syncing with {}", creds.server));
+            bar
+        });
         let outcome = sync::run(&mut store, &creds, &options, |p| {
             let line = match p {
                 Progress::Pushed { done, left } => format!("pushed {done}, {left} left"),
                 Progress::Pulled { done } => format!("pulled {done}"),
             };
-            if tty {
-                eprint!("\r\x1b[2K{line}");
-            } else if !self.json {
-                eprintln!("{line}");
+            match &bar {
+                Some(bar) => bar.set_message(line),
+                None if !self.json => eprintln!("{line}"),
+                None => {}
             }
         });
-        if tty {
-            eprint!("\r\x1b[2K");
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
         }
         sync::record_outcome(&mut store, &outcome)?;
         let report = outcome?;
@@ -68,5 +74,21 @@ impl Args {
             );
         }
         Ok(())
+    }
+}
+
+/// `solaria restore`: fill this machine with the account's whole memory.
+#[derive(Debug, clap::Args)]
+pub struct RestoreArgs {}
+
+impl RestoreArgs {
+    pub fn run(self, app: &App) -> anyhow::Result<()> {
+        app.credentials()?.ok_or(sync::SyncError::NotLoggedIn)?;
+        let mut store = app.store()?;
+        // From the start of the feed: every record of the account, tombstones
+        // included, applied with last-write-wins over what is here.
+        store.write(|w| w.set_state(crate::store::sync::PULL_CURSOR_KEY, "0"))?;
+        drop(store);
+        Args::default().run(app)
     }
 }

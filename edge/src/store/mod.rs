@@ -150,7 +150,7 @@ impl std::fmt::Debug for Writer<'_> {
 impl Writer<'_> {
     /// A fresh stamp for a local write, later than any issued or seen before.
     pub fn tick(&mut self) -> Hlc {
-        self.clock.tick(UnixMillis::now().0.max(0) as u64)
+        self.clock.tick(wall_clock_ms())
     }
 
     /// This machine's id.
@@ -200,6 +200,19 @@ fn is_busy(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
     )
+}
+
+/// The wall clock the HLC reads, in ms. `SOLARIA_CLOCK_SKEW_MS` shifts it (a test
+/// seam: it lets a test run a machine whose clock is a day fast, as some are).
+fn wall_clock_ms() -> u64 {
+    static SKEW: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    let skew = *SKEW.get_or_init(|| {
+        std::env::var("SOLARIA_CLOCK_SKEW_MS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    });
+    (UnixMillis::now().0 + skew).max(0) as u64
 }
 
 fn read_machine_id(conn: &Connection) -> Result<MachineId, StoreError> {

@@ -194,6 +194,20 @@ impl Client {
         })
     }
 
+    /// Cross-device search on the server (`params` are `GET /memory/search`'s).
+    pub fn search(
+        &self,
+        jwt: &str,
+        params: &[(&str, String)],
+    ) -> Result<solaria_shared::wire::SearchResponse, ClientError> {
+        self.send(|| {
+            self.http
+                .get(self.url("/memory/search"))
+                .query(params)
+                .bearer_auth(jwt)
+        })
+    }
+
     /// The account's machines and their names.
     pub fn machines(&self, jwt: &str) -> Result<Vec<MachineName>, ClientError> {
         self.send(|| self.http.get(self.url("/memory/machines")).bearer_auth(jwt))

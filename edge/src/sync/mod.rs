@@ -110,15 +110,34 @@ pub fn run(
         let Some(last) = batch.last().map(|r| r.updated().as_i64()) else {
             break;
         };
-        let outgoing: Vec<WireRecord> = batch
+        let outgoing: Vec<&WireRecord> = batch
             .iter()
             .filter(|r| !is_local_only(r, &options.local_only))
-            .map(outgoing)
             .collect();
         let answer = if outgoing.is_empty() {
             None
         } else {
-            Some(client.push(&jwt, &outgoing, options.kind)?)
+            let wire: Vec<WireRecord> = outgoing.iter().map(|r| prepare_outgoing(r)).collect();
+            Some(client.push(&jwt, &wire, options.kind)?)
+        };
+        // A refused record stops the push before it: the cursor never passes a record
+        // the server does not hold, so it stays pending (and visible) until fixed.
+        let refused_at = answer.as_ref().and_then(|a| {
+            a.results
+                .iter()
+                .position(|o| matches!(o, RecordOutcome::Rejected { .. }))
+        });
+        let new_cursor = match refused_at {
+            None => last,
+            Some(k) => {
+                let first_refused = outgoing[k].updated();
+                batch
+                    .iter()
+                    .map(|r| r.updated())
+                    .take_while(|u| *u < first_refused)
+                    .last()
+                    .map_or(cursor, |u| u.as_i64())
+            }
         };
         store.write(|w| {
             if let Some(answer) = &answer {
@@ -139,9 +158,12 @@ pub fn run(
                 }
                 w.observe(answer.server_time);
             }
-            w.set_state(PUSH_CURSOR_KEY, &last.to_string())
+            w.set_state(PUSH_CURSOR_KEY, &new_cursor.to_string())
         })?;
-        let left = store_sync::pending_count(store.conn(), me, last)?;
+        if refused_at.is_some() {
+            break;
+        }
+        let left = store_sync::pending_count(store.conn(), me, new_cursor)?;
         progress(Progress::Pushed {
             done: report.pushed,
             left,
@@ -215,7 +237,7 @@ fn is_local_only(r: &WireRecord, local_only: &[String]) -> bool {
 }
 
 /// A record as it may leave this machine: every `<private>` span stripped.
-fn outgoing(r: &WireRecord) -> WireRecord {
+fn prepare_outgoing(r: &WireRecord) -> WireRecord {
     let strip = |t: &str| strip_private(t).into_owned();
     match r.clone() {
         WireRecord::Session(mut s) => {
