@@ -1,75 +1,136 @@
 #!/usr/bin/env bash
-# The main job, end to end, on a local default: a recorded Claude Code session is
-# captured by the real `solaria` hooks into a throwaway data dir, then searched,
-# browsed and turned into the next session's context. Everything it creates lives
-# in one temporary directory, removed at the end (KEEP=1 keeps it).
+# The main job, end to end, on one machine: a throwaway PostgreSQL cluster from the
+# system's binaries, the central service over TLS (certificates made on the fly), and
+# two edge machines with separate data dirs. A recorded Claude Code session is
+# captured on the laptop, synced, and found on the desktop — by search and in the
+# context the next session gets — and the desktop's own session (in Spanish) travels
+# back. Everything lives in one temporary directory and every process it starts is
+# stopped at the end, also when interrupted (KEEP=1 keeps the directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-
-command -v cargo >/dev/null || { echo "cargo is needed: install Rust from https://rustup.rs" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "python3 is needed to replay the recorded session: apt-get install -y python3" >&2; exit 1; }
-
-say "Building solaria"
-cargo build --quiet -p solaria-edge --bin solaria
-solaria="$root/target/debug/solaria"
+need() { command -v "$1" >/dev/null || { echo "$1 is needed: $2" >&2; exit 1; }; }
+need cargo "install Rust from https://rustup.rs"
+need python3 "apt-get install -y python3"
+need openssl "apt-get install -y openssl"
+need curl "apt-get install -y curl"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/solaria-demo.XXXXXX")
-cleanup() { if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi; }
-trap cleanup EXIT INT TERM
+pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/solaria-demo-pg.XXXXXX") # its own: the server's user must reach it
+central_pid=""
+cleanup() {
+  [ -n "$central_pid" ] && kill "$central_pid" 2>/dev/null && wait "$central_pid" 2>/dev/null || true
+  bash deploy/pg.sh stop "$pg_dir" >/dev/null 2>&1 || rm -rf "$pg_dir"
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
-# A clone of the demo project: the project key comes from its git remote.
-project="$work/orbit"
-mkdir -p "$project/src"
-git -C "$project" init -q
-git -C "$project" remote add origin git@github.com:solaria-demo/orbit.git
-export SOLARIA_HOME="$work/laptop"
-export HOME="$work/home"   # keep the demo away from your real ~/.claude
-mkdir -p "$HOME"
+say "Building solaria and solaria-central"
+cargo build --quiet -p solaria-edge -p solaria-central
+solaria="$root/target/debug/solaria"
+central="$root/target/debug/solaria-central"
 
-say "Capturing a recorded Claude Code session (41 hook events) on 'laptop'"
-python3 deploy/demo/replay.py deploy/demo/sessions/laptop-auth-refresh.jsonl \
-  --solaria "$solaria" --cwd "$project" --quiet
-say "... and a second session, in Spanish, the next day"
-python3 deploy/demo/replay.py deploy/demo/sessions/desktop-db-migrations.jsonl \
-  --solaria "$solaria" --cwd "$project" --quiet
+say "PostgreSQL: a throwaway cluster on 127.0.0.1"
+bash deploy/pg.sh install
+database_url=$(bash deploy/pg.sh start "$pg_dir")
+echo "  $database_url"
 
-cd "$project"
-say "solaria stats"
-"$solaria" stats
+say "TLS: a demo CA and a certificate for localhost"
+tls="$work/tls"
+mkdir -p "$tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+  -subj "/CN=SOLARIA demo CA" -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+  -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n' > "$tls/ext.cnf"
+openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial \
+  -days 1 -extfile "$tls/ext.cnf" -out "$tls/server.pem" 2>/dev/null
+echo "  CA: $tls/ca.pem"
 
-say "solaria search refresh token rotation"
-"$solaria" search refresh token rotation --limit 5
+say "The central service (TLS on localhost)"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export SOLARIA_DATABASE_URL="$database_url"
+export SOLARIA_JWT_SECRET="$(openssl rand -hex 32)"
+export SOLARIA_LISTEN="127.0.0.1:$port"
+export SOLARIA_TLS_CERT="$tls/server.pem" SOLARIA_TLS_KEY="$tls/server.key"
+server="https://localhost:$port"
+"$central" migrate
+"$central" serve 2>"$work/central.log" &
+central_pid=$!
+for _ in $(seq 1 100); do
+  curl -fsS --cacert "$tls/ca.pem" "$server/healthz" >/dev/null 2>&1 && break
+  kill -0 "$central_pid" 2>/dev/null || { cat "$work/central.log" >&2; exit 1; }
+  sleep 0.1
+done
+echo "  $server is up (log: central.log)"
+"$central" account create demo
+token_laptop=$("$central" enroll-token demo 2>/dev/null)
+token_desktop=$("$central" enroll-token demo 2>/dev/null)
+unset SOLARIA_DATABASE_URL SOLARIA_JWT_SECRET SOLARIA_LISTEN SOLARIA_TLS_CERT SOLARIA_TLS_KEY
 
-say "solaria search migración sesiones (Spanish)"
-"$solaria" search migración sesiones --limit 3
+# Two machines: each its own data dir, HOME and clone of the project.
+machine() {
+  local name=$1
+  mkdir -p "$work/$name/home" "$work/$name/data" "$work/$name/orbit/src"
+  git -C "$work/$name/orbit" init -q
+  git -C "$work/$name/orbit" remote add origin git@github.com:solaria-demo/orbit.git
+  printf 'machine_name = "%s"\n' "$name" > "$work/$name/data/config.toml"
+}
+on() { # on MACHINE COMMAND...: run solaria as that machine, in its project
+  local name=$1; shift
+  (cd "$work/$name/orbit" && SOLARIA_HOME="$work/$name/data" HOME="$work/$name/home" "$solaria" "$@")
+}
+replay() { # replay MACHINE SESSION_FILE
+  (cd "$work/$1/orbit" && SOLARIA_HOME="$work/$1/data" HOME="$work/$1/home" \
+    python3 "$root/deploy/demo/replay.py" "$root/deploy/demo/sessions/$2" \
+      --solaria "$solaria" --cwd "$work/$1/orbit" --quiet)
+}
+machine laptop
+machine desktop
 
-first=$("$solaria" search renew_jwt --type tool_use --json --limit 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
-say "solaria timeline $first"
-"$solaria" timeline "$first" --before 3 --after 3
+say "laptop and desktop log in to the central service"
+on laptop login "$server" --token "$token_laptop" --ca-cert "$tls/ca.pem"
+on desktop login "$server" --token "$token_desktop" --ca-cert "$tls/ca.pem"
 
-say "solaria show $first"
-"$solaria" show "$first" | head -n 25
+say "laptop: a recorded Claude Code session is captured by the real hooks (41 events)"
+replay laptop laptop-auth-refresh.jsonl
+say "laptop: solaria sync"
+on laptop sync
 
-say "What the next SessionStart injects (solaria context)"
-"$solaria" context
+say "desktop: solaria sync (pulls the laptop's memory)"
+on desktop sync
+say "desktop: solaria search renew_jwt (found offline, labelled with the machine)"
+on desktop search renew_jwt --limit 5
+say "desktop: the context its next Claude Code session starts with"
+on desktop context | head -n 14
 
-say "Secrets planted in the recording never reached the disk"
+say "desktop: its own session, in Spanish, then sync both ways"
+replay desktop desktop-db-migrations.jsonl
+on desktop sync
+on laptop sync
+say "laptop: solaria search migración sesiones (captured on the desktop)"
+on laptop search migración sesiones --limit 3
+say "laptop: solaria search --remote websocket (answered by the central service)"
+on laptop search --remote websocket reconnect --limit 3
+
+say "No planted secret, and no <private> text, reached PostgreSQL"
 leaks=0
 while IFS= read -r secret; do
   [ -n "$secret" ] || continue
-  if cat "$SOLARIA_HOME"/memory.db* | grep -aqF -- "$secret"; then
-    echo "  LEAK: ${secret:0:12}…"; leaks=1
-  else
-    echo "  absent: ${secret:0:12}…"
-  fi
+  n=$(psql "$database_url" -tA -c "SELECT count(*) FROM memory_observations_remote
+        WHERE strpos(title || input || response, \$\$${secret}\$\$) > 0")
+  if [ "$n" = 0 ]; then echo "  absent: ${secret:0:12}…"; else echo "  LEAK: ${secret:0:12}…"; leaks=1; fi
 done < "$root/deploy/demo/sessions/SECRETS.txt"
-echo "  redaction markers stored: $(cat "$SOLARIA_HOME"/memory.db* | grep -ao '\[REDACTED:[A-Z_]*\]' | sort | uniq -c | tr '\n' ' ')"
-[ "$leaks" = 0 ] || { echo "a secret reached the store" >&2; exit 1; }
+private=$(psql "$database_url" -tA -c "SELECT count(*) FROM memory_observations_remote WHERE input LIKE '%Calle Mayor%'")
+echo "  rows holding the private span on the server: $private"
+echo "  on the laptop it stays searchable:"
+on laptop search Calle Mayor --limit 1 | head -n 1
+[ "$leaks" = 0 ] && [ "$private" = 0 ] || { echo "something private reached the server" >&2; exit 1; }
 
-say "The <private> span stays searchable on this machine (and will never be synced)"
-"$solaria" search Calle Mayor --limit 1
-
-say "Done: capture, search, timeline, show and context all ran offline from $SOLARIA_HOME"
+say "Status"
+on laptop status
+say "Done: capture → sync → cross-device search and context, over TLS, with PostgreSQL; everything stopped and removed"

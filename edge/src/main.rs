@@ -3,5 +3,25 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    quiet_on_closed_stdout();
     solaria_edge::cli::Cli::parse().run()
+}
+
+/// `solaria search … | head` closes our stdout early; Rust's `println!` then panics
+/// ("failed printing to stdout"). A reader that stopped reading is not an error:
+/// end quietly instead of printing a panic at the user.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
 }
