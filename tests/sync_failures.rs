@@ -56,9 +56,13 @@ fn item(i: usize) -> String {
 /// the real row's `scope` tokens (same project, kind and machine). Every
 /// [`TOMBSTONE_EVERY`]th is a tombstone (content erased). Returns the seeded ids.
 fn seed(e: &Edge, n: usize) -> Vec<String> {
-    e.prompt("big", &format!("the first prompt of a long {COMMON} session"));
+    e.prompt(
+        "big",
+        &format!("the first prompt of a long {COMMON} session"),
+    );
     let mut db = e.db();
-    db.busy_timeout(Duration::from_secs(5)).expect("busy timeout");
+    db.busy_timeout(Duration::from_secs(5))
+        .expect("busy timeout");
     let tx = db.transaction().expect("tx");
     let (session, key, name, machine, scope): (String, String, String, String, String) = tx
         .query_row(
@@ -181,11 +185,12 @@ async fn server(c: &Central) -> BTreeMap<String, Version> {
         .collect()
 }
 
-/// Session ids with their versions, on an edge (placeholders of pulled records excluded).
+/// Session ids with their versions, on an edge (a placeholder left for a pulled
+/// record whose session never arrived would show as version 0).
 fn local_sessions(e: &Edge) -> BTreeMap<String, (i64, String)> {
     let db = e.db();
     let mut stmt = db
-        .prepare("SELECT id, updated, machine_id FROM sessions WHERE source != 'pulled'")
+        .prepare("SELECT id, updated, machine_id FROM sessions")
         .expect("prepare");
     stmt.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
         .expect("query")
@@ -263,6 +268,10 @@ where
     loop {
         let done = progress().await;
         if done > 0 && done < total {
+            eprintln!(
+                "{what} interrupted at {done} of {total}, {:?} in",
+                started.elapsed()
+            );
             return done;
         }
         assert!(
@@ -296,7 +305,11 @@ fn count_local(db: &rusqlite::Connection, sql: &str) -> i64 {
 async fn assert_server_mirrors(c: &Central, a: &Edge) {
     let here = local(a);
     let there = server(c).await;
-    assert_eq!(here.len(), there.len(), "as many observations on both sides");
+    assert_eq!(
+        here.len(),
+        there.len(),
+        "as many observations on both sides"
+    );
     let missing: Vec<&String> = here.keys().filter(|k| !there.contains_key(*k)).collect();
     assert!(
         missing.is_empty(),
@@ -322,7 +335,11 @@ async fn kill_9_in_the_middle_of_a_push_loses_and_duplicates_nothing() {
     let before = local(&a);
     let total = before.len() as i64;
     assert_eq!(total, BIG as i64 + 1);
-    assert_eq!(status(&a)["pending"], BIG + 2, "a session and its observations");
+    assert_eq!(
+        status(&a)["pending"],
+        BIG + 2,
+        "a session and its observations"
+    );
 
     let mut child = spawn_sync(&a);
     let mid = wait_for_middle(&mut child, total, "push", || {
@@ -348,7 +365,10 @@ async fn kill_9_in_the_middle_of_a_push_loses_and_duplicates_nothing() {
         assert!(v.deleted || v.title.contains(&item(i)), "{v:?}");
     }
     let again = a.ok(&["sync"]);
-    assert!(again.contains("pushed 0"), "nothing left, nothing re-sent: {again}");
+    assert!(
+        again.contains("pushed 0"),
+        "nothing left, nothing re-sent: {again}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -400,16 +420,25 @@ async fn kill_9_in_the_middle_of_a_pull_loses_and_duplicates_nothing() {
     assert_eq!(
         count_local(
             &db,
-            &format!("SELECT count(*) FROM observations_fts WHERE observations_fts MATCH '{COMMON}'")
+            &format!(
+                "SELECT count(*) FROM observations_fts WHERE observations_fts MATCH '{COMMON}'"
+            )
         ),
         live
     );
     let hits = b.search(&item(7));
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0]["id"], seeded[7].as_str());
-    assert!(b.search(&item(TOMBSTONE_EVERY)).is_empty(), "a tombstone is not found");
+    assert!(
+        b.search(&item(TOMBSTONE_EVERY)).is_empty(),
+        "a tombstone is not found"
+    );
     let s = status(&b);
-    assert_eq!((s["pending"].clone(), s["conflicts"].clone()), (json!(0), json!(0)), "{s}");
+    assert_eq!(
+        (s["pending"].clone(), s["conflicts"].clone()),
+        (json!(0), json!(0)),
+        "{s}"
+    );
     let again = b.ok(&["sync"]);
     assert!(again.contains("pulled 0"), "nothing pulled twice: {again}");
 }
@@ -428,7 +457,16 @@ async fn a_server_restart_in_the_middle_of_a_push_loses_and_duplicates_nothing()
         c.count("memory_observations_remote")
     })
     .await;
+    // The service goes down as a crashed process would: its database sessions end
+    // (a batch in flight rolls back), then it stops listening.
     let storage = c.storage.clone();
+    sqlx::query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .execute(storage.pool())
+    .await
+    .expect("terminate the server's database sessions");
     let port: u16 = c
         .url
         .rsplit(':')
@@ -443,7 +481,10 @@ async fn a_server_restart_in_the_middle_of_a_push_loses_and_duplicates_nothing()
     let stored = c.count("memory_observations_remote").await;
     assert!(stored > 0 && stored < total, "{stored} of {total}");
     let status_code = child.wait().expect("the interrupted sync ends");
-    assert!(!status_code.success(), "an interrupted sync is not a success");
+    assert!(
+        !status_code.success(),
+        "an interrupted sync is not a success"
+    );
     let s = status(&a);
     assert_eq!(s["last_sync_status"], "failed", "{s}");
     assert!(s["pending"].as_i64().expect("pending") > 0, "{s}");
@@ -477,7 +518,10 @@ async fn a_replayed_batch_is_harmless_end_to_end() {
         json!({"session_id": "s", "cwd": cwd, "hook_event_name": "Stop"}),
     );
     let out = a.ok(&["sync"]);
-    assert!(out.contains("pushed 4"), "session, two observations, summary: {out}");
+    assert!(
+        out.contains("pushed 4"),
+        "session, two observations, summary: {out}"
+    );
     b.ok(&["sync"]);
 
     let rows = server_rows(&c).await;
@@ -488,7 +532,10 @@ async fn a_replayed_batch_is_harmless_end_to_end() {
 
     // Nothing changed: nothing is sent again.
     let out = a.ok(&["sync"]);
-    assert!(out.contains("pushed 0") && out.contains("pulled 0"), "{out}");
+    assert!(
+        out.contains("pushed 0") && out.contains("pulled 0"),
+        "{out}"
+    );
     assert_eq!(log().await, logged);
 
     // The same batch again, twice: what a kill -9 between the server's commit and the
@@ -512,7 +559,10 @@ async fn a_replayed_batch_is_harmless_end_to_end() {
         assert_eq!(status(&a)["pending"], 0);
     }
     let out = b.ok(&["sync"]);
-    assert!(out.contains("pulled 0"), "the feed did not repeat anything: {out}");
+    assert!(
+        out.contains("pulled 0"),
+        "the feed did not repeat anything: {out}"
+    );
     assert_eq!(local(&b), a_rows);
     assert_feed_seqs_unique(&c).await;
 }
