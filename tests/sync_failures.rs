@@ -268,8 +268,12 @@ where
     loop {
         let done = progress().await;
         if done > 0 && done < total {
+            // A little later still, by a random amount: over runs, the interruption
+            // lands in every phase (request in flight, server commit, edge commit).
+            let jitter = Duration::from_millis(u64::from(uuid::Uuid::new_v4().as_bytes()[0]));
+            tokio::time::sleep(jitter).await;
             eprintln!(
-                "{what} interrupted at {done} of {total}, {:?} in",
+                "{what} interrupted at {done}+ of {total}, {:?} in (jitter {jitter:?})",
                 started.elapsed()
             );
             return done;
@@ -305,17 +309,22 @@ fn count_local(db: &rusqlite::Connection, sql: &str) -> i64 {
 async fn assert_server_mirrors(c: &Central, a: &Edge) {
     let here = local(a);
     let there = server(c).await;
-    assert_eq!(
-        here.len(),
-        there.len(),
-        "as many observations on both sides"
-    );
     let missing: Vec<&String> = here.keys().filter(|k| !there.contains_key(*k)).collect();
     assert!(
         missing.is_empty(),
         "{} observation(s) never reached the server, e.g. {:?}",
         missing.len(),
         missing.first()
+    );
+    let extra: Vec<&String> = there.keys().filter(|k| !here.contains_key(*k)).collect();
+    assert!(
+        extra.is_empty(),
+        "the server holds ids the edge never had: {extra:?}"
+    );
+    assert_eq!(
+        here.len(),
+        there.len(),
+        "as many observations on both sides"
     );
     assert!(here == there, "same versions and content on both sides");
     assert_eq!(local_sessions(a), server_sessions(c).await);
@@ -352,6 +361,11 @@ async fn kill_9_in_the_middle_of_a_push_loses_and_duplicates_nothing() {
     assert!(
         status(&a)["pending"].as_i64().expect("pending") > 0,
         "what the server may not have acknowledged is still pending"
+    );
+    assert_eq!(
+        status(&a)["last_sync_status"],
+        "interrupted",
+        "a killed sync never reads as a success"
     );
 
     let out = a.ok(&["sync"]);

@@ -26,8 +26,25 @@ impl Args {
         let last_at = store_sync::state(conn, "last_sync_at")?
             .and_then(|v| v.parse().ok())
             .map(UnixMillis);
-        let status = store_sync::state(conn, "last_sync_status")?;
-        let detail = store_sync::state(conn, "last_sync_detail")?;
+        let started_at: Option<i64> =
+            store_sync::state(conn, "last_sync_started_at")?.and_then(|v| v.parse().ok());
+        let interrupted = started_at.is_some_and(|s| last_at.is_none_or(|l| s > l.0));
+        let status = if interrupted {
+            Some("interrupted".to_string())
+        } else {
+            store_sync::state(conn, "last_sync_status")?
+        };
+        let (last_at, detail) = if interrupted {
+            (
+                started_at.map(UnixMillis),
+                Some(
+                    "started but did not finish (killed or crashed); run `solaria sync` to resume"
+                        .to_string(),
+                ),
+            )
+        } else {
+            (last_at, store_sync::state(conn, "last_sync_detail")?)
+        };
         if self.json {
             let v = serde_json::json!({
                 "server": creds.as_ref().map(|c| c.server.clone()),

@@ -19,6 +19,10 @@ impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let creds = app.credentials()?.ok_or(sync::SyncError::NotLoggedIn)?;
         let mut store = app.store()?;
+        // Marked first: a sync killed before it records its outcome shows as
+        // interrupted in `solaria status`, never as the previous run's success.
+        let started = solaria_shared::UnixMillis::now().0.to_string();
+        store.write(|w| w.set_state("last_sync_started_at", &started))?;
         let options = SyncOptions {
             deadline: MANUAL_DEADLINE,
             kind: "manual",
