@@ -344,3 +344,42 @@ async fn remote_search_and_restore_of_a_fresh_machine() {
         serde_json::from_str(&fresh.ok(&["stats", "--json"])).expect("stats");
     assert_eq!(json["observations"], 30);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_background_agent_syncs_on_its_schedule() {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let a = Edge::new("laptop");
+    let ca = write_ca(&c, a.root.path());
+    a.login(&c, &enroll_token(&c, acct).await, &ca);
+    let mut agent = a
+        .cmd()
+        .args(["serve", "--every", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("serve");
+    a.prompt("s", "captured while the agent runs");
+    let mut synced = false;
+    for _ in 0..100 {
+        if c.count("memory_observations_remote").await == 1 {
+            synced = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    agent.kill().expect("stop the agent");
+    let _ = agent.wait();
+    assert!(synced, "the agent pushed the new observation on its own");
+    let log = std::fs::read_to_string(a.data().join("logs/serve.log")).expect("serve log");
+    assert!(
+        log.contains("sync: pushed") && log.contains("prune:"),
+        "{log}"
+    );
+    let status = a.ok(&["status"]);
+    assert!(status.contains("success"), "{status}");
+}

@@ -106,13 +106,25 @@ impl Default for RetentionConfig {
 }
 
 /// The central service this machine syncs with, if any.
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SyncConfig {
     /// The server URL; when set, records not yet pushed are never pruned.
     pub server: Option<String>,
     /// Projects (keys or names) that never leave this machine.
     pub local_only_projects: Vec<String>,
+    /// Minutes between the background agent's syncs (`solaria serve`).
+    pub interval_minutes: u64,
+}
+
+impl Default for SyncConfig {
+    fn default() -> Self {
+        SyncConfig {
+            server: None,
+            local_only_projects: Vec::new(),
+            interval_minutes: 60,
+        }
+    }
 }
 
 /// The resolved locations: the config file and the data dir.

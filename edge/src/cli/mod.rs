@@ -8,6 +8,7 @@ mod install;
 mod login;
 mod prune;
 mod search;
+mod serve;
 mod show;
 mod slash;
 mod stats;
@@ -56,6 +57,8 @@ enum Command {
     Logout(login::LogoutArgs),
     /// Push this machine's changes and pull the other machines', now.
     Sync(sync::Args),
+    /// Run in the background: scheduled sync (hourly by default) and weekly prune.
+    Serve(serve::Args),
     /// Fill this machine with the account's whole memory from the central service.
     Restore(sync::RestoreArgs),
     /// Sync state: server, last sync, pending changes, conflicts.
@@ -104,6 +107,7 @@ impl Cli {
             Command::Sync(a) => a.run(&app),
             Command::Status(a) => a.run(&app),
             Command::Restore(a) => a.run(&app),
+            Command::Serve(a) => a.run(&app),
             Command::Conflicts(a) => a.run(&app),
         }
     }

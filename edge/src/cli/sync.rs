@@ -7,6 +7,8 @@ use std::time::Duration;
 
 /// SPEC §6: a manual sync has a 2-minute overall timeout.
 const MANUAL_DEADLINE: Duration = Duration::from_secs(120);
+/// A scheduled sync may take longer (a first sync of a big store); it resumes anyway.
+pub const SCHEDULED_DEADLINE: Duration = Duration::from_secs(15 * 60);
 
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
