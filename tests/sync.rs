@@ -163,6 +163,11 @@ async fn concurrent_edits_converge_to_the_same_winner_and_the_loser_is_told() {
     );
     let status = a.ok(&["status"]);
     assert!(status.contains("conflicts:  1"), "{status}");
+    let context = a.ok(&["context"]);
+    assert!(
+        context.contains("Sync conflicts: 1"),
+        "the next session is told: {context}"
+    );
     a.ok(&["conflicts", "--ack"]);
     assert!(a.ok(&["status"]).contains("conflicts:  0"));
 }
@@ -364,9 +369,15 @@ async fn the_background_agent_syncs_on_its_schedule() {
         .spawn()
         .expect("serve");
     a.prompt("s", "captured while the agent runs");
+    // Wait until the agent has pushed and logged a round that carried the record.
+    let log_path = a.data().join("logs/serve.log");
     let mut synced = false;
-    for _ in 0..100 {
-        if c.count("memory_observations_remote").await == 1 {
+    for _ in 0..150 {
+        let logged = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let pushed_some = logged
+            .lines()
+            .any(|l| l.contains("sync: pushed") && !l.contains("sync: pushed 0"));
+        if c.count("memory_observations_remote").await == 1 && pushed_some {
             synced = true;
             break;
         }
@@ -382,4 +393,28 @@ async fn the_background_agent_syncs_on_its_schedule() {
     );
     let status = a.ok(&["status"]);
     assert!(status.contains("success"), "{status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_only_project_never_leaves_the_machine() {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let a = Edge::new("laptop");
+    std::fs::write(
+        a.data().join("config.toml"),
+        "machine_name = \"laptop\"\n[sync]\nlocal_only_projects = [\"api\"]\n",
+    )
+    .expect("config");
+    let ca = write_ca(&c, a.root.path());
+    a.login(&c, &enroll_token(&c, acct).await, &ca);
+    a.prompt("s", "client work under NDA");
+    let out = a.ok(&["sync"]);
+    assert!(out.contains("pushed 0"), "{out}");
+    assert_eq!(c.count("memory_observations_remote").await, 0);
+    assert_eq!(c.count("memory_sessions").await, 0);
+    assert_eq!(a.search("NDA").len(), 1, "still searchable locally");
 }
