@@ -225,76 +225,6 @@ pub fn machine_name(conn: &Connection, machine: MachineId) -> String {
 }
 
 impl Writer<'_> {
-    /// Stores a version received from elsewhere, replacing the row if it exists.
-    pub(crate) fn put_session(&mut self, s: &Session) -> Result<(), StoreError> {
-        self.tx().execute(
-            &format!(
-                "INSERT INTO sessions ({SESSION_COLUMNS})
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                 ON CONFLICT (id) DO UPDATE SET machine_id = excluded.machine_id,
-                    updated = excluded.updated, deleted = excluded.deleted,
-                    project_key = excluded.project_key, project_name = excluded.project_name,
-                    agent = excluded.agent, agent_session_id = excluded.agent_session_id,
-                    cwd = excluded.cwd, source = excluded.source,
-                    started_at = excluded.started_at, ended_at = excluded.ended_at"
-            ),
-            params![
-                s.id.to_string(),
-                s.meta.machine_id.to_string(),
-                s.meta.updated.as_i64(),
-                s.meta.deleted as i64,
-                s.project.key,
-                s.project.name,
-                s.agent,
-                s.agent_session_id,
-                s.cwd,
-                s.source,
-                s.started_at.0,
-                s.ended_at.map(|t| t.0),
-            ],
-        )?;
-        Ok(())
-    }
-
-    /// Stores a version received from elsewhere, replacing the row if it exists (the
-    /// FTS index follows through the update trigger; `scope` is recomputed).
-    pub(crate) fn put_observation(&mut self, o: &Observation) -> Result<(), StoreError> {
-        self.tx().execute(
-            &format!(
-                "INSERT INTO observations ({OBSERVATION_COLUMNS}, scope)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-                 ON CONFLICT (id) DO UPDATE SET machine_id = excluded.machine_id,
-                    updated = excluded.updated, deleted = excluded.deleted,
-                    session_id = excluded.session_id, project_key = excluded.project_key,
-                    project_name = excluded.project_name, kind = excluded.kind,
-                    tool_name = excluded.tool_name, title = excluded.title, input = excluded.input,
-                    response = excluded.response, files = excluded.files,
-                    metadata = excluded.metadata, tags = excluded.tags,
-                    created_at = excluded.created_at, scope = excluded.scope"
-            ),
-            params![
-                o.id.to_string(),
-                o.meta.machine_id.to_string(),
-                o.meta.updated.as_i64(),
-                o.meta.deleted as i64,
-                o.session_id.to_string(),
-                o.project.key,
-                o.project.name,
-                o.kind.as_str(),
-                o.tool_name,
-                o.title,
-                o.input,
-                o.response,
-                to_json(&o.files),
-                to_json(&o.metadata),
-                to_json(&o.tags),
-                o.created_at.0,
-                scope::observation(&o.project.key, o.kind, o.meta.machine_id),
-            ],
-        )?;
-        Ok(())
-    }
-
     /// Stores a version received from elsewhere (same upsert as a local write).
     pub(crate) fn put_summary(&mut self, s: &Summary) -> Result<(), StoreError> {
         self.upsert_summary(s)
@@ -302,10 +232,27 @@ impl Writer<'_> {
 
     /// Inserts a new session.
     pub fn insert_session(&mut self, s: &Session) -> Result<(), StoreError> {
+        self.write_session(s, "")
+    }
+
+    /// Stores a version received from elsewhere, replacing the row if it exists.
+    pub(crate) fn put_session(&mut self, s: &Session) -> Result<(), StoreError> {
+        self.write_session(
+            s,
+            "ON CONFLICT (id) DO UPDATE SET machine_id = excluded.machine_id,
+                updated = excluded.updated, deleted = excluded.deleted,
+                project_key = excluded.project_key, project_name = excluded.project_name,
+                agent = excluded.agent, agent_session_id = excluded.agent_session_id,
+                cwd = excluded.cwd, source = excluded.source,
+                started_at = excluded.started_at, ended_at = excluded.ended_at",
+        )
+    }
+
+    fn write_session(&mut self, s: &Session, on_conflict: &str) -> Result<(), StoreError> {
         self.tx().execute(
             &format!(
                 "INSERT INTO sessions ({SESSION_COLUMNS})
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) {on_conflict}"
             ),
             params![
                 s.id.to_string(),
@@ -347,10 +294,31 @@ impl Writer<'_> {
 
     /// Inserts a new observation.
     pub fn insert_observation(&mut self, o: &Observation) -> Result<(), StoreError> {
+        self.write_observation(o, "")
+    }
+
+    /// Stores a version received from elsewhere, replacing the row if it exists (the
+    /// FTS index follows through the update trigger; `scope` is recomputed).
+    pub(crate) fn put_observation(&mut self, o: &Observation) -> Result<(), StoreError> {
+        self.write_observation(
+            o,
+            "ON CONFLICT (id) DO UPDATE SET machine_id = excluded.machine_id,
+                updated = excluded.updated, deleted = excluded.deleted,
+                session_id = excluded.session_id, project_key = excluded.project_key,
+                project_name = excluded.project_name, kind = excluded.kind,
+                tool_name = excluded.tool_name, title = excluded.title, input = excluded.input,
+                response = excluded.response, files = excluded.files,
+                metadata = excluded.metadata, tags = excluded.tags,
+                created_at = excluded.created_at, scope = excluded.scope",
+        )
+    }
+
+    fn write_observation(&mut self, o: &Observation, on_conflict: &str) -> Result<(), StoreError> {
         self.tx().execute(
             &format!(
                 "INSERT INTO observations ({OBSERVATION_COLUMNS}, scope)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                 {on_conflict}"
             ),
             params![
                 o.id.to_string(),
