@@ -6,6 +6,7 @@ mod forget;
 mod hook;
 mod install;
 mod login;
+mod mcp;
 mod prune;
 mod search;
 mod serve;
@@ -65,6 +66,8 @@ enum Command {
     Status(status::Args),
     /// Local changes that lost to newer versions from other machines.
     Conflicts(conflicts::Args),
+    /// Serve the memory to an agent over MCP (stdio): search, timeline, records, context.
+    Mcp(mcp::Args),
     /// Entry point of the `/memory` slash command in Claude Code.
     #[command(hide = true)]
     Slash(slash::Args),
@@ -109,6 +112,7 @@ impl Cli {
             Command::Restore(a) => a.run(&app),
             Command::Serve(a) => a.run(&app),
             Command::Conflicts(a) => a.run(&app),
+            Command::Mcp(a) => a.run(&app),
         }
     }
 }

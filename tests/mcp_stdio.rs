@@ -1,0 +1,400 @@
+//! `solaria mcp` over real stdio: the binary is spawned on a data dir filled by real
+//! hook payloads and driven with newline-delimited JSON-RPC messages, as an MCP client
+//! such as Claude Code sends them.
+
+use serde_json::{Value, json};
+use solaria_tests::edge::Edge;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A running `solaria mcp` and the messages it has sent.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<Value>,
+    received: HashMap<u64, Value>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(edge: &Edge) -> Server {
+        let mut child = edge
+            .cmd()
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn solaria mcp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Server {
+            child,
+            stdin,
+            rx,
+            received: HashMap::new(),
+            next_id: 1,
+        }
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    fn notify(&mut self, method: &str) {
+        self.send_line(&json!({"jsonrpc": "2.0", "method": method}).to_string());
+    }
+
+    /// Sends a request and waits for the answer with its id (the whole message).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_line(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        loop {
+            if let Some(v) = self.received.remove(&id) {
+                return v;
+            }
+            let v = self
+                .rx
+                .recv_timeout(TIMEOUT)
+                .unwrap_or_else(|e| panic!("no answer to {method} #{id}: {e}"));
+            if let Some(n) = v.get("id").and_then(Value::as_u64) {
+                self.received.insert(n, v);
+            }
+        }
+    }
+
+    /// Calls a tool: whether it is a tool error, and its text.
+    fn call(&mut self, name: &str, arguments: Value) -> (bool, String) {
+        let v = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        let result = v
+            .get("result")
+            .unwrap_or_else(|| panic!("{name} answered with no result: {v}"));
+        let text = result["content"]
+            .as_array()
+            .expect("content")
+            .iter()
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        (result["isError"].as_bool() == Some(true), text)
+    }
+
+    fn ok(&mut self, name: &str, arguments: Value) -> String {
+        let (is_error, text) = self.call(name, arguments.clone());
+        assert!(!is_error, "{name} {arguments} failed: {text}");
+        text
+    }
+
+    fn err(&mut self, name: &str, arguments: Value) -> String {
+        let (is_error, text) = self.call(name, arguments.clone());
+        assert!(is_error, "{name} {arguments} should fail: {text}");
+        text
+    }
+
+    /// Closes stdin: the server must end cleanly.
+    fn close(mut self) {
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                assert!(status.success(), "solaria mcp ended with {status}");
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "solaria mcp did not end when its stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A machine with one session: a prompt, a failing then passing `cargo test`, a stop.
+fn edge_with_memory() -> Edge {
+    let edge = Edge::new("laptop");
+    let cwd = edge.project.display().to_string();
+    edge.prompt("s1", "fix the flaky renew_jwt test");
+    edge.hook(
+        "post-tool-use",
+        json!({"session_id": "s1", "cwd": cwd, "hook_event_name": "PostToolUse",
+            "tool_name": "Bash", "tool_input": {"command": "cargo test renew_jwt"},
+            "tool_response": {"stdout": "test result: ok. 1 passed", "exit_code": 0}}),
+    );
+    edge.hook(
+        "post-tool-use",
+        json!({"session_id": "s1", "cwd": cwd, "hook_event_name": "PostToolUse",
+            "tool_name": "Edit", "tool_input": {"file_path": format!("{cwd}/src/auth.rs"),
+            "old_string": "sleep(5)", "new_string": "advance(clock)"},
+            "tool_response": {"success": true}}),
+    );
+    edge.hook(
+        "stop",
+        json!({"session_id": "s1", "cwd": cwd, "hook_event_name": "Stop"}),
+    );
+    edge
+}
+
+fn initialize(server: &mut Server) -> Value {
+    let v = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "mcp_stdio test", "version": "0"}}),
+    );
+    server.notify("notifications/initialized");
+    v
+}
+
+#[test]
+fn mcp_server_answers_every_tool_over_stdio() {
+    let edge = edge_with_memory();
+    let hits = edge.search("renew_jwt");
+    let tool_use = hits
+        .iter()
+        .find(|h| h["type"] == "tool_use")
+        .expect("the cargo test is found");
+    let obs = tool_use["id"].as_str().expect("id").to_string();
+    let session = tool_use["session_id"]
+        .as_str()
+        .expect("session")
+        .to_string();
+
+    let mut server = Server::start(&edge);
+
+    // initialize
+    let init = initialize(&mut server);
+    let result = &init["result"];
+    assert_eq!(result["serverInfo"]["name"], "solaria", "{init}");
+    assert!(result["capabilities"]["tools"].is_object(), "{init}");
+    assert!(
+        result["instructions"]
+            .as_str()
+            .is_some_and(|i| i.contains("memory_search") && i.contains("memory_timeline")),
+        "{init}"
+    );
+
+    // tools/list: every tool, with an input schema; the descriptions teach the workflow.
+    let list = server.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("tools");
+    let by_name: HashMap<&str, &Value> = tools
+        .iter()
+        .map(|t| (t["name"].as_str().expect("name"), t))
+        .collect();
+    for name in [
+        "memory_search",
+        "memory_timeline",
+        "memory_get_observations",
+        "memory_get_context",
+        "memory_stats",
+        "memory_sync_remote",
+    ] {
+        let tool = by_name
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is listed: {list}"));
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(
+            tool["description"].as_str().is_some_and(|d| d.len() > 40),
+            "{tool}"
+        );
+    }
+    let search_schema = &by_name["memory_search"]["inputSchema"];
+    assert_eq!(
+        search_schema["required"],
+        json!(["query"]),
+        "{search_schema}"
+    );
+    for field in ["query", "project", "type", "since", "until", "limit"] {
+        assert!(
+            search_schema["properties"][field].is_object(),
+            "{field}: {search_schema}"
+        );
+    }
+    assert_eq!(
+        by_name["memory_get_observations"]["inputSchema"]["required"],
+        json!(["ids"])
+    );
+    let search_doc = by_name["memory_search"]["description"]
+        .as_str()
+        .expect("description");
+    assert!(
+        search_doc.contains("memory_timeline") && search_doc.contains("memory_get_observations"),
+        "{search_doc}"
+    );
+
+    // memory_search: index lines with citation, time, machine.
+    let text = server.ok("memory_search", json!({"query": "renew_jwt"}));
+    assert!(text.contains(&format!("[O#{obs}]")), "{text}");
+    assert!(text.contains("@laptop"), "{text}");
+    assert!(text.contains("cargo test renew_jwt"), "{text}");
+    let text = server.ok(
+        "memory_search",
+        json!({"query": "renew_jwt", "type": "prompt", "project": "api", "since": "7d", "limit": 5}),
+    );
+    assert!(text.contains(" prompt "), "{text}");
+    assert!(!text.contains(&format!("[O#{obs}]")), "{text}");
+
+    // memory_timeline: the anchor among its session's events.
+    let text = server.ok(
+        "memory_timeline",
+        json!({"id": obs, "before": 2, "after": 2}),
+    );
+    assert!(text.contains(&format!("> [O#{obs}]")), "{text}");
+    assert!(text.contains(&format!("[S#{session}]")), "{text}");
+    assert!(text.contains("@laptop"), "{text}");
+    let text = server.ok("memory_timeline", json!({"id": format!("[S#{session}]")}));
+    assert!(text.contains("cargo test renew_jwt"), "{text}");
+
+    // memory_get_observations: full records; unknown ids said so.
+    let text = server.ok(
+        "memory_get_observations",
+        json!({"ids": [obs.clone(), "no-such-id"]}),
+    );
+    assert!(text.contains(&format!("[O#{obs}]")), "{text}");
+    assert!(text.contains("tool: Bash"), "{text}");
+    assert!(text.contains("test result: ok"), "{text}");
+    assert!(text.contains("machine: @laptop"), "{text}");
+    assert!(text.contains("no record with id \"no-such-id\""), "{text}");
+    let unknown = "01900000-0000-7000-8000-000000000000";
+    let text = server.err("memory_get_observations", json!({"ids": [unknown]}));
+    assert!(
+        text.contains(unknown) && text.contains("no record"),
+        "{text}"
+    );
+    let text = server.err("memory_timeline", json!({"id": unknown}));
+    assert!(text.contains("no record"), "{text}");
+    server.err("memory_get_observations", json!({"ids": []}));
+
+    // memory_get_context: the SessionStart text of the server's project.
+    let text = server.ok("memory_get_context", json!({}));
+    assert!(text.contains("[O#") || text.contains("[S#"), "{text}");
+    let text = server.ok("memory_get_context", json!({"project": "api"}));
+    assert!(text.contains("renew_jwt"), "{text}");
+    let text = server.err("memory_get_context", json!({"project": "nope"}));
+    assert!(text.contains("no project named"), "{text}");
+
+    // memory_stats: counts, data dir, sync state, search modes.
+    let text = server.ok("memory_stats", json!({}));
+    let stats: Value = serde_json::from_str(&text).expect("stats are JSON");
+    assert!(
+        stats["observations"].as_i64().is_some_and(|n| n >= 3),
+        "{stats}"
+    );
+    assert_eq!(stats["sessions"], 1, "{stats}");
+    assert_eq!(stats["search_modes"], json!(["lexical"]), "{stats}");
+    assert_eq!(stats["machine_name"], "laptop", "{stats}");
+    assert_eq!(stats["data_dir"].as_str(), edge.data().to_str(), "{stats}");
+    assert_eq!(stats["sync"]["logged_in"], false, "{stats}");
+
+    // memory_sync_remote, not logged in: a clear tool error.
+    let text = server.err("memory_sync_remote", json!({}));
+    assert!(text.contains("solaria login"), "{text}");
+
+    server.close();
+}
+
+#[test]
+fn mcp_server_survives_bad_input() {
+    let edge = edge_with_memory();
+    let mut server = Server::start(&edge);
+    initialize(&mut server);
+
+    // Bad arguments: a wrong type, a missing field, an unknown record type, a bad time.
+    let (is_error, text) = server.call("memory_search", json!({"query": "x", "limit": "many"}));
+    assert!(is_error, "{text}");
+    let (is_error, text) = server.call("memory_search", json!({"project": "api"}));
+    assert!(is_error && text.contains("query"), "{text}");
+    let text = server.err("memory_search", json!({"query": "x", "type": "bogus"}));
+    assert!(text.contains("unknown type"), "{text}");
+    let text = server.err(
+        "memory_search",
+        json!({"query": "x", "since": "last blue moon"}),
+    );
+    assert!(text.contains("since"), "{text}");
+    server.err("memory_search", json!({"query": "x", "limit": 0}));
+    server.err("memory_timeline", json!({"id": "x", "before": 1000}));
+    let (is_error, _) = server.call("memory_get_observations", json!({"ids": "not a list"}));
+    assert!(is_error);
+    // …and the server still answers.
+    let text = server.ok("memory_search", json!({"query": "renew_jwt"}));
+    assert!(text.contains("[O#"), "{text}");
+
+    // Text that would be FTS5 syntax is searched as text.
+    for q in ["NEAR(", "\"", "renew_jwt\" OR (", "title:*", "AND", "^-+*"] {
+        server.ok("memory_search", json!({"query": q}));
+    }
+    let text = server.ok("memory_search", json!({"query": "NEAR( renew_jwt"}));
+    assert!(text.contains("[O#"), "{text}");
+
+    // An unknown tool is refused (protocol or tool error), the server goes on.
+    let v = server.request(
+        "tools/call",
+        json!({"name": "memory_nope", "arguments": {}}),
+    );
+    assert!(
+        v.get("error").is_some() || v["result"]["isError"] == true,
+        "{v}"
+    );
+
+    // A malformed JSON-RPC line is ignored; the next request is answered.
+    server.send_line("this is not json {");
+    server.send_line("{\"jsonrpc\": \"2.0\", \"id\": ");
+    let list = server.request("tools/list", json!({}));
+    assert_eq!(
+        list["result"]["tools"].as_array().map(Vec::len),
+        Some(6),
+        "{list}"
+    );
+    server.ok("memory_stats", json!({}));
+
+    // Logged in to a server that does not answer: a tool error naming the server.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let url = format!("http://127.0.0.1:{port}");
+    std::fs::write(
+        edge.data().join("credentials.json"),
+        json!({"server": url, "machine_id": uuid::Uuid::now_v7().to_string(),
+            "account_id": uuid::Uuid::new_v4().to_string(), "credential": "c"})
+        .to_string(),
+    )
+    .expect("credentials");
+    let text = server.err("memory_sync_remote", json!({}));
+    assert!(text.contains(&url), "{text}");
+    let stats: Value = serde_json::from_str(&server.ok("memory_stats", json!({}))).expect("stats");
+    assert_eq!(stats["sync"]["logged_in"], true, "{stats}");
+    assert_eq!(stats["sync"]["server"], url.as_str(), "{stats}");
+    assert_eq!(stats["sync"]["last_sync_status"], "failed", "{stats}");
+
+    server.close();
+}
