@@ -217,6 +217,8 @@ fn mcp_server_answers_every_tool_over_stdio() {
         "memory_get_context",
         "memory_stats",
         "memory_sync_remote",
+        "memory_search_remote",
+        "memory_restore",
     ] {
         let tool = by_name
             .get(name)
@@ -371,7 +373,7 @@ fn mcp_server_survives_bad_input() {
     let list = server.request("tools/list", json!({}));
     assert_eq!(
         list["result"]["tools"].as_array().map(Vec::len),
-        Some(6),
+        Some(8),
         "{list}"
     );
     server.ok("memory_stats", json!({}));
@@ -396,5 +398,48 @@ fn mcp_server_survives_bad_input() {
     assert_eq!(stats["sync"]["server"], url.as_str(), "{stats}");
     assert_eq!(stats["sync"]["last_sync_status"], "failed", "{stats}");
 
+    server.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_tools_reach_the_central_service() {
+    use solaria_tests::central::{Central, Options};
+    use solaria_tests::edge::{enroll_token, write_ca};
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let laptop = edge_with_memory();
+    let ca = write_ca(&c, laptop.root.path());
+    laptop.login(&c, &enroll_token(&c, acct).await, &ca);
+    laptop.ok(&["sync"]);
+
+    let desktop = Edge::new("desktop");
+    let mut server = Server::start(&desktop);
+    initialize(&mut server);
+    let text = server.err("memory_search_remote", json!({"query": "renew_jwt"}));
+    assert!(text.contains("solaria login"), "not logged in yet: {text}");
+    desktop.login(&c, &enroll_token(&c, acct).await, &ca);
+
+    let text = server.ok("memory_search_remote", json!({"query": "renew_jwt flaky"}));
+    assert!(text.contains("[O#") && text.contains("@laptop"), "{text}");
+    let text = server.ok("memory_search", json!({"query": "renew_jwt"}));
+    assert!(
+        !text.contains("[O#"),
+        "nothing local before the restore: {text}"
+    );
+    let text = server.ok("memory_restore", json!({}));
+    assert!(
+        text.contains("pulled 5"),
+        "session, 3 observations and the summary: {text}"
+    );
+    let text = server.ok("memory_search", json!({"query": "renew_jwt"}));
+    assert!(
+        text.contains("[O#") && text.contains("laptop"),
+        "searchable offline now: {text}"
+    );
+    server.err("memory_search_remote", json!({"query": "x", "limit": 0}));
     server.close();
 }

@@ -112,6 +112,22 @@ pub struct ContextParams {
     pub project: Option<String>,
 }
 
+/// `memory_search_remote` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RemoteSearchParams {
+    /// What to look for, across every machine of the account (English or Spanish).
+    pub query: String,
+    /// Only this project (its key or name).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Only records written by this machine (its name or id).
+    #[serde(default)]
+    pub machine: Option<String>,
+    /// Most results (default 20, at most 100).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
 /// The MCP server: the edge's configuration and its tools.
 #[derive(Debug, Clone)]
 pub struct Memory {
@@ -195,6 +211,35 @@ logged in or the server cannot be reached. Takes up to 2 minutes."
     )]
     async fn memory_sync_remote(&self) -> Result<CallToolResult, McpError> {
         self.blocking(sync_text).await
+    }
+
+    #[tool(
+        description = "Search the central service: the memory of every machine of the account, including \
+records this machine has not pulled yet. Same compact index as memory_search (citation, time, title, project, \
+machine); fetch full records after a memory_sync_remote with memory_get_observations. Fails with a clear \
+message when this machine is not logged in or the server cannot be reached."
+    )]
+    async fn memory_search_remote(
+        &self,
+        Parameters(p): Parameters<RemoteSearchParams>,
+    ) -> Result<CallToolResult, McpError> {
+        self.blocking(move |app| remote_search_text(app, p)).await
+    }
+
+    #[tool(
+        description = "Fill this machine with the account's whole memory from the central service (every \
+record of every machine, deletions included), then report what moved. For a new or reinstalled machine. \
+Takes up to 2 minutes; run it again to continue a large restore."
+    )]
+    async fn memory_restore(&self) -> Result<CallToolResult, McpError> {
+        self.blocking(|app| {
+            app.credentials()?.ok_or(SyncError::NotLoggedIn)?;
+            let mut store = app.store()?;
+            store.write(|w| w.set_state(crate::store::sync::PULL_CURSOR_KEY, "0"))?;
+            drop(store);
+            sync_text(app)
+        })
+        .await
     }
 }
 
@@ -572,4 +617,54 @@ fn sync_text(app: &App) -> anyhow::Result<String> {
         out.push_str(&format!("\nrefused by the server: {r}"));
     }
     Ok(out)
+}
+
+fn remote_search_text(app: &App, p: RemoteSearchParams) -> anyhow::Result<String> {
+    let creds = app.credentials()?.ok_or(SyncError::NotLoggedIn)?;
+    if p.query.trim().is_empty() {
+        anyhow::bail!("`query` is empty: give a few keywords");
+    }
+    let limit = p.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        anyhow::bail!("`limit` must be between 1 and 100");
+    }
+    let client = crate::sync::client::Client::new(&creds.server, creds.ca_cert.as_deref())?;
+    let jwt = client.token(&creds)?;
+    let mut params: Vec<(&str, String)> = vec![("q", p.query), ("limit", limit.to_string())];
+    if let Some(project) = p.project {
+        params.push(("project", project));
+    }
+    if let Some(machine) = p.machine {
+        params.push(("machine", machine));
+    }
+    let answer = client
+        .search(&jwt, &params)
+        .map_err(|e| anyhow::anyhow!("search on {} failed: {e}", creds.server))?;
+    if answer.hits.is_empty() {
+        return Ok(format!(
+            "No matches on {} for {:?}.",
+            creds.server, answer.query
+        ));
+    }
+    let lines: Vec<String> = answer
+        .hits
+        .iter()
+        .map(|h| {
+            format!(
+                "{} {} {}  ~{}t  {} @{}",
+                h.cite,
+                crate::timefmt::full(h.created_at),
+                h.title,
+                h.tokens,
+                h.project_name,
+                h.machine_name
+            )
+        })
+        .collect();
+    Ok(format!(
+        "{}\n\n{} result(s) from {} (every machine of the account).",
+        lines.join("\n"),
+        lines.len(),
+        creds.server
+    ))
 }
