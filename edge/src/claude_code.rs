@@ -58,6 +58,9 @@ pub struct Target {
     pub settings_path: PathBuf,
     /// The directory that receives `memory.md`.
     pub commands_dir: PathBuf,
+    /// Where Claude Code keeps MCP servers for this scope: `~/.claude.json` (user)
+    /// or `<project>/.mcp.json` (project); `solaria mcp` is registered there.
+    pub mcp_path: PathBuf,
 }
 
 impl Target {
@@ -68,9 +71,14 @@ impl Target {
             Scope::Project => project_dir,
         };
         let claude = base.join(".claude");
+        let mcp_path = match scope {
+            Scope::User => home.join(".claude.json"),
+            Scope::Project => project_dir.join(".mcp.json"),
+        };
         Target {
             settings_path: claude.join("settings.json"),
             commands_dir: claude.join("commands"),
+            mcp_path,
         }
     }
 
@@ -141,6 +149,15 @@ pub enum InstallError {
     )]
     ForeignCommandFile {
         /// The slash-command file.
+        path: PathBuf,
+    },
+    /// An MCP server named `solaria` that is not ours is already registered.
+    #[error(
+        "{path} already registers an MCP server named \"solaria\" that does not run this solaria; \
+         rename or remove it, then install again (nothing was changed)"
+    )]
+    ForeignMcpServer {
+        /// The MCP configuration file.
         path: PathBuf,
     },
     /// The executable path cannot be put into a hook command or a slash command.
@@ -228,6 +245,11 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
         CommandFile::Missing => true,
     };
 
+    let (mcp_original, _) = read_settings(&target.mcp_path)?;
+    let mut mcp = mcp_original.clone();
+    add_mcp_server(&mut mcp, exe, &target.mcp_path)?;
+    let mcp_changed = mcp != mcp_original;
+
     let settings_changed = !existed || settings != original;
     if settings_changed {
         write_atomic(
@@ -238,13 +260,74 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
     if command_changed {
         write_atomic(&command_path, desired_command.as_bytes())?;
     }
+    if mcp_changed {
+        write_atomic(
+            &target.mcp_path,
+            render_settings(mcp, &target.mcp_path)?.as_bytes(),
+        )?;
+    }
     Ok(InstallReport {
         settings_path: settings_path.clone(),
         command_path,
-        changed: settings_changed || command_changed,
+        changed: settings_changed || command_changed || mcp_changed,
         settings_changed,
         command_changed,
     })
+}
+
+/// The name SOLARIA's MCP server is registered under.
+pub const MCP_SERVER_NAME: &str = "solaria";
+
+/// `mcpServers.solaria = { type: stdio, command: exe, args: ["mcp"] }`, unless a
+/// server of that name that is not ours is there.
+fn add_mcp_server(
+    config: &mut Map<String, Value>,
+    exe: &str,
+    path: &Path,
+) -> Result<(), InstallError> {
+    let servers = config
+        .entry("mcpServers")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(servers) = servers else {
+        return Err(shape_error(path, "\"mcpServers\"", "an object", servers));
+    };
+    if servers
+        .get(MCP_SERVER_NAME)
+        .is_some_and(|e| !is_our_mcp_server(e))
+    {
+        return Err(InstallError::ForeignMcpServer {
+            path: path.to_owned(),
+        });
+    }
+    servers.insert(
+        MCP_SERVER_NAME.to_string(),
+        serde_json::json!({ "type": "stdio", "command": exe, "args": ["mcp"], "env": {} }),
+    );
+    Ok(())
+}
+
+/// Removes our MCP server entry (and `mcpServers` if that leaves it empty).
+fn remove_mcp_server(config: &mut Map<String, Value>) {
+    let Some(Value::Object(servers)) = config.get_mut("mcpServers") else {
+        return;
+    };
+    if servers.get(MCP_SERVER_NAME).is_some_and(is_our_mcp_server) {
+        servers.remove(MCP_SERVER_NAME);
+        if servers.is_empty() {
+            config.remove("mcpServers");
+        }
+    }
+}
+
+/// Ours: runs `<a solaria binary> mcp` (any install path or build name).
+fn is_our_mcp_server(entry: &Value) -> bool {
+    let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
+    let args_ok = entry.get("args") == Some(&serde_json::json!(["mcp"]));
+    let name = Path::new(command)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    args_ok && name.starts_with("solaria")
 }
 
 /// Removes SOLARIA's hooks from `target.settings_path` (whatever executable they point
@@ -266,6 +349,16 @@ pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
             render_settings(settings, settings_path)?.as_bytes(),
         )?;
     }
+    let (mcp_original, mcp_existed) = read_settings(&target.mcp_path)?;
+    let mut mcp = mcp_original.clone();
+    remove_mcp_server(&mut mcp);
+    let mcp_changed = mcp_existed && mcp != mcp_original;
+    if mcp_changed {
+        write_atomic(
+            &target.mcp_path,
+            render_settings(mcp, &target.mcp_path)?.as_bytes(),
+        )?;
+    }
     let command_changed = match command_state {
         CommandFile::Ours(_) => {
             match fs::remove_file(&command_path) {
@@ -285,7 +378,7 @@ pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
     Ok(InstallReport {
         settings_path: settings_path.clone(),
         command_path,
-        changed: settings_changed || command_changed,
+        changed: settings_changed || command_changed || mcp_changed,
         settings_changed,
         command_changed,
     })
@@ -885,6 +978,27 @@ mod tests {
         let again = uninstall(&target).expect("uninstall again");
         assert!(!again.changed);
         assert_eq!(read_json(&target.settings_path), original_settings());
+    }
+
+    #[test]
+    fn a_foreign_mcp_server_named_solaria_is_never_replaced() {
+        let (_dir, target) = setup(None);
+        let theirs =
+            json!({"mcpServers": {"solaria": {"command": "docker", "args": ["run", "x"]}}});
+        fs::write(&target.mcp_path, theirs.to_string()).expect("write");
+        let err = install(&target, Path::new(EXE)).expect_err("refused");
+        assert!(
+            matches!(err, InstallError::ForeignMcpServer { .. }),
+            "{err}"
+        );
+        assert!(!target.settings_path.exists(), "nothing was changed");
+        assert_eq!(read_json(&target.mcp_path), theirs);
+        uninstall(&target).expect("uninstall");
+        assert_eq!(
+            read_json(&target.mcp_path),
+            theirs,
+            "uninstall leaves it too"
+        );
     }
 
     #[test]

@@ -26,6 +26,12 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
         serde_json::to_string_pretty(&original).expect("json"),
     )
     .expect("write");
+    std::fs::write(
+        m.home().join(".claude.json"),
+        json!({"numStartups": 42, "mcpServers": {"github": {"command": "gh-mcp", "args": []}}})
+            .to_string(),
+    )
+    .expect("claude.json");
 
     let out = m.ok(m.root.path(), &["install", "claude-code"]);
     assert!(out.contains("Installed"), "{out}");
@@ -77,8 +83,29 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
     let found = m.ok(m.root.path(), &["slash", "search wired"]);
     assert!(found.contains("wired up"), "{found}");
 
+    // The MCP server is registered beside the user's other MCP servers.
+    let claude_json = m.home().join(".claude.json");
+    let read = |p: &std::path::Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(p).expect("read")).expect("json")
+    };
+    let registered = read(&claude_json);
+    assert_eq!(registered["mcpServers"]["solaria"]["command"], exe);
+    assert_eq!(registered["mcpServers"]["solaria"]["args"], json!(["mcp"]));
+    assert_eq!(
+        registered["mcpServers"]["github"]["command"], "gh-mcp",
+        "others kept"
+    );
+    assert_eq!(
+        registered["numStartups"], 42,
+        "Claude Code's own state kept"
+    );
+
     let out = m.ok(m.root.path(), &["uninstall", "claude-code"]);
     assert!(out.contains("Removed"), "{out}");
+    assert_eq!(
+        read(&claude_json),
+        json!({"numStartups": 42, "mcpServers": {"github": {"command": "gh-mcp", "args": []}}})
+    );
     let after: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
     assert_eq!(
@@ -112,6 +139,14 @@ fn project_scope_writes_into_the_project() {
     m.ok(&p, &["install", "claude-code", "--scope", "project"]);
     assert!(p.join(".claude/settings.json").exists());
     assert!(p.join(".claude/commands/memory.md").exists());
+    let mcp: Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join(".mcp.json")).expect("mcp.json"))
+            .expect("json");
+    assert_eq!(mcp["mcpServers"]["solaria"]["args"], json!(["mcp"]));
+    assert!(
+        !m.home().join(".claude.json").exists(),
+        "project scope leaves the user's config alone"
+    );
     assert!(!m.home().join(".claude/settings.json").exists());
     m.ok(&p, &["uninstall", "claude-code", "--scope", "project"]);
     assert!(!p.join(".claude/commands/memory.md").exists());

@@ -40,13 +40,16 @@ impl InstallArgs {
     pub fn run(self, env: &Env) -> anyhow::Result<()> {
         let Agent::ClaudeCode = self.agent;
         let exe = std::env::current_exe().context("cannot find the solaria executable's path")?;
-        let report = claude_code::install(&target(env, self.scope)?, &exe)?;
+        let target = target(env, self.scope)?;
+        let target_mcp = target.mcp_path.clone();
+        let report = claude_code::install(&target, &exe)?;
         if report.changed {
             println!(
-                "Installed SOLARIA into Claude Code:\n  hooks:         {}\n  slash command: {} (/memory sync | status | search <query>)\n\
+                "Installed SOLARIA into Claude Code:\n  hooks:         {}\n  slash command: {} (/memory sync | status | search <query>)\n  MCP server:    {} (solaria mcp)\n\
                  Start a new Claude Code session to use it.",
                 report.settings_path.display(),
-                report.command_path.display()
+                report.command_path.display(),
+                target_mcp.display()
             );
         } else {
             println!(
