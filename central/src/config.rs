@@ -38,6 +38,11 @@ pub struct Settings {
     /// Connections in the database pool.
     #[serde(default = "default_pool")]
     pub max_db_connections: u32,
+    /// `Host` headers `/mcp` accepts (`host` or `host:port`), against DNS rebinding.
+    /// Default: loopback only. A list in the file; a comma-separated string in
+    /// `SOLARIA_MCP_ALLOWED_HOSTS`. Empty: any host (only behind a proxy that checks it).
+    #[serde(default = "default_mcp_hosts", deserialize_with = "list_or_csv")]
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 fn default_listen() -> SocketAddr {
@@ -54,6 +59,32 @@ fn default_max_body() -> usize {
 }
 fn default_pool() -> u32 {
     20
+}
+/// The hosts `/mcp` accepts by default: loopback only.
+pub fn default_mcp_hosts() -> Vec<String> {
+    ["localhost", "127.0.0.1", "::1"]
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
+/// A list of strings, or one comma-separated string (as environment variables give).
+fn list_or_csv<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum ListOrCsv {
+        List(Vec<String>),
+        Csv(String),
+    }
+    let items = match ListOrCsv::deserialize(d)? {
+        ListOrCsv::List(items) => items,
+        ListOrCsv::Csv(text) => text.split(',').map(str::to_string).collect(),
+    };
+    Ok(items
+        .into_iter()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .collect())
 }
 
 /// A configuration that cannot be used.
@@ -153,11 +184,39 @@ mod tests {
         .expect("loads");
         assert_eq!(s.database_url.expose(), "postgres://u:envpass@db/y");
         assert_eq!(s.rate_limit_per_sec, 9);
+        assert_eq!(s.mcp_allowed_hosts, default_mcp_hosts());
         let debug = format!("{s:?}");
         assert!(
             !debug.contains("envpass") && !debug.contains("0123456789abcdef"),
             "{debug}"
         );
+    }
+
+    #[test]
+    fn mcp_hosts_come_from_a_list_or_a_comma_separated_string() {
+        let key = ("SOLARIA_JWT_SECRET", "0123456789abcdef0123456789abcdef");
+        let db = ("SOLARIA_DATABASE_URL", "postgres://x");
+        let s = load_from(
+            None,
+            env(&[
+                key,
+                db,
+                (
+                    "SOLARIA_MCP_ALLOWED_HOSTS",
+                    "mem.example.com, mem.example.com:8443",
+                ),
+            ]),
+        )
+        .expect("loads");
+        assert_eq!(
+            s.mcp_allowed_hosts,
+            ["mem.example.com", "mem.example.com:8443"]
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("central.toml");
+        std::fs::write(&file, "mcp_allowed_hosts = [\"mem.example.com\"]\n").expect("write");
+        let s = load_from(Some(&file), env(&[key, db])).expect("loads");
+        assert_eq!(s.mcp_allowed_hosts, ["mem.example.com"]);
     }
 
     #[test]

@@ -91,6 +91,7 @@ impl Central {
             rate_limit_per_sec: options.rate_limit_per_sec,
             max_body_bytes: options.max_body_bytes,
             max_db_connections: 30,
+            mcp_allowed_hosts: solaria_central::config::default_mcp_hosts(),
         };
         let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind loopback");
         let port = listener.local_addr().expect("addr").port();

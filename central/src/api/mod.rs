@@ -7,6 +7,7 @@ mod erase;
 mod error;
 mod health;
 mod json;
+mod mcp;
 pub mod metrics;
 mod query;
 mod sync;
@@ -66,6 +67,7 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let max_body = state.settings.max_body_bytes;
     let x_request_id = axum::http::HeaderName::from_static("x-request-id");
+    let mcp = mcp::service(state.clone());
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
@@ -83,6 +85,7 @@ pub fn router(state: AppState) -> Router {
         .route("/memory/projects/{project}", delete(erase::erase_project))
         .route("/memory/machines/{id}/data", delete(erase::erase_machine))
         .route("/memory/account", delete(erase::erase_account))
+        .nest_service("/mcp", mcp)
         .fallback(health::not_found)
         // Innermost first: the body limit applies to the decompressed body, so a small
         // gzip bomb is refused like a big plain body.
