@@ -442,4 +442,36 @@ async fn remote_tools_reach_the_central_service() {
     );
     server.err("memory_search_remote", json!({"query": "x", "limit": 0}));
     server.close();
+
+    // remote-config prints a working connection for the central MCP endpoint.
+    let config = desktop.ok(&["mcp", "remote-config"]);
+    let expected = format!(
+        "claude mcp add --transport http solaria-remote {}/mcp",
+        c.url
+    );
+    assert!(config.contains(&expected), "{config}");
+    let token = config
+        .split("Bearer ")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a token")
+        .to_string();
+    let r = c
+        .client
+        .post(c.at("/mcp"))
+        .bearer_auth(&token)
+        .header("accept", "application/json, text/event-stream")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "remote-config test", "version": "0"}}}),
+        )
+        .send()
+        .await
+        .expect("mcp request");
+    assert_eq!(
+        r.status(),
+        200,
+        "the printed token opens the remote MCP endpoint"
+    );
 }
