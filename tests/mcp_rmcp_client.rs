@@ -108,6 +108,46 @@ async fn the_sdk_client_drives_the_stdio_server() {
         .await
         .expect("call");
     assert_eq!(unknown.is_error, Some(true));
+    let call = |name: &'static str, a: Value| {
+        let mut params = CallToolRequestParams::new(name);
+        if let Some(obj) = args(a) {
+            params = params.with_arguments(obj);
+        }
+        client.call_tool(params)
+    };
+    let around = call("memory_timeline", json!({"id": id}))
+        .await
+        .expect("call");
+    assert!(
+        text(&around).contains("rotate refresh tokens"),
+        "{}",
+        text(&around)
+    );
+    let context = call("memory_get_context", json!({})).await.expect("call");
+    assert!(text(&context).contains("[O#"), "{}", text(&context));
+    let bad = call("memory_search", json!({"query": 42})).await;
+    assert!(
+        bad.is_err() || bad.is_ok_and(|r| r.is_error == Some(true)),
+        "a wrong type is refused"
+    );
+    for offline in [
+        "memory_sync_remote",
+        "memory_search_remote",
+        "memory_restore",
+    ] {
+        let a = if offline == "memory_search_remote" {
+            json!({"query": "x"})
+        } else {
+            json!({})
+        };
+        let r = call(offline, a).await.expect("call");
+        assert_eq!(r.is_error, Some(true), "{offline} without a server");
+        assert!(
+            text(&r).contains("solaria login"),
+            "{offline}: {}",
+            text(&r)
+        );
+    }
     let stats = client
         .call_tool(CallToolRequestParams::new("memory_stats"))
         .await
@@ -148,6 +188,39 @@ async fn the_sdk_client_drives_the_central_endpoint_within_its_account() {
         .await
         .expect("call");
     assert!(text(&found).contains(&o.id.to_string()), "{}", text(&found));
+    let call = |name: &'static str, a: Value| {
+        client.call_tool(CallToolRequestParams::new(name).with_arguments(args(a).expect("obj")))
+    };
+    let timeline = call("memory_timeline", json!({"id": o.id.to_string()}))
+        .await
+        .expect("call");
+    assert!(
+        text(&timeline).contains("migrate the sessions table"),
+        "{}",
+        text(&timeline)
+    );
+    let full = call(
+        "memory_get_observations",
+        json!({"ids": [o.id.to_string()]}),
+    )
+    .await
+    .expect("call");
+    assert!(text(&full).contains("output of migrate"), "{}", text(&full));
+    let context = call("memory_get_context", json!({"project": "api"}))
+        .await
+        .expect("call");
+    assert!(
+        text(&context).contains(&o.id.to_string()),
+        "{}",
+        text(&context)
+    );
+    let unknown = call(
+        "memory_timeline",
+        json!({"id": "0192f3e4-5b6c-7d8e-9f00-112233445566"}),
+    )
+    .await
+    .expect("call");
+    assert_eq!(unknown.is_error, Some(true));
     client.cancel().await.expect("close");
 
     // Another account's machine: the same id is simply not found.
