@@ -9,7 +9,6 @@
 use crate::cli::App;
 use crate::context;
 use crate::store::records;
-use crate::store::retention::PUSH_CURSOR_KEY;
 use crate::store::search::{self, Hit, RecordType, SearchQuery};
 use crate::store::sync as store_sync;
 use crate::store::views::{self, AnyRecord};
@@ -564,8 +563,7 @@ fn stats_text(app: &App) -> anyhow::Result<String> {
     let store = app.store()?;
     let conn = store.conn();
     let me = store.machine_id();
-    let cursor = store_sync::cursor(conn, PUSH_CURSOR_KEY)?;
-    let stats = views::stats(conn, &me.to_string(), cursor)?;
+    let stats = views::stats(conn, me)?;
     let creds = app.credentials()?;
     let mut v = serde_json::to_value(&stats)?;
     v["data_dir"] = app.paths.data_dir.display().to_string().into();

@@ -1,10 +1,8 @@
 //! `solaria stats`: counts and facts about the local memory.
 
 use super::App;
-use crate::store::retention::PUSH_CURSOR_KEY;
 use crate::store::views;
 use crate::timefmt;
-use rusqlite::OptionalExtension;
 use solaria_shared::UnixMillis;
 
 #[derive(Debug, Default, clap::Args)]
@@ -17,17 +15,7 @@ pub struct Args {
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let store = app.store()?;
-        let cursor: i64 = store
-            .conn()
-            .query_row(
-                "SELECT value FROM sync_state WHERE key = ?1",
-                [PUSH_CURSOR_KEY],
-                |r| r.get::<_, String>(0),
-            )
-            .optional()?
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        let stats = views::stats(store.conn(), &store.machine_id().to_string(), cursor)?;
+        let stats = views::stats(store.conn(), store.machine_id())?;
         let size = ["", "-wal"]
             .iter()
             .filter_map(|s| std::fs::metadata(format!("{}{s}", store.path().display())).ok())

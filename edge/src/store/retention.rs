@@ -5,12 +5,9 @@ use super::{Store, StoreError};
 use crate::store::records;
 use crate::store::views::{self, AnyRecord};
 use crate::summary;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 use serde::Serialize;
 use solaria_shared::{RecordMeta, SessionId, Summary, UnixMillis};
-
-/// The sync-state key holding the HLC of the last local change the server acknowledged.
-pub const PUSH_CURSOR_KEY: &str = "push_cursor";
 
 /// How many records a forget or prune touched.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -171,16 +168,7 @@ pub fn prune(store: &mut Store, policy: Policy, now: UnixMillis) -> Result<Count
     let obs_cutoff = now.minus_days(policy.observations_days).0;
     let sum_cutoff = now.minus_days(policy.summaries_days).0;
     let cursor: i64 = if policy.server_configured {
-        store
-            .conn()
-            .query_row(
-                "SELECT value FROM sync_state WHERE key = ?1",
-                [PUSH_CURSOR_KEY],
-                |r| r.get::<_, String>(0),
-            )
-            .optional()?
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
+        super::sync::cursor(store.conn(), super::sync::PUSH_CURSOR_KEY)?
     } else {
         i64::MAX
     };

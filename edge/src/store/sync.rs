@@ -12,7 +12,8 @@ use solaria_shared::hlc::wins_over;
 use solaria_shared::wire::WireRecord;
 use solaria_shared::{Hlc, MachineId, UnixMillis};
 
-pub use super::retention::PUSH_CURSOR_KEY;
+/// The sync-state key holding the HLC of the last local change the server acknowledged.
+pub const PUSH_CURSOR_KEY: &str = "push_cursor";
 /// The sync-state key holding the change-feed cursor of the last applied pull page.
 pub const PULL_CURSOR_KEY: &str = "pull_cursor";
 

@@ -109,7 +109,7 @@ pub struct Stats {
 }
 
 /// Gathers [`Stats`].
-pub fn stats(conn: &Connection, me: &str, push_cursor: i64) -> Result<Stats, StoreError> {
+pub fn stats(conn: &Connection, me: solaria_shared::MachineId) -> Result<Stats, StoreError> {
     let count =
         |sql: &str| -> Result<i64, StoreError> { Ok(conn.query_row(sql, [], |r| r.get(0))?) };
     let mut by_kind = Vec::new();
@@ -122,12 +122,10 @@ pub fn stats(conn: &Connection, me: &str, push_cursor: i64) -> Result<Stats, Sto
             by_kind.push(row?);
         }
     }
-    let pending_push: i64 = conn.query_row(
-        "SELECT (SELECT count(*) FROM sessions WHERE machine_id = ?1 AND updated > ?2)
-              + (SELECT count(*) FROM observations WHERE machine_id = ?1 AND updated > ?2)
-              + (SELECT count(*) FROM summaries WHERE machine_id = ?1 AND updated > ?2)",
-        params![me, push_cursor],
-        |r| r.get(0),
+    let pending_push = super::sync::pending_count(
+        conn,
+        me,
+        super::sync::cursor(conn, super::sync::PUSH_CURSOR_KEY)?,
     )?;
     Ok(Stats {
         sessions: count("SELECT count(*) FROM sessions WHERE deleted = 0")?,
