@@ -404,7 +404,6 @@ fn mcp_server_survives_bad_input() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remote_tools_reach_the_central_service() {
     use solaria_tests::central::{Central, Options};
-    use solaria_tests::edge::{enroll_token, write_ca};
     let c = Central::start_with(Options {
         tls: true,
         ..Options::default()
@@ -412,8 +411,7 @@ async fn remote_tools_reach_the_central_service() {
     .await;
     let acct = c.account("acme").await;
     let laptop = edge_with_memory();
-    let ca = write_ca(&c, laptop.root.path());
-    laptop.login(&c, &enroll_token(&c, acct).await, &ca);
+    laptop.enroll(&c, acct).await;
     laptop.ok(&["sync"]);
 
     let desktop = Edge::new("desktop");
@@ -421,7 +419,7 @@ async fn remote_tools_reach_the_central_service() {
     initialize(&mut server);
     let text = server.err("memory_search_remote", json!({"query": "renew_jwt"}));
     assert!(text.contains("solaria login"), "not logged in yet: {text}");
-    desktop.login(&c, &enroll_token(&c, acct).await, &ca);
+    desktop.enroll(&c, acct).await;
 
     let text = server.ok("memory_search_remote", json!({"query": "renew_jwt flaky"}));
     assert!(text.contains("[O#") && text.contains("@laptop"), "{text}");

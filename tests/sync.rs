@@ -5,7 +5,7 @@
 
 use serde_json::json;
 use solaria_tests::central::{Central, Options};
-use solaria_tests::edge::{Edge, enroll_token, write_ca};
+use solaria_tests::edge::Edge;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_one_machine_captures_the_other_finds_after_a_sync() {
@@ -17,9 +17,8 @@ async fn what_one_machine_captures_the_other_finds_after_a_sync() {
     let acct = c.account("acme").await;
     let laptop = Edge::new("laptop");
     let desktop = Edge::new("desktop");
-    let ca = write_ca(&c, laptop.root.path());
-    laptop.login(&c, &enroll_token(&c, acct).await, &ca);
-    desktop.login(&c, &enroll_token(&c, acct).await, &ca);
+    laptop.enroll(&c, acct).await;
+    desktop.enroll(&c, acct).await;
 
     laptop.prompt(
         "s1",
@@ -114,9 +113,8 @@ async fn concurrent_edits_converge_to_the_same_winner_and_the_loser_is_told() {
     let acct = c.account("acme").await;
     let a = Edge::new("a");
     let b = Edge::new("b");
-    let ca = write_ca(&c, a.root.path());
-    a.login(&c, &enroll_token(&c, acct).await, &ca);
-    b.login(&c, &enroll_token(&c, acct).await, &ca);
+    a.enroll(&c, acct).await;
+    b.enroll(&c, acct).await;
     a.prompt("s", "shared decision about caching");
     a.ok(&["sync"]);
     b.ok(&["sync"]);
@@ -181,8 +179,7 @@ async fn outages_and_revocation_fail_clearly_and_lose_nothing() {
     .await;
     let acct = c.account("acme").await;
     let a = Edge::new("a");
-    let ca = write_ca(&c, a.root.path());
-    a.login(&c, &enroll_token(&c, acct).await, &ca);
+    a.enroll(&c, acct).await;
     a.prompt("s", "before the outage");
     a.ok(&["sync"]);
 
@@ -256,9 +253,8 @@ async fn a_clock_a_day_fast_does_not_win_later_edits_made_elsewhere() {
         (24 * 3600 * 1000).to_string(),
     ));
     let honest = Edge::new("honest");
-    let ca = write_ca(&c, fast.root.path());
-    fast.login(&c, &enroll_token(&c, acct).await, &ca);
-    honest.login(&c, &enroll_token(&c, acct).await, &ca);
+    fast.enroll(&c, acct).await;
+    honest.enroll(&c, acct).await;
     honest.prompt("s", "the config format decision");
     honest.ok(&["sync"]);
     fast.ok(&["sync"]);
@@ -317,8 +313,7 @@ async fn remote_search_and_restore_of_a_fresh_machine() {
     .await;
     let acct = c.account("acme").await;
     let a = Edge::new("laptop");
-    let ca = write_ca(&c, a.root.path());
-    a.login(&c, &enroll_token(&c, acct).await, &ca);
+    a.enroll(&c, acct).await;
     for n in 0..30 {
         a.prompt(
             "s",
@@ -328,7 +323,7 @@ async fn remote_search_and_restore_of_a_fresh_machine() {
     a.ok(&["sync"]);
 
     let fresh = Edge::new("new-desktop");
-    fresh.login(&c, &enroll_token(&c, acct).await, &ca);
+    fresh.enroll(&c, acct).await;
     let remote = fresh.ok(&["search", "--remote", "websocket", "reconnects"]);
     assert!(
         remote.contains("@laptop") && remote.contains("[O#"),
@@ -359,8 +354,7 @@ async fn the_background_agent_syncs_on_its_schedule() {
     .await;
     let acct = c.account("acme").await;
     let a = Edge::new("laptop");
-    let ca = write_ca(&c, a.root.path());
-    a.login(&c, &enroll_token(&c, acct).await, &ca);
+    a.enroll(&c, acct).await;
     let mut agent = a
         .cmd()
         .args(["serve", "--every", "1"])
@@ -409,8 +403,7 @@ async fn a_local_only_project_never_leaves_the_machine() {
         "machine_name = \"laptop\"\n[sync]\nlocal_only_projects = [\"api\"]\n",
     )
     .expect("config");
-    let ca = write_ca(&c, a.root.path());
-    a.login(&c, &enroll_token(&c, acct).await, &ca);
+    a.enroll(&c, acct).await;
     a.prompt("s", "client work under NDA");
     let out = a.ok(&["sync"]);
     assert!(out.contains("pushed 0"), "{out}");

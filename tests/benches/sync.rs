@@ -17,7 +17,7 @@ use solaria_shared::{
     UnixMillis,
 };
 use solaria_tests::central::{Central, Options};
-use solaria_tests::edge::{Edge, enroll_token, write_ca};
+use solaria_tests::edge::Edge;
 use solaria_tests::records::{observation, session, wire};
 use std::time::{Duration, Instant};
 
@@ -131,14 +131,13 @@ async fn main() {
     .await;
     let acct = c.account("bench").await;
     let a = Edge::new("laptop");
-    let ca = write_ca(&c, a.root.path());
-    a.login(&c, &enroll_token(&c, acct).await, &ca);
+    a.enroll(&c, acct).await;
     eprintln!("filling the laptop with {n} observations…");
     fill(&a, n);
 
     let push = tokio::task::block_in_place(|| timed(&a, &["sync"]));
     let fresh = Edge::new("desktop");
-    fresh.login(&c, &enroll_token(&c, acct).await, &ca);
+    fresh.enroll(&c, acct).await;
     let pull = tokio::task::block_in_place(|| timed(&fresh, &["restore"]));
 
     let mut steady = Vec::new();

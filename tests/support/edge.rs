@@ -126,6 +126,15 @@ impl Edge {
     }
 }
 
+impl Edge {
+    /// Enrolls this machine in `account` of the TLS server `c` (trusting its CA) and
+    /// logs it in, as a user would with `solaria login`.
+    pub async fn enroll(&self, c: &Central, account: AccountId) {
+        let ca = write_ca(c, self.root.path());
+        self.login(c, &enroll_token(c, account).await, &ca);
+    }
+}
+
 /// A fresh enrollment token of `account`.
 pub async fn enroll_token(c: &Central, account: AccountId) -> String {
     c.storage
