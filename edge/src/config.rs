@@ -33,6 +33,7 @@ pub struct Config {
     pub context: ContextConfig,
     pub retention: RetentionConfig,
     pub sync: SyncConfig,
+    pub search: SearchConfig,
 }
 
 /// Bounds on what one captured event may store.
@@ -127,6 +128,34 @@ impl Default for SyncConfig {
     }
 }
 
+/// Semantic search: where the embedding model is and how the daemon fills vectors.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// The model directory (default: `model/` in the data dir, where
+    /// `solaria model install` puts it).
+    pub model_dir: Option<PathBuf>,
+    /// The mode when none is asked for: `lexical`, `semantic` or `hybrid`
+    /// (default: hybrid when the model and vectors are present, else lexical).
+    pub default_mode: Option<String>,
+    /// Records embedded per batch by the daemon.
+    pub embed_batch: usize,
+    /// Tokens of a record read by the model (its title and start). The cost of
+    /// embedding grows with length; a record's gist is at its start.
+    pub max_tokens: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            model_dir: None,
+            default_mode: None,
+            embed_batch: 32,
+            max_tokens: 128,
+        }
+    }
+}
+
 /// The resolved locations: the config file and the data dir.
 #[derive(Debug, Clone)]
 pub struct Paths {
@@ -138,6 +167,11 @@ impl Paths {
     /// The SQLite store.
     pub fn store(&self) -> PathBuf {
         self.data_dir.join("memory.db")
+    }
+
+    /// Where `solaria model install` puts the embedding model.
+    pub fn default_model_dir(&self) -> PathBuf {
+        self.data_dir.join("model")
     }
 
     /// The hook log (failures are written here, never to the agent).

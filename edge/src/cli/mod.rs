@@ -2,11 +2,13 @@
 
 mod conflicts;
 mod context;
+mod embed;
 mod forget;
 mod hook;
 mod install;
 mod login;
 mod mcp;
+mod model;
 mod prune;
 mod search;
 mod serve;
@@ -68,6 +70,10 @@ enum Command {
     Conflicts(conflicts::Args),
     /// Serve the memory to an agent over MCP (stdio): search, timeline, records, context.
     Mcp(mcp::Args),
+    /// The embedding model behind semantic search: install it, see its status.
+    Model(model::Args),
+    /// Make the vectors records wait for, now (the daemon does it in the background).
+    Embed(embed::Args),
     /// Entry point of the `/memory` slash command in Claude Code.
     #[command(hide = true)]
     Slash(slash::Args),
@@ -113,6 +119,8 @@ impl Cli {
             Command::Serve(a) => a.run(&app),
             Command::Conflicts(a) => a.run(&app),
             Command::Mcp(a) => a.run(&app),
+            Command::Model(a) => a.run(&app),
+            Command::Embed(a) => a.run(&app),
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use super::App;
 use crate::store::records;
-use crate::store::search::{self, Hit, RecordType, SearchQuery};
+use crate::store::hybrid::SearchMode;
+use crate::store::search::{Hit, RecordType, SearchQuery};
 use crate::timefmt;
 use solaria_shared::{MachineId, UnixMillis};
 
@@ -35,6 +36,10 @@ pub struct Args {
     /// Ask the central service (every machine of the account) instead of this machine.
     #[arg(long)]
     remote: bool,
+    /// lexical (words), semantic (meaning) or hybrid (both). Default: hybrid once
+    /// the model is installed and vectors exist, lexical otherwise.
+    #[arg(long)]
+    mode: Option<SearchMode>,
 }
 
 impl Args {
@@ -46,6 +51,11 @@ impl Args {
                 .transpose()
         };
         if self.remote {
+            if self.mode.is_some_and(|m| m != SearchMode::Lexical) {
+                anyhow::bail!(
+                    "the central service searches by words only: drop --mode, or search this machine (which holds every machine's records after a sync)"
+                );
+            }
             return self.run_remote(app, now);
         }
         let store = app.store()?;
@@ -59,7 +69,8 @@ impl Args {
             limit: self.limit,
             current_project: Some(app.current_project().key),
         };
-        let hits = search::search(store.conn(), &query)?;
+        let (hits, mode) =
+            crate::semantic::search(&app.config, &app.paths, &store, &query, self.mode, None)?;
         if self.json {
             println!("{}", serde_json::to_string_pretty(&hits)?);
             return Ok(());
@@ -73,7 +84,7 @@ impl Args {
             println!("{}", index_line(store.conn(), hit, me, now));
         }
         println!(
-            "\n{} result(s). `solaria timeline ID` shows what happened around one, `solaria show ID…` the full records.",
+            "\n{} result(s), {mode} search. `solaria timeline ID` shows what happened around one, `solaria show ID…` the full records.",
             hits.len()
         );
         Ok(())

@@ -1,8 +1,10 @@
 //! `solaria serve`: the background agent — syncs on a schedule (hourly by default,
-//! with jitter so a fleet does not hit the server at once) and applies the retention
-//! policy weekly. Run it as a user service (`deploy/edge/solaria.service`).
+//! with jitter so a fleet does not hit the server at once), applies the retention
+//! policy weekly, and makes the vectors of new and pulled records (semantic search)
+//! in batches between those. Run it as a user service (`deploy/edge/solaria.service`).
 
 use super::{App, sync};
+use crate::semantic::{self, PassOptions};
 use crate::store::retention::{self, Policy};
 use crate::sync::SyncOptions;
 use solaria_shared::UnixMillis;
@@ -16,9 +18,12 @@ pub struct Args {
     /// Seconds between syncs (default: the config's `sync.interval_minutes`, 60).
     #[arg(long)]
     every: Option<u64>,
-    /// Run one round (sync if logged in, prune if due) and exit.
+    /// Run one round (sync if logged in, prune if due, embed what waits) and exit.
     #[arg(long)]
     once: bool,
+    /// Seconds between looks at the records waiting for vectors.
+    #[arg(long, default_value_t = 30)]
+    embed_every: u64,
 }
 
 impl Args {
@@ -30,14 +35,25 @@ impl Args {
         );
         log(
             app,
-            &format!("serving: sync every {every:?} (±10%), prune weekly"),
+            &format!(
+                "serving: sync every {every:?} (±10%), prune weekly, vectors every {}s",
+                self.embed_every
+            ),
         );
+        let mut embedder = Embedding::default();
+        let mut next_round = std::time::Instant::now();
         loop {
-            self.round(app);
+            if std::time::Instant::now() >= next_round {
+                self.round(app);
+                next_round = std::time::Instant::now() + jittered(every);
+            }
+            embedder.pass(app);
             if self.once {
                 return Ok(());
             }
-            std::thread::sleep(jittered(every));
+            let pause = Duration::from_secs(self.embed_every.max(1))
+                .min(next_round.saturating_duration_since(std::time::Instant::now()));
+            std::thread::sleep(pause.max(Duration::from_millis(200)));
         }
     }
 
@@ -78,6 +94,58 @@ impl Args {
     }
 }
 
+/// The daemon's embedding: the model is loaded on first need and kept.
+#[derive(Default)]
+struct Embedding {
+    model: Option<solaria_embed::Embedder>,
+    failed_once: bool,
+}
+
+impl Embedding {
+    /// Embeds what waits, for at most 20 seconds (sync and prune never wait long).
+    fn pass(&mut self, app: &App) {
+        let result = (|| -> anyhow::Result<Option<semantic::PassReport>> {
+            let mut store = app.store()?;
+            if crate::store::vectors::queued(store.conn())? == 0 {
+                return Ok(None);
+            }
+            if self.model.is_none() {
+                self.model = semantic::load_model(&app.config, &app.paths)?;
+            }
+            let Some(model) = &self.model else {
+                return Ok(None);
+            };
+            let options = PassOptions {
+                batch: app.config.search.embed_batch,
+                embed_since: semantic::embed_since(&app.config, UnixMillis::now()),
+                budget: Duration::from_secs(20),
+            };
+            Ok(Some(semantic::run_pass(&mut store, model, options, |_| {})?))
+        })();
+        match result {
+            Ok(Some(r)) if r.embedded + r.removed > 0 => log(
+                app,
+                &format!(
+                    "vectors: {} made, {} removed, {} waiting{}",
+                    r.embedded,
+                    r.removed,
+                    r.remaining,
+                    if r.rebuilt { " (model changed: rebuilding)" } else { "" }
+                ),
+            ),
+            Ok(_) => {}
+            Err(e) => {
+                // A broken model would log the same failure every 30 s: say it once.
+                if !self.failed_once {
+                    log(app, &format!("embedding failed: {e:#}"));
+                }
+                self.failed_once = true;
+                self.model = None;
+            }
+        }
+    }
+}
+
 fn prune_if_due(app: &App) -> anyhow::Result<()> {
     let mut store = app.store()?;
     let now = UnixMillis::now();
@@ -91,6 +159,7 @@ fn prune_if_due(app: &App) -> anyhow::Result<()> {
     let policy = Policy {
         observations_days: r.observations_days,
         summaries_days: r.summaries_days,
+        embeddings_days: r.embeddings_days,
         server_configured: app.server_configured(),
     };
     let counts = retention::prune(&mut store, policy, now)?;

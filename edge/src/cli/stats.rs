@@ -16,6 +16,7 @@ impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let store = app.store()?;
         let stats = views::stats(store.conn(), store.machine_id())?;
+        let semantic = crate::semantic::status(&app.config, &app.paths, &store)?;
         let size = ["", "-wal"]
             .iter()
             .filter_map(|s| std::fs::metadata(format!("{}{s}", store.path().display())).ok())
@@ -26,7 +27,7 @@ impl Args {
             v["data_dir"] = app.paths.data_dir.display().to_string().into();
             v["store_bytes"] = size.into();
             v["machine_id"] = store.machine_id().to_string().into();
-            v["search_modes"] = serde_json::json!(["lexical"]);
+            v["search"] = serde_json::to_value(&semantic)?;
             v["server"] = app
                 .credentials()?
                 .map(|c| c.server)
@@ -66,7 +67,7 @@ impl Args {
             );
         }
         println!("tombstones:    {}", stats.tombstones);
-        println!("search modes:  lexical (FTS5 bm25 × recency/project weights)");
+        println!("search:        {}", semantic.describe());
         match &app.config.sync.server {
             Some(server) => println!(
                 "sync:          {server}; {} change(s) not yet pushed",

@@ -7,7 +7,10 @@ use solaria_shared::MachineId;
 use std::path::Path;
 
 /// The migrations, in order. Never edit a released one: append a new file.
-const MIGRATIONS: &[&str] = &[include_str!("../../../migrations/edge/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../../migrations/edge/0001_init.sql"),
+    include_str!("../../../migrations/edge/0002_vectors.sql"),
+];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.
 pub(super) fn run(

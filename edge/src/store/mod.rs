@@ -9,8 +9,10 @@ mod migrate;
 pub mod records;
 pub mod retention;
 pub mod scope;
+pub mod hybrid;
 pub mod search;
 pub mod sync;
+pub mod vectors;
 pub mod views;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
@@ -58,6 +60,7 @@ impl Store {
     /// the file 0600, pending migrations run, and a machine id is generated once.
     /// `machine_name` names this machine the first time only.
     pub fn open(path: &Path, machine_name: &str) -> Result<Store, StoreError> {
+        vectors::register_extension();
         prepare_file(path)?;
         let conn = Connection::open_with_flags(
             path,

@@ -42,8 +42,15 @@ pub enum ForgetTarget {
 }
 
 /// Turns the target into tombstones: content erased, a new version stamped by this
-/// machine so that the deletion wins over older versions everywhere it syncs.
+/// machine so that the deletion wins over older versions everywhere it syncs. Their
+/// vectors (semantic search) go at once too.
 pub fn forget(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreError> {
+    let counts = forget_records(store, target)?;
+    super::vectors::drop_removed(store)?;
+    Ok(counts)
+}
+
+fn forget_records(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreError> {
     let (column, value) = match target {
         ForgetTarget::Record(id) => match views::resolve(store.conn(), id)? {
             AnyRecord::Observation(o) => {
@@ -157,6 +164,9 @@ fn forget_where(
 pub struct Policy {
     pub observations_days: i64,
     pub summaries_days: i64,
+    /// Vectors of records older than this are dropped (the records stay, found by
+    /// their words).
+    pub embeddings_days: i64,
     /// A server is configured: records it has not acknowledged are kept.
     pub server_configured: bool,
 }
@@ -165,6 +175,13 @@ pub struct Policy {
 /// and sessions left empty and past the summaries' retention. Once a server is
 /// configured, this machine's changes the server has not acknowledged are kept.
 pub fn prune(store: &mut Store, policy: Policy, now: UnixMillis) -> Result<Counts, StoreError> {
+    let counts = prune_records(store, policy, now)?;
+    super::vectors::drop_removed(store)?;
+    super::vectors::prune_before(store, now.minus_days(policy.embeddings_days))?;
+    Ok(counts)
+}
+
+fn prune_records(store: &mut Store, policy: Policy, now: UnixMillis) -> Result<Counts, StoreError> {
     let obs_cutoff = now.minus_days(policy.observations_days).0;
     let sum_cutoff = now.minus_days(policy.summaries_days).0;
     let cursor: i64 = if policy.server_configured {

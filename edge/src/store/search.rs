@@ -166,58 +166,110 @@ fn is_stopword(word: &str) -> bool {
     STOP.contains(&lower.as_str())
 }
 
-/// Runs a search over observations and summaries.
+/// Runs a lexical search over observations and summaries.
 pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError> {
-    let terms = query_terms(&q.text);
     let limit = q.limit.clamp(1, 500);
-    if terms.is_empty() {
+    let Some(resolved) = Resolved::new(conn, q)? else {
         return Ok(Vec::new());
-    }
-    let now = UnixMillis::now();
-    let projects = match &q.project {
-        Some(p) => {
-            let keys = project_keys(conn, p)?;
-            if keys.is_empty() {
-                return Ok(Vec::new());
-            }
-            Some(keys)
-        }
-        None => None,
     };
-    let machine = match &q.machine {
-        Some(m) => match machine_id(conn, m)? {
-            Some(id) => Some(id),
-            None => return Ok(Vec::new()),
-        },
-        None => None,
-    };
-    let q = &SearchQuery {
-        machine,
-        ..q.clone()
-    };
-    let mut hits = Vec::new();
-    for table in [Table::Observations, Table::Summaries] {
-        if !table.wanted(q.record_type) {
-            continue;
-        }
-        let scope = table.scope_expr(q, projects.as_deref());
-        hits.extend(search_table(
-            conn,
-            table,
-            &terms,
-            scope.as_deref(),
-            q,
-            limit,
-            now,
-        )?);
-    }
+    let mut hits: Vec<Hit> = lexical_candidates(conn, &resolved, limit)?
+        .into_iter()
+        .map(|c| c.hit)
+        .collect();
+    sort_hits(&mut hits);
+    hits.truncate(limit);
+    Ok(hits)
+}
+
+/// Best score first; the newer record first on a tie.
+pub(crate) fn sort_hits(hits: &mut [Hit]) {
     hits.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
             .then(b.created_at.cmp(&a.created_at))
     });
-    hits.truncate(limit);
-    Ok(hits)
+}
+
+/// A query whose filters are resolved: project names to keys, machine names to ids.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    pub query: SearchQuery,
+    pub projects: Option<Vec<String>>,
+    pub now: UnixMillis,
+}
+
+impl Resolved {
+    /// `None` when a filter names nothing that exists (so nothing can match).
+    pub fn new(conn: &Connection, q: &SearchQuery) -> Result<Option<Resolved>, StoreError> {
+        let projects = match &q.project {
+            Some(p) => {
+                let keys = project_keys(conn, p)?;
+                if keys.is_empty() {
+                    return Ok(None);
+                }
+                Some(keys)
+            }
+            None => None,
+        };
+        let machine = match &q.machine {
+            Some(m) => match machine_id(conn, m)? {
+                Some(id) => Some(id),
+                None => return Ok(None),
+            },
+            None => None,
+        };
+        Ok(Some(Resolved {
+            query: SearchQuery {
+                machine,
+                ..q.clone()
+            },
+            projects,
+            now: UnixMillis::now(),
+        }))
+    }
+}
+
+/// A lexical candidate: its hit (scored relevance × weight) and the parts of that
+/// score, for fusion with vector similarity.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    pub hit: Hit,
+    pub table: Table,
+    pub rowid: i64,
+    /// How much of the query the record matches, 0..=1 in absolute terms: its text
+    /// score over the score of a record matching every term in its title.
+    pub confidence: f64,
+    /// The SPEC §9 weight.
+    pub weight: f64,
+}
+
+/// The best lexical candidates of both tables (at most about `3 × limit` each).
+pub(crate) fn lexical_candidates(
+    conn: &Connection,
+    r: &Resolved,
+    limit: usize,
+) -> Result<Vec<Candidate>, StoreError> {
+    let terms = query_terms(&r.query.text);
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for table in [Table::Observations, Table::Summaries] {
+        if !table.wanted(r.query.record_type) {
+            continue;
+        }
+        let scope = table.scope_expr(&r.query, r.projects.as_deref());
+        out.extend(search_table(
+            conn,
+            table,
+            &terms,
+            scope.as_deref(),
+            &r.query,
+            limit,
+            r.now,
+        )?);
+    }
+    Ok(out)
 }
 
 /// The project keys a `--project` value names (a key, or a human name).
@@ -250,13 +302,13 @@ fn machine_id(conn: &Connection, machine: &str) -> Result<Option<String>, StoreE
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Table {
+pub(crate) enum Table {
     Observations,
     Summaries,
 }
 
 impl Table {
-    fn wanted(self, t: Option<RecordType>) -> bool {
+    pub(crate) fn wanted(self, t: Option<RecordType>) -> bool {
         match self {
             Table::Observations => t != Some(RecordType::Summary),
             Table::Summaries => matches!(t, None | Some(RecordType::Summary)),
@@ -270,7 +322,7 @@ impl Table {
         }
     }
 
-    fn base(self) -> &'static str {
+    pub(crate) fn base(self) -> &'static str {
         match self {
             Table::Observations => "observations",
             Table::Summaries => "summaries",
@@ -363,7 +415,7 @@ fn search_table(
     q: &SearchQuery,
     limit: usize,
     now: UnixMillis,
-) -> Result<Vec<Hit>, StoreError> {
+) -> Result<Vec<Candidate>, StoreError> {
     let base = table.base();
     // Two queries: SQLite answers a lone min() or max() from the b-tree's edge, but
     // scans the whole table for both in one statement.
@@ -417,60 +469,27 @@ fn search_table(
     ranked.sort_by(|a, b| b.2.total_cmp(&a.2).then(b.0.cmp(&a.0)));
     ranked.truncate((limit * 3).max(60));
 
-    let sql = match table {
-        Table::Observations => {
-            "SELECT id, kind, title, project_key, project_name, machine_id, session_id,
-                    created_at, tags, length(title) + length(input) + length(response)
-             FROM observations WHERE rowid = ?1"
-        }
-        Table::Summaries => {
-            "SELECT id, 'summary', substr(text, 1, 160), project_key, project_name, machine_id,
-                    session_id, created_at, tags, length(text) + length(key_points)
-             FROM summaries WHERE rowid = ?1"
-        }
-    };
-    let mut stmt = conn.prepare_cached(sql)?;
     let mut rows_read = Vec::with_capacity(ranked.len());
     for (rowid, bits, _) in &ranked {
-        let row = stmt
-            .query_row([rowid], |r| {
-                Ok(Row {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    title: r.get(2)?,
-                    project: r.get(3)?,
-                    project_name: r.get(4)?,
-                    machine_id: r.get(5)?,
-                    session_id: r.get(6)?,
-                    created_at: r.get(7)?,
-                    tags: r.get(8)?,
-                    size: r.get(9)?,
-                })
-            })
-            .optional()?;
-        if let Some(row) = row {
-            rows_read.push((row, *bits));
+        if let Some(row) = read_row(conn, table, *rowid)? {
+            rows_read.push((*rowid, row, *bits));
         }
     }
     let avg_size = (rows_read
         .iter()
-        .map(|(r, _)| r.size.max(1) as f64)
+        .map(|(_, r, _)| r.size.max(1) as f64)
         .sum::<f64>()
         / rows_read.len().max(1) as f64)
         .max(1.0);
-    let ctx_tags: Vec<String> = Vec::new();
-    let ctx = RankContext {
-        project: q.current_project.as_deref(),
-        tags: &ctx_tags,
-        now,
-    };
     let lowered: Vec<String> = terms
         .iter()
         .map(|t| t.trim_matches('"').replace("\"\"", "\"").to_lowercase())
         .collect();
+    // The score of a record matching every term, in its title, of average length.
+    let ideal: f64 = idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
     Ok(rows_read
         .into_iter()
-        .map(|(row, bits)| {
+        .map(|(rowid, row, bits)| {
             let title = row.title.to_lowercase();
             let text_score: f64 = (0..terms.len())
                 .filter(|i| bits & (1 << i) != 0)
@@ -485,29 +504,60 @@ fn search_table(
                 .sum();
             let coverage = bits.count_ones() as f64 / terms.len() as f64;
             let norm = 1.0 / (1.0 - LENGTH_B + LENGTH_B * row.size.max(1) as f64 / avg_size);
-            let tags: Vec<String> = serde_json::from_str(&row.tags).unwrap_or_default();
-            let weight = ranking::weight(&ctx, &row.project, &tags, UnixMillis(row.created_at));
-            Hit {
-                record_type: match table {
-                    Table::Summaries => RecordType::Summary,
-                    Table::Observations => row.kind.parse().unwrap_or(RecordType::Note),
-                },
-                id: row.id,
-                title: row.title,
-                project: row.project,
-                project_name: row.project_name,
-                machine_id: row.machine_id,
-                session_id: row.session_id,
-                created_at: row.created_at,
-                tokens: (row.size.max(0) as usize).div_ceil(4),
-                score: ranking::score(text_score * coverage * norm, weight),
+            let relevance = text_score * coverage * norm;
+            let confidence = if ideal > 0.0 {
+                (text_score * coverage / ideal).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let weight = row.weight(q.current_project.as_deref(), now);
+            Candidate {
+                hit: row.into_hit(table, ranking::score(relevance, weight)),
+                table,
+                rowid,
+                confidence,
+                weight,
             }
         })
         .collect())
 }
 
+/// Reads one candidate row for ranking and display (`None` if it is gone).
+pub(crate) fn read_row(conn: &Connection, table: Table, rowid: i64) -> Result<Option<Row>, StoreError> {
+    let sql = match table {
+        Table::Observations => {
+            "SELECT id, kind, title, project_key, project_name, machine_id, session_id,
+                    created_at, tags, length(title) + length(input) + length(response)
+             FROM observations WHERE rowid = ?1 AND deleted = 0"
+        }
+        Table::Summaries => {
+            "SELECT id, 'summary', substr(text, 1, 160), project_key, project_name, machine_id,
+                    session_id, created_at, tags, length(text) + length(key_points)
+             FROM summaries WHERE rowid = ?1 AND deleted = 0"
+        }
+    };
+    Ok(conn
+        .prepare_cached(sql)?
+        .query_row([rowid], |r| {
+            Ok(Row {
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                title: r.get(2)?,
+                project: r.get(3)?,
+                project_name: r.get(4)?,
+                machine_id: r.get(5)?,
+                session_id: r.get(6)?,
+                created_at: r.get(7)?,
+                tags: r.get(8)?,
+                size: r.get(9)?,
+            })
+        })
+        .optional()?)
+}
+
 /// The columns of a candidate read for ranking and display.
-struct Row {
+#[derive(Debug)]
+pub(crate) struct Row {
     id: String,
     kind: String,
     title: String,
@@ -518,6 +568,50 @@ struct Row {
     created_at: i64,
     tags: String,
     size: i64,
+}
+
+impl Row {
+    /// Whether the row passes a query's filters (vector candidates are not found
+    /// through the FTS `scope` tokens, so they are checked here).
+    pub(crate) fn passes(&self, r: &Resolved) -> bool {
+        let q = &r.query;
+        r.projects.as_ref().is_none_or(|keys| keys.contains(&self.project))
+            && q.machine.as_ref().is_none_or(|m| *m == self.machine_id)
+            && q.record_type.is_none_or(|t| t.as_str() == self.kind)
+            && q.since.is_none_or(|t| self.created_at >= t.0)
+            && q.until.is_none_or(|t| self.created_at < t.0)
+    }
+
+    /// The SPEC §9 weight of this record for a user in `current_project`.
+    pub(crate) fn weight(&self, current_project: Option<&str>, now: UnixMillis) -> f64 {
+        let tags: Vec<String> = serde_json::from_str(&self.tags).unwrap_or_default();
+        let ctx_tags: Vec<String> = Vec::new();
+        let ctx = RankContext {
+            project: current_project,
+            tags: &ctx_tags,
+            now,
+        };
+        ranking::weight(&ctx, &self.project, &tags, UnixMillis(self.created_at))
+    }
+
+    /// The search hit of this row, with its final score.
+    pub(crate) fn into_hit(self, table: Table, score: f64) -> Hit {
+        Hit {
+            record_type: match table {
+                Table::Summaries => RecordType::Summary,
+                Table::Observations => self.kind.parse().unwrap_or(RecordType::Note),
+            },
+            id: self.id,
+            title: self.title,
+            project: self.project,
+            project_name: self.project_name,
+            machine_id: self.machine_id,
+            session_id: self.session_id,
+            created_at: self.created_at,
+            tokens: (self.size.max(0) as usize).div_ceil(4),
+            score,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -191,6 +191,8 @@ pub fn run(
             break;
         }
     }
+    // Records erased elsewhere lose their vectors now, not at the next embedding pass.
+    crate::store::vectors::drop_removed(store)?;
     report.duration_ms = started.elapsed().as_millis();
     Ok(report)
 }

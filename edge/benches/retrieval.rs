@@ -1,0 +1,446 @@
+//! Retrieval quality: recall@5 and MRR of lexical, semantic and hybrid search on
+//! the labelled set in `eval/` (coding sessions in English and Spanish; queries
+//! that paraphrase, translate or quote their targets), for each model given.
+//! Also measures the embedding pass's throughput on that corpus.
+//!
+//!     bash deploy/models/fetch.sh          # the models, once
+//!     cargo bench -p solaria-edge --bench retrieval -- \
+//!         --model ~/.cache/solaria/models/multilingual-e5-small \
+//!         --model ~/.cache/solaria/models/all-minilm-l6-v2
+
+mod support;
+
+use serde::Deserialize;
+use solaria_edge::semantic::{self, PassOptions};
+use solaria_edge::store::Store;
+use solaria_edge::store::hybrid::{self, Fusion, SearchMode};
+use solaria_edge::store::search::SearchQuery;
+use solaria_embed::Embedder;
+use solaria_shared::{
+    Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
+    UnixMillis,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Deserialize)]
+struct Record {
+    key: String,
+    session: String,
+    project: String,
+    kind: String,
+    tool_name: Option<String>,
+    title: String,
+    input: String,
+    response: String,
+    minutes_ago: i64,
+}
+
+#[derive(Deserialize)]
+struct Query {
+    id: String,
+    text: String,
+    lang: String,
+    kind: String,
+    targets: Vec<String>,
+}
+
+/// One way of searching, as a row of the results.
+#[derive(Clone, Copy)]
+struct Method {
+    label: &'static str,
+    mode: SearchMode,
+    fusion: Fusion,
+}
+
+const METHODS: &[Method] = &[
+    Method {
+        label: "lexical",
+        mode: SearchMode::Lexical,
+        fusion: hybrid::DEFAULT_FUSION,
+    },
+    Method {
+        label: "semantic",
+        mode: SearchMode::Semantic,
+        fusion: hybrid::DEFAULT_FUSION,
+    },
+    Method {
+        label: "hybrid RRF k=60",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Rrf { k: 60.0 },
+    },
+    Method {
+        label: "hybrid blend 0.15",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Blend { lexical: 0.15 },
+    },
+    Method {
+        label: "hybrid blend 0.25",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Blend { lexical: 0.25 },
+    },
+    Method {
+        label: "hybrid blend 0.35",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Blend { lexical: 0.35 },
+    },
+    Method {
+        label: "hybrid blend 0.5",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Blend { lexical: 0.5 },
+    },
+    Method {
+        label: "hybrid blend 0.75",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Blend { lexical: 0.75 },
+    },
+    Method {
+        label: "hybrid blend 1.0",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Blend { lexical: 1.0 },
+    },
+    Method {
+        label: "hybrid blend 1.5",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Blend { lexical: 1.5 },
+    },
+];
+
+const KINDS: &[&str] = &[
+    "exact_identifier",
+    "keyword",
+    "paraphrase",
+    "paraphrase_es",
+    "cross_language",
+];
+
+fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display())))
+        .collect()
+}
+
+/// Writes the corpus through the store API; returns observation id → corpus key.
+fn load_corpus(path: &Path, records: &[Record]) -> HashMap<String, String> {
+    let mut store = Store::open(path, "eval").expect("open store");
+    let me = store.machine_id();
+    let now = UnixMillis::now().0;
+    let mut by_session: BTreeMap<&str, Vec<&Record>> = BTreeMap::new();
+    for r in records {
+        by_session.entry(&r.session).or_default().push(r);
+    }
+    let mut keys = HashMap::new();
+    for (name, recs) in by_session {
+        store
+            .write(|w| {
+                let started = recs.iter().map(|r| r.minutes_ago).max().unwrap_or(0);
+                let project = Project {
+                    key: format!("github.com/eval/{}", recs[0].project),
+                    name: recs[0].project.clone(),
+                };
+                let meta = |w: &mut solaria_edge::store::Writer<'_>| RecordMeta {
+                    machine_id: me,
+                    updated: w.tick(),
+                    deleted: false,
+                };
+                let session = Session {
+                    id: SessionId::new(),
+                    meta: meta(w),
+                    project: project.clone(),
+                    agent: "claude-code".into(),
+                    agent_session_id: name.to_string(),
+                    cwd: "/work".into(),
+                    source: "startup".into(),
+                    started_at: UnixMillis(now - started * 60_000),
+                    ended_at: None,
+                };
+                w.insert_session(&session)?;
+                for r in &recs {
+                    let o = Observation {
+                        id: ObservationId::new(),
+                        meta: meta(w),
+                        session_id: session.id,
+                        project: project.clone(),
+                        kind: match r.kind.as_str() {
+                            "tool_use" => ObservationKind::ToolUse,
+                            "prompt" => ObservationKind::Prompt,
+                            _ => ObservationKind::Note,
+                        },
+                        tool_name: r.tool_name.clone(),
+                        title: r.title.clone(),
+                        input: r.input.clone(),
+                        response: r.response.clone(),
+                        files: Vec::new(),
+                        metadata: serde_json::json!({}),
+                        tags: Vec::new(),
+                        created_at: UnixMillis(now - r.minutes_ago * 60_000),
+                    };
+                    keys.insert(o.id.to_string(), r.key.clone());
+                    w.insert_observation(&o)?;
+                }
+                Ok(())
+            })
+            .expect("write session");
+    }
+    keys
+}
+
+#[derive(Default, Clone, Copy)]
+struct Score {
+    n: usize,
+    recall5: f64,
+    mrr: f64,
+}
+
+impl Score {
+    fn add(&mut self, ranked: &[String], targets: &[String]) {
+        self.n += 1;
+        let found = targets
+            .iter()
+            .filter(|t| ranked.iter().take(5).any(|r| r == *t))
+            .count();
+        self.recall5 += found as f64 / targets.len() as f64;
+        if let Some(pos) = ranked.iter().take(10).position(|r| targets.contains(r)) {
+            self.mrr += 1.0 / (pos as f64 + 1.0);
+        }
+    }
+    fn cell(&self) -> String {
+        if self.n == 0 {
+            return "—".into();
+        }
+        format!(
+            "{:.3} / {:.3}",
+            self.recall5 / self.n as f64,
+            self.mrr / self.n as f64
+        )
+    }
+}
+
+/// `--model DIR` (repeatable), `--max-tokens N` (default 128, as the daemon) and
+/// `--unweighted` (relevance alone, without the SPEC §9 recency weights).
+fn arguments() -> (Vec<PathBuf>, usize, bool) {
+    let mut dirs = Vec::new();
+    let mut max_tokens = 128;
+    let mut unweighted = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--model" => dirs.extend(args.next().map(PathBuf::from)),
+            "--max-tokens" => {
+                max_tokens = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .expect("--max-tokens N")
+            }
+            "--unweighted" => unweighted = true,
+            _ => {}
+        }
+    }
+    if dirs.is_empty()
+        && let Some(list) = std::env::var_os("SOLARIA_EVAL_MODELS")
+    {
+        dirs = std::env::split_paths(&list).collect();
+    }
+    (dirs, max_tokens, unweighted)
+}
+
+/// Saves the vectors by corpus key, so reruns (tuning fusion) skip the model.
+fn save_vectors(store: &Store, keys: &HashMap<String, String>, cache: &Path) {
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT o.id, v.embedding FROM observation_vectors v
+             JOIN observations o ON o.rowid = v.rowid",
+        )
+        .expect("read vectors");
+    let vectors: BTreeMap<String, Vec<u8>> = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+        .expect("query")
+        .filter_map(Result::ok)
+        .filter_map(|(id, blob)| keys.get(&id).map(|k| (k.clone(), blob)))
+        .collect();
+    let _ = std::fs::create_dir_all(cache.parent().expect("parent"));
+    std::fs::write(cache, serde_json::to_vec(&vectors).expect("json")).expect("write cache");
+}
+
+/// Loads cached vectors into a fresh store; false if there is no cache.
+fn restore_vectors(
+    store: &mut Store,
+    model: &Embedder,
+    keys: &HashMap<String, String>,
+    cache: &Path,
+) -> bool {
+    let Ok(bytes) = std::fs::read(cache) else {
+        return false;
+    };
+    let vectors: BTreeMap<String, Vec<u8>> = serde_json::from_slice(&bytes).expect("cache");
+    let by_key: HashMap<&String, &String> = keys.iter().map(|(id, k)| (k, id)).collect();
+    solaria_edge::store::vectors::prepare(
+        store,
+        &solaria_edge::store::vectors::IndexModel {
+            fingerprint: model.info().fingerprint.clone(),
+            dimension: model.info().dimension,
+        },
+    )
+    .expect("prepare");
+    // A second connection (sqlite-vec is registered for every connection).
+    let mut conn = rusqlite::Connection::open(store.path()).expect("open");
+    let tx = conn.transaction().expect("tx");
+    for (key, blob) in &vectors {
+        let Some(id) = by_key.get(key) else { continue };
+        tx.execute(
+            "INSERT INTO observation_vectors (rowid, embedding)
+             SELECT rowid, ?2 FROM observations WHERE id = ?1",
+            rusqlite::params![id, blob],
+        )
+        .expect("insert vector");
+    }
+    tx.execute("DELETE FROM vector_queue", []).expect("queue");
+    tx.commit().expect("commit");
+    true
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval");
+    let records: Vec<Record> = read_jsonl(&root.join("corpus.jsonl"));
+    let queries: Vec<Query> = read_jsonl(&root.join("queries.jsonl"));
+    let (models, max_tokens, unweighted) = arguments();
+    if models.is_empty() {
+        eprintln!("give one or more models: -- --model DIR (see deploy/models/fetch.sh)");
+        std::process::exit(2);
+    }
+    println!(
+        "Retrieval evaluation: {} records, {} queries; cells are recall@5 / MRR@10{}.",
+        records.len(),
+        queries.len(),
+        if unweighted { ", relevance alone (no recency weights)" } else { "" }
+    );
+    for dir in models {
+        let t = Instant::now();
+        let mut model =
+            Embedder::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        model.set_max_tokens(max_tokens).expect("max tokens");
+        let load_time = t.elapsed();
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("memory.db");
+        let keys = load_corpus(&path, &records);
+        let mut store = Store::open(&path, "eval").expect("open");
+        let cache = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../target/eval-cache")
+            .join(format!(
+                "{}-{}.json",
+                model
+                    .info()
+                    .fingerprint
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
+                model.info().max_tokens
+            ));
+        if !restore_vectors(&mut store, &model, &keys, &cache) {
+            let t = Instant::now();
+            let report = semantic::run_pass(
+                &mut store,
+                &model,
+                PassOptions {
+                    batch: 32,
+                    embed_since: UnixMillis(0),
+                    budget: Duration::from_secs(3600),
+                },
+                |_| {},
+            )
+            .expect("embedding pass");
+            let pass = t.elapsed();
+            println!(
+                "\n### {} ({}d), loaded in {:.0} ms\n\nEmbedding pass: {} records in {:.1} s = {:.1} records/s (batches of 32, {} tokens at most).\n",
+                model.info().name,
+                model.info().dimension,
+                load_time.as_secs_f64() * 1000.0,
+                report.embedded,
+                pass.as_secs_f64(),
+                report.embedded as f64 / pass.as_secs_f64(),
+                model.info().max_tokens
+            );
+            save_vectors(&store, &keys, &cache);
+        } else {
+            println!(
+                "\n### {} ({}d), loaded in {:.0} ms\n\n(vectors from {}: delete it to measure the embedding pass again)\n",
+                model.info().name,
+                model.info().dimension,
+                load_time.as_secs_f64() * 1000.0,
+                cache.display()
+            );
+        }
+
+        // scores[method][kind or "all" or "lang:xx"]
+        let mut scores: Vec<BTreeMap<String, Score>> = vec![BTreeMap::new(); METHODS.len()];
+        let mut per_query_ms = Vec::new();
+        for q in &queries {
+            let t = Instant::now();
+            let vector = model.embed_query(&q.text).expect("embed query");
+            let search = SearchQuery {
+                text: q.text.clone(),
+                limit: 10,
+                // With `--unweighted`, a current project no record belongs to: every
+                // record then weighs the same (SPEC §9's "other project"), which
+                // measures relevance alone.
+                current_project: unweighted.then(|| "eval/none".to_string()),
+                ..SearchQuery::default()
+            };
+            for (m, method) in METHODS.iter().enumerate() {
+                let hits = hybrid::search_with(
+                    store.conn(),
+                    &search,
+                    method.mode,
+                    Some(&vector),
+                    method.fusion,
+                )
+                .expect("search");
+                let ranked: Vec<String> = hits
+                    .iter()
+                    .filter_map(|h| keys.get(&h.id).cloned())
+                    .collect();
+                for bucket in [
+                    q.kind.clone(),
+                    "all".to_string(),
+                    format!("lang:{}", q.lang),
+                ] {
+                    scores[m].entry(bucket).or_default().add(&ranked, &q.targets);
+                }
+                if std::env::var_os("EVAL_VERBOSE").is_some() && m == 0 {
+                    eprintln!("{} {:?} → {:?}", q.id, q.text, &ranked[..ranked.len().min(3)]);
+                }
+            }
+            per_query_ms.push(t.elapsed());
+        }
+        let mut columns: Vec<String> = KINDS.iter().map(|k| k.to_string()).collect();
+        columns.push("lang:en".into());
+        columns.push("lang:es".into());
+        columns.push("all".into());
+        let counts: Vec<usize> = columns
+            .iter()
+            .map(|c| scores[0].get(c).map_or(0, |s| s.n))
+            .collect();
+        print!("| method |");
+        for (c, n) in columns.iter().zip(&counts) {
+            print!(" {c} ({n}) |");
+        }
+        println!();
+        println!("|---|{}", "---|".repeat(columns.len()));
+        for (m, method) in METHODS.iter().enumerate() {
+            print!("| {} |", method.label);
+            for c in &columns {
+                print!(" {} |", scores[m].get(c).copied().unwrap_or_default().cell());
+            }
+            println!();
+        }
+        let s = support::summarize(&mut per_query_ms);
+        println!(
+            "\n(all {} methods of one query, embedding included: p50 {} ms, p95 {} ms)",
+            METHODS.len(),
+            support::ms(s.p50),
+            support::ms(s.p95)
+        );
+    }
+}

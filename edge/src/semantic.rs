@@ -1,0 +1,250 @@
+//! Semantic search on the edge: where the model is, the embedding pass that fills
+//! the vector tables (run by the daemon, never by a hook), and which search mode
+//! is live.
+
+use crate::config::{Config, Paths};
+use crate::store::hybrid::{self, SearchMode};
+use crate::store::search::{Hit, SearchQuery};
+use crate::store::vectors::{self, IndexModel};
+use crate::store::{Store, StoreError};
+use solaria_embed::{EmbedError, Embedder, ModelFiles, ModelStatus};
+use solaria_shared::UnixMillis;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Errors of the semantic layer.
+#[derive(Debug, thiserror::Error)]
+pub enum SemanticError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+}
+
+/// The model directory this configuration uses.
+pub fn model_dir(config: &Config, paths: &Paths) -> PathBuf {
+    config
+        .search
+        .model_dir
+        .clone()
+        .unwrap_or_else(|| paths.default_model_dir())
+}
+
+/// Whether the model directory is complete.
+pub fn model_present(config: &Config, paths: &Paths) -> bool {
+    matches!(
+        ModelFiles::new(model_dir(config, paths)).status(),
+        ModelStatus::Present { .. }
+    )
+}
+
+/// Loads the model if it is installed (`Ok(None)` if not).
+pub fn load_model(config: &Config, paths: &Paths) -> Result<Option<Embedder>, EmbedError> {
+    if !model_present(config, paths) {
+        return Ok(None);
+    }
+    let mut model = Embedder::load(&model_dir(config, paths))?;
+    model.set_max_tokens(config.search.max_tokens)?;
+    Ok(Some(model))
+}
+
+/// What one embedding pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PassReport {
+    /// Vectors made (new or replacing a changed record's).
+    pub embedded: usize,
+    /// Vectors removed (records gone, erased or past the embeddings' retention).
+    pub removed: usize,
+    /// Records still queued when the pass stopped.
+    pub remaining: i64,
+    /// Whether the stored vectors were discarded because the model changed.
+    pub rebuilt: bool,
+}
+
+/// Bounds of one pass.
+#[derive(Debug, Clone, Copy)]
+pub struct PassOptions {
+    /// Records per model call.
+    pub batch: usize,
+    /// Records created before this get no vector (the embeddings' retention).
+    pub embed_since: UnixMillis,
+    /// Stop after this long (the queue is resumed by the next pass).
+    pub budget: Duration,
+}
+
+/// The cut-off of the embeddings' retention (`retention.embeddings_days`).
+pub fn embed_since(config: &Config, now: UnixMillis) -> UnixMillis {
+    now.minus_days(config.retention.embeddings_days.max(0))
+}
+
+/// Brings vectors up to date with the records, newest records first, in batches:
+/// each batch is read, embedded outside any transaction (hooks keep writing
+/// meanwhile), then stored in one short write. `progress` hears the running total.
+pub fn run_pass(
+    store: &mut Store,
+    model: &Embedder,
+    options: PassOptions,
+    mut progress: impl FnMut(&PassReport),
+) -> Result<PassReport, SemanticError> {
+    let info = model.info();
+    let rebuilt = vectors::prepare(
+        store,
+        &IndexModel {
+            fingerprint: info.fingerprint.clone(),
+            dimension: info.dimension,
+        },
+    )?;
+    let started = Instant::now();
+    let mut report = PassReport {
+        rebuilt,
+        ..PassReport::default()
+    };
+    loop {
+        let work = vectors::next_work(store.conn(), options.batch.max(1), options.embed_since)?;
+        if work.is_empty() {
+            break;
+        }
+        let texts: Vec<&str> = work.iter().filter_map(|w| w.text.as_deref()).collect();
+        let made = embed_robustly(model, &texts);
+        let vectors: Vec<Vec<f32>> = made.into_iter().map(Option::unwrap_or_default).collect();
+        let done = vectors::complete(store, &work, &vectors)?;
+        let embedded = vectors.iter().filter(|v| !v.is_empty()).count();
+        report.embedded += embedded.min(done);
+        report.removed += work.iter().filter(|w| w.text.is_none()).count().min(done);
+        progress(&report);
+        if done == 0 || started.elapsed() >= options.budget {
+            // Every record of the batch changed while it was embedded: let the next
+            // pass take them, rather than spin here against a busy writer.
+            break;
+        }
+    }
+    report.remaining = vectors::queued(store.conn())?;
+    Ok(report)
+}
+
+/// Embeds a batch; if the batch fails (one odd text), each text alone, so that one
+/// bad record costs only its own vector (an empty one: it is skipped, not retried).
+fn embed_robustly(model: &Embedder, texts: &[&str]) -> Vec<Option<Vec<f32>>> {
+    match model.embed_documents(texts) {
+        Ok(v) => v.into_iter().map(Some).collect(),
+        Err(_) => texts
+            .iter()
+            .map(|t| {
+                model
+                    .embed_documents(&[t])
+                    .ok()
+                    .and_then(|mut v| v.pop())
+            })
+            .collect(),
+    }
+}
+
+/// Which search mode is live: the configured default, else hybrid when the model
+/// is installed and some vectors exist, else lexical.
+pub fn live_mode(config: &Config, paths: &Paths, store: &Store) -> Result<SearchMode, StoreError> {
+    if let Some(mode) = config
+        .search
+        .default_mode
+        .as_deref()
+        .and_then(|m| m.parse().ok())
+    {
+        return Ok(mode);
+    }
+    let ready = model_present(config, paths) && vectors::stored(store.conn())? > 0;
+    Ok(if ready {
+        SearchMode::Hybrid
+    } else {
+        SearchMode::Lexical
+    })
+}
+
+/// A search in `mode` (or the live mode), embedding the query when the mode needs
+/// it. A mode that needs the model when none is installed is an error that says
+/// how to install it.
+pub fn search(
+    config: &Config,
+    paths: &Paths,
+    store: &Store,
+    query: &SearchQuery,
+    mode: Option<SearchMode>,
+    model: Option<&Embedder>,
+) -> anyhow::Result<(Vec<Hit>, SearchMode)> {
+    let mode = match mode {
+        Some(m) => m,
+        None => live_mode(config, paths, store)?,
+    };
+    if mode == SearchMode::Lexical {
+        return Ok((hybrid::search(store.conn(), query, mode, None)?, mode));
+    }
+    let loaded;
+    let model = match model {
+        Some(m) => m,
+        None => {
+            loaded = load_model(config, paths)?.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{mode} search needs the embedding model, which is not installed in {}: run `solaria model install` (or search with --mode lexical)",
+                    model_dir(config, paths).display()
+                )
+            })?;
+            &loaded
+        }
+    };
+    let vector = model.embed_query(&query.text)?;
+    Ok((
+        hybrid::search(store.conn(), query, mode, Some(&vector))?,
+        mode,
+    ))
+}
+
+/// What `solaria stats`, `solaria model status` and `memory_stats` report about
+/// semantic search.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Status {
+    /// The mode a search without `--mode` uses now.
+    pub live_mode: SearchMode,
+    pub model_dir: PathBuf,
+    pub model_installed: bool,
+    /// The model the stored vectors were made with (`None` before the first pass).
+    pub vectors_model: Option<String>,
+    pub vectors: i64,
+    /// Records waiting for their vector (made, replaced or removed by the daemon).
+    pub waiting: i64,
+}
+
+/// The semantic search status of this machine.
+pub fn status(config: &Config, paths: &Paths, store: &Store) -> Result<Status, StoreError> {
+    Ok(Status {
+        live_mode: live_mode(config, paths, store)?,
+        model_dir: model_dir(config, paths),
+        model_installed: model_present(config, paths),
+        vectors_model: vectors::index_model(store.conn())?.map(|m| m.fingerprint),
+        vectors: vectors::stored(store.conn())?,
+        waiting: vectors::queued(store.conn())?,
+    })
+}
+
+impl Status {
+    /// One line for people: the live mode and how far the vectors are.
+    pub fn describe(&self) -> String {
+        let mode = match self.live_mode {
+            SearchMode::Hybrid => "hybrid (words + meaning)",
+            SearchMode::Semantic => "semantic (meaning)",
+            SearchMode::Lexical => "lexical (words)",
+        };
+        if !self.model_installed {
+            return format!(
+                "{mode}; no embedding model installed (`solaria model install` enables semantic search)"
+            );
+        }
+        format!(
+            "{mode}; {} vector(s), {} record(s) waiting for one{}",
+            self.vectors,
+            self.waiting,
+            if self.waiting > 0 {
+                " (`solaria serve` fills them in the background, `solaria embed` now)"
+            } else {
+                ""
+            }
+        )
+    }
+}

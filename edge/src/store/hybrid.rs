@@ -1,0 +1,294 @@
+//! Search by meaning, by words, or both: vector neighbours and lexical candidates
+//! fused into one ranking, then weighted like every search (SPEC §9).
+//!
+//! Fusion works on absolute scores, not ranks. Every candidate gets both signals:
+//! its cosine similarity to the query (looked up for lexical-only candidates) and
+//! its lexical confidence (how much of the query it matches, 0..=1, 0 when it
+//! matches no word). Reciprocal rank fusion would instead reward a record for
+//! being first in the lexical list even when that list is noise (a paraphrase
+//! shares no word with its target, so the "best" lexical match is merely a record
+//! with a common word), which measurably drags good vector hits down; see
+//! `docs/BENCHMARKS.md` (retrieval quality) for the figures behind the choice.
+
+use super::StoreError;
+use super::search::{self, Candidate, Hit, Resolved, SearchQuery, Table};
+use super::vectors::{self, Source};
+use rusqlite::Connection;
+use serde::Serialize;
+use solaria_shared::ranking;
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// How a search finds records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchMode {
+    /// Words only (FTS5).
+    Lexical,
+    /// Meaning only (nearest vectors).
+    Semantic,
+    /// Both, fused.
+    Hybrid,
+}
+
+impl SearchMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchMode::Lexical => "lexical",
+            SearchMode::Semantic => "semantic",
+            SearchMode::Hybrid => "hybrid",
+        }
+    }
+}
+
+impl fmt::Display for SearchMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for SearchMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "lexical" => Ok(SearchMode::Lexical),
+            "semantic" => Ok(SearchMode::Semantic),
+            "hybrid" => Ok(SearchMode::Hybrid),
+            other => Err(format!(
+                "unknown search mode `{other}` (expected lexical, semantic or hybrid)"
+            )),
+        }
+    }
+}
+
+/// How the two signals of a hybrid search become one relevance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// Reciprocal rank fusion: Σ 1 / (k + rank) over both lists.
+    Rrf { k: f64 },
+    /// Cosine similarity plus `lexical` × lexical confidence.
+    Blend { lexical: f64 },
+}
+
+/// The fusion hybrid search uses (chosen on the retrieval evaluation, eval/).
+pub const DEFAULT_FUSION: Fusion = Fusion::Blend { lexical: 0.35 };
+
+/// How many vector neighbours are read: more when filters will drop some.
+const NEIGHBOURS: usize = 100;
+const NEIGHBOURS_FILTERED: usize = 500;
+
+/// Runs a search in `mode`. `query_vector` is the query's embedding, needed by the
+/// semantic and hybrid modes (without it they find nothing by meaning).
+pub fn search(
+    conn: &Connection,
+    q: &SearchQuery,
+    mode: SearchMode,
+    query_vector: Option<&[f32]>,
+) -> Result<Vec<Hit>, StoreError> {
+    search_with(conn, q, mode, query_vector, DEFAULT_FUSION)
+}
+
+/// [`search`] with a chosen fusion (the evaluation compares them).
+pub fn search_with(
+    conn: &Connection,
+    q: &SearchQuery,
+    mode: SearchMode,
+    query_vector: Option<&[f32]>,
+    fusion: Fusion,
+) -> Result<Vec<Hit>, StoreError> {
+    let vector = query_vector.filter(|v| !v.is_empty());
+    let (mode, vector) = match (mode, vector) {
+        (SearchMode::Lexical, _) | (SearchMode::Hybrid, None) => {
+            return search::search(conn, q);
+        }
+        (SearchMode::Semantic, None) => return Ok(Vec::new()),
+        (mode, Some(v)) => (mode, v),
+    };
+    let limit = q.limit.clamp(1, 500);
+    let Some(resolved) = Resolved::new(conn, q)? else {
+        return Ok(Vec::new());
+    };
+    let lexical = if mode == SearchMode::Hybrid {
+        search::lexical_candidates(conn, &resolved, limit)?
+    } else {
+        Vec::new()
+    };
+    let mut semantic = neighbours(conn, &resolved, vector, limit)?;
+    let calibration = Calibration::of(&semantic);
+    for n in &mut semantic {
+        n.candidate.hit.score =
+            ranking::score(calibration.relevance(n.similarity), n.candidate.weight);
+    }
+    let mut hits = fuse(conn, lexical, semantic, vector, fusion, calibration)?;
+    search::sort_hits(&mut hits);
+    hits.truncate(limit);
+    Ok(hits)
+}
+
+/// Turns a cosine similarity into a relevance in 0..=1 that means the same for
+/// every model: how far the record stands above the crowd of its query's
+/// neighbours. Models differ wildly in scale (unrelated texts score about 0.1
+/// with all-MiniLM-L6-v2 but 0.75 with multilingual-e5), and a raw cosine times
+/// the SPEC §9 weights would let recency drown meaning with the latter.
+#[derive(Debug, Clone, Copy)]
+struct Calibration {
+    /// The similarity of an unremarkable neighbour (the 100th nearest).
+    floor: f64,
+}
+
+impl Calibration {
+    /// Fewer neighbours than this say nothing reliable about the crowd.
+    const MIN_SAMPLE: usize = 20;
+
+    fn of(neighbours: &[Neighbour]) -> Calibration {
+        let mut sims: Vec<f64> = neighbours.iter().map(|n| n.similarity).collect();
+        if sims.len() < Self::MIN_SAMPLE {
+            return Calibration { floor: 0.0 };
+        }
+        sims.sort_by(|a, b| b.total_cmp(a));
+        let floor = sims[sims.len().min(NEIGHBOURS) - 1].clamp(0.0, 0.99);
+        Calibration { floor }
+    }
+
+    fn relevance(self, similarity: f64) -> f64 {
+        ((similarity - self.floor) / (1.0 - self.floor)).clamp(0.0, 1.0)
+    }
+}
+
+/// A candidate found by meaning: its row's hit, weight and similarity.
+struct Neighbour {
+    candidate: Candidate,
+    similarity: f64,
+}
+
+fn source_of(table: Table) -> Source {
+    match table {
+        Table::Observations => Source::Observations,
+        Table::Summaries => Source::Summaries,
+    }
+}
+
+/// The nearest records of every wanted table that pass the query's filters.
+fn neighbours(
+    conn: &Connection,
+    r: &Resolved,
+    vector: &[f32],
+    limit: usize,
+) -> Result<Vec<Neighbour>, StoreError> {
+    let q = &r.query;
+    let filtered = r.projects.is_some()
+        || q.machine.is_some()
+        || q.record_type.is_some()
+        || q.since.is_some()
+        || q.until.is_some();
+    let k = if filtered {
+        NEIGHBOURS_FILTERED
+    } else {
+        NEIGHBOURS.max(limit * 3)
+    };
+    let mut out = Vec::new();
+    for table in [Table::Observations, Table::Summaries] {
+        if !table.wanted(q.record_type) {
+            continue;
+        }
+        for (rowid, similarity) in vectors::nearest(conn, source_of(table), vector, k)? {
+            let Some(row) = search::read_row(conn, table, rowid)? else {
+                continue;
+            };
+            if !row.passes(r) {
+                continue;
+            }
+            let weight = row.weight(q.current_project.as_deref(), r.now);
+            out.push(Neighbour {
+                candidate: Candidate {
+                    // Scored once the calibration of the whole list is known.
+                    hit: row.into_hit(table, 0.0),
+                    table,
+                    rowid,
+                    confidence: 0.0,
+                    weight,
+                },
+                similarity,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Merges both candidate lists into scored hits.
+fn fuse(
+    conn: &Connection,
+    lexical: Vec<Candidate>,
+    semantic: Vec<Neighbour>,
+    vector: &[f32],
+    fusion: Fusion,
+    calibration: Calibration,
+) -> Result<Vec<Hit>, StoreError> {
+    struct Both {
+        candidate: Candidate,
+        similarity: f64,
+        lexical_rank: Option<usize>,
+        semantic_rank: Option<usize>,
+    }
+    let mut by_key: HashMap<(u8, i64), Both> = HashMap::new();
+    let key = |c: &Candidate| (matches!(c.table, Table::Summaries) as u8, c.rowid);
+
+    let mut semantic = semantic;
+    semantic.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+    for (rank, n) in semantic.into_iter().enumerate() {
+        by_key.insert(
+            key(&n.candidate),
+            Both {
+                similarity: n.similarity,
+                candidate: n.candidate,
+                lexical_rank: None,
+                semantic_rank: Some(rank),
+            },
+        );
+    }
+    let mut lexical = lexical;
+    // The lexical order is relevance before the weights: score / weight.
+    lexical.sort_by(|a, b| {
+        (b.hit.score / b.weight.max(f64::MIN_POSITIVE))
+            .total_cmp(&(a.hit.score / a.weight.max(f64::MIN_POSITIVE)))
+    });
+    for (rank, c) in lexical.into_iter().enumerate() {
+        match by_key.get_mut(&key(&c)) {
+            Some(both) => {
+                both.candidate.confidence = c.confidence;
+                both.lexical_rank = Some(rank);
+            }
+            None => {
+                let similarity =
+                    vectors::similarity(conn, source_of(c.table), c.rowid, vector)?.unwrap_or(0.0);
+                by_key.insert(
+                    key(&c),
+                    Both {
+                        candidate: c,
+                        similarity,
+                        lexical_rank: Some(rank),
+                        semantic_rank: None,
+                    },
+                );
+            }
+        }
+    }
+    Ok(by_key
+        .into_values()
+        .map(|b| {
+            let relevance = match fusion {
+                Fusion::Rrf { k } => {
+                    let term = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (k + r as f64 + 1.0));
+                    term(b.lexical_rank) + term(b.semantic_rank)
+                }
+                Fusion::Blend { lexical } => {
+                    calibration.relevance(b.similarity) + lexical * b.candidate.confidence
+                }
+            };
+            let mut hit = b.candidate.hit;
+            hit.score = ranking::score(relevance, b.candidate.weight);
+            hit
+        })
+        .collect())
+}

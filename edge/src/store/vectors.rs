@@ -1,0 +1,466 @@
+//! Record vectors for semantic search: sqlite-vec `vec0` tables beside the records,
+//! the queue that keeps them in step (see `migrations/edge/0002_vectors.sql`), and
+//! nearest-neighbour lookups.
+//!
+//! The vec0 tables are created for one model at a time (their dimension is the
+//! model's) and the model's fingerprint is kept in `meta`: another model means the
+//! old vectors are meaningless, so they are dropped and every record queued again.
+//! Nothing here embeds text; `crate::semantic` does, outside any write transaction.
+
+use super::{Store, StoreError};
+use rusqlite::{Connection, OptionalExtension, params};
+use solaria_shared::UnixMillis;
+
+/// Which table a vector belongs to (the `source` column of the queue).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    Observations,
+    Summaries,
+}
+
+impl Source {
+    pub const ALL: [Source; 2] = [Source::Observations, Source::Summaries];
+
+    fn code(self) -> i64 {
+        match self {
+            Source::Observations => 0,
+            Source::Summaries => 1,
+        }
+    }
+
+    fn from_code(code: i64) -> Option<Source> {
+        match code {
+            0 => Some(Source::Observations),
+            1 => Some(Source::Summaries),
+            _ => None,
+        }
+    }
+
+    /// The vec0 table holding this source's vectors.
+    pub fn vector_table(self) -> &'static str {
+        match self {
+            Source::Observations => "observation_vectors",
+            Source::Summaries => "summary_vectors",
+        }
+    }
+
+    fn base(self) -> &'static str {
+        match self {
+            Source::Observations => "observations",
+            Source::Summaries => "summaries",
+        }
+    }
+
+    /// The text a record is embedded from: what it is about, cut to what a
+    /// sentence model reads anyway (it stops at a few hundred tokens).
+    fn text_sql(self) -> &'static str {
+        match self {
+            Source::Observations => {
+                "title || char(10) || substr(input, 1, 600) || char(10) || substr(response, 1, 600)"
+            }
+            Source::Summaries => "substr(text, 1, 1200) || char(10) || substr(key_points, 1, 400)",
+        }
+    }
+}
+
+/// Registers sqlite-vec with every SQLite connection this process opens from now on.
+pub fn register_extension() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `sqlite3_vec_init` is sqlite-vec's extension entry point, compiled
+        // into this binary against the same bundled SQLite (SQLITE_CORE). SQLite's
+        // auto-extension hook calls it as `int (*)(sqlite3*, char**, const
+        // sqlite3_api_routines*)`, which is its real signature: the crate merely
+        // declares it without arguments, hence the transmute of the pointer.
+        #[allow(unsafe_code)]
+        unsafe {
+            type EntryPoint = unsafe extern "C" fn(
+                *mut rusqlite::ffi::sqlite3,
+                *mut *mut std::os::raw::c_char,
+                *const rusqlite::ffi::sqlite3_api_routines,
+            ) -> std::os::raw::c_int;
+            let entry: EntryPoint = std::mem::transmute::<*const (), EntryPoint>(
+                sqlite_vec::sqlite3_vec_init as *const (),
+            );
+            rusqlite::ffi::sqlite3_auto_extension(Some(entry));
+        }
+    });
+}
+
+/// The model the stored vectors were made with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexModel {
+    pub fingerprint: String,
+    pub dimension: usize,
+}
+
+/// The model of the current vectors, if any were ever made.
+pub fn index_model(conn: &Connection) -> Result<Option<IndexModel>, StoreError> {
+    let get = |key: &str| -> Result<Option<String>, StoreError> {
+        Ok(conn
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+            .query_row([key], |r| r.get(0))
+            .optional()?)
+    };
+    let (Some(fingerprint), Some(dimension)) = (get("vector_model")?, get("vector_dimension")?)
+    else {
+        return Ok(None);
+    };
+    Ok(dimension.parse().ok().map(|dimension| IndexModel {
+        fingerprint,
+        dimension,
+    }))
+}
+
+/// Makes the vector tables fit `model`: creates them the first time; drops and
+/// recreates them (queueing every record again) when the model changed. Returns
+/// whether the old vectors were discarded.
+pub fn prepare(store: &mut Store, model: &IndexModel) -> Result<bool, StoreError> {
+    let current = index_model(store.conn())?;
+    if current.as_ref() == Some(model) {
+        return Ok(false);
+    }
+    store.write(|w| {
+        let tx = w.tx();
+        for source in Source::ALL {
+            tx.execute_batch(&format!(
+                "DROP TABLE IF EXISTS {table};
+                 CREATE VIRTUAL TABLE {table} USING vec0(
+                     embedding float[{dim}] distance_metric=cosine
+                 );",
+                table = source.vector_table(),
+                dim = model.dimension
+            ))?;
+        }
+        tx.execute_batch(
+            "DELETE FROM vector_queue;
+             INSERT INTO vector_queue (source, row)
+                 SELECT 0, rowid FROM observations WHERE deleted = 0;
+             INSERT INTO vector_queue (source, row)
+                 SELECT 1, rowid FROM summaries WHERE deleted = 0;",
+        )?;
+        for (key, value) in [
+            ("vector_model", model.fingerprint.clone()),
+            ("vector_dimension", model.dimension.to_string()),
+        ] {
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![key, value],
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(current.is_some())
+}
+
+/// Records waiting for their vector to be made, replaced or removed.
+pub fn queued(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT count(*) FROM vector_queue")?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// Vectors stored (0 when no model was ever used).
+pub fn stored(conn: &Connection) -> Result<i64, StoreError> {
+    if index_model(conn)?.is_none() {
+        return Ok(0);
+    }
+    let mut total = 0;
+    for source in Source::ALL {
+        total += conn
+            .prepare_cached(&format!("SELECT count(*) FROM {}", source.vector_table()))?
+            .query_row([], |r| r.get::<_, i64>(0))?;
+    }
+    Ok(total)
+}
+
+/// One queued record: what to embed, or `None` when its vector must only go away.
+#[derive(Debug, Clone)]
+pub struct Work {
+    pub source: Source,
+    pub row: i64,
+    /// The record's stamp when read: a newer one means the text changed meanwhile.
+    updated: Option<i64>,
+    pub text: Option<String>,
+}
+
+/// The next `limit` queued records, newest first (the ones a user is most likely
+/// to look for). Records created before `embed_since` are due for removal only.
+pub fn next_work(
+    conn: &Connection,
+    limit: usize,
+    embed_since: UnixMillis,
+) -> Result<Vec<Work>, StoreError> {
+    let entries: Vec<(i64, i64)> = conn
+        .prepare_cached("SELECT source, row FROM vector_queue ORDER BY row DESC LIMIT ?1")?
+        .query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut work = Vec::with_capacity(entries.len());
+    for (code, row) in entries {
+        let Some(source) = Source::from_code(code) else {
+            continue;
+        };
+        let record: Option<(i64, i64, i64, String)> = conn
+            .prepare_cached(&format!(
+                "SELECT updated, deleted, created_at, {} FROM {} WHERE rowid = ?1",
+                source.text_sql(),
+                source.base()
+            ))?
+            .query_row([row], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .optional()?;
+        work.push(match record {
+            Some((updated, 0, created, text)) if created >= embed_since.0 => Work {
+                source,
+                row,
+                updated: Some(updated),
+                text: Some(text),
+            },
+            Some((updated, ..)) => Work {
+                source,
+                row,
+                updated: Some(updated),
+                text: None,
+            },
+            None => Work {
+                source,
+                row,
+                updated: None,
+                text: None,
+            },
+        });
+    }
+    Ok(work)
+}
+
+/// Stores the vectors made for `work` (`vectors[i]` for the i-th item that has
+/// text) and takes the items off the queue. An item whose record changed since
+/// it was read stays queued, to be embedded again from its new text.
+pub fn complete(
+    store: &mut Store,
+    work: &[Work],
+    vectors: &[Vec<f32>],
+) -> Result<usize, StoreError> {
+    let Some(model) = index_model(store.conn())? else {
+        return Ok(0);
+    };
+    store.write(|w| {
+        let tx = w.tx();
+        let mut vectors = vectors.iter();
+        let mut done = 0;
+        for item in work {
+            let vector = if item.text.is_some() {
+                vectors.next()
+            } else {
+                None
+            };
+            let now: Option<i64> = tx
+                .prepare_cached(&format!(
+                    "SELECT updated FROM {} WHERE rowid = ?1",
+                    item.source.base()
+                ))?
+                .query_row([item.row], |r| r.get(0))
+                .optional()?;
+            if now != item.updated {
+                continue;
+            }
+            let table = item.source.vector_table();
+            tx.prepare_cached(&format!("DELETE FROM {table} WHERE rowid = ?1"))?
+                .execute([item.row])?;
+            if let Some(v) = vector.filter(|v| v.len() == model.dimension) {
+                tx.prepare_cached(&format!(
+                    "INSERT INTO {table} (rowid, embedding) VALUES (?1, ?2)"
+                ))?
+                .execute(params![item.row, to_blob(v)])?;
+            }
+            tx.prepare_cached("DELETE FROM vector_queue WHERE source = ?1 AND row = ?2")?
+                .execute(params![item.source.code(), item.row])?;
+            done += 1;
+        }
+        Ok(done)
+    })
+}
+
+/// Removes at once the vectors of records that are gone or erased (a forget, a
+/// prune), so that no embedding outlives its record even without a daemon. Needs
+/// no model; queued records still to be embedded stay queued.
+pub fn drop_removed(store: &mut Store) -> Result<usize, StoreError> {
+    if index_model(store.conn())?.is_none() {
+        return Ok(0);
+    }
+    store.write(|w| {
+        let tx = w.tx();
+        let mut removed = 0;
+        for source in Source::ALL {
+            let rows: Vec<i64> = tx
+                .prepare_cached(&format!(
+                    "SELECT q.row FROM vector_queue q WHERE q.source = ?1 AND NOT EXISTS
+                     (SELECT 1 FROM {} b WHERE b.rowid = q.row AND b.deleted = 0)",
+                    source.base()
+                ))?
+                .query_map([source.code()], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut delete = tx.prepare_cached(&format!(
+                "DELETE FROM {} WHERE rowid = ?1",
+                source.vector_table()
+            ))?;
+            let mut dequeue =
+                tx.prepare_cached("DELETE FROM vector_queue WHERE source = ?1 AND row = ?2")?;
+            for row in rows {
+                delete.execute([row])?;
+                dequeue.execute(params![source.code(), row])?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    })
+}
+
+/// Deletes the vectors of records created before `cutoff` (the embeddings'
+/// retention); the records themselves stay, found by words alone.
+pub fn prune_before(store: &mut Store, cutoff: UnixMillis) -> Result<usize, StoreError> {
+    if index_model(store.conn())?.is_none() {
+        return Ok(0);
+    }
+    store.write(|w| {
+        let tx = w.tx();
+        let mut removed = 0;
+        for source in Source::ALL {
+            let rows: Vec<i64> = tx
+                .prepare(&format!(
+                    "SELECT rowid FROM {} WHERE created_at < ?1",
+                    source.base()
+                ))?
+                .query_map([cutoff.0], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut delete = tx.prepare_cached(&format!(
+                "DELETE FROM {} WHERE rowid = ?1",
+                source.vector_table()
+            ))?;
+            let mut dequeue =
+                tx.prepare_cached("DELETE FROM vector_queue WHERE source = ?1 AND row = ?2")?;
+            for row in rows {
+                removed += delete.execute([row])?;
+                dequeue.execute(params![source.code(), row])?;
+            }
+        }
+        Ok(removed)
+    })
+}
+
+/// The `k` records of `source` whose vectors are nearest `query`, with their
+/// cosine similarity (1 = same direction), best first.
+pub fn nearest(
+    conn: &Connection,
+    source: Source,
+    query: &[f32],
+    k: usize,
+) -> Result<Vec<(i64, f64)>, StoreError> {
+    match index_model(conn)? {
+        Some(m) if m.dimension == query.len() => {}
+        _ => return Ok(Vec::new()),
+    }
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT rowid, distance FROM {} WHERE embedding MATCH ?1 AND k = ?2",
+        source.vector_table()
+    ))?;
+    let rows = stmt.query_map(params![to_blob(query), k as i64], |r| {
+        Ok((r.get::<_, i64>(0)?, 1.0 - r.get::<_, f64>(1)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The cosine similarity between `query` and the stored vector of one record, if
+/// it has one (vectors are unit length, so this is their dot product).
+pub fn similarity(
+    conn: &Connection,
+    source: Source,
+    row: i64,
+    query: &[f32],
+) -> Result<Option<f64>, StoreError> {
+    let blob: Option<Vec<u8>> = conn
+        .prepare_cached(&format!(
+            "SELECT embedding FROM {} WHERE rowid = ?1",
+            source.vector_table()
+        ))?
+        .query_row([row], |r| r.get(0))
+        .optional()?;
+    Ok(blob.filter(|b| b.len() == query.len() * 4).map(|b| {
+        b.chunks_exact(4)
+            .zip(query)
+            .map(|(c, q)| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]) * q))
+            .sum()
+    }))
+}
+
+/// A vector as sqlite-vec's float32 blob (little-endian).
+fn to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn unit(seed: f32, dim: usize) -> Vec<f32> {
+        let v: Vec<f32> = (0..dim).map(|i| ((i as f32 + 1.0) * seed).sin()).collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / n).collect()
+    }
+
+    #[test]
+    fn vectors_round_trip_and_a_new_model_starts_over() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
+        let model = IndexModel {
+            fingerprint: "a".into(),
+            dimension: 8,
+        };
+        assert!(!prepare(&mut store, &model).expect("prepare"));
+        assert!(!prepare(&mut store, &model).expect("idempotent"));
+        store
+            .write(|w| {
+                w.tx().execute_batch(
+                    "INSERT INTO vector_queue VALUES (0, 1), (0, 2)",
+                )?;
+                Ok(())
+            })
+            .expect("queue");
+        // Rows 1 and 2 do not exist: completing them only removes them from the queue.
+        let work = next_work(store.conn(), 10, UnixMillis(0)).expect("work");
+        assert_eq!(work.len(), 2);
+        assert!(work.iter().all(|w| w.text.is_none()));
+        assert_eq!(complete(&mut store, &work, &[]).expect("complete"), 2);
+        assert_eq!(queued(store.conn()).expect("count"), 0);
+
+        store
+            .write(|w| {
+                for (row, seed) in [(7i64, 0.3f32), (8, 0.9)] {
+                    w.tx().execute(
+                        "INSERT INTO observation_vectors (rowid, embedding) VALUES (?1, ?2)",
+                        params![row, to_blob(&unit(seed, 8))],
+                    )?;
+                }
+                Ok(())
+            })
+            .expect("insert");
+        let near = nearest(store.conn(), Source::Observations, &unit(0.9, 8), 2).expect("knn");
+        assert_eq!(near[0].0, 8);
+        assert!((near[0].1 - 1.0).abs() < 1e-5, "{near:?}");
+        assert_eq!(stored(store.conn()).expect("count"), 2);
+
+        let other = IndexModel {
+            fingerprint: "b".into(),
+            dimension: 4,
+        };
+        assert!(prepare(&mut store, &other).expect("rebuild"));
+        assert_eq!(stored(store.conn()).expect("count"), 0);
+        assert!(
+            nearest(store.conn(), Source::Observations, &unit(0.9, 8), 2)
+                .expect("knn")
+                .is_empty(),
+            "a query of the old dimension finds nothing"
+        );
+    }
+}

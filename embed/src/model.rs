@@ -1,0 +1,303 @@
+//! Loading a model directory and turning texts into unit vectors.
+
+use crate::EmbedError;
+use crate::files::{ModelFiles, ModelStatus};
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config as BertConfig};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use tokenizers::{Tokenizer, TruncationParams};
+
+/// How token vectors become one sentence vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    /// The mean of the token vectors, padding excluded (sentence-transformers' default).
+    Mean,
+    /// The first token's vector.
+    Cls,
+}
+
+/// What a loaded model is.
+#[derive(Debug, Clone)]
+pub struct ModelInfo {
+    /// A human name (`_name_or_path` of the config, or the directory's name).
+    pub name: String,
+    pub dimension: usize,
+    pub pooling: Pooling,
+    /// Longer texts are cut to this many tokens.
+    pub max_tokens: usize,
+    /// Prepended to queries and to stored texts (models such as e5 expect them).
+    pub query_prefix: String,
+    pub document_prefix: String,
+    /// Changes whenever the model does: name, dimension, pooling and weights size.
+    pub fingerprint: String,
+}
+
+/// A loaded model, ready to embed.
+pub struct Embedder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    info: ModelInfo,
+    device: Device,
+    pad_id: u32,
+}
+
+/// Texts are run through the model in chunks of at most this many, grouped by
+/// length, so that one long text does not make a whole batch pay for its padding.
+const CHUNK: usize = 16;
+
+impl std::fmt::Debug for Embedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedder").field("info", &self.info).finish()
+    }
+}
+
+#[derive(Deserialize)]
+struct PoolingConfig {
+    #[serde(default)]
+    pooling_mode_cls_token: bool,
+    #[serde(default)]
+    pooling_mode_mean_tokens: bool,
+}
+
+#[derive(Deserialize)]
+struct SentenceConfig {
+    max_seq_length: Option<usize>,
+}
+
+#[derive(Deserialize, Default)]
+struct SentenceTransformersConfig {
+    #[serde(default)]
+    prompts: std::collections::HashMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct ConfigHead {
+    model_type: Option<String>,
+    #[serde(rename = "_name_or_path")]
+    name_or_path: Option<String>,
+    hidden_size: usize,
+    max_position_embeddings: Option<usize>,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, EmbedError> {
+    std::fs::read(path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            EmbedError::Missing {
+                path: path.to_path_buf(),
+            }
+        } else {
+            EmbedError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    })
+}
+
+fn parse<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, EmbedError> {
+    serde_json::from_slice(bytes).map_err(|e| EmbedError::BadConfig {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
+/// Reads an optional JSON file: absent is `None`, unreadable or malformed is an error.
+fn optional<T: serde::de::DeserializeOwned>(path: PathBuf) -> Result<Option<T>, EmbedError> {
+    match read(&path) {
+        Ok(bytes) => parse(&path, &bytes).map(Some),
+        Err(EmbedError::Missing { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+impl Embedder {
+    /// Loads the model in `dir` (see [`ModelFiles`]) on the CPU.
+    pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        let files = ModelFiles::new(dir);
+        if let ModelStatus::Incomplete { missing } = files.status() {
+            return Err(EmbedError::Missing {
+                path: dir.join(&missing[0]),
+            });
+        }
+        let config_bytes = read(&files.config())?;
+        let head: ConfigHead = parse(&files.config(), &config_bytes)?;
+        let model_type = head.model_type.clone().unwrap_or_else(|| "bert".into());
+        if model_type != "bert" {
+            return Err(EmbedError::Unsupported(model_type));
+        }
+        let config: BertConfig = parse(&files.config(), &config_bytes)?;
+
+        let pooling = match optional::<PoolingConfig>(files.pooling())? {
+            Some(p) if p.pooling_mode_cls_token && !p.pooling_mode_mean_tokens => Pooling::Cls,
+            _ => Pooling::Mean,
+        };
+        let max_tokens = optional::<SentenceConfig>(files.sentence_config())?
+            .and_then(|c| c.max_seq_length)
+            .or(head.max_position_embeddings)
+            .unwrap_or(256)
+            .min(head.max_position_embeddings.unwrap_or(512));
+        let prompts = optional::<SentenceTransformersConfig>(
+            dir.join("config_sentence_transformers.json"),
+        )?
+        .unwrap_or_default()
+        .prompts;
+
+        let mut tokenizer = Tokenizer::from_file(files.tokenizer())
+            .map_err(|e| EmbedError::Tokenizer(format!("{}: {e}", files.tokenizer().display())))?;
+        // Padding is done per chunk of similar lengths (see `embed`), not here.
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: max_tokens,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+
+        let weights = read(&files.weights())?;
+        let weights_len = weights.len();
+        let device = Device::Cpu;
+        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)?;
+        let model = BertModel::load(vb, &config)?;
+
+        let name = head
+            .name_or_path
+            .filter(|n| !n.is_empty())
+            .or_else(|| {
+                dir.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| "model".into());
+        let fingerprint = format!(
+            "{name}/{}d/{}/{weights_len}",
+            head.hidden_size,
+            match pooling {
+                Pooling::Mean => "mean",
+                Pooling::Cls => "cls",
+            }
+        );
+        Ok(Embedder {
+            model,
+            tokenizer,
+            info: ModelInfo {
+                name,
+                dimension: head.hidden_size,
+                pooling,
+                max_tokens,
+                query_prefix: prompts.get("query").cloned().unwrap_or_default(),
+                document_prefix: prompts
+                    .get("passage")
+                    .or_else(|| prompts.get("document"))
+                    .cloned()
+                    .unwrap_or_default(),
+                fingerprint,
+            },
+            device,
+            pad_id: config.pad_token_id as u32,
+        })
+    }
+
+    /// Cuts texts to at most `max_tokens` tokens from now on (never more than the
+    /// model's own limit). Fewer tokens embed faster: the cost grows with length.
+    pub fn set_max_tokens(&mut self, max_tokens: usize) -> Result<(), EmbedError> {
+        let limit = max_tokens.clamp(8, self.info.max_tokens.max(8));
+        self.tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: limit,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        self.info.max_tokens = limit;
+        Ok(())
+    }
+
+    /// What this model is.
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    /// Embeds a search query.
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        let text = format!("{}{text}", self.info.query_prefix);
+        let mut out = self.embed(&[text.as_str()])?;
+        Ok(out.pop().unwrap_or_default())
+    }
+
+    /// Embeds stored texts (records), in one batch.
+    pub fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if self.info.document_prefix.is_empty() {
+            return self.embed(texts);
+        }
+        let prefixed: Vec<String> = texts
+            .iter()
+            .map(|t| format!("{}{t}", self.info.document_prefix))
+            .collect();
+        let refs: Vec<&str> = prefixed.iter().map(String::as_str).collect();
+        self.embed(&refs)
+    }
+
+    /// Embeds texts as they are: one unit vector of [`ModelInfo::dimension`] each,
+    /// in the order given.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); encodings.len()];
+        for chunk in order.chunks(CHUNK) {
+            let width = chunk
+                .iter()
+                .map(|&i| encodings[i].get_ids().len())
+                .max()
+                .unwrap_or(0)
+                .max(1);
+            let mut ids = Vec::with_capacity(chunk.len() * width);
+            let mut mask = Vec::with_capacity(chunk.len() * width);
+            for &i in chunk {
+                let e = &encodings[i];
+                ids.extend_from_slice(e.get_ids());
+                mask.extend_from_slice(e.get_attention_mask());
+                let pad = width - e.get_ids().len();
+                ids.extend(std::iter::repeat_n(self.pad_id, pad));
+                mask.extend(std::iter::repeat_n(0u32, pad));
+            }
+            let vectors = self.forward(ids, mask, chunk.len(), width)?;
+            for (&i, v) in chunk.iter().zip(vectors) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One padded chunk through the model, pooled and normalised.
+    fn forward(
+        &self,
+        ids: Vec<u32>,
+        mask: Vec<u32>,
+        rows: usize,
+        width: usize,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
+        let mask = Tensor::from_vec(mask, (rows, width), &self.device)?;
+        let types = ids.zeros_like()?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let pooled = match self.info.pooling {
+            Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
+            Pooling::Mean => {
+                let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+                let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
+                let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
+                summed.broadcast_div(&counts)?
+            }
+        };
+        let norms = pooled.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+        let unit = pooled.broadcast_div(&norms)?;
+        Ok(unit.to_vec2::<f32>()?)
+    }
+}
