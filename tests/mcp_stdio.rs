@@ -312,7 +312,13 @@ fn mcp_server_answers_every_tool_over_stdio() {
         "{stats}"
     );
     assert_eq!(stats["sessions"], 1, "{stats}");
-    assert_eq!(stats["search_modes"], json!(["lexical"]), "{stats}");
+    // No model installed here: words only, and the captured records wait for vectors.
+    assert_eq!(stats["search"]["live_mode"], "lexical", "{stats}");
+    assert_eq!(stats["search"]["model_installed"], false, "{stats}");
+    assert!(
+        stats["search"]["waiting"].as_i64().is_some_and(|n| n >= 3),
+        "{stats}"
+    );
     assert_eq!(stats["machine_name"], "laptop", "{stats}");
     assert_eq!(stats["data_dir"].as_str(), edge.data().to_str(), "{stats}");
     assert_eq!(stats["sync"]["logged_in"], false, "{stats}");

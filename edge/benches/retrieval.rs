@@ -101,9 +101,14 @@ const METHODS: &[Method] = &[
         fusion: Fusion::Blend { lexical: 1.0 },
     },
     Method {
-        label: "hybrid blend 1.5",
+        label: "hybrid blend 1.5 (default)",
         mode: SearchMode::Hybrid,
         fusion: Fusion::Blend { lexical: 1.5 },
+    },
+    Method {
+        label: "hybrid blend 3.0",
+        mode: SearchMode::Hybrid,
+        fusion: Fusion::Blend { lexical: 3.0 },
     },
 ];
 

@@ -34,6 +34,7 @@ pub struct Config {
     pub retention: RetentionConfig,
     pub sync: SyncConfig,
     pub search: SearchConfig,
+    pub serve: ServeConfig,
 }
 
 /// Bounds on what one captured event may store.
@@ -137,7 +138,7 @@ pub struct SearchConfig {
     pub model_dir: Option<PathBuf>,
     /// The mode when none is asked for: `lexical`, `semantic` or `hybrid`
     /// (default: hybrid when the model and vectors are present, else lexical).
-    pub default_mode: Option<String>,
+    pub default_mode: Option<crate::store::hybrid::SearchMode>,
     /// Records embedded per batch by the daemon.
     pub embed_batch: usize,
     /// Tokens of a record read by the model (its title and start). The cost of
@@ -153,6 +154,20 @@ impl Default for SearchConfig {
             embed_batch: 32,
             max_tokens: 128,
         }
+    }
+}
+
+/// The daemon (`solaria serve`) and its local HTTP API (`docs/LOCAL_API.md`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeConfig {
+    /// The port of the local HTTP API, always on 127.0.0.1 (0 turns the API off).
+    pub http_port: u16,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig { http_port: 37777 }
     }
 }
 
@@ -355,6 +370,22 @@ mod tests {
         let (config, paths) = load(&env).expect("loads");
         assert_eq!(paths.data_dir, PathBuf::from("/srv/mem"));
         assert_eq!(config.context.token_budget, 500);
+    }
+
+    #[test]
+    fn the_local_api_port_defaults_to_37777_and_0_turns_it_off() {
+        assert_eq!(Config::default().serve.http_port, 37777);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "[serve]\nhttp_port = 0\n").expect("write");
+        assert_eq!(read_config(&file).expect("loads").serve.http_port, 0);
+        std::fs::write(&file, "[serve]\nhttp_port = 70000\n").expect("write");
+        assert!(read_config(&file).is_err(), "a port is at most 65535");
+        std::fs::write(&file, "[serve]\nbind = \"0.0.0.0\"\n").expect("write");
+        assert!(
+            read_config(&file).is_err(),
+            "the bind address is not configurable"
+        );
     }
 
     #[test]

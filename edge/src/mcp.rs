@@ -9,7 +9,9 @@
 use crate::cli::App;
 use crate::context;
 use crate::store::records;
-use crate::store::search::{self, Hit, RecordType, SearchQuery};
+use crate::semantic;
+use crate::store::hybrid::SearchMode;
+use crate::store::search::{Hit, RecordType, SearchQuery};
 use crate::store::sync as store_sync;
 use crate::store::views::{self, AnyRecord};
 use crate::store::{Store, StoreError};
@@ -81,6 +83,10 @@ pub struct SearchParams {
     /// Most results (default 20, at most 100).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// `lexical` (words), `semantic` (meaning: finds paraphrases and other languages) or `hybrid` (both).
+    /// Default: hybrid when this machine has the embedding model and vectors, lexical otherwise.
+    #[serde(default)]
+    pub mode: Option<String>,
 }
 
 /// `memory_timeline` arguments.
@@ -325,11 +331,33 @@ fn search_text(app: &App, p: SearchParams) -> anyhow::Result<String> {
         limit,
         current_project: Some(app.current_project().key),
     };
+    let mode = p
+        .mode
+        .as_deref()
+        .map(str::parse::<SearchMode>)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("`mode`: {e}"))?;
     let store = app.store()?;
-    let hits = search::search(store.conn(), &query)?;
+    let mode = match mode {
+        Some(m) => m,
+        None => semantic::live_mode(&app.config, &app.paths, &store)?,
+    };
+    let model = if mode == SearchMode::Lexical {
+        None
+    } else {
+        semantic::cached_model(&app.config, &app.paths)?
+    };
+    let (hits, mode) = semantic::search(
+        &app.config,
+        &app.paths,
+        &store,
+        &query,
+        Some(mode),
+        model.as_deref(),
+    )?;
     if hits.is_empty() {
         return Ok(format!(
-            "No matches for {:?}. Try other or fewer keywords, or drop a filter.",
+            "No matches for {:?} ({mode} search). Try other or fewer keywords, or drop a filter.",
             query.text
         ));
     }
@@ -340,7 +368,7 @@ fn search_text(app: &App, p: SearchParams) -> anyhow::Result<String> {
         out.push('\n');
     }
     out.push_str(&format!(
-        "\n{} result(s). memory_timeline ID shows what happened around one, memory_get_observations [ID…] the full records.",
+        "\n{} result(s), {mode} search. memory_timeline ID shows what happened around one, memory_get_observations [ID…] the full records.",
         hits.len()
     ));
     Ok(out)
@@ -569,7 +597,7 @@ fn stats_text(app: &App) -> anyhow::Result<String> {
     v["data_dir"] = app.paths.data_dir.display().to_string().into();
     v["machine_id"] = me.to_string().into();
     v["machine_name"] = app.config.machine_name().into();
-    v["search_modes"] = serde_json::json!(["lexical"]);
+    v["search"] = serde_json::to_value(semantic::status(&app.config, &app.paths, &store)?)?;
     v["sync"] = serde_json::json!({
         "logged_in": creds.is_some(),
         "server": creds.map(|c| c.server).or_else(|| app.config.sync.server.clone()),

@@ -139,19 +139,24 @@ fn embed_robustly(model: &Embedder, texts: &[&str]) -> Vec<Option<Vec<f32>>> {
     }
 }
 
-/// Which search mode is live: the configured default, else hybrid when the model
-/// is installed and some vectors exist, else lexical.
+/// Whether the stored vectors were made by the installed model (so that a query
+/// embedded by it can be compared with them).
+pub fn vectors_ready(config: &Config, paths: &Paths, store: &Store) -> Result<bool, StoreError> {
+    let Some(index) = vectors::index_model(store.conn())? else {
+        return Ok(false);
+    };
+    let installed = solaria_embed::describe(&model_dir(config, paths)).ok();
+    Ok(installed.is_some_and(|m| m.fingerprint == index.fingerprint)
+        && vectors::stored(store.conn())? > 0)
+}
+
+/// Which search mode is live: the configured default, else hybrid when the
+/// installed model made the stored vectors, else lexical.
 pub fn live_mode(config: &Config, paths: &Paths, store: &Store) -> Result<SearchMode, StoreError> {
-    if let Some(mode) = config
-        .search
-        .default_mode
-        .as_deref()
-        .and_then(|m| m.parse().ok())
-    {
+    if let Some(mode) = config.search.default_mode {
         return Ok(mode);
     }
-    let ready = model_present(config, paths) && vectors::stored(store.conn())? > 0;
-    Ok(if ready {
+    Ok(if vectors_ready(config, paths, store)? {
         SearchMode::Hybrid
     } else {
         SearchMode::Lexical
@@ -189,6 +194,13 @@ pub fn search(
             &loaded
         }
     };
+    let index = vectors::index_model(store.conn())?;
+    if index.as_ref().map(|m| m.fingerprint.as_str()) != Some(model.info().fingerprint.as_str()) {
+        anyhow::bail!(
+            "the vectors of this machine's records were not made by the installed model ({}): run `solaria embed` (or let `solaria serve` do it), or search with --mode lexical",
+            model.info().name
+        );
+    }
     let vector = model.embed_query(&query.text)?;
     Ok((
         hybrid::search(store.conn(), query, mode, Some(&vector))?,
@@ -247,4 +259,28 @@ impl Status {
             }
         )
     }
+}
+
+/// The model, loaded once per process and kept (for long-lived servers: the MCP
+/// server, the daemon's local API). A model installed later is picked up on the
+/// next call; a failed load is retried on the next call too.
+pub fn cached_model(
+    config: &Config,
+    paths: &Paths,
+) -> Result<Option<std::sync::Arc<Embedder>>, EmbedError> {
+    static MODEL: std::sync::Mutex<Option<(PathBuf, std::sync::Arc<Embedder>)>> =
+        std::sync::Mutex::new(None);
+    let dir = model_dir(config, paths);
+    let mut slot = MODEL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((loaded_from, model)) = slot.as_ref()
+        && *loaded_from == dir
+    {
+        return Ok(Some(std::sync::Arc::clone(model)));
+    }
+    let Some(model) = load_model(config, paths)? else {
+        return Ok(None);
+    };
+    let model = std::sync::Arc::new(model);
+    *slot = Some((dir, std::sync::Arc::clone(&model)));
+    Ok(Some(model))
 }

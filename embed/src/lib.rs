@@ -11,7 +11,7 @@ mod files;
 mod model;
 
 pub use files::{MODEL_FILES, ModelFiles, ModelStatus};
-pub use model::{Embedder, ModelInfo, Pooling};
+pub use model::{Embedder, ModelInfo, Pooling, describe};
 
 /// Errors of loading a model or embedding text.
 #[derive(Debug, thiserror::Error)]

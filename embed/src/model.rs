@@ -112,90 +112,107 @@ fn optional<T: serde::de::DeserializeOwned>(path: PathBuf) -> Result<Option<T>, 
     }
 }
 
+/// What the model in `dir` is, read from its small files only (the weights are
+/// not loaded): cheap enough to check that stored vectors match the installed model.
+pub fn describe(dir: &Path) -> Result<ModelInfo, EmbedError> {
+    Ok(read_description(dir)?.0)
+}
+
+/// The model's description and its parsed BERT configuration.
+fn read_description(dir: &Path) -> Result<(ModelInfo, BertConfig), EmbedError> {
+    let files = ModelFiles::new(dir);
+    if let ModelStatus::Incomplete { missing } = files.status() {
+        return Err(EmbedError::Missing {
+            path: dir.join(&missing[0]),
+        });
+    }
+    let config_bytes = read(&files.config())?;
+    let head: ConfigHead = parse(&files.config(), &config_bytes)?;
+    let model_type = head.model_type.clone().unwrap_or_else(|| "bert".into());
+    if model_type != "bert" {
+        return Err(EmbedError::Unsupported(model_type));
+    }
+    let config: BertConfig = parse(&files.config(), &config_bytes)?;
+    let pooling = match optional::<PoolingConfig>(files.pooling())? {
+        Some(p) if p.pooling_mode_cls_token && !p.pooling_mode_mean_tokens => Pooling::Cls,
+        _ => Pooling::Mean,
+    };
+    let max_tokens = optional::<SentenceConfig>(files.sentence_config())?
+        .and_then(|c| c.max_seq_length)
+        .or(head.max_position_embeddings)
+        .unwrap_or(256)
+        .min(head.max_position_embeddings.unwrap_or(512));
+    let prompts = optional::<SentenceTransformersConfig>(
+        dir.join("config_sentence_transformers.json"),
+    )?
+    .unwrap_or_default()
+    .prompts;
+    let weights_len = std::fs::metadata(files.weights())
+        .map_err(|source| EmbedError::Io {
+            path: files.weights(),
+            source,
+        })?
+        .len();
+    let name = head
+        .name_or_path
+        .filter(|n| !n.is_empty())
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "model".into());
+    let fingerprint = format!(
+        "{name}/{}d/{}/{weights_len}",
+        head.hidden_size,
+        match pooling {
+            Pooling::Mean => "mean",
+            Pooling::Cls => "cls",
+        }
+    );
+    let info = ModelInfo {
+        name,
+        dimension: head.hidden_size,
+        pooling,
+        max_tokens,
+        query_prefix: prompts.get("query").cloned().unwrap_or_default(),
+        document_prefix: prompts
+            .get("passage")
+            .or_else(|| prompts.get("document"))
+            .cloned()
+            .unwrap_or_default(),
+        fingerprint,
+    };
+    Ok((info, config))
+}
+
 impl Embedder {
     /// Loads the model in `dir` (see [`ModelFiles`]) on the CPU.
     pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        let (info, config) = read_description(dir)?;
         let files = ModelFiles::new(dir);
-        if let ModelStatus::Incomplete { missing } = files.status() {
-            return Err(EmbedError::Missing {
-                path: dir.join(&missing[0]),
-            });
-        }
-        let config_bytes = read(&files.config())?;
-        let head: ConfigHead = parse(&files.config(), &config_bytes)?;
-        let model_type = head.model_type.clone().unwrap_or_else(|| "bert".into());
-        if model_type != "bert" {
-            return Err(EmbedError::Unsupported(model_type));
-        }
-        let config: BertConfig = parse(&files.config(), &config_bytes)?;
-
-        let pooling = match optional::<PoolingConfig>(files.pooling())? {
-            Some(p) if p.pooling_mode_cls_token && !p.pooling_mode_mean_tokens => Pooling::Cls,
-            _ => Pooling::Mean,
-        };
-        let max_tokens = optional::<SentenceConfig>(files.sentence_config())?
-            .and_then(|c| c.max_seq_length)
-            .or(head.max_position_embeddings)
-            .unwrap_or(256)
-            .min(head.max_position_embeddings.unwrap_or(512));
-        let prompts = optional::<SentenceTransformersConfig>(
-            dir.join("config_sentence_transformers.json"),
-        )?
-        .unwrap_or_default()
-        .prompts;
-
         let mut tokenizer = Tokenizer::from_file(files.tokenizer())
             .map_err(|e| EmbedError::Tokenizer(format!("{}: {e}", files.tokenizer().display())))?;
         // Padding is done per chunk of similar lengths (see `embed`), not here.
         tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
-                max_length: max_tokens,
+                max_length: info.max_tokens,
                 ..TruncationParams::default()
             }))
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-
         let weights = read(&files.weights())?;
-        let weights_len = weights.len();
         let device = Device::Cpu;
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)?;
         let model = BertModel::load(vb, &config)?;
-
-        let name = head
-            .name_or_path
-            .filter(|n| !n.is_empty())
-            .or_else(|| {
-                dir.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-            })
-            .unwrap_or_else(|| "model".into());
-        let fingerprint = format!(
-            "{name}/{}d/{}/{weights_len}",
-            head.hidden_size,
-            match pooling {
-                Pooling::Mean => "mean",
-                Pooling::Cls => "cls",
-            }
-        );
         Ok(Embedder {
             model,
             tokenizer,
-            info: ModelInfo {
-                name,
-                dimension: head.hidden_size,
-                pooling,
-                max_tokens,
-                query_prefix: prompts.get("query").cloned().unwrap_or_default(),
-                document_prefix: prompts
-                    .get("passage")
-                    .or_else(|| prompts.get("document"))
-                    .cloned()
-                    .unwrap_or_default(),
-                fingerprint,
-            },
+            info,
             device,
             pad_id: config.pad_token_id as u32,
         })
+    }
+
+    /// What this model is.
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
     }
 
     /// Cuts texts to at most `max_tokens` tokens from now on (never more than the
@@ -210,11 +227,6 @@ impl Embedder {
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         self.info.max_tokens = limit;
         Ok(())
-    }
-
-    /// What this model is.
-    pub fn info(&self) -> &ModelInfo {
-        &self.info
     }
 
     /// Embeds a search query.

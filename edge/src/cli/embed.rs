@@ -25,6 +25,10 @@ impl Args {
             )
         })?;
         let mut store = app.store()?;
+        if self.all {
+            // Records past the embeddings' retention left the queue without a vector.
+            crate::store::vectors::queue_missing(&mut store)?;
+        }
         let started = Instant::now();
         let options = PassOptions {
             batch: app.config.search.embed_batch,

@@ -1,14 +1,18 @@
 //! `solaria serve`: the background agent — syncs on a schedule (hourly by default,
 //! with jitter so a fleet does not hit the server at once), applies the retention
 //! policy weekly, and makes the vectors of new and pulled records (semantic search)
-//! in batches between those. Run it as a user service (`deploy/edge/solaria.service`).
+//! in batches between those, while the local HTTP API (`crate::http`, on
+//! 127.0.0.1:37777 by default) answers on a thread of its own. Run it as a user
+//! service (`deploy/edge/solaria.service`).
 
 use super::{App, sync};
+use crate::http;
 use crate::semantic::{self, PassOptions};
 use crate::store::retention::{self, Policy};
 use crate::sync::SyncOptions;
 use solaria_shared::UnixMillis;
 use std::io::Write;
+use std::sync::Arc;
 use std::time::Duration;
 
 const WEEK_MS: i64 = 7 * 86_400_000;
@@ -18,7 +22,8 @@ pub struct Args {
     /// Seconds between syncs (default: the config's `sync.interval_minutes`, 60).
     #[arg(long)]
     every: Option<u64>,
-    /// Run one round (sync if logged in, prune if due, embed what waits) and exit.
+    /// Run one round (sync if logged in, prune if due, embed what waits) and exit,
+    /// without the local HTTP API.
     #[arg(long)]
     once: bool,
     /// Seconds between looks at the records waiting for vectors.
@@ -40,6 +45,9 @@ impl Args {
                 self.embed_every
             ),
         );
+        if !self.once {
+            start_api(app);
+        }
         let mut embedder = Embedding::default();
         let mut next_round = std::time::Instant::now();
         loop {
@@ -94,6 +102,38 @@ impl Args {
     }
 }
 
+/// Starts the local HTTP API unless `[serve] http_port = 0`. A failure (a busy
+/// port) is logged; the daemon's other duties go on without the API.
+fn start_api(app: &App) {
+    let port = app.config.serve.http_port;
+    if port == 0 {
+        log(
+            app,
+            "local API off (`[serve] http_port = 0` in config.toml)",
+        );
+        return;
+    }
+    let owned = || App {
+        config: app.config.clone(),
+        paths: app.paths.clone(),
+    };
+    let log_app = owned();
+    let logger: http::Logger = Arc::new(move |message: &str| log(&log_app, message));
+    match http::start(owned(), port, logger) {
+        Ok(addr) => log(
+            app,
+            &format!(
+                "local API on http://{addr} (bearer token in {})",
+                http::token_path(&app.paths.data_dir).display()
+            ),
+        ),
+        Err(e) => log(
+            app,
+            &format!("local API not started: {e}; sync, prune and vectors go on"),
+        ),
+    }
+}
+
 /// The daemon's embedding: the model is loaded on first need and kept.
 #[derive(Default)]
 struct Embedding {
@@ -120,7 +160,12 @@ impl Embedding {
                 embed_since: semantic::embed_since(&app.config, UnixMillis::now()),
                 budget: Duration::from_secs(20),
             };
-            Ok(Some(semantic::run_pass(&mut store, model, options, |_| {})?))
+            Ok(Some(semantic::run_pass(
+                &mut store,
+                model,
+                options,
+                |_| {},
+            )?))
         })();
         match result {
             Ok(Some(r)) if r.embedded + r.removed > 0 => log(
@@ -130,7 +175,11 @@ impl Embedding {
                     r.embedded,
                     r.removed,
                     r.remaining,
-                    if r.rebuilt { " (model changed: rebuilding)" } else { "" }
+                    if r.rebuilt {
+                        " (model changed: rebuilding)"
+                    } else {
+                        ""
+                    }
                 ),
             ),
             Ok(_) => {}

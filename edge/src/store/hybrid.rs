@@ -14,14 +14,14 @@ use super::StoreError;
 use super::search::{self, Candidate, Hit, Resolved, SearchQuery, Table};
 use super::vectors::{self, Source};
 use rusqlite::Connection;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use solaria_shared::ranking;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
 /// How a search finds records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SearchMode {
     /// Words only (FTS5).
@@ -72,7 +72,7 @@ pub enum Fusion {
 }
 
 /// The fusion hybrid search uses (chosen on the retrieval evaluation, eval/).
-pub const DEFAULT_FUSION: Fusion = Fusion::Blend { lexical: 0.35 };
+pub const DEFAULT_FUSION: Fusion = Fusion::Blend { lexical: 1.5 };
 
 /// How many vector neighbours are read: more when filters will drop some.
 const NEIGHBOURS: usize = 100;

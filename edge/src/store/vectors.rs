@@ -154,6 +154,30 @@ pub fn prepare(store: &mut Store, model: &IndexModel) -> Result<bool, StoreError
     Ok(current.is_some())
 }
 
+/// Queues again every live record that has no vector (e.g. one older than the
+/// embeddings' retention, dequeued without a vector), for `solaria embed --all`.
+pub fn queue_missing(store: &mut Store) -> Result<usize, StoreError> {
+    if index_model(store.conn())?.is_none() {
+        return Ok(0);
+    }
+    store.write(|w| {
+        let mut queued = 0;
+        for source in Source::ALL {
+            queued += w.tx().execute(
+                &format!(
+                    "INSERT OR IGNORE INTO vector_queue (source, row)
+                     SELECT ?1, b.rowid FROM {} b WHERE b.deleted = 0
+                     AND b.rowid NOT IN (SELECT rowid FROM {})",
+                    source.base(),
+                    source.vector_table()
+                ),
+                [source.code()],
+            )?;
+        }
+        Ok(queued)
+    })
+}
+
 /// Records waiting for their vector to be made, replaced or removed.
 pub fn queued(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn

@@ -1,0 +1,225 @@
+//! Semantic search costs (issue 6): the embedding pass's throughput (records/s,
+//! as the daemon runs it) and hybrid search latency at 100k observations with
+//! the model loaded, the query's embedding included (target p95 < 25 ms), with
+//! lexical search measured in the same run as the baseline.
+//!
+//!     bash deploy/models/fetch.sh
+//!     cargo bench -p solaria-edge --bench semantic -- \
+//!         --model ~/.cache/solaria/models/multilingual-e5-small
+//!
+//! Vectors for 100k records would take the model an hour to make, and the cost of
+//! a nearest-neighbour search does not depend on what the vectors say, only on
+//! how many there are: so the first EMBEDDED records get real vectors (that is the
+//! throughput measurement) and the others get a real vector plus noise, normalised.
+
+mod support;
+
+use solaria_edge::semantic::{self, PassOptions};
+use solaria_edge::store::Store;
+use solaria_edge::store::hybrid::{self, SearchMode};
+use solaria_edge::store::search::{RecordType, SearchQuery};
+use solaria_embed::Embedder;
+use solaria_shared::UnixMillis;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use support::*;
+
+const COUNT: usize = 100_000;
+const EMBEDDED: usize = 1_000;
+const RUNS: usize = 20;
+
+fn model_dir() -> PathBuf {
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--model"
+            && let Some(d) = args.next()
+        {
+            return PathBuf::from(d);
+        }
+    }
+    if let Some(d) = std::env::var_os("SOLARIA_BENCH_MODEL") {
+        return PathBuf::from(d);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    home.join(".cache/solaria/models/multilingual-e5-small")
+}
+
+fn queries() -> Vec<(&'static str, SearchQuery)> {
+    let q = |text: &str| SearchQuery {
+        text: text.to_string(),
+        limit: 20,
+        current_project: Some(project(0).key),
+        ..SearchQuery::default()
+    };
+    let mut list = vec![
+        ("common word (error)", q("error")),
+        ("two common words (cargo test)", q("cargo test")),
+        ("identifier", q(&format!("{}_{}", word(10), word(20)))),
+        (
+            "question, stopwords",
+            q("why did the build fail with mismatched types"),
+        ),
+        (
+            "paraphrase, no shared word",
+            q("how do we keep people signed in once their credentials lapse"),
+        ),
+        (
+            "Spanish question",
+            q("¿por qué falla la compilación con tipos incompatibles?"),
+        ),
+        ("no match", q("zzqqxxyy")),
+    ];
+    let mut filtered = q("error");
+    filtered.project = Some(project(7).name);
+    list.push(("common word, --project filter", filtered));
+    let mut typed = q("cargo");
+    typed.record_type = Some(RecordType::Prompt);
+    list.push(("common word, --type prompt", typed));
+    list
+}
+
+/// Xorshift noise in -1..1.
+fn noise(state: &mut u64) -> f32 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    (*state % 2_000_001) as f32 / 1_000_000.0 - 1.0
+}
+
+/// Gives every record without a vector a real vector plus noise (see the header).
+fn fill_synthetic(path: &Path) -> usize {
+    let mut conn = rusqlite::Connection::open(path).expect("open");
+    let real: Vec<Vec<u8>> = conn
+        .prepare("SELECT embedding FROM observation_vectors")
+        .expect("prepare")
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    let reals: Vec<Vec<f32>> = real
+        .iter()
+        .map(|b| {
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        })
+        .collect();
+    let missing: Vec<i64> = conn
+        .prepare("SELECT row FROM vector_queue WHERE source = 0")
+        .expect("prepare")
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    let tx = conn.transaction().expect("tx");
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for (i, row) in missing.iter().enumerate() {
+        let base = &reals[i % reals.len()];
+        let mut v: Vec<f32> = base.iter().map(|x| x + 0.05 * noise(&mut state)).collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= n);
+        let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        tx.execute(
+            "INSERT INTO observation_vectors (rowid, embedding) VALUES (?1, ?2)",
+            rusqlite::params![row, blob],
+        )
+        .expect("insert");
+    }
+    tx.execute("DELETE FROM vector_queue", []).expect("queue");
+    tx.commit().expect("commit");
+    missing.len()
+}
+
+fn main() {
+    let dir = model_dir();
+    let t = Instant::now();
+    let mut model = Embedder::load(&dir).unwrap_or_else(|e| {
+        eprintln!("{}: {e}\n(give --model DIR; see deploy/models/fetch.sh)", dir.display());
+        std::process::exit(2)
+    });
+    model.set_max_tokens(128).expect("max tokens");
+    let load = t.elapsed();
+    println!(
+        "model: {} ({}d), loaded in {:.0} ms",
+        model.info().name,
+        model.info().dimension,
+        load.as_secs_f64() * 1000.0
+    );
+
+    // The embedding pass, as the daemon runs it, on the newest EMBEDDED records.
+    let (_dir, path) = store_copy(COUNT);
+    let mut store = Store::open(&path, "bench").expect("open");
+    let mut samples = Vec::new();
+    let mut made = 0;
+    let started = Instant::now();
+    while made < EMBEDDED {
+        let t = Instant::now();
+        let report = semantic::run_pass(
+            &mut store,
+            &model,
+            PassOptions {
+                batch: 32,
+                embed_since: UnixMillis(0),
+                budget: Duration::ZERO,
+            },
+            |_| {},
+        )
+        .expect("pass");
+        made += report.embedded;
+        samples.push(t.elapsed());
+    }
+    let total = started.elapsed();
+    let s = summarize(&mut samples);
+    println!(
+        "\nembedding pass: {made} records in {:.1} s = {:.1} records/s; per batch of 32: p50 {} ms, p95 {} ms",
+        total.as_secs_f64(),
+        made as f64 / total.as_secs_f64(),
+        ms(s.p50),
+        ms(s.p95)
+    );
+    let synthetic = fill_synthetic(&path);
+    println!("(+{synthetic} records given synthetic vectors, see the header)");
+    let store = Store::open(&path, "bench").expect("reopen");
+
+    header(&format!(
+        "search, {COUNT} observations with vectors (in process, model loaded, limit 20)"
+    ));
+    let mut by_mode: Vec<(SearchMode, Vec<Duration>)> = vec![
+        (SearchMode::Lexical, Vec::new()),
+        (SearchMode::Semantic, Vec::new()),
+        (SearchMode::Hybrid, Vec::new()),
+    ];
+    let mut embed_only = Vec::new();
+    for (label, query) in queries() {
+        for (mode, all) in by_mode.iter_mut() {
+            let mut samples = Vec::with_capacity(RUNS);
+            for run in 0..=RUNS {
+                let t = Instant::now();
+                let vector = if *mode == SearchMode::Lexical {
+                    None
+                } else {
+                    Some(model.embed_query(&query.text).expect("embed"))
+                };
+                let hits = hybrid::search(store.conn(), &query, *mode, vector.as_deref())
+                    .expect("search");
+                std::hint::black_box(hits);
+                if run > 0 {
+                    // Run 0 warms the page and statement caches.
+                    samples.push(t.elapsed());
+                }
+            }
+            all.extend_from_slice(&samples);
+            row(&format!("{label} [{mode}]"), summarize(&mut samples));
+        }
+        for _ in 0..5 {
+            let t = Instant::now();
+            std::hint::black_box(model.embed_query(&query.text).expect("embed"));
+            embed_only.push(t.elapsed());
+        }
+    }
+    println!();
+    for (mode, all) in by_mode.iter_mut() {
+        row(&format!("ALL QUERIES [{mode}]"), summarize(all));
+    }
+    row("query embedding alone", summarize(&mut embed_only));
+}

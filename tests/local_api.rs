@@ -1,0 +1,507 @@
+//! The daemon's local HTTP API through the real `solaria serve` binary over real
+//! HTTP on loopback: the bearer token and its 0600 file, search of captured
+//! prompts, clear 400/404/409 answers, stats and status, the sync trigger, and a
+//! listener on 127.0.0.1 only. Build the binary first (`cargo build -p solaria-edge`).
+
+use reqwest::StatusCode;
+use reqwest::blocking::{Client, RequestBuilder};
+use serde_json::Value;
+use solaria_tests::edge::Edge;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+const MACHINE: &str = "laptop";
+
+/// A `solaria serve` process, killed (and reaped) when dropped, also when a test
+/// fails.
+struct Daemon(Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A running `solaria serve` whose API listens, and a client for it.
+struct Serve {
+    _daemon: Daemon,
+    addr: SocketAddr,
+    token: String,
+    http: Client,
+}
+
+impl Serve {
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// A request carrying the right token.
+    fn authed(&self, method: reqwest::Method, path: &str) -> RequestBuilder {
+        self.http
+            .request(method, self.url(path))
+            .bearer_auth(&self.token)
+    }
+
+    fn get(&self, path: &str) -> (StatusCode, Value) {
+        answer(self.authed(reqwest::Method::GET, path))
+    }
+
+    fn post(&self, path: &str) -> (StatusCode, Value) {
+        answer(self.authed(reqwest::Method::POST, path))
+    }
+}
+
+/// Sends `request`; its status and JSON body (every answer is JSON).
+fn answer(request: RequestBuilder) -> (StatusCode, Value) {
+    let response = request.send().expect("the API answers");
+    let status = response.status();
+    let text = response.text().expect("body");
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("answer {status} is not JSON ({e}): {text:?}"));
+    (status, body)
+}
+
+/// A port free right now on 127.0.0.1.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Sets `[serve] http_port` in the edge's config.
+fn configure_port(edge: &Edge, port: u16) {
+    std::fs::write(
+        edge.data().join("config.toml"),
+        format!("machine_name = \"{MACHINE}\"\n\n[serve]\nhttp_port = {port}\n"),
+    )
+    .expect("config");
+}
+
+/// Starts `solaria serve` with the configured port; scheduled syncs and vector
+/// passes far apart.
+fn spawn_serve(edge: &Edge) -> Daemon {
+    let child = edge
+        .cmd()
+        .args(["serve", "--every", "86400", "--embed-every", "3600"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start solaria serve");
+    Daemon(child)
+}
+
+fn serve_log(edge: &Edge) -> String {
+    std::fs::read_to_string(edge.data().join("logs/serve.log")).unwrap_or_default()
+}
+
+/// Waits up to 30 s for `ready` (polling); panics with the serve log if it never is.
+fn wait_for<T>(
+    edge: &Edge,
+    daemon: &mut Daemon,
+    what: &str,
+    mut ready: impl FnMut() -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = ready() {
+            return v;
+        }
+        if let Ok(Some(status)) = daemon.0.try_wait() {
+            panic!(
+                "solaria serve exited ({status}) before {what}:\n{}",
+                serve_log(edge)
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no {what} after 30 s:\n{}",
+            serve_log(edge)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Starts `solaria serve` on a free port and waits until the API listens (it
+/// writes `serve.addr` then).
+fn serve(edge: &Edge) -> Serve {
+    configure_port(edge, free_port());
+    let addr_file = edge.data().join("serve.addr");
+    // A previous daemon's file must not be taken for this one's.
+    let _ = std::fs::remove_file(&addr_file);
+    let mut daemon = spawn_serve(edge);
+    let addr = wait_for(edge, &mut daemon, "serve.addr", || {
+        std::fs::read_to_string(&addr_file)
+            .ok()
+            .and_then(|t| t.trim().parse::<SocketAddr>().ok())
+    });
+    let token = std::fs::read_to_string(edge.data().join("api-token"))
+        .expect("the token file exists once the API listens")
+        .trim()
+        .to_string();
+    let http = Client::builder()
+        .timeout(Duration::from_secs(60))
+        .no_proxy()
+        .build()
+        .expect("client");
+    Serve {
+        _daemon: daemon,
+        addr,
+        token,
+        http,
+    }
+}
+
+/// A machine whose memory holds one prompt.
+fn edge_with_a_prompt() -> Edge {
+    let edge = Edge::new(MACHINE);
+    edge.prompt(
+        "s-1",
+        "why does the flaky zeppelin checkout test time out on CI?",
+    );
+    edge
+}
+
+fn error_of(body: &Value) -> &str {
+    body["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error message: {body}"))
+}
+
+#[test]
+fn requests_need_the_right_bearer_token_but_health_does_not() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+    let url = api.url("/api/stats");
+
+    let (status, body) = answer(api.http.get(&url));
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(error_of(&body).contains("Authorization: Bearer"), "{body}");
+
+    let wrong = format!("{}x", &api.token[..api.token.len() - 1]);
+    for request in [
+        api.http.get(&url).bearer_auth(&wrong),
+        api.http.get(&url).bearer_auth(""),
+        api.http.get(&url).basic_auth("me", Some(&api.token)),
+        api.http
+            .get(&url)
+            .header("Authorization", api.token.as_str()),
+    ] {
+        let response = request.send().expect("answers");
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        assert!(response.headers().contains_key("www-authenticate"));
+        let text = response.text().expect("body");
+        assert!(
+            !text.contains(&api.token),
+            "an answer never holds the token"
+        );
+        assert!(serde_json::from_str::<Value>(&text).is_ok(), "{text}");
+    }
+    // Every endpoint but health is behind the token, the sync trigger too.
+    for path in [
+        "/api/search?q=zeppelin",
+        "/api/timeline/x",
+        "/api/context?project=api",
+        "/api/status",
+    ] {
+        let (status, _) = answer(api.http.get(api.url(path)));
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
+    }
+    let (status, _) = answer(api.http.post(api.url("/api/sync")));
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    let (status, body) = api.get("/api/stats");
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let (status, body) = answer(api.http.get(api.url("/api/health")));
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["status"], "ok");
+    let text = body.to_string();
+    assert!(
+        !text.contains("zeppelin") && !text.contains(MACHINE) && !text.contains("data"),
+        "health says nothing private: {text}"
+    );
+    assert!(
+        !serve_log(&edge).contains(&api.token),
+        "the token is never logged"
+    );
+}
+
+#[test]
+fn the_token_file_is_private_and_kept_across_restarts() {
+    let edge = edge_with_a_prompt();
+    let path = edge.data().join("api-token");
+    let first = serve(&edge);
+    let mode = std::fs::metadata(&path)
+        .expect("token file")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "the token file is the owner's only");
+    assert_eq!(first.token.len(), 64);
+    assert!(first.token.bytes().all(|b| b.is_ascii_hexdigit()));
+    let addr_mode = std::fs::metadata(edge.data().join("serve.addr"))
+        .expect("addr file")
+        .permissions()
+        .mode();
+    assert_eq!(addr_mode & 0o777, 0o600);
+    let token = first.token.clone();
+    drop(first);
+
+    let second = serve(&edge);
+    assert_eq!(second.token, token, "a restart keeps the token");
+    let (status, _) = second.get("/api/status");
+    assert_eq!(status, StatusCode::OK);
+    drop(second);
+
+    // A token others could read is retired, not served.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let third = serve(&edge);
+    assert_ne!(third.token, token);
+    let mode = std::fs::metadata(&path)
+        .expect("token file")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let (status, _) = answer(third.http.get(third.url("/api/status")).bearer_auth(&token));
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "the old token no longer works"
+    );
+    assert!(
+        serve_log(&edge).contains("other users"),
+        "{}",
+        serve_log(&edge)
+    );
+}
+
+#[test]
+fn search_finds_a_captured_prompt_by_its_words() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+
+    let (status, body) = api.get("/api/search?q=zeppelin+checkout");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["mode"], "lexical", "no model installed: words only");
+    let hits = body["hits"].as_array().expect("hits");
+    assert_eq!(hits.len(), 1, "{body}");
+    let hit = &hits[0];
+    assert_eq!(hit["type"], "prompt");
+    assert!(
+        hit["title"].as_str().expect("title").contains("zeppelin"),
+        "{hit}"
+    );
+    assert_eq!(hit["project_name"], "api");
+    assert_eq!(hit["machine_name"], MACHINE);
+    let id = hit["id"].as_str().expect("id");
+    assert_eq!(hit["cite"], format!("[O#{id}]"));
+
+    // Filters reach the store.
+    let (_, body) = api.get("/api/search?q=zeppelin&type=prompt&project=api&since=1d&limit=5");
+    assert_eq!(body["hits"].as_array().expect("hits").len(), 1, "{body}");
+    let (_, body) = api.get("/api/search?q=zeppelin&type=tool_use");
+    assert_eq!(body["hits"].as_array().expect("hits").len(), 0, "{body}");
+    let (_, body) = api.get("/api/search?q=zeppelin&project=elsewhere");
+    assert_eq!(body["hits"].as_array().expect("hits").len(), 0, "{body}");
+    // An explicit lexical mode; FTS syntax is searched as text, never an error.
+    let (status, body) = api.get("/api/search?q=zeppelin+OR+%22NEAR(%2A&mode=lexical");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["mode"], "lexical");
+
+    // The timeline of the hit: its session, the hit as anchor.
+    let (status, body) = api.get(&format!("/api/timeline/{id}"));
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["anchor"], id);
+    assert_eq!(body["entries"][0]["id"], id);
+    assert_eq!(body["session"]["project"]["name"], "api");
+
+    // Semantic search without a model is a clear refusal, not a crash.
+    let (status, body) = api.get("/api/search?q=zeppelin&mode=semantic");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(error_of(&body).contains("solaria model install"), "{body}");
+}
+
+#[test]
+fn bad_input_is_a_clear_400() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+    let cases = [
+        ("/api/search?q=x&mode=fuzzy", "`mode`"),
+        ("/api/search?q=x&limit=0", "`limit`"),
+        ("/api/search?q=x&limit=101", "`limit`"),
+        ("/api/search?q=x&limit=ten", "`limit`"),
+        ("/api/search?q=x&limit=-1", "`limit`"),
+        ("/api/search", "`q`"),
+        ("/api/search?q=++", "`q`"),
+        ("/api/search?q=x&type=poem", "`type`"),
+        ("/api/search?q=x&since=yesterday-ish", "`since`"),
+        ("/api/search?q=x&lmit=5", "lmit"),
+        ("/api/timeline/x?before=51", "`before`"),
+        ("/api/context", "`project`"),
+    ];
+    for (path, names) in cases {
+        let (status, body) = api.get(path);
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{path}: {body}");
+        assert!(error_of(&body).contains(names), "{path}: {body}");
+        assert_eq!(body["code"], "bad_request", "{path}");
+    }
+    let long = "a".repeat(1_001);
+    let (status, body) = api.get(&format!("/api/search?q={long}"));
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+
+    // After all that the server still answers.
+    let (status, _) = api.get("/api/search?q=zeppelin");
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[test]
+fn unknown_ids_projects_and_endpoints_are_404() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+    for id in [
+        "0190b5a8-7d3c-7a3e-9f00-000000000000",
+        "not-an-id",
+        "%5BO%23nothing%5D",
+    ] {
+        let (status, body) = api.get(&format!("/api/timeline/{id}"));
+        assert_eq!(status, StatusCode::NOT_FOUND, "{id}: {body}");
+        assert!(error_of(&body).contains("no record"), "{body}");
+    }
+    let (status, body) = api.get("/api/context?project=nowhere");
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(error_of(&body).contains("nowhere"), "{body}");
+    let (status, body) = api.get("/api/nothing-here");
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = api.post("/api/stats");
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{body}");
+
+    // The project that exists has its context.
+    let (status, body) = api.get("/api/context?project=api");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["project"]["name"], "api");
+    assert!(
+        body["context"]
+            .as_str()
+            .expect("context")
+            .contains("zeppelin"),
+        "{body}"
+    );
+    assert!(body["tokens"].as_u64().expect("tokens") > 0);
+}
+
+#[test]
+fn stats_and_status_report_the_search_and_sync_state() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+    let (status, stats) = api.get("/api/stats");
+    assert_eq!(status, StatusCode::OK, "{stats}");
+    assert_eq!(stats["observations"], 1, "{stats}");
+    assert_eq!(stats["machine_name"], MACHINE);
+    assert_eq!(stats["search"]["live_mode"], "lexical", "{stats}");
+    assert_eq!(stats["search"]["model_installed"], false);
+    assert!(stats["search"]["vectors"].is_i64(), "{stats}");
+    assert_eq!(stats["sync"]["logged_in"], false);
+
+    let (status, body) = api.get("/api/status");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["server"].is_null(), "{body}");
+    assert_eq!(body["machine_name"], MACHINE);
+    assert!(body["pending"].as_i64().expect("pending") >= 1, "{body}");
+    assert_eq!(body["conflicts"], 0);
+}
+
+#[test]
+fn a_sync_when_not_logged_in_is_a_clear_error() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+    let (status, body) = api.post("/api/sync");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["code"], "not_logged_in");
+    assert!(error_of(&body).contains("solaria login"), "{body}");
+    let (status, body) = api.get("/api/sync");
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{body}");
+}
+
+/// The sockets listening on `port` in `/proc/net/FILE` (Linux), as local
+/// addresses in the kernel's hex form.
+fn listeners(file: &str, port: u16) -> Vec<String> {
+    let text = std::fs::read_to_string(format!("/proc/net/{file}")).unwrap_or_default();
+    let port_hex = format!(":{port:04X}");
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (local, state) = (fields.get(1)?, fields.get(3)?);
+            (local.ends_with(&port_hex) && *state == "0A").then(|| local.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_api_listens_on_loopback_only() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+    assert_eq!(api.addr.ip().to_string(), "127.0.0.1");
+    let port = api.addr.port();
+    assert_eq!(
+        listeners("tcp", port),
+        vec![format!("0100007F:{port:04X}")],
+        "one listener, on 127.0.0.1"
+    );
+    assert!(listeners("tcp6", port).is_empty(), "no IPv6 listener");
+    // Another loopback address is not 127.0.0.1: a wildcard bind would answer it.
+    let other: SocketAddr = format!("127.0.0.2:{port}").parse().expect("addr");
+    assert!(
+        TcpStream::connect_timeout(&other, Duration::from_secs(2)).is_err(),
+        "127.0.0.2 must not reach the API"
+    );
+    let (status, _) = answer(api.http.get(api.url("/api/health")));
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[test]
+fn a_busy_port_is_logged_and_the_daemon_keeps_running() {
+    let edge = edge_with_a_prompt();
+    let taken = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = taken.local_addr().expect("addr").port();
+    configure_port(&edge, port);
+    let mut daemon = spawn_serve(&edge);
+    wait_for(&edge, &mut daemon, "the busy port in serve.log", || {
+        serve_log(&edge)
+            .contains("local API not started")
+            .then_some(())
+    });
+    let log = serve_log(&edge);
+    assert!(
+        log.contains(&format!("127.0.0.1:{port}")) && log.contains("busy"),
+        "{log}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let alive = daemon.0.try_wait().expect("try_wait").is_none();
+    assert!(alive, "the daemon goes on without its API:\n{log}");
+    assert!(
+        !edge.data().join("serve.addr").exists(),
+        "no address is advertised"
+    );
+    drop(taken);
+}
+
+#[test]
+fn port_0_turns_the_api_off() {
+    let edge = edge_with_a_prompt();
+    configure_port(&edge, 0);
+    let mut daemon = spawn_serve(&edge);
+    wait_for(&edge, &mut daemon, "the API off in serve.log", || {
+        serve_log(&edge).contains("local API off").then_some(())
+    });
+    drop(daemon);
+    assert!(!edge.data().join("serve.addr").exists());
+    assert!(
+        !edge.data().join("api-token").exists(),
+        "no token without an API"
+    );
+}

