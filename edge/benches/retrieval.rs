@@ -257,18 +257,29 @@ fn save_vectors(store: &Store, keys: &HashMap<String, String>, cache: &Path) {
     let mut stmt = store
         .conn()
         .prepare(
-            "SELECT o.id, v.embedding FROM observation_vectors v
-             JOIN observations o ON o.rowid = v.rowid",
+            "SELECT o.id, v.embedding FROM observation_embeddings v
+             JOIN observations o ON o.rowid = v.row",
         )
         .expect("read vectors");
     let vectors: BTreeMap<String, Vec<u8>> = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })
         .expect("query")
         .filter_map(Result::ok)
         .filter_map(|(id, blob)| keys.get(&id).map(|k| (k.clone(), blob)))
         .collect();
     let _ = std::fs::create_dir_all(cache.parent().expect("parent"));
     std::fs::write(cache, serde_json::to_vec(&vectors).expect("json")).expect("write cache");
+}
+
+/// The first-pass key of a stored vector blob (see `vectors::coarse_blob`).
+fn coarse(blob: &[u8], centre: &[f32]) -> Vec<u8> {
+    let v: Vec<f32> = blob
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    solaria_edge::store::vectors::coarse_blob(&v, centre)
 }
 
 /// Loads cached vectors into a fresh store; false if there is no cache.
@@ -283,21 +294,23 @@ fn restore_vectors(
     };
     let vectors: BTreeMap<String, Vec<u8>> = serde_json::from_slice(&bytes).expect("cache");
     let by_key: HashMap<&String, &String> = keys.iter().map(|(id, k)| (k, id)).collect();
-    solaria_edge::store::vectors::prepare(
-        store,
-        &solaria_edge::store::vectors::IndexModel {
-            fingerprint: model.info().fingerprint.clone(),
-            dimension: model.info().dimension,
-        },
-    )
-    .expect("prepare");
+    semantic::prepare_index(store, model).expect("prepare");
+    let centre = solaria_edge::store::vectors::centre(store.conn())
+        .expect("centre")
+        .unwrap_or_default();
     // A second connection (sqlite-vec is registered for every connection).
     let mut conn = rusqlite::Connection::open(store.path()).expect("open");
     let tx = conn.transaction().expect("tx");
     for (key, blob) in &vectors {
         let Some(id) = by_key.get(key) else { continue };
         tx.execute(
-            "INSERT INTO observation_vectors (rowid, embedding)
+            "INSERT INTO observation_vectors (rowid, coarse)
+             SELECT rowid, vec_quantize_binary(?2) FROM observations WHERE id = ?1",
+            rusqlite::params![id, coarse(blob, &centre)],
+        )
+        .expect("insert vector");
+        tx.execute(
+            "INSERT INTO observation_embeddings (row, embedding)
              SELECT rowid, ?2 FROM observations WHERE id = ?1",
             rusqlite::params![id, blob],
         )
@@ -321,12 +334,15 @@ fn main() {
         "Retrieval evaluation: {} records, {} queries; cells are recall@5 / MRR@10{}.",
         records.len(),
         queries.len(),
-        if unweighted { ", relevance alone (no recency weights)" } else { "" }
+        if unweighted {
+            ", relevance alone (no recency weights)"
+        } else {
+            ""
+        }
     );
     for dir in models {
         let t = Instant::now();
-        let mut model =
-            Embedder::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let mut model = Embedder::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         model.set_max_tokens(max_tokens).expect("max tokens");
         let load_time = t.elapsed();
         let tmp = tempfile::tempdir().expect("tempdir");
@@ -411,10 +427,18 @@ fn main() {
                     "all".to_string(),
                     format!("lang:{}", q.lang),
                 ] {
-                    scores[m].entry(bucket).or_default().add(&ranked, &q.targets);
+                    scores[m]
+                        .entry(bucket)
+                        .or_default()
+                        .add(&ranked, &q.targets);
                 }
                 if std::env::var_os("EVAL_VERBOSE").is_some() && m == 0 {
-                    eprintln!("{} {:?} → {:?}", q.id, q.text, &ranked[..ranked.len().min(3)]);
+                    eprintln!(
+                        "{} {:?} → {:?}",
+                        q.id,
+                        q.text,
+                        &ranked[..ranked.len().min(3)]
+                    );
                 }
             }
             per_query_ms.push(t.elapsed());
@@ -436,7 +460,10 @@ fn main() {
         for (m, method) in METHODS.iter().enumerate() {
             print!("| {} |", method.label);
             for c in &columns {
-                print!(" {} |", scores[m].get(c).copied().unwrap_or_default().cell());
+                print!(
+                    " {} |",
+                    scores[m].get(c).copied().unwrap_or_default().cell()
+                );
             }
             println!();
         }

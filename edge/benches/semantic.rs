@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use support::*;
 
 const COUNT: usize = 100_000;
-const EMBEDDED: usize = 1_000;
+const EMBEDDED: usize = 256;
 const RUNS: usize = 20;
 
 fn model_dir() -> PathBuf {
@@ -40,7 +40,9 @@ fn model_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("SOLARIA_BENCH_MODEL") {
         return PathBuf::from(d);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     home.join(".cache/solaria/models/multilingual-e5-small")
 }
 
@@ -90,7 +92,7 @@ fn noise(state: &mut u64) -> f32 {
 fn fill_synthetic(path: &Path) -> usize {
     let mut conn = rusqlite::Connection::open(path).expect("open");
     let real: Vec<Vec<u8>> = conn
-        .prepare("SELECT embedding FROM observation_vectors")
+        .prepare("SELECT embedding FROM observation_embeddings")
         .expect("prepare")
         .query_map([], |r| r.get(0))
         .expect("query")
@@ -111,6 +113,9 @@ fn fill_synthetic(path: &Path) -> usize {
         .expect("query")
         .collect::<Result<_, _>>()
         .expect("rows");
+    let centre = solaria_edge::store::vectors::centre(&conn)
+        .expect("centre")
+        .unwrap_or_default();
     let tx = conn.transaction().expect("tx");
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     for (i, row) in missing.iter().enumerate() {
@@ -120,7 +125,12 @@ fn fill_synthetic(path: &Path) -> usize {
         v.iter_mut().for_each(|x| *x /= n);
         let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         tx.execute(
-            "INSERT INTO observation_vectors (rowid, embedding) VALUES (?1, ?2)",
+            "INSERT INTO observation_vectors (rowid, coarse) VALUES (?1, vec_quantize_binary(?2))",
+            rusqlite::params![row, solaria_edge::store::vectors::coarse_blob(&v, &centre)],
+        )
+        .expect("insert");
+        tx.execute(
+            "INSERT INTO observation_embeddings (row, embedding) VALUES (?1, ?2)",
             rusqlite::params![row, blob],
         )
         .expect("insert");
@@ -134,7 +144,10 @@ fn main() {
     let dir = model_dir();
     let t = Instant::now();
     let mut model = Embedder::load(&dir).unwrap_or_else(|e| {
-        eprintln!("{}: {e}\n(give --model DIR; see deploy/models/fetch.sh)", dir.display());
+        eprintln!(
+            "{}: {e}\n(give --model DIR; see deploy/models/fetch.sh)",
+            dir.display()
+        );
         std::process::exit(2)
     });
     model.set_max_tokens(128).expect("max tokens");
@@ -200,8 +213,8 @@ fn main() {
                 } else {
                     Some(model.embed_query(&query.text).expect("embed"))
                 };
-                let hits = hybrid::search(store.conn(), &query, *mode, vector.as_deref())
-                    .expect("search");
+                let hits =
+                    hybrid::search(store.conn(), &query, *mode, vector.as_deref()).expect("search");
                 std::hint::black_box(hits);
                 if run > 0 {
                     // Run 0 warms the page and statement caches.

@@ -8,9 +8,9 @@
 
 use crate::cli::App;
 use crate::context;
-use crate::store::records;
 use crate::semantic;
 use crate::store::hybrid::SearchMode;
+use crate::store::records;
 use crate::store::search::{Hit, RecordType, SearchQuery};
 use crate::store::sync as store_sync;
 use crate::store::views::{self, AnyRecord};

@@ -59,7 +59,11 @@ pub const CATALOG: &[CatalogModel] = &[
 ];
 
 fn known_names() -> String {
-    CATALOG.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
+    CATALOG
+        .iter()
+        .map(|m| m.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Files fetched from a repository: the required ones, then optional ones.

@@ -86,14 +86,7 @@ pub fn run_pass(
     options: PassOptions,
     mut progress: impl FnMut(&PassReport),
 ) -> Result<PassReport, SemanticError> {
-    let info = model.info();
-    let rebuilt = vectors::prepare(
-        store,
-        &IndexModel {
-            fingerprint: info.fingerprint.clone(),
-            dimension: info.dimension,
-        },
-    )?;
+    let rebuilt = prepare_index(store, model)?;
     let started = Instant::now();
     let mut report = PassReport {
         rebuilt,
@@ -122,6 +115,64 @@ pub fn run_pass(
     Ok(report)
 }
 
+/// Makes the vector tables fit `model` (see `vectors::prepare`); the model's
+/// centre is measured on [`CALIBRATION`] only when the tables are (re)built.
+pub fn prepare_index(store: &mut Store, model: &Embedder) -> Result<bool, SemanticError> {
+    let info = model.info();
+    let wanted = IndexModel {
+        fingerprint: info.fingerprint.clone(),
+        dimension: info.dimension,
+    };
+    if vectors::index_model(store.conn())?.as_ref() == Some(&wanted) {
+        return Ok(false);
+    }
+    let sample = model.embed_documents(CALIBRATION)?;
+    let mut centre = vec![0f32; info.dimension];
+    for v in &sample {
+        for (c, x) in centre.iter_mut().zip(v) {
+            *c += x / sample.len() as f32;
+        }
+    }
+    Ok(vectors::prepare(store, &wanted, &centre)?)
+}
+
+/// Texts like the ones a memory holds (commands, errors, edits, prompts and notes,
+/// in English and Spanish), to find where a model puts a typical record.
+const CALIBRATION: &[&str] = &[
+    "Bash: cargo test -p auth -- --nocapture",
+    "error[E0502]: cannot borrow `self.items` as mutable because it is also borrowed as immutable",
+    "Edit src/api/handlers/session.rs: refresh the token before it expires",
+    "npm run build failed: Module not found: Can't resolve './components/Chart'",
+    "Read README.md",
+    "git commit -m \"Fix flaky timezone test in billing reports\"",
+    "Grep: TODO|FIXME in src/",
+    "Why does the dashboard load so slowly when there are many invoices?",
+    "Add an index on invoices.customer_id to speed up the monthly report",
+    "terraform apply: Error acquiring the state lock",
+    "docker compose up: port 5432 is already allocated",
+    "pytest tests/test_orders.py::test_refund FAILED AssertionError: 200 != 201",
+    "The websocket handler leaks memory when clients disconnect without closing",
+    "Switch from moment.js to date-fns to shrink the bundle",
+    "kubectl rollout restart deployment/api -n staging",
+    "Write migrations/20250610120000_sessions.sql",
+    "CORS error: the origin is not in the allowed list",
+    "Retry S3 uploads with exponential backoff and jitter",
+    "Refactor the payment service to use dependency injection",
+    "Summary: fixed the login redirect loop; tests pass",
+    "¿Por qué falla el despliegue en producción?",
+    "el test de integración falla porque falta la variable DATABASE_URL",
+    "Corrige el error de CORS en el panel de administración",
+    "añade paginación a la lista de pedidos",
+    "la migración de la tabla de sesiones se queda bloqueada",
+    "revisa por qué la app móvil se cierra al abrir la cámara",
+    "Nota: usamos Redis para la caché de sesiones",
+    "actualiza las dependencias y vuelve a ejecutar los tests",
+    "cargo clippy --all-targets -- -D warnings",
+    "warning: unused variable: `config`",
+    "SELECT * FROM users WHERE email = $1",
+    "fn parse_config(path: &Path) -> Result<Config, Error>",
+];
+
 /// Embeds a batch; if the batch fails (one odd text), each text alone, so that one
 /// bad record costs only its own vector (an empty one: it is skipped, not retried).
 fn embed_robustly(model: &Embedder, texts: &[&str]) -> Vec<Option<Vec<f32>>> {
@@ -129,25 +180,24 @@ fn embed_robustly(model: &Embedder, texts: &[&str]) -> Vec<Option<Vec<f32>>> {
         Ok(v) => v.into_iter().map(Some).collect(),
         Err(_) => texts
             .iter()
-            .map(|t| {
-                model
-                    .embed_documents(&[t])
-                    .ok()
-                    .and_then(|mut v| v.pop())
-            })
+            .map(|t| model.embed_documents(&[t]).ok().and_then(|mut v| v.pop()))
             .collect(),
     }
 }
 
-/// Whether the stored vectors were made by the installed model (so that a query
-/// embedded by it can be compared with them).
-pub fn vectors_ready(config: &Config, paths: &Paths, store: &Store) -> Result<bool, StoreError> {
+/// Whether the vector tables were made for the installed model.
+pub fn vectors_current(config: &Config, paths: &Paths, store: &Store) -> Result<bool, StoreError> {
     let Some(index) = vectors::index_model(store.conn())? else {
         return Ok(false);
     };
     let installed = solaria_embed::describe(&model_dir(config, paths)).ok();
-    Ok(installed.is_some_and(|m| m.fingerprint == index.fingerprint)
-        && vectors::stored(store.conn())? > 0)
+    Ok(installed.is_some_and(|m| m.fingerprint == index.fingerprint))
+}
+
+/// Whether the stored vectors were made by the installed model (so that a query
+/// embedded by it can be compared with them) and there are some.
+pub fn vectors_ready(config: &Config, paths: &Paths, store: &Store) -> Result<bool, StoreError> {
+    Ok(vectors_current(config, paths, store)? && vectors::stored(store.conn())? > 0)
 }
 
 /// Which search mode is live: the configured default, else hybrid when the
@@ -218,6 +268,9 @@ pub struct Status {
     pub model_installed: bool,
     /// The model the stored vectors were made with (`None` before the first pass).
     pub vectors_model: Option<String>,
+    /// Whether those vectors were made by the installed model (else the next
+    /// embedding pass rebuilds them all).
+    pub vectors_current: bool,
     pub vectors: i64,
     /// Records waiting for their vector (made, replaced or removed by the daemon).
     pub waiting: i64,
@@ -230,6 +283,7 @@ pub fn status(config: &Config, paths: &Paths, store: &Store) -> Result<Status, S
         model_dir: model_dir(config, paths),
         model_installed: model_present(config, paths),
         vectors_model: vectors::index_model(store.conn())?.map(|m| m.fingerprint),
+        vectors_current: vectors_current(config, paths, store)?,
         vectors: vectors::stored(store.conn())?,
         waiting: vectors::queued(store.conn())?,
     })
@@ -246,6 +300,12 @@ impl Status {
         if !self.model_installed {
             return format!(
                 "{mode}; no embedding model installed (`solaria model install` enables semantic search)"
+            );
+        }
+        if self.vectors_model.is_some() && !self.vectors_current {
+            return format!(
+                "{mode}; the {} vector(s) were made by another model: `solaria embed` (or `solaria serve`) rebuilds them for the installed one",
+                self.vectors
             );
         }
         format!(
@@ -268,12 +328,21 @@ pub fn cached_model(
     config: &Config,
     paths: &Paths,
 ) -> Result<Option<std::sync::Arc<Embedder>>, EmbedError> {
-    static MODEL: std::sync::Mutex<Option<(PathBuf, std::sync::Arc<Embedder>)>> =
+    static MODEL: std::sync::Mutex<Option<(PathBuf, String, std::sync::Arc<Embedder>)>> =
         std::sync::Mutex::new(None);
     let dir = model_dir(config, paths);
-    let mut slot = MODEL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((loaded_from, model)) = slot.as_ref()
+    if !model_present(config, paths) {
+        return Ok(None);
+    }
+    // Keyed by what the directory holds now: a model installed over the old one
+    // (same directory) is loaded afresh.
+    let fingerprint = solaria_embed::describe(&dir)?.fingerprint;
+    let mut slot = MODEL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((loaded_from, loaded, model)) = slot.as_ref()
         && *loaded_from == dir
+        && *loaded == fingerprint
     {
         return Ok(Some(std::sync::Arc::clone(model)));
     }
@@ -281,6 +350,6 @@ pub fn cached_model(
         return Ok(None);
     };
     let model = std::sync::Arc::new(model);
-    *slot = Some((dir, std::sync::Arc::clone(&model)));
+    *slot = Some((dir, fingerprint, std::sync::Arc::clone(&model)));
     Ok(Some(model))
 }

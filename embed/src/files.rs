@@ -61,7 +61,8 @@ impl ModelFiles {
     /// Finds a model directory inside `root` (itself, or the one directory below it
     /// that holds `config.json` and `model.safetensors`, as an unpacked wheel does).
     pub fn locate(root: &Path) -> Option<PathBuf> {
-        let complete = |d: &Path| matches!(ModelFiles::new(d).status(), ModelStatus::Present { .. });
+        let complete =
+            |d: &Path| matches!(ModelFiles::new(d).status(), ModelStatus::Present { .. });
         if complete(root) {
             return Some(root.to_path_buf());
         }

@@ -49,7 +49,9 @@ const CHUNK: usize = 16;
 
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Embedder").field("info", &self.info).finish()
+        f.debug_struct("Embedder")
+            .field("info", &self.info)
+            .finish()
     }
 }
 
@@ -142,11 +144,10 @@ fn read_description(dir: &Path) -> Result<(ModelInfo, BertConfig), EmbedError> {
         .or(head.max_position_embeddings)
         .unwrap_or(256)
         .min(head.max_position_embeddings.unwrap_or(512));
-    let prompts = optional::<SentenceTransformersConfig>(
-        dir.join("config_sentence_transformers.json"),
-    )?
-    .unwrap_or_default()
-    .prompts;
+    let prompts =
+        optional::<SentenceTransformersConfig>(dir.join("config_sentence_transformers.json"))?
+            .unwrap_or_default()
+            .prompts;
     let weights_len = std::fs::metadata(files.weights())
         .map_err(|source| EmbedError::Io {
             path: files.weights(),
@@ -308,7 +309,11 @@ impl Embedder {
                 summed.broadcast_div(&counts)?
             }
         };
-        let norms = pooled.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+        let norms = pooled
+            .sqr()?
+            .sum_keepdim(1)?
+            .sqrt()?
+            .clamp(1e-12, f64::MAX)?;
         let unit = pooled.broadcast_div(&norms)?;
         Ok(unit.to_vec2::<f32>()?)
     }

@@ -31,7 +31,10 @@ fn known_pair_matches_sentence_transformers() {
         .expect("embeds");
     assert_eq!(v[0].len(), 384);
     let norm: f32 = v[0].iter().map(|x| x * x).sum::<f32>().sqrt();
-    assert!((norm - 1.0).abs() < 1e-4, "vectors are unit length, got {norm}");
+    assert!(
+        (norm - 1.0).abs() < 1e-4,
+        "vectors are unit length, got {norm}"
+    );
     let sim = cosine(&v[0], &v[1]);
     assert!((sim - 0.755).abs() < 0.01, "cosine {sim} should be ≈ 0.755");
 }

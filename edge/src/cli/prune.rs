@@ -13,7 +13,7 @@ impl Args {
         let policy = Policy {
             observations_days: r.observations_days,
             summaries_days: r.summaries_days,
-        embeddings_days: r.embeddings_days,
+            embeddings_days: r.embeddings_days,
             server_configured: app.server_configured(),
         };
         let mut store = app.store()?;

@@ -1,8 +1,8 @@
 //! `solaria search QUERY`: a compact, ranked index of matching records.
 
 use super::App;
-use crate::store::records;
 use crate::store::hybrid::SearchMode;
+use crate::store::records;
 use crate::store::search::{Hit, RecordType, SearchQuery};
 use crate::timefmt;
 use solaria_shared::{MachineId, UnixMillis};

@@ -137,7 +137,8 @@ fn start_api(app: &App) {
 /// The daemon's embedding: the model is loaded on first need and kept.
 #[derive(Default)]
 struct Embedding {
-    model: Option<solaria_embed::Embedder>,
+    /// Shared with the local API's searches (`semantic::cached_model`): one copy.
+    model: Option<std::sync::Arc<solaria_embed::Embedder>>,
     failed_once: bool,
 }
 
@@ -146,11 +147,14 @@ impl Embedding {
     fn pass(&mut self, app: &App) {
         let result = (|| -> anyhow::Result<Option<semantic::PassReport>> {
             let mut store = app.store()?;
-            if crate::store::vectors::queued(store.conn())? == 0 {
+            // Work: records waiting, or vectors of a model that is no longer installed.
+            let rebuild = semantic::model_present(&app.config, &app.paths)
+                && !semantic::vectors_current(&app.config, &app.paths, &store)?;
+            if crate::store::vectors::queued(store.conn())? == 0 && !rebuild {
                 return Ok(None);
             }
             if self.model.is_none() {
-                self.model = semantic::load_model(&app.config, &app.paths)?;
+                self.model = semantic::cached_model(&app.config, &app.paths)?;
             }
             let Some(model) = &self.model else {
                 return Ok(None);

@@ -5,11 +5,11 @@
 //! (`BEGIN IMMEDIATE`) and stamps records with the machine's hybrid logical clock,
 //! so concurrent hook processes serialise cleanly and stamps never go backwards.
 
+pub mod hybrid;
 mod migrate;
 pub mod records;
 pub mod retention;
 pub mod scope;
-pub mod hybrid;
 pub mod search;
 pub mod sync;
 pub mod vectors;

@@ -523,7 +523,11 @@ fn search_table(
 }
 
 /// Reads one candidate row for ranking and display (`None` if it is gone).
-pub(crate) fn read_row(conn: &Connection, table: Table, rowid: i64) -> Result<Option<Row>, StoreError> {
+pub(crate) fn read_row(
+    conn: &Connection,
+    table: Table,
+    rowid: i64,
+) -> Result<Option<Row>, StoreError> {
     let sql = match table {
         Table::Observations => {
             "SELECT id, kind, title, project_key, project_name, machine_id, session_id,
@@ -575,7 +579,9 @@ impl Row {
     /// through the FTS `scope` tokens, so they are checked here).
     pub(crate) fn passes(&self, r: &Resolved) -> bool {
         let q = &r.query;
-        r.projects.as_ref().is_none_or(|keys| keys.contains(&self.project))
+        r.projects
+            .as_ref()
+            .is_none_or(|keys| keys.contains(&self.project))
             && q.machine.as_ref().is_none_or(|m| *m == self.machine_id)
             && q.record_type.is_none_or(|t| t.as_str() == self.kind)
             && q.since.is_none_or(|t| self.created_at >= t.0)
