@@ -74,9 +74,10 @@ pub enum Fusion {
 /// The fusion hybrid search uses (chosen on the retrieval evaluation, eval/).
 pub const DEFAULT_FUSION: Fusion = Fusion::Blend { lexical: 1.5 };
 
-/// How many vector neighbours are read: more when filters will drop some.
-const NEIGHBOURS: usize = 100;
-const NEIGHBOURS_FILTERED: usize = 500;
+/// How many vector neighbours are read: more when filters will drop some. (The
+/// first pass costs in proportion to these: see `vectors::nearest`.)
+const NEIGHBOURS: usize = 50;
+const NEIGHBOURS_FILTERED: usize = 150;
 
 /// Runs a search in `mode`. `query_vector` is the query's embedding, needed by the
 /// semantic and hybrid modes (without it they find nothing by meaning).
@@ -128,12 +129,12 @@ pub fn search_with(
 
 /// Turns a cosine similarity into a relevance in 0..=1 that means the same for
 /// every model: how far the record stands above the crowd of its query's
-/// neighbours. Models differ wildly in scale (unrelated texts score about 0.1
+/// neighbours (the 50th nearest). Models differ wildly in scale (unrelated texts score about 0.1
 /// with all-MiniLM-L6-v2 but 0.75 with multilingual-e5), and a raw cosine times
 /// the SPEC §9 weights would let recency drown meaning with the latter.
 #[derive(Debug, Clone, Copy)]
 struct Calibration {
-    /// The similarity of an unremarkable neighbour (the 100th nearest).
+    /// The similarity of an unremarkable neighbour (the 50th nearest).
     floor: f64,
 }
 
