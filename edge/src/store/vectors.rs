@@ -726,7 +726,7 @@ mod tests {
                 };
                 let session = Session {
                     id: SessionId::new(),
-                    meta: meta.clone(),
+                    meta,
                     project: project.clone(),
                     agent: "claude-code".into(),
                     agent_session_id: "s".into(),
@@ -740,10 +740,7 @@ mod tests {
                     let updated = w.tick();
                     w.insert_observation(&Observation {
                         id: ObservationId::new(),
-                        meta: RecordMeta {
-                            updated,
-                            ..meta.clone()
-                        },
+                        meta: RecordMeta { updated, ..meta },
                         session_id: session.id,
                         project: project.clone(),
                         kind: ObservationKind::Note,
