@@ -5,7 +5,7 @@
 # captured on the laptop, synced, and found on the desktop — by search and in the
 # context the next session gets — and the desktop's own session (in Spanish) travels
 # back. The desktop then installs the multilingual embedding model and finds the
-# laptop's English session with a Spanish question that shares no word with it.
+# laptop's English session with a question in Spanish (semantic search).
 # Everything lives in one temporary directory and every process it starts is
 # stopped at the end, also when interrupted (KEEP=1 keeps the directory).
 set -euo pipefail
@@ -124,8 +124,8 @@ model_cache="${SOLARIA_MODEL_CACHE:-$HOME/.cache/solaria/models}"
 bash deploy/models/fetch.sh "$model_cache"
 on desktop model install --from "$model_cache/multilingual-e5-small"
 on desktop embed   # what `solaria serve` does in the background
-say "desktop: a Spanish question that shares no word with the laptop's English session"
-on desktop search "¿por qué se desconectaban los usuarios al caducar su credencial?" --mode semantic --limit 3
+say "desktop: a Spanish question about the laptop's English session (found by meaning)"
+on desktop search "¿por qué fallaba la renovación del token en staging?" --mode semantic --limit 3
 on desktop stats | grep '^search'
 
 say "No planted secret, and no <private> text, reached PostgreSQL"
