@@ -8,6 +8,14 @@ cd "$(dirname "$0")/.."
 
 command -v cargo >/dev/null || { echo "cargo is needed: install Rust from https://rustup.rs" >&2; exit 1; }
 
+# A one-off build (CI, a fresh clone) gains nothing from incremental state: it only
+# doubles what the build writes to disk.
+if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"; fi
+free_kb="$(df -Pk . | awk 'NR==2 {print $4}')"
+if [ -n "$free_kb" ] && [ "$free_kb" -lt $((4 * 1024 * 1024)) ]; then
+    echo "warning: $((free_kb / 1024)) MB free here; a clean build and test run needs about 4 GB" >&2
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
