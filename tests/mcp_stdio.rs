@@ -4,141 +4,8 @@
 
 use serde_json::{Value, json};
 use solaria_tests::edge::Edge;
+use solaria_tests::mcp::McpStdio;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
-
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A running `solaria mcp` and the messages it has sent.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    rx: Receiver<Value>,
-    received: HashMap<u64, Value>,
-    next_id: u64,
-}
-
-impl Server {
-    fn start(edge: &Edge) -> Server {
-        let mut child = edge
-            .cmd()
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn solaria mcp");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let v: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
-                if tx.send(v).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Server {
-            child,
-            stdin,
-            rx,
-            received: HashMap::new(),
-            next_id: 1,
-        }
-    }
-
-    fn send_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(line.as_bytes()).expect("write");
-        stdin.write_all(b"\n").expect("write");
-        stdin.flush().expect("flush");
-    }
-
-    fn notify(&mut self, method: &str) {
-        self.send_line(&json!({"jsonrpc": "2.0", "method": method}).to_string());
-    }
-
-    /// Sends a request and waits for the answer with its id (the whole message).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send_line(
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
-        );
-        loop {
-            if let Some(v) = self.received.remove(&id) {
-                return v;
-            }
-            let v = self
-                .rx
-                .recv_timeout(TIMEOUT)
-                .unwrap_or_else(|e| panic!("no answer to {method} #{id}: {e}"));
-            if let Some(n) = v.get("id").and_then(Value::as_u64) {
-                self.received.insert(n, v);
-            }
-        }
-    }
-
-    /// Calls a tool: whether it is a tool error, and its text.
-    fn call(&mut self, name: &str, arguments: Value) -> (bool, String) {
-        let v = self.request("tools/call", json!({"name": name, "arguments": arguments}));
-        let result = v
-            .get("result")
-            .unwrap_or_else(|| panic!("{name} answered with no result: {v}"));
-        let text = result["content"]
-            .as_array()
-            .expect("content")
-            .iter()
-            .filter_map(|c| c["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        (result["isError"].as_bool() == Some(true), text)
-    }
-
-    fn ok(&mut self, name: &str, arguments: Value) -> String {
-        let (is_error, text) = self.call(name, arguments.clone());
-        assert!(!is_error, "{name} {arguments} failed: {text}");
-        text
-    }
-
-    fn err(&mut self, name: &str, arguments: Value) -> String {
-        let (is_error, text) = self.call(name, arguments.clone());
-        assert!(is_error, "{name} {arguments} should fail: {text}");
-        text
-    }
-
-    /// Closes stdin: the server must end cleanly.
-    fn close(mut self) {
-        drop(self.stdin.take());
-        let deadline = std::time::Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                assert!(status.success(), "solaria mcp ended with {status}");
-                return;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "solaria mcp did not end when its stdin closed"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
 
 /// A machine with one session: a prompt, a failing then passing `cargo test`, a stop.
 fn edge_with_memory() -> Edge {
@@ -165,16 +32,6 @@ fn edge_with_memory() -> Edge {
     edge
 }
 
-fn initialize(server: &mut Server) -> Value {
-    let v = server.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "mcp_stdio test", "version": "0"}}),
-    );
-    server.notify("notifications/initialized");
-    v
-}
-
 #[test]
 fn mcp_server_answers_every_tool_over_stdio() {
     let edge = edge_with_memory();
@@ -189,10 +46,10 @@ fn mcp_server_answers_every_tool_over_stdio() {
         .expect("session")
         .to_string();
 
-    let mut server = Server::start(&edge);
+    let mut server = McpStdio::start(&edge);
 
     // initialize
-    let init = initialize(&mut server);
+    let init = server.initialize("mcp_stdio test");
     let result = &init["result"];
     assert_eq!(result["serverInfo"]["name"], "solaria", "{init}");
     assert!(result["capabilities"]["tools"].is_object(), "{init}");
@@ -333,8 +190,8 @@ fn mcp_server_answers_every_tool_over_stdio() {
 #[test]
 fn mcp_server_survives_bad_input() {
     let edge = edge_with_memory();
-    let mut server = Server::start(&edge);
-    initialize(&mut server);
+    let mut server = McpStdio::start(&edge);
+    server.initialize("mcp_stdio test");
 
     // Bad arguments: a wrong type, a missing field, an unknown record type, a bad time.
     let (is_error, text) = server.call("memory_search", json!({"query": "x", "limit": "many"}));
@@ -421,8 +278,8 @@ async fn remote_tools_reach_the_central_service() {
     laptop.ok(&["sync"]);
 
     let desktop = Edge::new("desktop");
-    let mut server = Server::start(&desktop);
-    initialize(&mut server);
+    let mut server = McpStdio::start(&desktop);
+    server.initialize("mcp_stdio test");
     let text = server.err("memory_search_remote", json!({"query": "renew_jwt"}));
     assert!(text.contains("solaria login"), "not logged in yet: {text}");
     desktop.enroll(&c, acct).await;

@@ -11,85 +11,22 @@
 use serde_json::{Value, json};
 use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::Edge;
+use solaria_tests::mcp::McpStdio;
+use solaria_tests::semantic::{
+    MODEL_FILES, configure_model, copy_model, minilm, multilingual, queued, records, search, stats,
+    vector_rows,
+};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 // ---------------------------------------------------------------------------------
 // The models
 
-/// The model directory named by `var`; `None` (with the reason printed) when it is
-/// unset outside CI.
-fn model_from(var: &str) -> Option<PathBuf> {
-    match std::env::var_os(var) {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            assert!(
-                dir.join("model.safetensors").is_file(),
-                "{var}={} holds no model.safetensors",
-                dir.display()
-            );
-            Some(dir)
-        }
-        None => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{var} is not set in CI: deploy/test.sh fetches the models"
-            );
-            eprintln!(
-                "{var} not set: skipping (run deploy/test.sh, or set it to a model directory)"
-            );
-            None
-        }
-    }
-}
-
-/// all-MiniLM-L6-v2: English, fast.
-fn minilm() -> Option<PathBuf> {
-    model_from("SOLARIA_TEST_MODEL_DIR")
-}
-
-/// multilingual-e5-small: about 100 languages.
-fn multilingual() -> Option<PathBuf> {
-    model_from("SOLARIA_TEST_MULTILINGUAL_MODEL_DIR")
-}
-
 /// `solaria model install --from DIR`, which must succeed; what it printed.
 fn install(edge: &Edge, dir: &Path) -> String {
     edge.ok(&["model", "install", "--from", dir.to_str().expect("path")])
-}
-
-/// Points `edge` at the model in `dir` (`[search] model_dir` of its config).
-fn configure_model(edge: &Edge, dir: &Path) {
-    let path = edge.data().join("config.toml");
-    let mut config = std::fs::read_to_string(&path).expect("config");
-    config.push_str(&format!("\n[search]\nmodel_dir = '{}'\n", dir.display()));
-    std::fs::write(&path, config).expect("config");
-}
-
-/// The files of a model directory that `solaria model install` takes.
-const MODEL_FILES: &[&str] = &[
-    "config.json",
-    "tokenizer.json",
-    "model.safetensors",
-    "1_Pooling/config.json",
-    "sentence_bert_config.json",
-    "config_sentence_transformers.json",
-];
-
-/// Copies the model files of `from` into `to`.
-fn copy_model(from: &Path, to: &Path) {
-    for name in MODEL_FILES {
-        let src = from.join(name);
-        if src.is_file() {
-            let dst = to.join(name);
-            std::fs::create_dir_all(dst.parent().expect("parent")).expect("mkdir");
-            std::fs::copy(&src, &dst).expect("copy a model file");
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -187,12 +124,6 @@ fn stop(edge: &Edge, session: &str) {
 // ---------------------------------------------------------------------------------
 // Reading what a user sees
 
-/// `solaria search --json --mode MODE QUERY`.
-fn search(edge: &Edge, mode: &str, query: &str) -> Vec<Value> {
-    let out = edge.ok(&["search", "--json", "--mode", mode, query]);
-    serde_json::from_str(&out).expect("search --json prints a JSON list")
-}
-
 /// The titles of hits, best first.
 fn titles(hits: &[Value]) -> Vec<&str> {
     hits.iter()
@@ -211,35 +142,9 @@ fn id_of(edge: &Edge, title: &str) -> String {
         .expect("the record is stored")
 }
 
-/// `solaria stats --json`.
-fn stats(edge: &Edge) -> Value {
-    serde_json::from_str(&edge.ok(&["stats", "--json"])).expect("stats --json")
-}
-
 /// `solaria model status --json`.
 fn model_status(edge: &Edge) -> Value {
     serde_json::from_str(&edge.ok(&["model", "status", "--json"])).expect("model status --json")
-}
-
-/// Observations and summaries stored (the records that get a vector).
-fn records(edge: &Edge) -> i64 {
-    let s = stats(edge);
-    s["observations"].as_i64().expect("observations") + s["summaries"].as_i64().expect("summaries")
-}
-
-/// Rows of `vector_queue` (the records waiting for their vector).
-fn queued(edge: &Edge) -> i64 {
-    edge.db()
-        .query_row("SELECT count(*) FROM vector_queue", [], |r| r.get(0))
-        .expect("count the queue")
-}
-
-/// Rows of a vec0 table, read with sqlite-vec registered.
-fn vector_rows(edge: &Edge, table: &str) -> i64 {
-    solaria_edge::store::vectors::register_extension();
-    edge.db()
-        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
-        .expect("count the vectors")
 }
 
 /// Runs `solaria ARGS`, which must fail; its stderr.
@@ -839,100 +744,12 @@ fn the_daemon_rebuilds_the_vectors_after_a_model_change() {
 // ---------------------------------------------------------------------------------
 // 9. MCP
 
-/// A running `solaria mcp`, spoken to in newline-delimited JSON-RPC.
-struct Mcp {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Value>,
-    next_id: u64,
-}
-
-impl Mcp {
-    fn start(edge: &Edge) -> Mcp {
-        let mut child = edge
-            .cmd()
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn solaria mcp");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let v: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
-                if tx.send(v).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take().expect("stdin");
-        let mut mcp = Mcp {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
-        };
-        mcp.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "semantic test", "version": "0"}}),
-        );
-        mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        mcp
-    }
-
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").expect("write to solaria mcp");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// Sends a request; the answer with its id.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            // A hung server fails the test instead of hanging it.
-            let v = self
-                .lines
-                .recv_timeout(Duration::from_secs(120))
-                .unwrap_or_else(|e| panic!("no answer to {method}: {e}"));
-            if v["id"] == id {
-                return v;
-            }
-        }
-    }
-
-    /// Calls a tool: whether it failed, and its text.
-    fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
-        let v = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        let result = &v["result"];
-        let text = result["content"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{tool} answered no content: {v}"))
-            .iter()
-            .filter_map(|c| c["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        (result["isError"] == true, text)
-    }
-
-    fn ok(&mut self, tool: &str, arguments: Value) -> String {
-        let (failed, text) = self.call(tool, arguments.clone());
-        assert!(!failed, "{tool} {arguments}: {text}");
-        text
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `solaria mcp` for `edge`, past the handshake. An answer may wait for the model to
+/// load (slow in a debug build): two minutes before the test fails.
+fn start_mcp(edge: &Edge) -> McpStdio {
+    let mut mcp = McpStdio::start(edge).with_timeout(Duration::from_secs(120));
+    mcp.initialize("semantic test");
+    mcp
 }
 
 #[test]
@@ -944,7 +761,7 @@ fn mcp_searches_by_meaning_and_reports_the_live_mode() {
     edge.ok(&["embed"]);
     let n = records(&edge);
     let camera = format!("[O#{}]", id_of(&edge, CAMERA));
-    let mut mcp = Mcp::start(&edge);
+    let mut mcp = start_mcp(&edge);
 
     let text = mcp.ok(
         "memory_search",
@@ -998,7 +815,7 @@ fn mcp_picks_up_a_model_installed_while_it_runs() {
     remember_a_week_of_work(&edge);
     edge.ok(&["embed"]);
     let camera = format!("[O#{}]", id_of(&edge, CAMERA));
-    let mut mcp = Mcp::start(&edge);
+    let mut mcp = start_mcp(&edge);
     let text = mcp.ok(
         "memory_search",
         json!({"query": CAMERA_PARAPHRASE, "mode": "semantic"}),

@@ -1,12 +1,15 @@
 //! Helpers for the cross-component tests: locating the real binaries built by
 //! cargo and replaying recorded Claude Code sessions through them; [`pg`] gives each
 //! test a throwaway PostgreSQL database; [`edge`] drives an edge machine through the real
-//! `solaria` binary.
+//! `solaria` binary; [`mcp`] speaks JSON-RPC to its `solaria mcp` over stdio;
+//! [`semantic`] finds the embedding models and counts vectors.
 
 pub mod central;
 pub mod edge;
+pub mod mcp;
 pub mod pg;
 pub mod records;
+pub mod semantic;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,109 @@
+//! What the semantic search tests share: the embedding models (where they are, how
+//! a test machine is pointed at one) and the counts of records, vectors and queue.
+//!
+//! `SOLARIA_TEST_MODEL_DIR` (all-MiniLM-L6-v2) and `SOLARIA_TEST_MULTILINGUAL_MODEL_DIR`
+//! (multilingual-e5-small) are set by `deploy/test.sh`. Without them a test says so
+//! and passes, except in CI (`CI` set), where it fails.
+
+use crate::edge::Edge;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The model directory named by `var`; `None` (with the reason printed) when it is
+/// unset outside CI.
+pub fn model_from(var: &str) -> Option<PathBuf> {
+    match std::env::var_os(var) {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            assert!(
+                dir.join("model.safetensors").is_file(),
+                "{var}={} holds no model.safetensors",
+                dir.display()
+            );
+            Some(dir)
+        }
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{var} is not set in CI: deploy/test.sh fetches the models"
+            );
+            eprintln!(
+                "{var} not set: skipping (run deploy/test.sh, or set it to a model directory)"
+            );
+            None
+        }
+    }
+}
+
+/// all-MiniLM-L6-v2: English, fast.
+pub fn minilm() -> Option<PathBuf> {
+    model_from("SOLARIA_TEST_MODEL_DIR")
+}
+
+/// multilingual-e5-small: about 100 languages.
+pub fn multilingual() -> Option<PathBuf> {
+    model_from("SOLARIA_TEST_MULTILINGUAL_MODEL_DIR")
+}
+
+/// Points `edge` at the model in `dir` (`[search] model_dir` of its config).
+pub fn configure_model(edge: &Edge, dir: &Path) {
+    let path = edge.data().join("config.toml");
+    let mut config = std::fs::read_to_string(&path).expect("config");
+    config.push_str(&format!("\n[search]\nmodel_dir = '{}'\n", dir.display()));
+    std::fs::write(&path, config).expect("config");
+}
+
+/// The files of a model directory that `solaria model install` takes.
+pub const MODEL_FILES: &[&str] = &[
+    "config.json",
+    "tokenizer.json",
+    "model.safetensors",
+    "1_Pooling/config.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+];
+
+/// Copies the model files of `from` into `to`.
+pub fn copy_model(from: &Path, to: &Path) {
+    for name in MODEL_FILES {
+        let src = from.join(name);
+        if src.is_file() {
+            let dst = to.join(name);
+            std::fs::create_dir_all(dst.parent().expect("parent")).expect("mkdir");
+            std::fs::copy(&src, &dst).expect("copy a model file");
+        }
+    }
+}
+
+/// `solaria search --json --mode MODE QUERY`.
+pub fn search(edge: &Edge, mode: &str, query: &str) -> Vec<Value> {
+    let out = edge.ok(&["search", "--json", "--mode", mode, query]);
+    serde_json::from_str(&out).expect("search --json prints a JSON list")
+}
+
+/// `solaria stats --json`.
+pub fn stats(edge: &Edge) -> Value {
+    serde_json::from_str(&edge.ok(&["stats", "--json"])).expect("stats --json")
+}
+
+/// Observations and summaries stored (the records that get a vector).
+pub fn records(edge: &Edge) -> i64 {
+    let s = stats(edge);
+    s["observations"].as_i64().expect("observations") + s["summaries"].as_i64().expect("summaries")
+}
+
+/// Rows of `vector_queue` (the records waiting for their vector).
+pub fn queued(edge: &Edge) -> i64 {
+    edge.db()
+        .query_row("SELECT count(*) FROM vector_queue", [], |r| r.get(0))
+        .expect("count the queue")
+}
+
+/// Rows of a table of the vector index (`observation_vectors`, a vec0 table, or
+/// `observation_embeddings`, its float twin), read with sqlite-vec registered.
+pub fn vector_rows(edge: &Edge, table: &str) -> i64 {
+    solaria_edge::store::vectors::register_extension();
+    edge.db()
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .expect("count the vectors")
+}
