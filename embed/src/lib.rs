@@ -7,6 +7,7 @@
 //! matter of pointing at another directory. [`ModelInfo::fingerprint`] changes when
 //! the model does, which is how the store knows its vectors are stale.
 
+mod bert;
 mod files;
 mod model;
 
@@ -28,12 +29,21 @@ pub enum EmbedError {
         path: std::path::PathBuf,
         reason: String,
     },
-    #[error("unsupported model type `{0}` (supported: bert)")]
+    #[error("unsupported model: {0}")]
     Unsupported(String),
     #[error("tokenizer: {0}")]
     Tokenizer(String),
-    #[error("model: {0}")]
-    Model(#[from] candle_core::Error),
+    /// The weights do not load (corrupt, truncated, wrong shapes) or a computation
+    /// failed. Not marked as the source: candle's message already carries its
+    /// cause, and error chains would print it two or three times.
+    #[error("the model's weights do not load or run: {0}")]
+    Model(candle_core::Error),
+}
+
+impl From<candle_core::Error> for EmbedError {
+    fn from(e: candle_core::Error) -> EmbedError {
+        EmbedError::Model(e)
+    }
 }
 
 /// Cosine similarity of two vectors (the dot product, for normalised ones).

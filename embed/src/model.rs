@@ -1,10 +1,10 @@
 //! Loading a model directory and turning texts into unit vectors.
 
 use crate::EmbedError;
+use crate::bert::{self, BertConfig, Encoder};
 use crate::files::{ModelFiles, ModelStatus};
-use candle_core::{DType, Device, Tensor};
+use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config as BertConfig};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use tokenizers::{Tokenizer, TruncationParams};
@@ -36,7 +36,7 @@ pub struct ModelInfo {
 
 /// A loaded model, ready to embed.
 pub struct Embedder {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     info: ModelInfo,
     device: Device,
@@ -132,7 +132,9 @@ fn read_description(dir: &Path) -> Result<(ModelInfo, BertConfig), EmbedError> {
     let head: ConfigHead = parse(&files.config(), &config_bytes)?;
     let model_type = head.model_type.clone().unwrap_or_else(|| "bert".into());
     if model_type != "bert" {
-        return Err(EmbedError::Unsupported(model_type));
+        return Err(EmbedError::Unsupported(format!(
+            "model type `{model_type}` (supported: bert)"
+        )));
     }
     let config: BertConfig = parse(&files.config(), &config_bytes)?;
     let pooling = match optional::<PoolingConfig>(files.pooling())? {
@@ -201,7 +203,7 @@ impl Embedder {
         let weights = read(&files.weights())?;
         let device = Device::Cpu;
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)?;
-        let model = BertModel::load(vb, &config)?;
+        let model = Encoder::load(vb, &config)?;
         Ok(Embedder {
             model,
             tokenizer,
@@ -296,25 +298,12 @@ impl Embedder {
         rows: usize,
         width: usize,
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
-        let mask = Tensor::from_vec(mask, (rows, width), &self.device)?;
-        let types = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let tokens = self.model.forward(&ids, &mask, rows, width, &self.device)?;
         let pooled = match self.info.pooling {
-            Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
-            Pooling::Mean => {
-                let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-                let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-                let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
-                summed.broadcast_div(&counts)?
-            }
+            Pooling::Cls => tokens.narrow(1, 0, 1)?.squeeze(1)?,
+            Pooling::Mean => bert::mean_pool(&tokens, &mask, &self.device)?,
         };
-        let norms = pooled
-            .sqr()?
-            .sum_keepdim(1)?
-            .sqrt()?
-            .clamp(1e-12, f64::MAX)?;
-        let unit = pooled.broadcast_div(&norms)?;
+        let unit = bert::normalise(&pooled)?;
         Ok(unit.to_vec2::<f32>()?)
     }
 }

