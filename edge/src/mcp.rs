@@ -338,26 +338,22 @@ fn search_text(app: &App, p: SearchParams) -> anyhow::Result<String> {
         .transpose()
         .map_err(|e| anyhow::anyhow!("`mode`: {e}"))?;
     let store = app.store()?;
-    let mode = match mode {
-        Some(m) => m,
-        None => semantic::live_mode(&app.config, &app.paths, &store)?,
-    };
-    let model = if mode == SearchMode::Lexical {
-        None
-    } else {
-        semantic::cached_model(&app.config, &app.paths)?
-    };
-    let (hits, mode) = semantic::search(
+    let searched = semantic::search(
         &app.config,
         &app.paths,
         &store,
         &query,
-        Some(mode),
-        model.as_deref(),
+        mode,
+        semantic::ModelSource::Cached,
     )?;
+    let (hits, mode) = (searched.hits, searched.mode);
+    let note = searched
+        .fell_back
+        .map(|why| format!("\nNote: {why}"))
+        .unwrap_or_default();
     if hits.is_empty() {
         return Ok(format!(
-            "No matches for {:?} ({mode} search). Try other or fewer keywords, or drop a filter.",
+            "No matches for {:?} ({mode} search). Try other or fewer keywords, or drop a filter.{note}",
             query.text
         ));
     }
@@ -368,7 +364,7 @@ fn search_text(app: &App, p: SearchParams) -> anyhow::Result<String> {
         out.push('\n');
     }
     out.push_str(&format!(
-        "\n{} result(s), {mode} search. memory_timeline ID shows what happened around one, memory_get_observations [ID…] the full records.",
+        "\n{} result(s), {mode} search. memory_timeline ID shows what happened around one, memory_get_observations [ID…] the full records.{note}",
         hits.len()
     ));
     Ok(out)

@@ -213,49 +213,141 @@ pub fn live_mode(config: &Config, paths: &Paths, store: &Store) -> Result<Search
     })
 }
 
-/// A search in `mode` (or the live mode), embedding the query when the mode needs
-/// it. A mode that needs the model when none is installed is an error that says
-/// how to install it.
+/// Where a search gets the model when its mode needs one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelSource {
+    /// Load it for this search (the CLI: one search per process).
+    Load,
+    /// The process keeps it ([`cached_model`]): the MCP server, the local API.
+    Cached,
+}
+
+/// Why a search that needs the model cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error(
+        "{mode} search needs the embedding model, which is not installed in {dir}: run `solaria model install`, or search by words (`--mode lexical`)"
+    )]
+    NoModel { mode: SearchMode, dir: PathBuf },
+    #[error(
+        "{mode} search needs the embedding model in {dir}, which fails: {reason}. Reinstall it with `solaria model install`, or search by words (`--mode lexical`)"
+    )]
+    BrokenModel {
+        mode: SearchMode,
+        dir: PathBuf,
+        reason: String,
+    },
+    #[error(
+        "the vectors of this machine's records were not made by the installed model ({model}): run `solaria embed` (or let `solaria serve` do it), or search by words (`--mode lexical`)"
+    )]
+    StaleVectors { model: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl SearchError {
+    /// Said when a search without an explicit mode ran by words instead.
+    fn fallback_note(&self) -> String {
+        match self {
+            SearchError::NoModel { dir, .. } => format!(
+                "searched by words only: no embedding model is installed in {} (`solaria model install`)",
+                dir.display()
+            ),
+            SearchError::BrokenModel { dir, reason, .. } => format!(
+                "searched by words only: the embedding model in {} fails ({reason}); reinstall it with `solaria model install`",
+                dir.display()
+            ),
+            SearchError::StaleVectors { model } => format!(
+                "searched by words only: the vectors were not made by the installed model ({model}); `solaria embed` rebuilds them"
+            ),
+            SearchError::Store(e) => format!("searched by words only: {e}"),
+        }
+    }
+}
+
+/// What a search found, and how.
+#[derive(Debug)]
+pub struct Searched {
+    pub hits: Vec<Hit>,
+    /// The mode that ran.
+    pub mode: SearchMode,
+    /// Set when a search without an explicit mode wanted meaning but ran by words
+    /// only: why, and what to do. Callers show it (the CLI on stderr).
+    pub fell_back: Option<String>,
+}
+
+/// A search in `mode`, or in the live mode when `mode` is `None`, embedding the
+/// query when the mode needs it.
+///
+/// An explicit mode that needs the model fails with a [`SearchError`] that says how
+/// to mend it. Without one, a model that is missing, does not load or did not make
+/// the stored vectors makes the search fall back to words (with the reason in
+/// [`Searched::fell_back`]): a broken model file must never take search away.
 pub fn search(
     config: &Config,
     paths: &Paths,
     store: &Store,
     query: &SearchQuery,
     mode: Option<SearchMode>,
-    model: Option<&Embedder>,
-) -> anyhow::Result<(Vec<Hit>, SearchMode)> {
-    let mode = match mode {
+    source: ModelSource,
+) -> Result<Searched, SearchError> {
+    let wanted = match mode {
         Some(m) => m,
         None => live_mode(config, paths, store)?,
     };
-    if mode == SearchMode::Lexical {
-        return Ok((hybrid::search(store.conn(), query, mode, None)?, mode));
-    }
-    let loaded;
-    let model = match model {
-        Some(m) => m,
-        None => {
-            loaded = load_model(config, paths)?.ok_or_else(|| {
-                anyhow::anyhow!(
-                    "{mode} search needs the embedding model, which is not installed in {}: run `solaria model install` (or search with --mode lexical)",
-                    model_dir(config, paths).display()
-                )
-            })?;
-            &loaded
-        }
+    let lexical = |fell_back: Option<String>| -> Result<Searched, SearchError> {
+        Ok(Searched {
+            hits: hybrid::search(store.conn(), query, SearchMode::Lexical, None)?,
+            mode: SearchMode::Lexical,
+            fell_back,
+        })
     };
+    if wanted == SearchMode::Lexical {
+        return lexical(None);
+    }
+    match query_vector(config, paths, store, query, wanted, source) {
+        Ok(vector) => Ok(Searched {
+            hits: hybrid::search(store.conn(), query, wanted, Some(&vector))?,
+            mode: wanted,
+            fell_back: None,
+        }),
+        Err(SearchError::Store(e)) => Err(SearchError::Store(e)),
+        Err(e) if mode.is_some() => Err(e),
+        Err(e) => lexical(Some(e.fallback_note())),
+    }
+}
+
+/// The query's vector, from a model that made the stored vectors.
+fn query_vector(
+    config: &Config,
+    paths: &Paths,
+    store: &Store,
+    query: &SearchQuery,
+    mode: SearchMode,
+    source: ModelSource,
+) -> Result<Vec<f32>, SearchError> {
+    let dir = model_dir(config, paths);
+    let broken = |e: EmbedError| SearchError::BrokenModel {
+        mode,
+        dir: dir.clone(),
+        reason: e.to_string(),
+    };
+    let model = match source {
+        ModelSource::Load => load_model(config, paths).map(|m| m.map(std::sync::Arc::new)),
+        ModelSource::Cached => cached_model(config, paths),
+    }
+    .map_err(broken)?
+    .ok_or_else(|| SearchError::NoModel {
+        mode,
+        dir: dir.clone(),
+    })?;
     let index = vectors::index_model(store.conn())?;
     if index.as_ref().map(|m| m.fingerprint.as_str()) != Some(model.info().fingerprint.as_str()) {
-        anyhow::bail!(
-            "the vectors of this machine's records were not made by the installed model ({}): run `solaria embed` (or let `solaria serve` do it), or search with --mode lexical",
-            model.info().name
-        );
+        return Err(SearchError::StaleVectors {
+            model: model.info().name.clone(),
+        });
     }
-    let vector = model.embed_query(&query.text)?;
-    Ok((
-        hybrid::search(store.conn(), query, mode, Some(&vector))?,
-        mode,
-    ))
+    model.embed_query(&query.text).map_err(broken)
 }
 
 /// What `solaria stats`, `solaria model status` and `memory_stats` report about

@@ -69,8 +69,18 @@ impl Args {
             limit: self.limit,
             current_project: Some(app.current_project().key),
         };
-        let (hits, mode) =
-            crate::semantic::search(&app.config, &app.paths, &store, &query, self.mode, None)?;
+        let searched = crate::semantic::search(
+            &app.config,
+            &app.paths,
+            &store,
+            &query,
+            self.mode,
+            crate::semantic::ModelSource::Load,
+        )?;
+        if let Some(why) = &searched.fell_back {
+            eprintln!("solaria: {why}");
+        }
+        let (hits, mode) = (searched.hits, searched.mode);
         if self.json {
             println!("{}", serde_json::to_string_pretty(&hits)?);
             return Ok(());

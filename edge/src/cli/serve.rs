@@ -139,7 +139,18 @@ fn start_api(app: &App) {
 struct Embedding {
     /// Shared with the local API's searches (`semantic::cached_model`): one copy.
     model: Option<std::sync::Arc<solaria_embed::Embedder>>,
+    /// The weights file (size, modification time) of a model that failed to load:
+    /// not tried again until it changes (loading e5 costs ~2 s and 1 GB; every 30 s
+    /// that would be a daemon busy failing).
+    broken: Option<(u64, std::time::SystemTime)>,
     failed_once: bool,
+}
+
+/// The installed weights file's size and modification time, if it is there.
+fn weights_stamp(app: &App) -> Option<(u64, std::time::SystemTime)> {
+    let dir = semantic::model_dir(&app.config, &app.paths);
+    let meta = std::fs::metadata(solaria_embed::ModelFiles::new(dir).weights()).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
 }
 
 impl Embedding {
@@ -154,7 +165,18 @@ impl Embedding {
                 return Ok(None);
             }
             if self.model.is_none() {
-                self.model = semantic::cached_model(&app.config, &app.paths)?;
+                let stamp = weights_stamp(app);
+                if self.broken.is_some() && self.broken == stamp {
+                    return Ok(None);
+                }
+                self.model = semantic::cached_model(&app.config, &app.paths).inspect_err(|_| {
+                    self.broken = stamp;
+                })?;
+                if self.model.is_some() {
+                    // A mended model: the next failure is news again.
+                    self.broken = None;
+                    self.failed_once = false;
+                }
             }
             let Some(model) = &self.model else {
                 return Ok(None);

@@ -3,7 +3,6 @@
 use super::App;
 use crate::store::sync::{self as store_sync, PUSH_CURSOR_KEY};
 use crate::timefmt;
-use solaria_shared::UnixMillis;
 
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
@@ -23,36 +22,15 @@ impl Args {
             store_sync::cursor(conn, PUSH_CURSOR_KEY)?,
         )?;
         let conflicts = store_sync::conflicts(conn, false)?.len();
-        let last_at = store_sync::state(conn, "last_sync_at")?
-            .and_then(|v| v.parse().ok())
-            .map(UnixMillis);
-        let started_at: Option<i64> =
-            store_sync::state(conn, "last_sync_started_at")?.and_then(|v| v.parse().ok());
-        let interrupted = started_at.is_some_and(|s| last_at.is_none_or(|l| s > l.0));
-        let status = if interrupted {
-            Some("interrupted".to_string())
-        } else {
-            store_sync::state(conn, "last_sync_status")?
-        };
-        let (last_at, detail) = if interrupted {
-            (
-                started_at.map(UnixMillis),
-                Some(
-                    "started but did not finish (killed or crashed); run `solaria sync` to resume"
-                        .to_string(),
-                ),
-            )
-        } else {
-            (last_at, store_sync::state(conn, "last_sync_detail")?)
-        };
+        let last = store_sync::last_sync(conn, "run `solaria sync` to resume")?;
         if self.json {
             let v = serde_json::json!({
                 "server": creds.as_ref().map(|c| c.server.clone()),
                 "machine_id": store.machine_id().to_string(),
                 "machine_name": app.config.machine_name(),
-                "last_sync_at": last_at.map(|t| t.0),
-                "last_sync_status": status,
-                "last_sync_detail": detail,
+                "last_sync_at": last.at.map(|t| t.0),
+                "last_sync_status": last.status,
+                "last_sync_detail": last.detail,
                 "pending": pending,
                 "conflicts": conflicts,
             });
@@ -68,11 +46,11 @@ impl Args {
             app.config.machine_name(),
             store.machine_id()
         );
-        match (last_at, status) {
+        match (last.at, last.status) {
             (Some(t), Some(s)) => println!(
                 "last sync:  {} — {s}: {}",
                 timefmt::full(t),
-                detail.unwrap_or_default()
+                last.detail.unwrap_or_default()
             ),
             _ => println!("last sync:  never"),
         }

@@ -1,6 +1,6 @@
 //! The store's side of sync: which local changes still need pushing, applying
 //! versions received from the central service with the shared last-write-wins rule,
-//! and the bookkeeping (cursors, conflicts, machine names).
+//! and the bookkeeping (cursors, conflicts, machine names, the last sync's state).
 
 use super::records::{
     OBSERVATION_COLUMNS, SESSION_COLUMNS, SUMMARY_COLUMNS, observation_from_row, session_from_row,
@@ -29,6 +29,44 @@ pub fn state(conn: &Connection, key: &str) -> Result<Option<String>, StoreError>
 /// A numeric value of the `sync_state` table (0 when unset).
 pub fn cursor(conn: &Connection, key: &str) -> Result<i64, StoreError> {
     Ok(state(conn, key)?.and_then(|v| v.parse().ok()).unwrap_or(0))
+}
+
+/// The last sync attempt as `solaria status` and `/api/status` report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastSync {
+    /// When: the recorded outcome's time, or an interrupted sync's start.
+    pub at: Option<UnixMillis>,
+    /// `success` or `failed` as recorded, or `interrupted`.
+    pub status: Option<String>,
+    /// What the outcome said, or what happened to an interrupted sync and how to
+    /// resume it.
+    pub detail: Option<String>,
+}
+
+/// The last sync attempt. A sync marked started (`last_sync_started_at`) after the
+/// last recorded outcome (`last_sync_at`), or with no outcome at all, did not finish:
+/// it reads as `interrupted`, dated from its start, and its detail ends with
+/// `resume` (how the caller's user resumes it, e.g. "run `solaria sync` to resume").
+pub fn last_sync(conn: &Connection, resume: &str) -> Result<LastSync, StoreError> {
+    let at = |key| -> Result<Option<i64>, StoreError> {
+        Ok(state(conn, key)?.and_then(|v| v.parse().ok()))
+    };
+    let last_at = at("last_sync_at")?;
+    let started_at = at("last_sync_started_at")?;
+    if started_at.is_some_and(|s| last_at.is_none_or(|l| s > l)) {
+        return Ok(LastSync {
+            at: started_at.map(UnixMillis),
+            status: Some("interrupted".to_string()),
+            detail: Some(format!(
+                "started but did not finish (killed or crashed); {resume}"
+            )),
+        });
+    }
+    Ok(LastSync {
+        at: last_at.map(UnixMillis),
+        status: state(conn, "last_sync_status")?,
+        detail: state(conn, "last_sync_detail")?,
+    })
 }
 
 impl Writer<'_> {
@@ -313,5 +351,57 @@ impl Writer<'_> {
             )?;
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn set(store: &mut Store, key: &str, value: &str) {
+        store.write(|w| w.set_state(key, value)).expect("set");
+    }
+
+    #[test]
+    fn a_sync_started_after_the_last_outcome_reads_as_interrupted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
+        let never = last_sync(store.conn(), "resume").expect("read");
+        assert_eq!((never.at, never.status, never.detail), (None, None, None));
+
+        set(&mut store, "last_sync_started_at", "100");
+        let first = last_sync(store.conn(), "run it again").expect("read");
+        assert_eq!(
+            first.at,
+            Some(UnixMillis(100)),
+            "no outcome yet: interrupted"
+        );
+        assert_eq!(first.status.as_deref(), Some("interrupted"));
+        assert_eq!(
+            first.detail.as_deref(),
+            Some("started but did not finish (killed or crashed); run it again")
+        );
+
+        set(&mut store, "last_sync_at", "150");
+        set(&mut store, "last_sync_status", "success");
+        set(&mut store, "last_sync_detail", "pushed 1");
+        let done = last_sync(store.conn(), "resume").expect("read");
+        assert_eq!(done.at, Some(UnixMillis(150)));
+        assert_eq!(done.status.as_deref(), Some("success"));
+        assert_eq!(done.detail.as_deref(), Some("pushed 1"));
+
+        set(&mut store, "last_sync_started_at", "150");
+        let same = last_sync(store.conn(), "resume").expect("read");
+        assert_eq!(
+            same.status.as_deref(),
+            Some("success"),
+            "not after: finished"
+        );
+
+        set(&mut store, "last_sync_started_at", "200");
+        let killed = last_sync(store.conn(), "resume").expect("read");
+        assert_eq!(killed.at, Some(UnixMillis(200)));
+        assert_eq!(killed.status.as_deref(), Some("interrupted"));
     }
 }

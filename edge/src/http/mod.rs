@@ -1,0 +1,188 @@
+//! The daemon's local HTTP API (SPEC §4): search, timeline, context, stats, status
+//! and a sync trigger as JSON, on 127.0.0.1 only, behind a bearer token kept in
+//! `<data dir>/api-token` (0600): another user of the machine must not read this
+//! memory. `solaria serve` starts it on a thread of its own; `docs/LOCAL_API.md`
+//! documents the endpoints.
+//!
+//! Each request opens the store and runs on Tokio's blocking pool (SQLite and the
+//! sync client are synchronous), like the MCP tools. Failures answer
+//! `{"error": message, "code": code}` with a status that says whose fault it was;
+//! no input makes the server panic, and the token is never logged.
+//!
+//! Files: this one starts the server and routes; `token.rs` keeps the bearer token
+//! and checks it; `memory.rs` answers search, timeline and context; `status.rs`
+//! health, stats, status and the sync trigger; `error.rs` the error answers;
+//! `private_file.rs` writes the 0600 files.
+
+mod error;
+mod memory;
+mod private_file;
+mod status;
+mod token;
+
+pub use token::{ApiToken, TOKEN_FILE, load_or_create_token, token_path};
+
+use crate::cli::App;
+use axum::Json;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::middleware;
+use axum::routing::{get, post};
+use error::ApiError;
+use private_file::write_private;
+use std::fmt;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The file in the data dir holding the address the API listens on, written once
+/// it listens (mode 0600): `127.0.0.1:37777` and a newline.
+pub const ADDR_FILE: &str = "serve.addr";
+
+/// No endpoint takes a body; anything larger than this is refused unread.
+const MAX_BODY_BYTES: usize = 4 * 1024;
+/// Requests running at once on the blocking pool (the store is one SQLite file).
+const MAX_BLOCKING: usize = 8;
+
+/// Where the daemon's messages go (`logs/serve.log`).
+pub type Logger = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Why the API could not start. The daemon logs it and goes on with its other work.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot read or create the API token {}: {source}", path.display())]
+    Token { path: PathBuf, source: io::Error },
+    #[error("cannot listen on 127.0.0.1:{port}: {source}{}", bind_hint(.source))]
+    Bind { port: u16, source: io::Error },
+    #[error("cannot start the local API: {0}")]
+    Runtime(io::Error),
+}
+
+fn bind_hint(e: &io::Error) -> &'static str {
+    if e.kind() == io::ErrorKind::AddrInUse {
+        " (the port is busy: another `solaria serve`, or another program; set another \
+         port with `[serve] http_port` in config.toml, or 0 to turn the API off)"
+    } else {
+        ""
+    }
+}
+
+/// The address file of a data dir.
+pub fn addr_path(data_dir: &Path) -> PathBuf {
+    data_dir.join(ADDR_FILE)
+}
+
+/// Starts the API on `127.0.0.1:port` on a thread of its own and returns the
+/// address it listens on (also written to [`ADDR_FILE`]). The thread serves until
+/// the process ends. Fails, without side effects on the daemon, when the token
+/// file cannot be made or the port is taken.
+pub fn start(app: App, port: u16, log: Logger) -> Result<SocketAddr, StartError> {
+    let data_dir = app.paths.data_dir.clone();
+    let token = load_or_create_token(&data_dir, &*log).map_err(|source| StartError::Token {
+        path: token_path(&data_dir),
+        source,
+    })?;
+    // A stale address must never send a client to whatever holds that port now.
+    let _ = std::fs::remove_file(addr_path(&data_dir));
+    let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+        .map_err(|source| StartError::Bind { port, source })?;
+    listener
+        .set_nonblocking(true)
+        .map_err(StartError::Runtime)?;
+    let addr = listener.local_addr().map_err(StartError::Runtime)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .max_blocking_threads(MAX_BLOCKING)
+        .build()
+        .map_err(StartError::Runtime)?;
+    let state = ApiState {
+        app: Arc::new(app),
+        token,
+        syncing: Arc::new(tokio::sync::Mutex::new(())),
+        log: Arc::clone(&log),
+    };
+    let thread_log = Arc::clone(&log);
+    std::thread::Builder::new()
+        .name("solaria-api".into())
+        .spawn(move || {
+            let served = runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                axum::serve(listener, router(state)).await
+            });
+            if let Err(e) = served {
+                thread_log(&format!("local API stopped: {e}"));
+            }
+        })
+        .map_err(StartError::Runtime)?;
+    if let Err(e) = write_private(&data_dir, ADDR_FILE, &format!("{addr}\n")) {
+        log(&format!(
+            "cannot write {}: {e}",
+            addr_path(&data_dir).display()
+        ));
+    }
+    Ok(addr)
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+struct ApiState {
+    app: Arc<App>,
+    token: ApiToken,
+    /// Held while a sync started through the API runs: one at a time.
+    syncing: Arc<tokio::sync::Mutex<()>>,
+    log: Logger,
+}
+
+impl fmt::Debug for ApiState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApiState")
+            .field("data_dir", &self.app.paths.data_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApiState {
+    /// Runs `f` on the blocking pool; a failure on our side is logged.
+    async fn blocking<T, F>(&self, f: F) -> Result<Json<T>, ApiError>
+    where
+        F: FnOnce(&App) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let app = Arc::clone(&self.app);
+        let result = match tokio::task::spawn_blocking(move || f(&app)).await {
+            Ok(result) => result,
+            Err(e) => Err(ApiError::internal(format!(
+                "the request failed unexpectedly: {e}"
+            ))),
+        };
+        if let Err(e) = &result
+            && e.status == StatusCode::INTERNAL_SERVER_ERROR
+        {
+            (self.log)(&format!("local API: {}", e.message));
+        }
+        result.map(Json)
+    }
+}
+
+fn router(state: ApiState) -> Router {
+    let private = Router::new()
+        .route("/api/search", get(memory::search))
+        .route("/api/timeline/{id}", get(memory::timeline))
+        .route("/api/context", get(memory::context_of))
+        .route("/api/stats", get(status::stats))
+        .route("/api/status", get(status::status))
+        .route("/api/sync", post(status::sync_now))
+        .route_layer(middleware::from_fn_with_state(
+            state.token.clone(),
+            token::require_token,
+        ));
+    Router::new()
+        .route("/api/health", get(status::health))
+        .merge(private)
+        .fallback(error::no_route)
+        .method_not_allowed_fallback(error::wrong_method)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}

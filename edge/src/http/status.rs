@@ -1,0 +1,154 @@
+//! The endpoints about the daemon and its sync: `/api/health`, `/api/stats`,
+//! `/api/status` and the sync trigger `POST /api/sync`.
+
+use super::ApiState;
+use super::error::ApiError;
+use crate::cli::App;
+use crate::semantic;
+use crate::store::sync::{self as store_sync, PUSH_CURSOR_KEY};
+use crate::store::views;
+use crate::sync::{self, SyncError, SyncOptions, SyncReport};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Serialize;
+use serde_json::{Value, json};
+use solaria_shared::UnixMillis;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A sync started through the API has the manual sync's 2-minute timeout (SPEC §6).
+const SYNC_DEADLINE: Duration = Duration::from_secs(120);
+
+/// `GET /api/health`: whether the API answers. No token needed, nothing private.
+pub(super) async fn health() -> Json<Value> {
+    Json(json!({
+        "status": "ok",
+        "service": "solaria",
+        "version": env!("CARGO_PKG_VERSION"),
+    }))
+}
+
+/// `GET /api/stats`: counts, the search status and the sync state (what
+/// `solaria stats --json` and the MCP `memory_stats` tool report).
+pub(super) async fn stats(State(s): State<ApiState>) -> Result<Json<Value>, ApiError> {
+    s.blocking(|app| {
+        let store = app.store()?;
+        let conn = store.conn();
+        let me = store.machine_id();
+        let stats = views::stats(conn, me)?;
+        let creds = app.credentials()?;
+        let store_bytes = ["", "-wal"]
+            .iter()
+            .filter_map(|s| std::fs::metadata(format!("{}{s}", store.path().display())).ok())
+            .map(|m| m.len())
+            .sum::<u64>();
+        let mut v = serde_json::to_value(&stats).map_err(anyhow::Error::from)?;
+        v["data_dir"] = app.paths.data_dir.display().to_string().into();
+        v["store_bytes"] = store_bytes.into();
+        v["machine_id"] = me.to_string().into();
+        v["machine_name"] = app.config.machine_name().into();
+        v["search"] = serde_json::to_value(semantic::status(&app.config, &app.paths, &store)?)
+            .map_err(anyhow::Error::from)?;
+        v["sync"] = json!({
+            "logged_in": creds.is_some(),
+            "server": creds.map(|c| c.server).or_else(|| app.config.sync.server.clone()),
+            "pending_push": stats.pending_push,
+            "last_sync_at": store_sync::state(conn, "last_sync_at")?
+                .and_then(|t| t.parse::<i64>().ok()),
+            "last_sync_status": store_sync::state(conn, "last_sync_status")?,
+            "last_sync_detail": store_sync::state(conn, "last_sync_detail")?,
+        });
+        Ok(v)
+    })
+    .await
+}
+
+/// `GET /api/status`: the sync state, as `solaria status --json` reports it.
+pub(super) async fn status(State(s): State<ApiState>) -> Result<Json<Value>, ApiError> {
+    s.blocking(|app| {
+        let store = app.store()?;
+        let creds = app.credentials()?;
+        let conn = store.conn();
+        let pending = store_sync::pending_count(
+            conn,
+            store.machine_id(),
+            store_sync::cursor(conn, PUSH_CURSOR_KEY)?,
+        )?;
+        let conflicts = store_sync::conflicts(conn, false)?.len();
+        let last = store_sync::last_sync(conn, "POST /api/sync to resume")?;
+        Ok(json!({
+            "server": creds.map(|c| c.server),
+            "machine_id": store.machine_id().to_string(),
+            "machine_name": app.config.machine_name(),
+            "last_sync_at": last.at.map(|t| t.0),
+            "last_sync_status": last.status,
+            "last_sync_detail": last.detail,
+            "pending": pending,
+            "conflicts": conflicts,
+        }))
+    })
+    .await
+}
+
+/// `POST /api/sync`'s answer: the server and what moved.
+#[derive(Debug, Serialize)]
+pub(super) struct SyncAnswer {
+    server: String,
+    #[serde(flatten)]
+    report: SyncReport,
+}
+
+/// `POST /api/sync`: push and pull now, like `solaria sync`.
+pub(super) async fn sync_now(State(s): State<ApiState>) -> Result<Json<SyncAnswer>, ApiError> {
+    let Ok(running) = Arc::clone(&s.syncing).try_lock_owned() else {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "sync_running",
+            "a sync started through this API is still running: wait for its answer",
+        ));
+    };
+    let log = Arc::clone(&s.log);
+    s.blocking(move |app| {
+        let _running = running;
+        sync_json(app, &*log)
+    })
+    .await
+}
+
+fn sync_json(app: &App, log: &dyn Fn(&str)) -> Result<SyncAnswer, ApiError> {
+    let creds = app.credentials()?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "not_logged_in",
+            SyncError::NotLoggedIn.to_string(),
+        )
+    })?;
+    let mut store = app.store()?;
+    // Marked first, as `solaria sync` does: a sync killed before it records its
+    // outcome shows as interrupted in the status.
+    let started = UnixMillis::now().0.to_string();
+    store.write(|w| w.set_state("last_sync_started_at", &started))?;
+    let options = SyncOptions {
+        deadline: SYNC_DEADLINE,
+        kind: "manual",
+        local_only: app.config.sync.local_only_projects.clone(),
+    };
+    let outcome = sync::run(&mut store, &creds, &options, |_| {});
+    sync::record_outcome(&mut store, &outcome)?;
+    let report = outcome.map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "sync_failed",
+            format!("sync with {} failed: {e}", creds.server),
+        )
+    })?;
+    log(&format!(
+        "sync (local API): pushed {}, pulled {}, conflicts {}",
+        report.pushed, report.pulled, report.conflicts
+    ));
+    Ok(SyncAnswer {
+        server: creds.server,
+        report,
+    })
+}
