@@ -7,6 +7,7 @@ use reqwest::StatusCode;
 use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::Value;
 use solaria_tests::edge::Edge;
+use solaria_tests::semantic::{copy_model, corrupt_weights, minilm};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Stdio};
@@ -130,6 +131,11 @@ fn wait_for<T>(
 /// writes `serve.addr` then).
 fn serve(edge: &Edge) -> Serve {
     configure_port(edge, free_port());
+    serve_as_configured(edge)
+}
+
+/// Starts `solaria serve` with the edge's config as it is (a port set in it).
+fn serve_as_configured(edge: &Edge) -> Serve {
     let addr_file = edge.data().join("serve.addr");
     // A previous daemon's file must not be taken for this one's.
     let _ = std::fs::remove_file(&addr_file);
@@ -503,5 +509,64 @@ fn port_0_turns_the_api_off() {
     assert!(
         !edge.data().join("api-token").exists(),
         "no token without an API"
+    );
+}
+
+/// While `solaria serve` runs, `solaria search` uses the model the daemon keeps
+/// loaded instead of loading it for one query. Shown by damaging the weights in
+/// place after the daemon loaded them: only a process that loads them now fails.
+#[test]
+fn the_cli_searches_with_the_daemons_loaded_model() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new(MACHINE);
+    let installed = tempfile::tempdir().expect("tempdir");
+    copy_model(&model, installed.path());
+    std::fs::write(
+        edge.data().join("config.toml"),
+        format!(
+            "machine_name = \"{MACHINE}\"\n\n[serve]\nhttp_port = {}\n\n[search]\nmodel_dir = '{}'\n",
+            free_port(),
+            installed.path().display()
+        ),
+    )
+    .expect("config");
+    edge.prompt(
+        "s1",
+        "renew_jwt refreshes the access token before each request",
+    );
+    edge.prompt("s1", "the camera permission dialog crashes the android app");
+    edge.ok(&["embed"]);
+    let api = serve_as_configured(&edge);
+    let (status, body) = api.get("/api/search?q=token+refresh&mode=hybrid");
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    corrupt_weights(installed.path());
+    let question = "keeping users signed in when their credentials expire";
+    let out = edge.ok(&["search", "--mode", "hybrid", "--json", question]);
+    let hits: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert!(
+        hits[0]["title"]
+            .as_str()
+            .is_some_and(|t| t.contains("renew_jwt")),
+        "{hits:?}"
+    );
+    let text = edge.ok(&["search", "--mode", "hybrid", question]);
+    assert!(
+        text.contains("renew_jwt") && text.contains("hybrid search"),
+        "{text}"
+    );
+
+    // The daemon gone (its address file left behind), the CLI loads the model
+    // itself: the damaged weights fail now, and a search without --mode still
+    // answers by words.
+    drop(api);
+    let out = edge.run(&["search", "--mode", "hybrid", question]);
+    assert!(!out.status.success());
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(error.contains("solaria model install"), "{error}");
+    let text = edge.ok(&["search", "renew_jwt"]);
+    assert!(
+        text.contains("renew_jwt") && text.contains("lexical search"),
+        "{text}"
     );
 }

@@ -7,7 +7,8 @@
 use serde_json::Value;
 use solaria_tests::edge::Edge;
 use solaria_tests::semantic::{
-    configure_model, copy_model, minilm, queued, records, search, stats, vector_rows,
+    configure_model, copy_model, corrupt_weights, minilm, queued, records, search, stats,
+    vector_rows,
 };
 use std::time::{Duration, Instant};
 
@@ -125,18 +126,6 @@ fn an_embedding_pass_killed_halfway_loses_nothing_and_the_next_one_finishes() {
     let hits = search(&edge, "semantic", "resizing pictures in a background job");
     let top = hits[0]["title"].as_str().expect("title");
     assert!(top.contains("image thumbnail worker"), "{hits:?}");
-}
-
-/// Overwrites bytes inside the weights' header: same size, so only loading the
-/// model can tell.
-fn corrupt_weights(dir: &std::path::Path) {
-    use std::io::{Seek, SeekFrom, Write};
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(dir.join("model.safetensors"))
-        .expect("open the weights");
-    f.seek(SeekFrom::Start(64)).expect("seek");
-    f.write_all(&[b'#'; 64]).expect("write");
 }
 
 #[test]

@@ -305,9 +305,20 @@ pub fn search(
     if wanted == SearchMode::Lexical {
         return lexical(None);
     }
-    match query_vector(config, paths, store, query, wanted, source) {
-        Ok(vector) => Ok(Searched {
-            hits: hybrid::search(store.conn(), query, wanted, Some(&vector))?,
+    let dir = model_dir(config, paths);
+    let broken = |e: EmbedError| SearchError::BrokenModel {
+        mode: wanted,
+        dir: dir.clone(),
+        reason: e.to_string(),
+    };
+    let hits = usable_model(config, paths, store, wanted, source).and_then(|model| {
+        hybrid::search_while_embedding(store.conn(), query, wanted, || {
+            model.embed_query(&query.text).map_err(broken)
+        })
+    });
+    match hits {
+        Ok(hits) => Ok(Searched {
+            hits,
             mode: wanted,
             fell_back: None,
         }),
@@ -317,15 +328,14 @@ pub fn search(
     }
 }
 
-/// The query's vector, from a model that made the stored vectors.
-fn query_vector(
+/// The model, if it is installed, loads, and made the stored vectors.
+fn usable_model(
     config: &Config,
     paths: &Paths,
     store: &Store,
-    query: &SearchQuery,
     mode: SearchMode,
     source: ModelSource,
-) -> Result<Vec<f32>, SearchError> {
+) -> Result<std::sync::Arc<Embedder>, SearchError> {
     let dir = model_dir(config, paths);
     let broken = |e: EmbedError| SearchError::BrokenModel {
         mode,
@@ -347,7 +357,7 @@ fn query_vector(
             model: model.info().name.clone(),
         });
     }
-    model.embed_query(&query.text).map_err(broken)
+    Ok(model)
 }
 
 /// What `solaria stats`, `solaria model status` and `memory_stats` report about

@@ -75,6 +75,18 @@ pub fn copy_model(from: &Path, to: &Path) {
     }
 }
 
+/// Overwrites bytes inside the header of the weights in `dir`: same size, same
+/// fingerprint, so only loading the model can tell.
+pub fn corrupt_weights(dir: &Path) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join("model.safetensors"))
+        .expect("open the weights");
+    f.seek(SeekFrom::Start(64)).expect("seek");
+    f.write_all(&[b'#'; 64]).expect("write");
+}
+
 /// `solaria search --json --mode MODE QUERY`.
 pub fn search(edge: &Edge, mode: &str, query: &str) -> Vec<Value> {
     let out = edge.ok(&["search", "--json", "--mode", mode, query]);

@@ -61,22 +61,29 @@ impl Args {
         let store = app.store()?;
         let query = SearchQuery {
             text: self.query.join(" "),
-            project: self.project,
+            project: self.project.clone(),
             record_type: self.record_type,
-            machine: self.machine,
+            machine: self.machine.clone(),
             since: when(&self.since)?,
             until: when(&self.until)?,
             limit: self.limit,
             current_project: Some(app.current_project().key),
         };
-        let searched = crate::semantic::search(
-            &app.config,
-            &app.paths,
-            &store,
-            &query,
-            self.mode,
-            crate::semantic::ModelSource::Load,
-        )?;
+        let searched = match self.ask_daemon(app, &store, &query)? {
+            Some(answer) => crate::semantic::Searched {
+                hits: answer.hits,
+                mode: answer.mode,
+                fell_back: answer.fell_back,
+            },
+            None => crate::semantic::search(
+                &app.config,
+                &app.paths,
+                &store,
+                &query,
+                self.mode,
+                crate::semantic::ModelSource::Load,
+            )?,
+        };
         if let Some(why) = &searched.fell_back {
             eprintln!("solaria: {why}");
         }
@@ -102,6 +109,41 @@ impl Args {
 }
 
 impl Args {
+    /// When the search needs the embedding model and `solaria serve` runs, its
+    /// answer: the daemon keeps the model loaded, this process would load it for
+    /// one query. `None`: search in process.
+    fn ask_daemon(
+        &self,
+        app: &App,
+        store: &crate::store::Store,
+        query: &SearchQuery,
+    ) -> anyhow::Result<Option<crate::http::client::DaemonSearch>> {
+        let mode = match self.mode {
+            Some(m) => m,
+            None => crate::semantic::live_mode(&app.config, &app.paths, store)?,
+        };
+        if mode == SearchMode::Lexical || self.limit > 100 {
+            return Ok(None);
+        }
+        let mut params: Vec<(&str, String)> =
+            vec![("q", query.text.clone()), ("limit", self.limit.to_string())];
+        let optional = [
+            ("mode", self.mode.map(|m| m.to_string())),
+            ("project", query.project.clone()),
+            ("type", self.record_type.map(|t| t.as_str().to_string())),
+            ("machine", query.machine.clone()),
+            ("since", self.since.clone()),
+            ("until", self.until.clone()),
+            ("current_project", query.current_project.clone()),
+        ];
+        params.extend(
+            optional
+                .into_iter()
+                .filter_map(|(name, value)| value.map(|v| (name, v))),
+        );
+        Ok(crate::http::client::search(&app.paths.data_dir, &params))
+    }
+
     fn run_remote(self, app: &App, now: UnixMillis) -> anyhow::Result<()> {
         let creds = app
             .credentials()?
@@ -120,8 +162,8 @@ impl Args {
                 .map_err(anyhow::Error::msg)
         };
         let optional = [
-            ("project", self.project.clone()),
-            ("machine", self.machine.clone()),
+            ("project", self.project),
+            ("machine", self.machine),
             ("from", when(&self.since)?),
             ("to", when(&self.until)?),
             ("type", self.record_type.map(|t| t.as_str().to_string())),

@@ -65,6 +65,9 @@ pub(super) struct SearchParams {
     since: Option<String>,
     until: Option<String>,
     limit: Option<String>,
+    /// A project key whose records rank a little higher (the CLI passes the one
+    /// it runs in; the daemon itself has none).
+    current_project: Option<String>,
 }
 
 /// `GET /api/search`'s answer.
@@ -130,8 +133,8 @@ fn search_json(app: &App, p: SearchParams) -> Result<SearchAnswer, ApiError> {
         since: when("since", p.since)?,
         until: when("until", p.until)?,
         limit: bounded("limit", p.limit, 20, 1..=MAX_LIMIT)?,
-        // The daemon has no current project: no project is favoured.
-        current_project: None,
+        // The daemon has no current project of its own: only a caller's is favoured.
+        current_project: given(p.current_project),
     };
     let store = app.store()?;
     let searched = semantic::search(

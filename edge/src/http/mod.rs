@@ -12,8 +12,10 @@
 //! Files: this one starts the server and routes; `token.rs` keeps the bearer token
 //! and checks it; `memory.rs` answers search, timeline and context; `status.rs`
 //! health, stats, status and the sync trigger; `error.rs` the error answers;
-//! `private_file.rs` writes the 0600 files.
+//! `private_file.rs` writes the 0600 files; `client.rs` is the CLI asking a running
+//! daemon to search with its loaded model.
 
+pub mod client;
 mod error;
 mod memory;
 mod private_file;

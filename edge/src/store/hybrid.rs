@@ -2,7 +2,7 @@
 //! fused into one ranking, then weighted like every search (SPEC §9).
 //!
 //! Fusion works on absolute scores, not ranks. Every candidate gets both signals:
-//! its cosine similarity to the query (looked up for lexical-only candidates) and
+//! its cosine similarity to the query (from its stored vector for lexical-only candidates) and
 //! its lexical confidence (how much of the query it matches, 0..=1, 0 when it
 //! matches no word). Reciprocal rank fusion would instead reward a record for
 //! being first in the lexical list even when that list is noise (a paraphrase
@@ -106,25 +106,112 @@ pub fn search_with(
         (SearchMode::Semantic, None) => return Ok(Vec::new()),
         (mode, Some(v)) => (mode, v),
     };
+    let Some(gathered) = gather(conn, q, mode)? else {
+        return Ok(Vec::new());
+    };
+    rank(conn, gathered, vector, fusion)
+}
+
+/// A semantic or hybrid search whose query vector is still to be made: `embed`
+/// runs on a thread of its own while this one gathers everything that needs no
+/// vector (the filters, the lexical candidates and their stored vectors). A hybrid
+/// search then costs about the query's embedding plus the nearest-neighbour
+/// search, instead of adding the lexical work on top.
+pub fn search_while_embedding<E>(
+    conn: &Connection,
+    q: &SearchQuery,
+    mode: SearchMode,
+    embed: impl FnOnce() -> Result<Vec<f32>, E> + Send,
+) -> Result<Vec<Hit>, E>
+where
+    E: From<StoreError> + Send,
+{
+    if mode == SearchMode::Lexical {
+        return Ok(search::search(conn, q)?);
+    }
+    std::thread::scope(|scope| {
+        let embedding = scope.spawn(embed);
+        let gathered = gather(conn, q, mode);
+        let vector = embedding
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        match gathered? {
+            Some(gathered) if !vector.is_empty() => {
+                Ok(rank(conn, gathered, &vector, DEFAULT_FUSION)?)
+            }
+            _ => Ok(Vec::new()),
+        }
+    })
+}
+
+/// What a semantic or hybrid search knows before the query's vector exists.
+struct Gathered {
+    resolved: Resolved,
+    limit: usize,
+    /// Hybrid only: the lexical candidates, and the stored vector of each that has one.
+    lexical: Vec<Candidate>,
+    lexical_vectors: HashMap<(u8, i64), Vec<f32>>,
+}
+
+/// `None` when a filter names nothing that exists (nothing can match).
+fn gather(
+    conn: &Connection,
+    q: &SearchQuery,
+    mode: SearchMode,
+) -> Result<Option<Gathered>, StoreError> {
     let limit = q.limit.clamp(1, 500);
     let Some(resolved) = Resolved::new(conn, q)? else {
-        return Ok(Vec::new());
+        return Ok(None);
     };
     let lexical = if mode == SearchMode::Hybrid {
         search::lexical_candidates(conn, &resolved, limit)?
     } else {
         Vec::new()
     };
-    let mut semantic = neighbours(conn, &resolved, vector, limit)?;
+    let mut lexical_vectors = HashMap::new();
+    for c in &lexical {
+        if let Some(v) = vectors::stored_vector(conn, source_of(c.table), c.rowid)? {
+            lexical_vectors.insert(key(c), v);
+        }
+    }
+    Ok(Some(Gathered {
+        resolved,
+        limit,
+        lexical,
+        lexical_vectors,
+    }))
+}
+
+/// The ranking, once the query's vector is known.
+fn rank(
+    conn: &Connection,
+    gathered: Gathered,
+    vector: &[f32],
+    fusion: Fusion,
+) -> Result<Vec<Hit>, StoreError> {
+    let limit = gathered.limit;
+    let mut semantic = neighbours(conn, &gathered.resolved, vector, limit)?;
     let calibration = Calibration::of(&semantic);
     for n in &mut semantic {
         n.candidate.hit.score =
             ranking::score(calibration.relevance(n.similarity), n.candidate.weight);
     }
-    let mut hits = fuse(conn, lexical, semantic, vector, fusion, calibration)?;
+    let mut hits = fuse(
+        gathered.lexical,
+        &gathered.lexical_vectors,
+        semantic,
+        vector,
+        fusion,
+        calibration,
+    );
     search::sort_hits(&mut hits);
     hits.truncate(limit);
     Ok(hits)
+}
+
+/// A candidate's identity across both tables.
+fn key(c: &Candidate) -> (u8, i64) {
+    (matches!(c.table, Table::Summaries) as u8, c.rowid)
 }
 
 /// Turns a cosine similarity into a relevance in 0..=1 that means the same for
@@ -219,13 +306,13 @@ fn neighbours(
 
 /// Merges both candidate lists into scored hits.
 fn fuse(
-    conn: &Connection,
     lexical: Vec<Candidate>,
+    lexical_vectors: &HashMap<(u8, i64), Vec<f32>>,
     semantic: Vec<Neighbour>,
     vector: &[f32],
     fusion: Fusion,
     calibration: Calibration,
-) -> Result<Vec<Hit>, StoreError> {
+) -> Vec<Hit> {
     struct Both {
         candidate: Candidate,
         similarity: f64,
@@ -233,7 +320,6 @@ fn fuse(
         semantic_rank: Option<usize>,
     }
     let mut by_key: HashMap<(u8, i64), Both> = HashMap::new();
-    let key = |c: &Candidate| (matches!(c.table, Table::Summaries) as u8, c.rowid);
 
     let mut semantic = semantic;
     semantic.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
@@ -261,8 +347,9 @@ fn fuse(
                 both.lexical_rank = Some(rank);
             }
             None => {
-                let similarity =
-                    vectors::similarity(conn, source_of(c.table), c.rowid, vector)?.unwrap_or(0.0);
+                let similarity = lexical_vectors
+                    .get(&key(&c))
+                    .map_or(0.0, |v| vectors::dot(v, vector));
                 by_key.insert(
                     key(&c),
                     Both {
@@ -275,7 +362,7 @@ fn fuse(
             }
         }
     }
-    Ok(by_key
+    by_key
         .into_values()
         .map(|b| {
             let relevance = match fusion {
@@ -291,5 +378,5 @@ fn fuse(
             hit.score = ranking::score(relevance, b.candidate.weight);
             hit
         })
-        .collect())
+        .collect()
 }

@@ -17,7 +17,7 @@
 use super::StoreError;
 use super::scope;
 use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use solaria_shared::UnixMillis;
 use solaria_shared::ranking::{self, RankContext};
 use std::collections::HashMap;
@@ -36,7 +36,7 @@ const TITLE_BOOST: f64 = 1.0;
 const LENGTH_B: f64 = 0.25;
 
 /// What kind of record a search is restricted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordType {
     ToolUse,
@@ -108,7 +108,7 @@ pub struct SearchQuery {
 }
 
 /// One result of a search: enough to decide whether to fetch the full record.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Hit {
     pub id: String,
     #[serde(rename = "type")]

@@ -469,8 +469,8 @@ pub fn nearest(
     };
     let mut scored = Vec::with_capacity(candidates.len());
     for row in candidates {
-        if let Some(sim) = similarity(conn, source, row, query)? {
-            scored.push((row, sim));
+        if let Some(v) = stored_vector(conn, source, row)?.filter(|v| v.len() == query.len()) {
+            scored.push((row, dot(&v, query)));
         }
     }
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -590,14 +590,12 @@ fn first_pass_keys(
     Ok(Some(keys))
 }
 
-/// The cosine similarity between `query` and the stored vector of one record, if
-/// it has one (vectors are unit length, so this is their dot product).
-pub fn similarity(
+/// The stored float vector of one record, if it has one.
+pub fn stored_vector(
     conn: &Connection,
     source: Source,
     row: i64,
-    query: &[f32],
-) -> Result<Option<f64>, StoreError> {
+) -> Result<Option<Vec<f32>>, StoreError> {
     let blob: Option<Vec<u8>> = conn
         .prepare_cached(&format!(
             "SELECT embedding FROM {} WHERE row = ?1",
@@ -605,12 +603,20 @@ pub fn similarity(
         ))?
         .query_row([row], |r| r.get(0))
         .optional()?;
-    Ok(blob.filter(|b| b.len() == query.len() * 4).map(|b| {
+    Ok(blob.map(|b| {
         b.chunks_exact(4)
-            .zip(query)
-            .map(|(c, q)| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]) * q))
-            .sum()
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
     }))
+}
+
+/// The cosine similarity of two unit vectors (their dot product); 0 when their
+/// dimensions differ (a vector of another model).
+pub fn dot(a: &[f32], b: &[f32]) -> f64 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    a.iter().zip(b).map(|(x, y)| f64::from(x * y)).sum()
 }
 
 /// Deletes one record's vector (both its tables); returns how many it had (0 or 1).
