@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod models;
 pub mod project;
 pub mod semantic;
+pub mod service;
 pub mod store;
 pub mod summary;
 pub mod sync;

@@ -1,4 +1,5 @@
-//! `solaria install claude-code` / `uninstall` round-trip a real settings.json.
+//! `solaria install claude-code` / `uninstall` round-trip a real settings.json, and
+//! register / remove `solaria serve` as a systemd user service.
 
 mod common;
 
@@ -150,4 +151,99 @@ fn project_scope_writes_into_the_project() {
     assert!(!m.home().join(".claude/settings.json").exists());
     m.ok(&p, &["uninstall", "claude-code", "--scope", "project"]);
     assert!(!p.join(".claude/commands/memory.md").exists());
+}
+
+#[test]
+fn install_registers_the_daemon_as_a_user_service_and_uninstall_removes_it() {
+    let m = Machine::new();
+    let unit = m.home().join(".config/systemd/user/solaria.service");
+    let out = m.ok(m.root.path(), &["install", "claude-code"]);
+    assert!(out.contains("enabled and running"), "{out}");
+    let text = std::fs::read_to_string(&unit).expect("the unit is written");
+    assert!(
+        text.contains(&format!("ExecStart=\"{}\" serve", solaria())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "Environment=\"SOLARIA_HOME={}\"",
+            m.data_dir().display()
+        )),
+        "the daemon uses the same data dir: {text}"
+    );
+    assert_eq!(
+        m.systemctl_calls(),
+        [
+            "--user daemon-reload",
+            "--user enable --now solaria.service"
+        ]
+    );
+
+    // Again: nothing rewritten, systemd only asked to make sure it runs.
+    m.ok(m.root.path(), &["install", "claude-code"]);
+    assert_eq!(m.systemctl_calls().len(), 3);
+    assert_eq!(std::fs::read_to_string(&unit).expect("unit"), text);
+
+    let out = m.ok(m.root.path(), &["uninstall", "claude-code"]);
+    assert!(out.contains("Stopped the background service"), "{out}");
+    assert!(!unit.exists());
+    assert_eq!(
+        m.systemctl_calls()[3..],
+        [
+            "--user disable --now solaria.service",
+            "--user daemon-reload"
+        ]
+    );
+}
+
+#[test]
+fn without_a_user_manager_the_install_still_succeeds_and_says_how_to_start_the_daemon() {
+    let m = Machine::new();
+    std::fs::write(m.root.path().join("systemctl.fail"), "").expect("fail");
+    let out = m.ok(m.root.path(), &["install", "claude-code"]);
+    assert!(
+        out.contains("could not start it")
+            && out.contains("Failed to connect to bus")
+            && out.contains("systemctl --user enable --now solaria"),
+        "{out}"
+    );
+    assert!(
+        m.home().join(".claude/settings.json").exists(),
+        "hooks installed"
+    );
+    assert!(
+        m.home()
+            .join(".config/systemd/user/solaria.service")
+            .exists()
+    );
+}
+
+#[test]
+fn a_users_own_unit_and_no_service_are_respected() {
+    let m = Machine::new();
+    let unit = m.home().join(".config/systemd/user/solaria.service");
+    std::fs::create_dir_all(unit.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&unit, "[Service]\nExecStart=/usr/local/bin/solaria serve\n").expect("own unit");
+    let out = m.ok(m.root.path(), &["install", "claude-code"]);
+    assert!(out.contains("your own unit"), "{out}");
+    m.ok(m.root.path(), &["uninstall", "claude-code"]);
+    assert_eq!(
+        std::fs::read_to_string(&unit).expect("kept"),
+        "[Service]\nExecStart=/usr/local/bin/solaria serve\n"
+    );
+    assert!(m.systemctl_calls().is_empty(), "systemd left alone");
+
+    let other = Machine::new();
+    let out = other.ok(
+        other.root.path(),
+        &["install", "claude-code", "--no-service"],
+    );
+    assert!(!out.contains("Background service"), "{out}");
+    assert!(
+        !other
+            .home()
+            .join(".config/systemd/user/solaria.service")
+            .exists()
+    );
+    assert!(other.systemctl_calls().is_empty());
 }

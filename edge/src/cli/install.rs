@@ -2,6 +2,7 @@
 
 use crate::claude_code::{self, Scope, Target};
 use crate::config::Env;
+use crate::service::{self, InstallOutcome};
 use anyhow::Context;
 
 /// The agents SOLARIA can be wired into.
@@ -17,6 +18,10 @@ pub struct InstallArgs {
     /// `user` (~/.claude, every project) or `project` (./.claude, this project only).
     #[arg(long, value_enum, default_value = "user")]
     scope: Scope,
+    /// Do not register `solaria serve` (sync, retention, vectors, local API) as a
+    /// systemd user service; run it yourself or not at all.
+    #[arg(long)]
+    no_service: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -57,6 +62,28 @@ impl InstallArgs {
                 report.settings_path.display()
             );
         }
+        if self.no_service {
+            return Ok(());
+        }
+        if self.scope != Scope::User {
+            println!(
+                "Background service: not installed by a project-scope install (the daemon serves every project: `solaria install claude-code` at user scope registers it)."
+            );
+            return Ok(());
+        }
+        let service = service::install(env, &exe)?;
+        let path = service.unit_path.display();
+        match service.outcome {
+            InstallOutcome::Running => println!(
+                "Background service: {path} is enabled and running (`solaria serve`: sync, retention, vectors, local API)."
+            ),
+            InstallOutcome::NotStarted(why) => println!(
+                "Background service: wrote {path}, but could not start it ({why}).\n  Start it with `systemctl --user enable --now solaria`, or run `solaria serve` yourself."
+            ),
+            InstallOutcome::UsersOwn => {
+                println!("Background service: {path} is your own unit; left as it is.")
+            }
+        }
         Ok(())
     }
 }
@@ -65,6 +92,14 @@ impl UninstallArgs {
     pub fn run(self, env: &Env) -> anyhow::Result<()> {
         let Agent::ClaudeCode = self.agent;
         let report = claude_code::uninstall(&target(env, self.scope)?)?;
+        if self.scope == Scope::User
+            && let Some(unit) = service::uninstall(env)?
+        {
+            println!(
+                "Stopped the background service and removed {}.",
+                unit.display()
+            );
+        }
         if report.changed {
             println!(
                 "Removed SOLARIA's hooks from {} and the /memory command {}; everything else was kept. \

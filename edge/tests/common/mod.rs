@@ -24,7 +24,31 @@ impl Machine {
         std::fs::create_dir_all(root.path().join("home")).expect("home");
         let m = Machine { root };
         m.write_config("");
+        // systemd is outside this test: a recorder stands in for `systemctl`
+        // (`systemctl_calls`), failing like a machine without a user manager when
+        // `systemctl.fail` exists.
+        let recorder = m.root.path().join("systemctl");
+        std::fs::write(
+            &recorder,
+            format!(
+                "#!/bin/sh\necho \"$*\" >> '{root}/systemctl.log'\n\
+                 if [ -e '{root}/systemctl.fail' ]; then echo 'Failed to connect to bus: No medium found' >&2; exit 1; fi\n",
+                root = m.root.path().display()
+            ),
+        )
+        .expect("systemctl recorder");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&recorder, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         m
+    }
+
+    /// The `systemctl` command lines `solaria` ran, in order.
+    pub fn systemctl_calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.root.path().join("systemctl.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
 
     pub fn data_dir(&self) -> PathBuf {
@@ -49,6 +73,7 @@ impl Machine {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("SOLARIA_HOME", self.data_dir())
+            .env("SOLARIA_SYSTEMCTL", self.root.path().join("systemctl"))
             .env("TZ", "UTC");
         cmd
     }

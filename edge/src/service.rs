@@ -1,0 +1,261 @@
+//! The user service that keeps `solaria serve` running (SPEC §4: "installed as a
+//! user service by the installer"): on Linux a systemd *user* unit, written,
+//! enabled and started by `solaria install`, stopped and removed by
+//! `solaria uninstall`. Without systemd (or on another system) the unit is still
+//! written where systemd would look, and the report says how to start the daemon.
+//!
+//! `SOLARIA_SYSTEMCTL` names the `systemctl` to run (tests point it at a recorder,
+//! so that no test touches the real user manager).
+
+use crate::config::Env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The unit's file name (and `systemctl` name).
+pub const UNIT_NAME: &str = "solaria.service";
+
+/// The first line of a unit this program wrote: only such a unit is replaced or
+/// removed (a hand-made `solaria.service` is the user's).
+const MARKER: &str = "# Written by `solaria install`";
+
+/// A `systemctl` that does not answer in this long is given up on (a user manager
+/// that is not running can make it wait for the bus).
+const SYSTEMCTL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Errors of writing or removing the unit file.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("HOME is not set: cannot find ~/.config/systemd/user")]
+    NoHome,
+    #[error("cannot write the service unit {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot remove the service unit {path}: {source}")]
+    Remove {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What `install` did.
+#[derive(Debug)]
+pub struct Installed {
+    pub unit_path: PathBuf,
+    pub outcome: InstallOutcome,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum InstallOutcome {
+    /// Written (or already up to date) and enabled and started by systemd.
+    Running,
+    /// Written, but systemd could not start it: why.
+    NotStarted(String),
+    /// A `solaria.service` the user made is there: left as it is.
+    UsersOwn,
+}
+
+/// Where systemd looks for this user's units.
+pub fn unit_path(env: &Env) -> Result<PathBuf, ServiceError> {
+    let config = match (&env.xdg_config_home, &env.home) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(home)) => home.join(".config"),
+        (None, None) => return Err(ServiceError::NoHome),
+    };
+    Ok(config.join("systemd").join("user").join(UNIT_NAME))
+}
+
+/// The unit that runs `exe serve` with the data dir and config this process uses.
+pub fn unit_text(exe: &Path, env: &Env) -> String {
+    let mut environment = String::new();
+    for (name, value) in [
+        ("SOLARIA_HOME", &env.solaria_home),
+        ("SOLARIA_CONFIG", &env.solaria_config),
+    ] {
+        if let Some(value) = value {
+            environment.push_str(&format!(
+                "Environment={}\n",
+                quoted(&format!("{name}={}", value.display()))
+            ));
+        }
+    }
+    format!(
+        "{MARKER}; `solaria uninstall claude-code` removes it.\n\
+         # SOLARIA Memory's background work: scheduled sync, the weekly prune, vectors for\n\
+         # semantic search and the local API on 127.0.0.1. Capture needs no daemon.\n\
+         # Logs: journalctl --user -u solaria, and serve.log in the data dir's logs/.\n\
+         \n\
+         [Unit]\n\
+         Description=SOLARIA Memory edge agent (sync, retention, vectors, local API)\n\
+         After=network-online.target\n\
+         \n\
+         [Service]\n\
+         Type=simple\n\
+         ExecStart={} serve\n\
+         {environment}\
+         Restart=on-failure\n\
+         RestartSec=30\n\
+         NoNewPrivileges=yes\n\
+         \n\
+         [Install]\n\
+         WantedBy=default.target\n",
+        quoted(&exe.display().to_string())
+    )
+}
+
+/// A value in systemd's double-quoted form: `\` and `"` escaped, `%` doubled
+/// (systemd expands `%h` and friends even inside quotes).
+fn quoted(value: &str) -> String {
+    let escaped = value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('%', "%%");
+    format!("\"{escaped}\"")
+}
+
+/// Writes the unit (unless the user has their own) and asks systemd to enable and
+/// start it. systemd's failure is reported, not an error: the hooks work without
+/// the daemon.
+pub fn install(env: &Env, exe: &Path) -> Result<Installed, ServiceError> {
+    let path = unit_path(env)?;
+    let text = unit_text(exe, env);
+    let existing = std::fs::read_to_string(&path).ok();
+    if existing.as_deref().is_some_and(|t| !t.starts_with(MARKER)) {
+        return Ok(Installed {
+            unit_path: path,
+            outcome: InstallOutcome::UsersOwn,
+        });
+    }
+    let changed = existing.as_deref() != Some(text.as_str());
+    if changed {
+        write_atomically(&path, &text)?;
+    }
+    let started = (if changed {
+        systemctl(&["daemon-reload"])
+    } else {
+        Ok(())
+    })
+    .and_then(|()| systemctl(&["enable", "--now", UNIT_NAME]));
+    Ok(Installed {
+        unit_path: path,
+        outcome: match started {
+            Ok(()) => InstallOutcome::Running,
+            Err(why) => InstallOutcome::NotStarted(why),
+        },
+    })
+}
+
+/// Stops, disables and removes the unit `install` wrote. `Ok(None)`: there was
+/// none of ours (a unit the user made is left alone).
+pub fn uninstall(env: &Env) -> Result<Option<PathBuf>, ServiceError> {
+    let path = unit_path(env)?;
+    match std::fs::read_to_string(&path) {
+        Ok(text) if text.starts_with(MARKER) => {}
+        _ => return Ok(None),
+    }
+    // Best effort: a manager that is not running has nothing to stop.
+    let _ = systemctl(&["disable", "--now", UNIT_NAME]);
+    std::fs::remove_file(&path).map_err(|source| ServiceError::Remove {
+        path: path.clone(),
+        source,
+    })?;
+    let _ = systemctl(&["daemon-reload"]);
+    Ok(Some(path))
+}
+
+fn write_atomically(path: &Path, text: &str) -> Result<(), ServiceError> {
+    let error = |source| ServiceError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(error)?;
+    }
+    let staging = path.with_extension("service.tmp");
+    std::fs::write(&staging, text).map_err(error)?;
+    std::fs::rename(&staging, path).map_err(error)
+}
+
+/// `systemctl --user ARGS`, with a deadline; `Err` says why it did not succeed.
+fn systemctl(args: &[&str]) -> Result<(), String> {
+    let program = std::env::var_os("SOLARIA_SYSTEMCTL").unwrap_or_else(|| "systemctl".into());
+    let mut child = Command::new(&program)
+        .arg("--user")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", program.to_string_lossy()))?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => {
+                let mut stderr = String::new();
+                if let Some(mut pipe) = child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
+                }
+                let detail = stderr.lines().next().unwrap_or("").trim().to_string();
+                return Err(format!(
+                    "`systemctl --user {}` failed ({status}){}",
+                    args.join(" "),
+                    if detail.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {detail}")
+                    }
+                ));
+            }
+            Ok(None) if started.elapsed() < SYSTEMCTL_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "`systemctl --user {}` did not answer in {}s",
+                    args.join(" "),
+                    SYSTEMCTL_TIMEOUT.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("waiting for systemctl: {e}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_quoted_for_systemd() {
+        assert_eq!(quoted("/usr/bin/solaria"), "\"/usr/bin/solaria\"");
+        assert_eq!(
+            quoted("/home/a b/100%\\\"x"),
+            "\"/home/a b/100%%\\\\\\\"x\""
+        );
+    }
+
+    #[test]
+    fn the_unit_runs_serve_with_this_data_dir() {
+        let env = Env {
+            solaria_home: Some(PathBuf::from("/data/my memory")),
+            solaria_config: None,
+            xdg_config_home: None,
+            xdg_data_home: None,
+            home: Some(PathBuf::from("/home/me")),
+        };
+        let text = unit_text(Path::new("/opt/solaria/bin/solaria"), &env);
+        assert!(text.starts_with(MARKER));
+        assert!(text.contains("ExecStart=\"/opt/solaria/bin/solaria\" serve\n"));
+        assert!(text.contains("Environment=\"SOLARIA_HOME=/data/my memory\"\n"));
+        assert!(!text.contains("SOLARIA_CONFIG"));
+        assert_eq!(
+            unit_path(&env).expect("path"),
+            PathBuf::from("/home/me/.config/systemd/user/solaria.service")
+        );
+    }
+}
