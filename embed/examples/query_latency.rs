@@ -18,7 +18,11 @@ fn main() {
         eprintln!("usage: query_latency MODEL_DIR [RUNS]");
         std::process::exit(2);
     };
-    let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(200).max(1);
+    let runs: usize = args
+        .next()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(200)
+        .max(1);
     let started = Instant::now();
     let model = match Embedder::load(&dir) {
         Ok(m) => m,
