@@ -612,8 +612,7 @@ fn sync_text(app: &App) -> anyhow::Result<String> {
     let mut store = app.store()?;
     // Marked first, as `solaria sync` does: a sync killed before it records its
     // outcome shows as interrupted in `solaria status`.
-    let started = UnixMillis::now().0.to_string();
-    store.write(|w| w.set_state("last_sync_started_at", &started))?;
+    store.write(|w| w.mark_sync_started(UnixMillis::now()))?;
     let options = SyncOptions {
         deadline: SYNC_DEADLINE,
         kind: "manual",

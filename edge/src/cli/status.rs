@@ -1,7 +1,7 @@
 //! `solaria status`: the sync state of this machine.
 
 use super::App;
-use crate::store::sync::{self as store_sync, PUSH_CURSOR_KEY};
+use crate::store::sync as store_sync;
 use crate::timefmt;
 
 #[derive(Debug, Default, clap::Args)]
@@ -16,11 +16,7 @@ impl Args {
         let store = app.store()?;
         let creds = app.credentials()?;
         let conn = store.conn();
-        let pending = store_sync::pending_count(
-            conn,
-            store.machine_id(),
-            store_sync::cursor(conn, PUSH_CURSOR_KEY)?,
-        )?;
+        let pending = store_sync::pending_push(conn, store.machine_id())?;
         let conflicts = store_sync::conflicts(conn, false)?.len();
         let last = store_sync::last_sync(conn, "run `solaria sync` to resume")?;
         if self.json {

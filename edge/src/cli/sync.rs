@@ -23,8 +23,7 @@ impl Args {
         let mut store = app.store()?;
         // Marked first: a sync killed before it records its outcome shows as
         // interrupted in `solaria status`, never as the previous run's success.
-        let started = solaria_shared::UnixMillis::now().0.to_string();
-        store.write(|w| w.set_state("last_sync_started_at", &started))?;
+        store.write(|w| w.mark_sync_started(solaria_shared::UnixMillis::now()))?;
         let options = SyncOptions {
             deadline: MANUAL_DEADLINE,
             kind: "manual",

@@ -5,7 +5,7 @@ use super::ApiState;
 use super::error::ApiError;
 use crate::cli::App;
 use crate::semantic;
-use crate::store::sync::{self as store_sync, PUSH_CURSOR_KEY};
+use crate::store::sync as store_sync;
 use crate::store::views;
 use crate::sync::{self, SyncError, SyncOptions, SyncReport};
 use axum::Json;
@@ -70,11 +70,7 @@ pub(super) async fn status(State(s): State<ApiState>) -> Result<Json<Value>, Api
         let store = app.store()?;
         let creds = app.credentials()?;
         let conn = store.conn();
-        let pending = store_sync::pending_count(
-            conn,
-            store.machine_id(),
-            store_sync::cursor(conn, PUSH_CURSOR_KEY)?,
-        )?;
+        let pending = store_sync::pending_push(conn, store.machine_id())?;
         let conflicts = store_sync::conflicts(conn, false)?.len();
         let last = store_sync::last_sync(conn, "POST /api/sync to resume")?;
         Ok(json!({
@@ -127,8 +123,7 @@ fn sync_json(app: &App, log: &dyn Fn(&str)) -> Result<SyncAnswer, ApiError> {
     let mut store = app.store()?;
     // Marked first, as `solaria sync` does: a sync killed before it records its
     // outcome shows as interrupted in the status.
-    let started = UnixMillis::now().0.to_string();
-    store.write(|w| w.set_state("last_sync_started_at", &started))?;
+    store.write(|w| w.mark_sync_started(UnixMillis::now()))?;
     let options = SyncOptions {
         deadline: SYNC_DEADLINE,
         kind: "manual",

@@ -16,6 +16,8 @@ use solaria_shared::{Hlc, MachineId, UnixMillis};
 pub const PUSH_CURSOR_KEY: &str = "push_cursor";
 /// The sync-state key holding the change-feed cursor of the last applied pull page.
 pub const PULL_CURSOR_KEY: &str = "pull_cursor";
+/// The sync-state key holding when the last sync started (see [`last_sync`]).
+pub const SYNC_STARTED_KEY: &str = "last_sync_started_at";
 
 /// A value of the `sync_state` table.
 pub fn state(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
@@ -52,7 +54,7 @@ pub fn last_sync(conn: &Connection, resume: &str) -> Result<LastSync, StoreError
         Ok(state(conn, key)?.and_then(|v| v.parse().ok()))
     };
     let last_at = at("last_sync_at")?;
-    let started_at = at("last_sync_started_at")?;
+    let started_at = at(SYNC_STARTED_KEY)?;
     if started_at.is_some_and(|s| last_at.is_none_or(|l| s > l)) {
         return Ok(LastSync {
             at: started_at.map(UnixMillis),
@@ -70,6 +72,13 @@ pub fn last_sync(conn: &Connection, resume: &str) -> Result<LastSync, StoreError
 }
 
 impl Writer<'_> {
+    /// Marks a sync as started, before it runs: one killed before it records its
+    /// outcome then reads as interrupted in [`last_sync`], never as the previous
+    /// run's success.
+    pub fn mark_sync_started(&mut self, now: UnixMillis) -> Result<(), StoreError> {
+        self.set_state(SYNC_STARTED_KEY, &now.0.to_string())
+    }
+
     /// Sets a value of the `sync_state` table in this transaction.
     pub fn set_state(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.tx().execute(
@@ -124,7 +133,12 @@ pub fn pending(
     Ok(all)
 }
 
-/// How many local changes wait for a push.
+/// How many local changes the central service has not acknowledged yet.
+pub fn pending_push(conn: &Connection, me: MachineId) -> Result<i64, StoreError> {
+    pending_count(conn, me, cursor(conn, PUSH_CURSOR_KEY)?)
+}
+
+/// How many local changes are newer than `cursor`.
 pub fn pending_count(conn: &Connection, me: MachineId, cursor: i64) -> Result<i64, StoreError> {
     Ok(conn.query_row(
         "SELECT (SELECT count(*) FROM sessions WHERE machine_id = ?1 AND updated > ?2)

@@ -122,11 +122,7 @@ pub fn stats(conn: &Connection, me: solaria_shared::MachineId) -> Result<Stats, 
             by_kind.push(row?);
         }
     }
-    let pending_push = super::sync::pending_count(
-        conn,
-        me,
-        super::sync::cursor(conn, super::sync::PUSH_CURSOR_KEY)?,
-    )?;
+    let pending_push = super::sync::pending_push(conn, me)?;
     Ok(Stats {
         sessions: count("SELECT count(*) FROM sessions WHERE deleted = 0")?,
         observations: count("SELECT count(*) FROM observations WHERE deleted = 0")?,
