@@ -10,6 +10,7 @@ pub mod context;
 pub mod http;
 pub mod mcp;
 pub mod models;
+pub mod present;
 pub mod project;
 pub mod semantic;
 pub mod service;

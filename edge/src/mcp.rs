@@ -8,10 +8,11 @@
 
 use crate::cli::App;
 use crate::context;
+use crate::present::{self, MachineNames, Reader};
 use crate::semantic;
 use crate::store::hybrid::SearchMode;
 use crate::store::records;
-use crate::store::search::{Hit, RecordType, SearchQuery};
+use crate::store::search::{RecordType, SearchQuery};
 use crate::store::sync as store_sync;
 use crate::store::views::{self, AnyRecord};
 use crate::store::{Store, StoreError};
@@ -23,8 +24,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use solaria_shared::{MachineId, Observation, UnixMillis};
-use std::collections::HashMap;
+use solaria_shared::{Observation, UnixMillis};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -275,35 +275,6 @@ impl Memory {
     }
 }
 
-/// Machine names by id, looked up once per call.
-struct Machines<'a> {
-    conn: &'a rusqlite::Connection,
-    names: HashMap<MachineId, String>,
-}
-
-impl<'a> Machines<'a> {
-    fn new(store: &'a Store) -> Machines<'a> {
-        Machines {
-            conn: store.conn(),
-            names: HashMap::new(),
-        }
-    }
-
-    fn name(&mut self, m: MachineId) -> String {
-        self.names
-            .entry(m)
-            .or_insert_with(|| records::machine_name(self.conn, m))
-            .clone()
-    }
-
-    fn name_of(&mut self, id: &str) -> String {
-        match id.parse::<MachineId>() {
-            Ok(m) => self.name(m),
-            Err(_) => id.to_string(),
-        }
-    }
-}
-
 fn search_text(app: &App, p: SearchParams) -> anyhow::Result<String> {
     let now = UnixMillis::now();
     let when = |name: &str, t: &Option<String>| -> anyhow::Result<Option<UnixMillis>> {
@@ -357,35 +328,21 @@ fn search_text(app: &App, p: SearchParams) -> anyhow::Result<String> {
             query.text
         ));
     }
-    let mut machines = Machines::new(&store);
+    let mut machines = MachineNames::new(store.conn(), store.machine_id());
     let mut out = String::new();
     for hit in &hits {
-        out.push_str(&index_line(hit, &mut machines));
+        out.push_str(&present::index_line(hit, Reader::Agent, &mut machines));
         out.push('\n');
     }
-    out.push_str(&format!(
-        "\n{} result(s), {mode} search. memory_timeline ID shows what happened around one, memory_get_observations [ID…] the full records.{note}",
-        hits.len()
+    out.push('\n');
+    out.push_str(&present::results_footer(
+        hits.len(),
+        mode,
+        "memory_timeline ID",
+        "memory_get_observations [ID…]",
     ));
+    out.push_str(&note);
     Ok(out)
-}
-
-/// One line of the index: like `solaria search`'s, with the machine always named.
-fn index_line(hit: &Hit, machines: &mut Machines<'_>) -> String {
-    // A summary is cited by its session, like everywhere else.
-    let (tag, id) = match hit.record_type {
-        RecordType::Summary => ("S", &hit.session_id),
-        _ => ("O", &hit.id),
-    };
-    format!(
-        "[{tag}#{id}] {} {:<8} {}  ~{}t  {} @{}",
-        timefmt::full(UnixMillis(hit.created_at)),
-        hit.record_type.as_str(),
-        hit.title,
-        hit.tokens,
-        hit.project_name,
-        machines.name_of(&hit.machine_id),
-    )
 }
 
 fn timeline_text(app: &App, p: TimelineParams) -> anyhow::Result<String> {
@@ -399,7 +356,7 @@ fn timeline_text(app: &App, p: TimelineParams) -> anyhow::Result<String> {
         Err(StoreError::NotFound(id)) => anyhow::bail!(not_found(&id)),
         other => other?,
     };
-    let mut machines = Machines::new(&store);
+    let mut machines = MachineNames::new(store.conn(), store.machine_id());
     let s = &t.session;
     let mut out = format!(
         "[S#{}] {} session in {} ({}) on @{}, started {}{}\n",
@@ -457,7 +414,7 @@ fn observations_text(app: &App, p: GetObservationsParams) -> anyhow::Result<Stri
         anyhow::bail!("{} ids asked for, at most {MAX_IDS} per call", p.ids.len());
     }
     let store = app.store()?;
-    let mut machines = Machines::new(&store);
+    let mut machines = MachineNames::new(store.conn(), store.machine_id());
     let mut out = String::new();
     let mut missing = Vec::new();
     for id in &p.ids {
@@ -480,7 +437,7 @@ fn observations_text(app: &App, p: GetObservationsParams) -> anyhow::Result<Stri
     Ok(out)
 }
 
-fn render_record(store: &Store, r: &AnyRecord, machines: &mut Machines<'_>, out: &mut String) {
+fn render_record(store: &Store, r: &AnyRecord, machines: &mut MachineNames<'_>, out: &mut String) {
     let mut line = |s: String| {
         out.push_str(&s);
         out.push('\n');
@@ -523,7 +480,11 @@ fn render_record(store: &Store, r: &AnyRecord, machines: &mut Machines<'_>, out:
     }
 }
 
-fn render_observation(o: &Observation, machines: &mut Machines<'_>, line: &mut impl FnMut(String)) {
+fn render_observation(
+    o: &Observation,
+    machines: &mut MachineNames<'_>,
+    line: &mut impl FnMut(String),
+) {
     line(format!("[O#{}] {} {}", o.id, o.kind, o.title));
     line(format!(
         "  when: {}   machine: @{}   project: {} ({})",
@@ -589,11 +550,9 @@ fn stats_text(app: &App) -> anyhow::Result<String> {
     let me = store.machine_id();
     let stats = views::stats(conn, me)?;
     let creds = app.credentials()?;
-    let mut v = serde_json::to_value(&stats)?;
-    v["data_dir"] = app.paths.data_dir.display().to_string().into();
-    v["machine_id"] = me.to_string().into();
+    let search = semantic::status(&app.config, &app.paths, &store)?;
+    let mut v = present::stats_json(&stats, &app.paths.data_dir, me, &search)?;
     v["machine_name"] = app.config.machine_name().into();
-    v["search"] = serde_json::to_value(semantic::status(&app.config, &app.paths, &store)?)?;
     v["sync"] = serde_json::json!({
         "logged_in": creds.is_some(),
         "server": creds.map(|c| c.server).or_else(|| app.config.sync.server.clone()),
@@ -662,25 +621,12 @@ fn remote_search_text(app: &App, p: RemoteSearchParams) -> anyhow::Result<String
         .search(&jwt, &params)
         .map_err(|e| anyhow::anyhow!("search on {} failed: {e}", creds.server))?;
     if answer.hits.is_empty() {
-        return Ok(format!(
-            "No matches on {} for {:?}.",
-            creds.server, answer.query
-        ));
+        return Ok(present::no_remote_matches(&creds.server, &answer.query));
     }
     let lines: Vec<String> = answer
         .hits
         .iter()
-        .map(|h| {
-            format!(
-                "{} {} {}  ~{}t  {} @{}",
-                h.cite,
-                crate::timefmt::full(h.created_at),
-                h.title,
-                h.tokens,
-                h.project_name,
-                h.machine_name
-            )
-        })
+        .map(|h| present::remote_line(h, Reader::Agent))
         .collect();
     Ok(format!(
         "{}\n\n{} result(s) from {} (every machine of the account).",

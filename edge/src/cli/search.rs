@@ -1,8 +1,8 @@
 //! `solaria search QUERY`: a compact, ranked index of matching records.
 
 use super::App;
+use crate::present::{self, MachineNames, Reader};
 use crate::store::hybrid::SearchMode;
-use crate::store::records;
 use crate::store::search::{Hit, RecordType, SearchQuery};
 use crate::timefmt;
 use solaria_shared::{MachineId, UnixMillis};
@@ -96,14 +96,18 @@ impl Args {
             println!("No matches for {:?}.", query.text);
             return Ok(());
         }
-        let me = store.machine_id();
+        let mut machines = MachineNames::new(store.conn(), store.machine_id());
         for hit in &hits {
-            println!("{}", index_line(store.conn(), hit, me, now));
+            let line = present::index_line(hit, Reader::Person { now }, &mut machines);
+            println!("{line}");
         }
-        println!(
-            "\n{} result(s), {mode} search. `solaria timeline ID` shows what happened around one, `solaria show ID…` the full records.",
-            hits.len()
+        let footer = present::results_footer(
+            hits.len(),
+            mode,
+            "`solaria timeline ID`",
+            "`solaria show ID…`",
         );
+        println!("\n{footer}");
         Ok(())
     }
 }
@@ -179,45 +183,29 @@ impl Args {
             return Ok(());
         }
         if answer.hits.is_empty() {
-            println!("No matches on {} for {:?}.", creds.server, answer.query);
+            println!(
+                "{}",
+                present::no_remote_matches(&creds.server, &answer.query)
+            );
         }
         for h in &answer.hits {
-            println!(
-                "{} {:<11} {}  ~{}t  {} @{}",
-                h.cite,
-                timefmt::short(h.created_at, now),
-                h.title,
-                h.tokens,
-                h.project_name,
-                h.machine_name
-            );
+            println!("{}", present::remote_line(h, Reader::Person { now }));
         }
         Ok(())
     }
 }
 
-/// One line of the compact index.
+/// One line of the compact index as a person reads it, for callers that print
+/// hits one by one (`solaria slash`).
 pub fn index_line(
     conn: &rusqlite::Connection,
     hit: &Hit,
     me: MachineId,
     now: UnixMillis,
 ) -> String {
-    // A summary is cited by its session, like everywhere else.
-    let (tag, id) = match hit.record_type {
-        RecordType::Summary => ("S", &hit.session_id),
-        _ => ("O", &hit.id),
-    };
-    let machine = match hit.machine_id.parse::<MachineId>() {
-        Ok(m) if m != me => format!(" @{}", records::machine_name(conn, m)),
-        _ => String::new(),
-    };
-    format!(
-        "[{tag}#{id}] {:<11} {:<8} {}  ~{}t  {}{machine}",
-        timefmt::short(UnixMillis(hit.created_at), now),
-        hit.record_type.as_str(),
-        hit.title,
-        hit.tokens,
-        hit.project_name,
+    present::index_line(
+        hit,
+        Reader::Person { now },
+        &mut MachineNames::new(conn, me),
     )
 }

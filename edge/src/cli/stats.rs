@@ -23,11 +23,13 @@ impl Args {
             .map(|m| m.len())
             .sum::<u64>();
         if self.json {
-            let mut v = serde_json::to_value(&stats)?;
-            v["data_dir"] = app.paths.data_dir.display().to_string().into();
+            let mut v = crate::present::stats_json(
+                &stats,
+                &app.paths.data_dir,
+                store.machine_id(),
+                &semantic,
+            )?;
             v["store_bytes"] = size.into();
-            v["machine_id"] = store.machine_id().to_string().into();
-            v["search"] = serde_json::to_value(&semantic)?;
             v["server"] = app
                 .credentials()?
                 .map(|c| c.server)
