@@ -246,6 +246,14 @@ pub enum SearchError {
 }
 
 impl SearchError {
+    fn broken(mode: SearchMode, dir: &std::path::Path, e: EmbedError) -> SearchError {
+        SearchError::BrokenModel {
+            mode,
+            dir: dir.to_path_buf(),
+            reason: e.to_string(),
+        }
+    }
+
     /// Said when a search without an explicit mode ran by words instead.
     fn fallback_note(&self) -> String {
         match self {
@@ -306,14 +314,11 @@ pub fn search(
         return lexical(None);
     }
     let dir = model_dir(config, paths);
-    let broken = |e: EmbedError| SearchError::BrokenModel {
-        mode: wanted,
-        dir: dir.clone(),
-        reason: e.to_string(),
-    };
     let hits = usable_model(config, paths, store, wanted, source).and_then(|model| {
         hybrid::search_while_embedding(store.conn(), query, wanted, || {
-            model.embed_query(&query.text).map_err(broken)
+            model
+                .embed_query(&query.text)
+                .map_err(|e| SearchError::broken(wanted, &dir, e))
         })
     });
     match hits {
@@ -337,16 +342,11 @@ fn usable_model(
     source: ModelSource,
 ) -> Result<std::sync::Arc<Embedder>, SearchError> {
     let dir = model_dir(config, paths);
-    let broken = |e: EmbedError| SearchError::BrokenModel {
-        mode,
-        dir: dir.clone(),
-        reason: e.to_string(),
-    };
     let model = match source {
         ModelSource::Load => load_model(config, paths).map(|m| m.map(std::sync::Arc::new)),
         ModelSource::Cached => cached_model(config, paths),
     }
-    .map_err(broken)?
+    .map_err(|e| SearchError::broken(mode, &dir, e))?
     .ok_or_else(|| SearchError::NoModel {
         mode,
         dir: dir.clone(),

@@ -2,9 +2,9 @@
 //! fused into one ranking, then weighted like every search (SPEC §9).
 //!
 //! Fusion works on absolute scores, not ranks. Every candidate gets both signals:
-//! its cosine similarity to the query (from its stored vector for lexical-only candidates) and
-//! its lexical confidence (how much of the query it matches, 0..=1, 0 when it
-//! matches no word). Reciprocal rank fusion would instead reward a record for
+//! its cosine similarity to the query (from its stored vector, for lexical-only
+//! candidates too) and its lexical confidence (how much of the query it matches,
+//! 0..=1, 0 when it matches no word). Reciprocal rank fusion would instead reward a record for
 //! being first in the lexical list even when that list is noise (a paraphrase
 //! shares no word with its target, so the "best" lexical match is merely a record
 //! with a common word), which measurably drags good vector hits down; see
