@@ -61,6 +61,14 @@ impl<'a> MachineNames<'a> {
             .clone()
     }
 
+    /// The name of the machine with id text `id` (the text itself when it is not an id).
+    pub fn name_of(&mut self, id: &str) -> String {
+        match id.parse::<MachineId>() {
+            Ok(m) => self.name(m),
+            Err(_) => id.to_string(),
+        }
+    }
+
     /// ` @name` after a line, or nothing when a person reads about this machine's
     /// own record. An id that does not parse is shown as it is to an agent.
     fn suffix(&mut self, id: &str, reader: Reader) -> String {
@@ -76,13 +84,9 @@ impl<'a> MachineNames<'a> {
 /// One line of the compact index: citation (`[O#id]`, or `[S#session]` for a
 /// summary), time, type, title, `~tokens` to read it in full, project, machine.
 pub fn index_line(hit: &Hit, reader: Reader, machines: &mut MachineNames<'_>) -> String {
-    // A summary is cited by its session, like everywhere else.
-    let (tag, id) = match hit.record_type {
-        RecordType::Summary => ("S", &hit.session_id),
-        _ => ("O", &hit.id),
-    };
     format!(
-        "[{tag}#{id}] {} {:<8} {}  ~{}t  {}{}",
+        "{} {} {:<8} {}  ~{}t  {}{}",
+        citation(hit),
         reader.when(UnixMillis(hit.created_at)),
         hit.record_type.as_str(),
         hit.title,
@@ -90,6 +94,15 @@ pub fn index_line(hit: &Hit, reader: Reader, machines: &mut MachineNames<'_>) ->
         hit.project_name,
         machines.suffix(&hit.machine_id, reader),
     )
+}
+
+/// How a hit is cited: `[O#id]`, or `[S#session]` for a summary (a summary is cited
+/// by its session, like everywhere else).
+pub fn citation(hit: &Hit) -> String {
+    match hit.record_type {
+        RecordType::Summary => format!("[S#{}]", hit.session_id),
+        _ => format!("[O#{}]", hit.id),
+    }
 }
 
 /// The line after a local search's index. `timeline` and `full` name how this

@@ -5,6 +5,7 @@ use super::ApiState;
 use super::error::{ApiError, clip};
 use crate::cli::App;
 use crate::context;
+use crate::present;
 use crate::semantic;
 use crate::store::hybrid::SearchMode;
 use crate::store::records;
@@ -15,8 +16,7 @@ use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
-use solaria_shared::{MachineId, Project, UnixMillis};
-use std::collections::HashMap;
+use solaria_shared::{Project, UnixMillis};
 use std::ops::RangeInclusive;
 
 /// The most results a search returns.
@@ -145,27 +145,14 @@ fn search_json(app: &App, p: SearchParams) -> Result<SearchAnswer, ApiError> {
         mode,
         semantic::ModelSource::Cached,
     )?;
-    let mut names: HashMap<String, String> = HashMap::new();
+    let mut names = present::MachineNames::new(store.conn(), store.machine_id());
     let hits = searched
         .hits
         .into_iter()
-        .map(|hit| {
-            let machine_name = names
-                .entry(hit.machine_id.clone())
-                .or_insert_with(|| match hit.machine_id.parse::<MachineId>() {
-                    Ok(m) => records::machine_name(store.conn(), m),
-                    Err(_) => hit.machine_id.clone(),
-                })
-                .clone();
-            let cite = match hit.record_type {
-                RecordType::Summary => format!("[S#{}]", hit.session_id),
-                _ => format!("[O#{}]", hit.id),
-            };
-            ApiHit {
-                cite,
-                hit,
-                machine_name,
-            }
+        .map(|hit| ApiHit {
+            cite: present::citation(&hit),
+            machine_name: names.name_of(&hit.machine_id),
+            hit,
         })
         .collect();
     Ok(SearchAnswer {
