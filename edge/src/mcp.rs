@@ -16,7 +16,7 @@ use crate::store::search::{RecordType, SearchQuery};
 use crate::store::sync as store_sync;
 use crate::store::views::{self, AnyRecord};
 use crate::store::{Store, StoreError};
-use crate::sync::{self, SyncError, SyncOptions};
+use crate::sync::{self, SyncError};
 use crate::timefmt;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -26,10 +26,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use solaria_shared::{Observation, UnixMillis};
 use std::sync::Arc;
-use std::time::Duration;
 
-/// A sync started from MCP has the manual sync's 2-minute overall timeout (SPEC §6).
-const SYNC_DEADLINE: Duration = Duration::from_secs(120);
 /// The most results a search returns.
 const MAX_LIMIT: usize = 100;
 /// The most events shown on either side of a timeline's anchor.
@@ -569,17 +566,9 @@ fn stats_text(app: &App) -> anyhow::Result<String> {
 fn sync_text(app: &App) -> anyhow::Result<String> {
     let creds = app.credentials()?.ok_or(SyncError::NotLoggedIn)?;
     let mut store = app.store()?;
-    // Marked first, as `solaria sync` does: a sync killed before it records its
-    // outcome shows as interrupted in `solaria status`.
-    store.write(|w| w.mark_sync_started(UnixMillis::now()))?;
-    let options = SyncOptions {
-        deadline: SYNC_DEADLINE,
-        kind: "manual",
-        local_only: app.config.sync.local_only_projects.clone(),
-    };
-    let outcome = sync::run(&mut store, &creds, &options, |_| {});
-    sync::record_outcome(&mut store, &outcome)?;
-    let report = outcome.map_err(|e| anyhow::anyhow!("sync with {} failed: {e}", creds.server))?;
+    let local_only = app.config.sync.local_only_projects.clone();
+    let report = sync::run_manual(&mut store, &creds, local_only, |_| {})?
+        .map_err(|e| anyhow::anyhow!("sync with {} failed: {e}", creds.server))?;
     let mut out = format!(
         "Synced with {}: pushed {}, pulled {}, conflicts {}, in {:.1} s.",
         creds.server,

@@ -15,7 +15,7 @@ mod serve;
 mod show;
 mod slash;
 mod stats;
-mod status;
+pub(crate) mod status;
 mod sync;
 mod timeline;
 

@@ -1,12 +1,10 @@
 //! `solaria sync`: push this machine's changes and pull the others', now.
 
 use super::App;
-use crate::sync::{self, Progress, SyncOptions};
+use crate::sync::{self, Progress};
 use std::io::IsTerminal;
 use std::time::Duration;
 
-/// SPEC §6: a manual sync has a 2-minute overall timeout.
-const MANUAL_DEADLINE: Duration = Duration::from_secs(120);
 /// A scheduled sync may take longer (a first sync of a big store); it resumes anyway.
 pub const SCHEDULED_DEADLINE: Duration = Duration::from_secs(15 * 60);
 
@@ -21,14 +19,6 @@ impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let creds = app.credentials()?.ok_or(sync::SyncError::NotLoggedIn)?;
         let mut store = app.store()?;
-        // Marked first: a sync killed before it records its outcome shows as
-        // interrupted in `solaria status`, never as the previous run's success.
-        store.write(|w| w.mark_sync_started(solaria_shared::UnixMillis::now()))?;
-        let options = SyncOptions {
-            deadline: MANUAL_DEADLINE,
-            kind: "manual",
-            local_only: app.config.sync.local_only_projects.clone(),
-        };
         // A spinner on a terminal; plain lines otherwise (logs, pipes, Claude Code).
         let bar = (std::io::stderr().is_terminal() && !self.json).then(|| {
             let bar = indicatif::ProgressBar::new_spinner();
@@ -36,7 +26,8 @@ impl Args {
             bar.set_message(format!("syncing with {}", creds.server));
             bar
         });
-        let outcome = sync::run(&mut store, &creds, &options, |p| {
+        let local_only = app.config.sync.local_only_projects.clone();
+        let outcome = sync::run_manual(&mut store, &creds, local_only, |p| {
             let line = match p {
                 Progress::Pushed { done, left } => format!("pushed {done}, {left} left"),
                 Progress::Pulled { done } => format!("pulled {done}"),
@@ -50,8 +41,7 @@ impl Args {
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }
-        sync::record_outcome(&mut store, &outcome)?;
-        let report = outcome?;
+        let report = outcome??;
         if self.json {
             println!("{}", serde_json::to_string_pretty(&report)?);
         } else {

@@ -4,21 +4,17 @@
 use super::ApiState;
 use super::error::ApiError;
 use crate::cli::App;
+use crate::cli::status::SyncState;
 use crate::semantic;
 use crate::store::sync as store_sync;
 use crate::store::views;
-use crate::sync::{self, SyncError, SyncOptions, SyncReport};
+use crate::sync::{self, SyncError, SyncReport};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Serialize;
 use serde_json::{Value, json};
-use solaria_shared::UnixMillis;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// A sync started through the API has the manual sync's 2-minute timeout (SPEC §6).
-const SYNC_DEADLINE: Duration = Duration::from_secs(120);
 
 /// `GET /api/health`: whether the API answers. No token needed, nothing private.
 pub(super) async fn health() -> Json<Value> {
@@ -66,25 +62,8 @@ pub(super) async fn stats(State(s): State<ApiState>) -> Result<Json<Value>, ApiE
 
 /// `GET /api/status`: the sync state, as `solaria status --json` reports it.
 pub(super) async fn status(State(s): State<ApiState>) -> Result<Json<Value>, ApiError> {
-    s.blocking(|app| {
-        let store = app.store()?;
-        let creds = app.credentials()?;
-        let conn = store.conn();
-        let pending = store_sync::pending_push(conn, store.machine_id())?;
-        let conflicts = store_sync::conflicts(conn, false)?.len();
-        let last = store_sync::last_sync(conn, "POST /api/sync to resume")?;
-        Ok(json!({
-            "server": creds.map(|c| c.server),
-            "machine_id": store.machine_id().to_string(),
-            "machine_name": app.config.machine_name(),
-            "last_sync_at": last.at.map(|t| t.0),
-            "last_sync_status": last.status,
-            "last_sync_detail": last.detail,
-            "pending": pending,
-            "conflicts": conflicts,
-        }))
-    })
-    .await
+    s.blocking(|app| Ok(SyncState::read(app, "POST /api/sync to resume")?.to_json()))
+        .await
 }
 
 /// `POST /api/sync`'s answer: the server and what moved.
@@ -121,17 +100,8 @@ fn sync_json(app: &App, log: &dyn Fn(&str)) -> Result<SyncAnswer, ApiError> {
         )
     })?;
     let mut store = app.store()?;
-    // Marked first, as `solaria sync` does: a sync killed before it records its
-    // outcome shows as interrupted in the status.
-    store.write(|w| w.mark_sync_started(UnixMillis::now()))?;
-    let options = SyncOptions {
-        deadline: SYNC_DEADLINE,
-        kind: "manual",
-        local_only: app.config.sync.local_only_projects.clone(),
-    };
-    let outcome = sync::run(&mut store, &creds, &options, |_| {});
-    sync::record_outcome(&mut store, &outcome)?;
-    let report = outcome.map_err(|e| {
+    let local_only = app.config.sync.local_only_projects.clone();
+    let report = sync::run_manual(&mut store, &creds, local_only, |_| {})?.map_err(|e| {
         ApiError::new(
             StatusCode::BAD_GATEWAY,
             "sync_failed",

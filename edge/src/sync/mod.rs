@@ -197,6 +197,31 @@ pub fn run(
     Ok(report)
 }
 
+/// SPEC §6: a sync the user asks for has a 2-minute overall timeout.
+pub const MANUAL_DEADLINE: Duration = Duration::from_secs(120);
+
+/// A sync the user asked for now (`solaria sync`, `memory_sync`, `POST /api/sync`):
+/// marked started first, so that one killed midway reads as interrupted in the
+/// status (never as the previous run's success), run within [`MANUAL_DEADLINE`],
+/// and its outcome recorded whatever it was. The outer error is the store's (the
+/// bookkeeping failed); the inner result is the sync's own.
+pub fn run_manual(
+    store: &mut Store,
+    creds: &Credentials,
+    local_only: Vec<String>,
+    progress: impl FnMut(Progress),
+) -> Result<Result<SyncReport, SyncError>, StoreError> {
+    store.write(|w| w.mark_sync_started(UnixMillis::now()))?;
+    let options = SyncOptions {
+        deadline: MANUAL_DEADLINE,
+        kind: "manual",
+        local_only,
+    };
+    let outcome = run(store, creds, &options, progress);
+    record_outcome(store, &outcome)?;
+    Ok(outcome)
+}
+
 /// Records the outcome of a sync attempt for `solaria status`.
 pub fn record_outcome(
     store: &mut Store,
