@@ -6,9 +6,9 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use solaria_shared::wire::{
-    ContextResponse, HitType, MatchMode, RestorePage, SearchResponse, TimelineResponse, WireRecord,
+    ContextResponse, MatchMode, RestorePage, SearchResponse, TimelineResponse, WireRecord,
 };
-use solaria_shared::{Observation, ObservationKind, Project, Session, UnixMillis};
+use solaria_shared::{Observation, ObservationKind, Project, RecordType, Session, UnixMillis};
 use solaria_tests::central::{Central, Machine, Options};
 use solaria_tests::records::{observation, session, stamp, summary, wire};
 use std::collections::HashSet;
@@ -121,7 +121,7 @@ async fn search_finds_english_and_spanish_and_cites_each_hit() {
         .find(|h| h.id == *o.id.as_uuid())
         .expect("English stemming finds it");
     assert!(!ids(&r).contains(noise.id.as_uuid()));
-    assert_eq!(hit.hit_type, HitType::ToolUse);
+    assert_eq!(hit.hit_type, RecordType::ToolUse);
     assert_eq!(hit.cite, format!("[O#{}]", o.id));
     assert_eq!(hit.title, o.title);
     assert_eq!(
@@ -142,7 +142,7 @@ async fn search_finds_english_and_spanish_and_cites_each_hit() {
         .iter()
         .find(|h| h.id == *es.id.as_uuid())
         .expect("Spanish stemming finds it");
-    assert_eq!(hit.hit_type, HitType::Summary);
+    assert_eq!(hit.hit_type, RecordType::Summary);
     assert_eq!(hit.cite, format!("[S#{}]", s2.id));
     assert_eq!(
         (hit.machine_id, hit.machine_name.as_str()),

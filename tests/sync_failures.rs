@@ -1,4 +1,4 @@
-//! Interrupted syncs lose nothing and duplicate nothing (SPEC §6, "Failure"): the real
+//! Interrupted syncs lose nothing and duplicate nothing (docs/DESIGN.md, Sync): the real
 //! `solaria` binary killed with SIGKILL in the middle of a push and of a pull, the
 //! central service restarted in the middle of a push, and a batch replayed end to end.
 //! Each test compares both sides by ids and by content.

@@ -1,4 +1,4 @@
-//! Hook end to end (SPEC §11: store one observation, hook process included,
+//! Hook end to end (store one observation, hook process included,
 //! p95 < 10 ms) and SessionStart context, against a store of 100k observations.
 //! Baselines from the same run: starting a do-nothing process (`/bin/true`),
 //! `solaria --version` (our process start without touching the store) and, when

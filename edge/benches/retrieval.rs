@@ -225,7 +225,7 @@ impl Score {
 }
 
 /// `--model DIR` (repeatable), `--max-tokens N` (default 128, as the daemon) and
-/// `--unweighted` (relevance alone, without the SPEC §9 recency weights).
+/// `--unweighted` (relevance alone, without the ranking weights).
 fn arguments() -> (Vec<PathBuf>, usize, bool) {
     let mut dirs = Vec::new();
     let mut max_tokens = 128;
@@ -404,7 +404,7 @@ fn main() {
                 text: q.text.clone(),
                 limit: 10,
                 // With `--unweighted`, a current project no record belongs to: every
-                // record then weighs the same (SPEC §9's "other project"), which
+                // record then weighs the same (the ranking rule's "other project"), which
                 // measures relevance alone.
                 current_project: unweighted.then(|| "eval/none".to_string()),
                 ..SearchQuery::default()

@@ -1,4 +1,4 @@
-//! Local search latency (SPEC §11: p95 < 2 ms at 100k observations) over a realistic
+//! Local search latency (target: p95 < 2 ms at 100k observations) over a realistic
 //! mix of queries — common words included, since ranking cost grows with the number
 //! of matching rows — at 100k and 1M observations.
 //!

@@ -88,7 +88,7 @@ impl Default for ContextConfig {
     }
 }
 
-/// How long records are kept locally (SPEC §4).
+/// How long records are kept locally.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetentionConfig {
@@ -138,7 +138,7 @@ pub struct SearchConfig {
     pub model_dir: Option<PathBuf>,
     /// The mode when none is asked for: `lexical`, `semantic` or `hybrid`
     /// (default: hybrid when the model and vectors are present, else lexical).
-    pub default_mode: Option<crate::store::hybrid::SearchMode>,
+    pub default_mode: Option<crate::search_mode::SearchMode>,
     /// Records embedded per batch by the daemon.
     pub embed_batch: usize,
     /// Tokens of a record read by the model (its title and start). The cost of
@@ -193,7 +193,23 @@ impl Paths {
     pub fn hook_log(&self) -> PathBuf {
         self.data_dir.join("logs").join("hooks.log")
     }
+
+    /// The local API's bearer token (0600), made by the daemon on first start.
+    pub fn api_token(&self) -> PathBuf {
+        self.data_dir.join(API_TOKEN_FILE)
+    }
+
+    /// The address the daemon's local API listens on, while it runs.
+    pub fn serve_addr(&self) -> PathBuf {
+        self.data_dir.join(SERVE_ADDR_FILE)
+    }
 }
+
+/// The file name of the local API's bearer token in the data dir.
+pub const API_TOKEN_FILE: &str = "api-token";
+/// The file name of the daemon's API address in the data dir (`127.0.0.1:37777`
+/// and a newline).
+pub const SERVE_ADDR_FILE: &str = "serve.addr";
 
 /// The environment the paths are resolved from (kept explicit so tests need not
 /// touch the process environment).

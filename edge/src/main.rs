@@ -1,10 +1,13 @@
-//! `solaria`: the edge agent's command line.
+//! `solaria`: the edge agent's command line. The CLI is declared here and nowhere
+//! else, so no module of the library can reach it: the surfaces sit on top.
+
+mod cli;
 
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     quiet_on_closed_stdout();
-    solaria_edge::cli::Cli::parse().run()
+    cli::Cli::parse().run()
 }
 
 /// `solaria search … | head` closes our stdout early; Rust's `println!` then panics

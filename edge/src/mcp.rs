@@ -1,4 +1,4 @@
-//! `solaria mcp`: the edge's MCP server over stdio (SPEC §7), built on `rmcp`.
+//! `solaria mcp`: the edge's MCP server over stdio, built on `rmcp`.
 //!
 //! Each tool opens the store for its call and runs on Tokio's blocking pool (SQLite
 //! and the sync client are synchronous). Every line a tool returns cites its source
@@ -6,33 +6,20 @@
 //! Failures a caller can fix (bad arguments, unknown ids, no server) are tool
 //! errors (`isError: true`) with a clear message; the server never dies of them.
 
-use crate::cli::App;
-use crate::context;
-use crate::present::{self, MachineNames, Reader};
-use crate::semantic;
-use crate::store::hybrid::SearchMode;
-use crate::store::records;
-use crate::store::search::{RecordType, SearchQuery};
-use crate::store::sync as store_sync;
-use crate::store::views::{self, AnyRecord};
-use crate::store::{Store, StoreError};
-use crate::sync::{self, SyncError};
-use crate::timefmt;
+use crate::app::App;
+use crate::ops::records::{DEFAULT_WINDOW, TimelineRequest};
+use crate::ops::search::{DEFAULT_LIMIT, Model, SearchRequest};
+use crate::ops::{self, OpError, input};
+use crate::present::Reader;
+use crate::store::search::SearchQuery;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use solaria_shared::{Observation, UnixMillis};
+use solaria_shared::UnixMillis;
 use std::sync::Arc;
-
-/// The most results a search returns.
-const MAX_LIMIT: usize = 100;
-/// The most events shown on either side of a timeline's anchor.
-const MAX_WINDOW: usize = 50;
-/// The most records fetched in one `memory_get_observations` call.
-const MAX_IDS: usize = 50;
 
 /// What the server tells the agent at `initialize`.
 const INSTRUCTIONS: &str = "SOLARIA Memory: what was done in past coding sessions on this machine \
@@ -43,19 +30,28 @@ const INSTRUCTIONS: &str = "SOLARIA Memory: what was done in past coding session
 Cite what you use by its [O#id] / [S#session] tag, time and machine; answer from the records, not by guessing.";
 
 /// Runs the MCP server on stdin/stdout until the client closes the connection.
-pub fn serve(app: App) -> anyhow::Result<()> {
+pub fn serve(app: App) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .build()?;
+        .build()
+        .map_err(|e| ServeError(e.to_string()))?;
     runtime.block_on(async move {
         let service = Memory::new(app)
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|e| anyhow::anyhow!("cannot start the MCP server: {e}"))?;
-        service.waiting().await?;
+            .map_err(|e| ServeError(e.to_string()))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| ServeError(e.to_string()))?;
         Ok(())
     })
 }
+
+/// The MCP server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[error("the MCP server failed: {0}")]
+pub struct ServeError(String);
 
 /// `memory_search` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -203,7 +199,11 @@ projects, machines, time span), the data directory, the sync state (logged in? s
 last sync) and the search modes available."
     )]
     async fn memory_stats(&self) -> Result<CallToolResult, McpError> {
-        self.blocking(stats_text).await
+        self.blocking(|app| {
+            let report = ops::status::stats(app)?;
+            Ok(serde_json::to_string_pretty(&report).unwrap_or_default())
+        })
+        .await
     }
 
     #[tool(
@@ -212,7 +212,8 @@ machines' (like `solaria sync`), then report what moved. Fails with a clear mess
 logged in or the server cannot be reached. Takes up to 2 minutes."
     )]
     async fn memory_sync_remote(&self) -> Result<CallToolResult, McpError> {
-        self.blocking(sync_text).await
+        self.blocking(|app| Ok(ops::sync::sync_now(app, |_| {})?.text()))
+            .await
     }
 
     #[tool(
@@ -234,14 +235,8 @@ record of every machine, deletions included), then report what moved. For a new 
 Takes up to 2 minutes; run it again to continue a large restore."
     )]
     async fn memory_restore(&self) -> Result<CallToolResult, McpError> {
-        self.blocking(|app| {
-            app.credentials()?.ok_or(SyncError::NotLoggedIn)?;
-            let mut store = app.store()?;
-            store.write(|w| w.set_state(crate::store::sync::PULL_CURSOR_KEY, "0"))?;
-            drop(store);
-            sync_text(app)
-        })
-        .await
+        self.blocking(|app| Ok(ops::sync::restore(app, |_| {})?.text()))
+            .await
     }
 }
 
@@ -258,13 +253,13 @@ impl Memory {
     /// Runs `f` on the blocking pool; its error (or panic) becomes a tool error.
     async fn blocking<F>(&self, f: F) -> Result<CallToolResult, McpError>
     where
-        F: FnOnce(&App) -> anyhow::Result<String> + Send + 'static,
+        F: FnOnce(&App) -> Result<String, OpError> + Send + 'static,
     {
         let app = Arc::clone(&self.app);
         let result = tokio::task::spawn_blocking(move || f(&app)).await;
         Ok(match result {
             Ok(Ok(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Ok(Err(e)) => CallToolResult::error(vec![ContentBlock::text(format!("{e:#}"))]),
+            Ok(Err(e)) => CallToolResult::error(vec![ContentBlock::text(error_text(&e))]),
             Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "the tool failed unexpectedly: {e}"
             ))]),
@@ -272,355 +267,66 @@ impl Memory {
     }
 }
 
-fn search_text(app: &App, p: SearchParams) -> anyhow::Result<String> {
-    let now = UnixMillis::now();
-    let when = |name: &str, t: &Option<String>| -> anyhow::Result<Option<UnixMillis>> {
-        t.as_deref()
-            .map(|t| timefmt::parse_when(t, now).map_err(|e| anyhow::anyhow!("`{name}`: {e}")))
-            .transpose()
-    };
-    let record_type = p
-        .record_type
-        .as_deref()
-        .map(str::parse::<RecordType>)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("`type`: {e}"))?;
-    let limit = p.limit.unwrap_or(20);
-    if limit == 0 || limit > MAX_LIMIT {
-        anyhow::bail!("`limit` must be between 1 and {MAX_LIMIT}, not {limit}");
+/// A tool error as the agent reads it: what went wrong and where to look next.
+fn error_text(e: &OpError) -> String {
+    match e {
+        OpError::NotFound(_) => {
+            format!("{e} (ids come from memory_search or memory_timeline)")
+        }
+        OpError::UnknownProject(_) => format!("{e} (see memory_stats)"),
+        other => other.to_string(),
     }
+}
+
+fn search_text(app: &App, p: SearchParams) -> Result<String, OpError> {
+    let now = UnixMillis::now();
+    let request = SearchRequest {
+        query: SearchQuery {
+            text: p.query,
+            project: input::given(p.project),
+            record_type: input::parsed("type", p.record_type)?,
+            machine: input::given(p.machine),
+            since: input::when("since", p.since, now)?,
+            until: input::when("until", p.until, now)?,
+            limit: p.limit.unwrap_or(DEFAULT_LIMIT),
+            current_project: Some(app.current_project().key),
+        },
+        mode: input::parsed("mode", p.mode)?,
+    };
+    Ok(ops::search::search(app, &request, Model::Kept)?.text(Reader::Agent))
+}
+
+fn timeline_text(app: &App, p: TimelineParams) -> Result<String, OpError> {
+    let request = TimelineRequest {
+        id: p.id,
+        before: p.before.unwrap_or(DEFAULT_WINDOW),
+        after: p.after.unwrap_or(DEFAULT_WINDOW),
+    };
+    Ok(ops::records::timeline(app, &request)?.text(Reader::Agent))
+}
+
+fn observations_text(app: &App, p: GetObservationsParams) -> Result<String, OpError> {
+    let page = ops::records::get(app, &p.ids)?;
+    let mut out = page.text();
+    if !page.missing.is_empty() {
+        out.push_str(&error_text(&OpError::NotFound(page.missing)));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+fn context_text(app: &App, p: ContextParams) -> Result<String, OpError> {
+    Ok(ops::context::context_of(app, input::given(p.project).as_deref())?.text())
+}
+
+fn remote_search_text(app: &App, p: RemoteSearchParams) -> Result<String, OpError> {
     let query = SearchQuery {
         text: p.query,
-        project: p.project,
-        record_type,
-        machine: p.machine,
-        since: when("since", &p.since)?,
-        until: when("until", &p.until)?,
-        limit,
+        project: input::given(p.project),
+        machine: input::given(p.machine),
+        limit: p.limit.unwrap_or(DEFAULT_LIMIT),
         current_project: Some(app.current_project().key),
+        ..SearchQuery::default()
     };
-    let mode = p
-        .mode
-        .as_deref()
-        .map(str::parse::<SearchMode>)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("`mode`: {e}"))?;
-    let store = app.store()?;
-    let searched = semantic::search(
-        &app.config,
-        &app.paths,
-        &store,
-        &query,
-        mode,
-        semantic::ModelSource::Cached,
-    )?;
-    let (hits, mode) = (searched.hits, searched.mode);
-    let note = searched
-        .fell_back
-        .map(|why| format!("\nNote: {why}"))
-        .unwrap_or_default();
-    if hits.is_empty() {
-        return Ok(format!(
-            "No matches for {:?} ({mode} search). Try other or fewer keywords, or drop a filter.{note}",
-            query.text
-        ));
-    }
-    let mut machines = MachineNames::new(store.conn(), store.machine_id());
-    let mut out = String::new();
-    for hit in &hits {
-        out.push_str(&present::index_line(hit, Reader::Agent, &mut machines));
-        out.push('\n');
-    }
-    out.push('\n');
-    out.push_str(&present::results_footer(
-        hits.len(),
-        mode,
-        "memory_timeline ID",
-        "memory_get_observations [ID…]",
-    ));
-    out.push_str(&note);
-    Ok(out)
-}
-
-fn timeline_text(app: &App, p: TimelineParams) -> anyhow::Result<String> {
-    let before = p.before.unwrap_or(5);
-    let after = p.after.unwrap_or(5);
-    if before > MAX_WINDOW || after > MAX_WINDOW {
-        anyhow::bail!("`before` and `after` must be at most {MAX_WINDOW}");
-    }
-    let store = app.store()?;
-    let t = match views::timeline(store.conn(), &p.id, before, after) {
-        Err(StoreError::NotFound(id)) => anyhow::bail!(not_found(&id)),
-        other => other?,
-    };
-    let mut machines = MachineNames::new(store.conn(), store.machine_id());
-    let s = &t.session;
-    let mut out = format!(
-        "[S#{}] {} session in {} ({}) on @{}, started {}{}\n",
-        s.id,
-        s.agent,
-        s.project.name,
-        s.cwd,
-        machines.name(s.meta.machine_id),
-        timefmt::full(s.started_at),
-        s.ended_at
-            .map(|e| format!(", ended {}", timefmt::full(e)))
-            .unwrap_or_default()
-    );
-    if let Some(summary) = &t.summary {
-        out.push_str(&format!("  summary: {}\n", summary.text));
-    }
-    if t.hidden_before > 0 {
-        out.push_str(&format!("  … {} earlier event(s)\n", t.hidden_before));
-    }
-    for o in &t.entries {
-        let here = if t.anchor.as_deref() == Some(&o.id.to_string()) {
-            ">"
-        } else {
-            " "
-        };
-        let err = if o.metadata.get("error").and_then(|v| v.as_bool()) == Some(true) {
-            "  [error]"
-        } else {
-            ""
-        };
-        out.push_str(&format!(
-            "{here} [O#{}] {} {:<8} {}{err} @{}\n",
-            o.id,
-            timefmt::full(o.created_at),
-            o.kind.as_str(),
-            o.title,
-            machines.name(o.meta.machine_id),
-        ));
-    }
-    if t.hidden_after > 0 {
-        out.push_str(&format!("  … {} later event(s)\n", t.hidden_after));
-    }
-    Ok(out)
-}
-
-fn not_found(id: &str) -> String {
-    format!("no record with id {id:?} (ids come from memory_search or memory_timeline)")
-}
-
-fn observations_text(app: &App, p: GetObservationsParams) -> anyhow::Result<String> {
-    if p.ids.is_empty() {
-        anyhow::bail!("`ids` is empty: give the ids (or citations) of the records to fetch");
-    }
-    if p.ids.len() > MAX_IDS {
-        anyhow::bail!("{} ids asked for, at most {MAX_IDS} per call", p.ids.len());
-    }
-    let store = app.store()?;
-    let mut machines = MachineNames::new(store.conn(), store.machine_id());
-    let mut out = String::new();
-    let mut missing = Vec::new();
-    for id in &p.ids {
-        match views::resolve(store.conn(), id) {
-            Ok(r) => {
-                render_record(&store, &r, &mut machines, &mut out);
-                out.push('\n');
-            }
-            Err(StoreError::NotFound(_)) => missing.push(id.as_str()),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    for id in &missing {
-        out.push_str(&not_found(id));
-        out.push('\n');
-    }
-    if missing.len() == p.ids.len() {
-        anyhow::bail!(out.trim_end().to_string());
-    }
-    Ok(out)
-}
-
-fn render_record(store: &Store, r: &AnyRecord, machines: &mut MachineNames<'_>, out: &mut String) {
-    let mut line = |s: String| {
-        out.push_str(&s);
-        out.push('\n');
-    };
-    match r {
-        AnyRecord::Observation(o) => render_observation(o, machines, &mut line),
-        AnyRecord::Session(s) => {
-            line(format!("[S#{}] {} session ({})", s.id, s.agent, s.source));
-            line(format!(
-                "  project: {} ({})   cwd: {}   machine: @{}",
-                s.project.name,
-                s.project.key,
-                s.cwd,
-                machines.name(s.meta.machine_id)
-            ));
-            line(format!(
-                "  started: {}   ended: {}",
-                timefmt::full(s.started_at),
-                s.ended_at.map(timefmt::full).unwrap_or_else(|| "-".into())
-            ));
-            if let Ok(Some(summary)) = records::summary_of_session(store.conn(), s.id) {
-                for point in &summary.key_points {
-                    line(format!("  - {point}"));
-                }
-            }
-        }
-        AnyRecord::Summary(s) => {
-            line(format!(
-                "[S#{}] summary of {} observations, written {} on @{}",
-                s.session_id,
-                s.observation_count,
-                timefmt::full(s.created_at),
-                machines.name(s.meta.machine_id)
-            ));
-            line(format!("  summary id: {}", s.id));
-            for point in &s.key_points {
-                line(format!("  - {point}"));
-            }
-        }
-    }
-}
-
-fn render_observation(
-    o: &Observation,
-    machines: &mut MachineNames<'_>,
-    line: &mut impl FnMut(String),
-) {
-    line(format!("[O#{}] {} {}", o.id, o.kind, o.title));
-    line(format!(
-        "  when: {}   machine: @{}   project: {} ({})",
-        timefmt::full(o.created_at),
-        machines.name(o.meta.machine_id),
-        o.project.name,
-        o.project.key
-    ));
-    line(format!("  session: [S#{}]", o.session_id));
-    if o.meta.deleted {
-        line("  (forgotten: content erased)".into());
-        return;
-    }
-    if let Some(tool) = &o.tool_name {
-        line(format!("  tool: {tool}"));
-    }
-    if !o.files.is_empty() {
-        line(format!("  files: {}", o.files.join(", ")));
-    }
-    if !o.tags.is_empty() {
-        line(format!("  tags: {}", o.tags.join(", ")));
-    }
-    line(format!("  metadata: {}", o.metadata));
-    line(format!("--- input\n{}", pretty(&o.input)));
-    if !o.response.is_empty() {
-        line(format!("--- response\n{}", pretty(&o.response)));
-    }
-}
-
-/// Pretty-prints JSON text; other text is shown as it is.
-fn pretty(text: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| match v {
-            serde_json::Value::String(s) => Some(s),
-            other => serde_json::to_string_pretty(&other).ok(),
-        })
-        .unwrap_or_else(|| text.to_string())
-}
-
-fn context_text(app: &App, p: ContextParams) -> anyhow::Result<String> {
-    let store = app.store()?;
-    let project = match p.project {
-        None => app.current_project(),
-        Some(name) => records::resolve_project(store.conn(), &name)?.ok_or_else(|| {
-            anyhow::anyhow!("no project named {name:?} in the memory (see memory_stats)")
-        })?,
-    };
-    Ok(
-        match context::build(&store, &project, &app.config.context, UnixMillis::now())? {
-            Some(text) => text,
-            None => format!(
-                "No memory yet for project {} ({}).",
-                project.name, project.key
-            ),
-        },
-    )
-}
-
-fn stats_text(app: &App) -> anyhow::Result<String> {
-    let store = app.store()?;
-    let conn = store.conn();
-    let me = store.machine_id();
-    let stats = views::stats(conn, me)?;
-    let creds = app.credentials()?;
-    let search = semantic::status(&app.config, &app.paths, &store)?;
-    let mut v = present::stats_json(&stats, &app.paths.data_dir, me, &search)?;
-    v["machine_name"] = app.config.machine_name().into();
-    v["sync"] = serde_json::json!({
-        "logged_in": creds.is_some(),
-        "server": creds.map(|c| c.server).or_else(|| app.config.sync.server.clone()),
-        "pending_push": stats.pending_push,
-        "last_sync_at": store_sync::state(conn, "last_sync_at")?
-            .and_then(|t| t.parse().ok())
-            .map(|t| timefmt::full(UnixMillis(t))),
-        "last_sync_status": store_sync::state(conn, "last_sync_status")?,
-        "last_sync_detail": store_sync::state(conn, "last_sync_detail")?,
-    });
-    Ok(serde_json::to_string_pretty(&v)?)
-}
-
-fn sync_text(app: &App) -> anyhow::Result<String> {
-    let creds = app.credentials()?.ok_or(SyncError::NotLoggedIn)?;
-    let mut store = app.store()?;
-    let local_only = app.config.sync.local_only_projects.clone();
-    let report = sync::run_manual(&mut store, &creds, local_only, |_| {})?
-        .map_err(|e| anyhow::anyhow!("sync with {} failed: {e}", creds.server))?;
-    let mut out = format!(
-        "Synced with {}: pushed {}, pulled {}, conflicts {}, in {:.1} s.",
-        creds.server,
-        report.pushed,
-        report.pulled,
-        report.conflicts,
-        report.duration_ms as f64 / 1000.0
-    );
-    if report.conflicts > 0 {
-        out.push_str(
-            "\nSome local changes lost to newer versions from other machines: see `solaria conflicts`.",
-        );
-    }
-    for r in &report.rejected {
-        out.push_str(&format!("\nrefused by the server: {r}"));
-    }
-    Ok(out)
-}
-
-fn remote_search_text(app: &App, p: RemoteSearchParams) -> anyhow::Result<String> {
-    let creds = app.credentials()?.ok_or(SyncError::NotLoggedIn)?;
-    if p.query.trim().is_empty() {
-        anyhow::bail!("`query` is empty: give a few keywords");
-    }
-    let limit = p.limit.unwrap_or(20);
-    if !(1..=100).contains(&limit) {
-        anyhow::bail!("`limit` must be between 1 and 100");
-    }
-    let client = crate::sync::client::Client::new(&creds.server, creds.ca_cert.as_deref())?;
-    let jwt = client.token(&creds)?;
-    let mut params: Vec<(&str, String)> = vec![("q", p.query), ("limit", limit.to_string())];
-    if let Some(project) = p.project {
-        params.push(("project", project));
-    }
-    if let Some(machine) = p.machine {
-        params.push(("machine", machine));
-    }
-    let answer = client
-        .search(&jwt, &params)
-        .map_err(|e| anyhow::anyhow!("search on {} failed: {e}", creds.server))?;
-    if answer.hits.is_empty() {
-        return Ok(present::no_remote_matches(&creds.server, &answer.query));
-    }
-    let lines: Vec<String> = answer
-        .hits
-        .iter()
-        .map(|h| present::remote_line(h, Reader::Agent))
-        .collect();
-    Ok(format!(
-        "{}\n\n{} result(s) from {} (every machine of the account).",
-        lines.join("\n"),
-        lines.len(),
-        creds.server
-    ))
+    Ok(ops::remote::search(app, &query)?.text(Reader::Agent))
 }

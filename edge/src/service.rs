@@ -1,4 +1,4 @@
-//! The user service that keeps `solaria serve` running (SPEC §4: "installed as a
+//! The user service that keeps `solaria serve` running ("installed as a
 //! user service by the installer"): on Linux a systemd *user* unit, written,
 //! enabled and started by `solaria install`, stopped and removed by
 //! `solaria uninstall`. Without systemd (or on another system) the unit is still

@@ -1,10 +1,22 @@
 //! The default summarizer: deterministic and offline. From a session's observations
 //! it states the request, the files touched, the commands run, the errors met and
-//! the outcome — what the next session needs to pick up the thread.
+//! the outcome — what the next session needs to pick up the thread. A leaf: pure text
+//! rules over records, used by capture (Stop) and by the store (re-summarising
+//! after a forget).
 
-use crate::capture::observe::one_line;
 use serde_json::Value;
 use solaria_shared::{Observation, ObservationKind};
+
+/// The first line of `text`, at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let line = text.trim().lines().next().unwrap_or("").trim();
+    if line.chars().count() <= max {
+        return line.to_string();
+    }
+    let mut out: String = line.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
 
 /// A summary before it becomes a record.
 #[derive(Debug, Clone, PartialEq)]

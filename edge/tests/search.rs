@@ -1,5 +1,5 @@
 //! Search through the real binary: any text is a valid query, filters are honoured,
-//! ranking follows relevance × the SPEC §9 weights.
+//! ranking follows relevance × the ranking weights (docs/DESIGN.md).
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! The hybrid logical clock that orders every edit (SPEC §3).
+//! The hybrid logical clock that orders every edit.
 //!
 //! A stamp is physical milliseconds plus a logical counter, packed into one `u64`
 //! (`ms << 16 | counter`) so that comparing stamps, on either side and in SQL, is a

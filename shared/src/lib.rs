@@ -4,6 +4,7 @@
 //! One place decides each rule. The edge agent and the central service both call
 //! into this crate instead of re-implementing a comparison or a pattern.
 
+pub mod citation;
 pub mod context;
 pub mod hlc;
 pub mod ids;
@@ -14,7 +15,8 @@ pub mod redact;
 pub mod time;
 pub mod wire;
 
+pub use citation::{Citation, CitedKind};
 pub use hlc::{Hlc, HlcClock};
 pub use ids::{MachineId, ObservationId, SessionId, SummaryId};
-pub use record::{Observation, ObservationKind, Project, RecordMeta, Session, Summary};
+pub use record::{Observation, ObservationKind, Project, RecordMeta, RecordType, Session, Summary};
 pub use time::UnixMillis;

@@ -1,4 +1,4 @@
-//! The ranking weights of SPEC §9, applied to text relevance on both sides.
+//! The ranking weights (docs/DESIGN.md, Ranking), applied to text relevance on both sides.
 
 use crate::time::UnixMillis;
 

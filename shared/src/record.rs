@@ -1,6 +1,7 @@
-//! The record types every node stores and syncs (SPEC §3): sessions, observations
+//! The record types every node stores and syncs: sessions, observations
 //! and summaries, each carrying the same sync envelope ([`RecordMeta`]).
 
+use crate::citation::Citation;
 use crate::hlc::Hlc;
 use crate::ids::{MachineId, ObservationId, SessionId, SummaryId};
 use crate::time::UnixMillis;
@@ -91,6 +92,82 @@ impl FromStr for ObservationKind {
     }
 }
 
+/// What a search hit or a type filter names: an observation of some kind, or a
+/// session summary. The edge and central search, filter and cite by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordType {
+    ToolUse,
+    Prompt,
+    Note,
+    Summary,
+}
+
+impl RecordType {
+    /// The name on the command line, on the wire and in query strings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordType::ToolUse => "tool_use",
+            RecordType::Prompt => "prompt",
+            RecordType::Note => "note",
+            RecordType::Summary => "summary",
+        }
+    }
+
+    /// The observation kind this type selects (`None` for summaries).
+    pub fn observation_kind(self) -> Option<ObservationKind> {
+        match self {
+            RecordType::ToolUse => Some(ObservationKind::ToolUse),
+            RecordType::Prompt => Some(ObservationKind::Prompt),
+            RecordType::Note => Some(ObservationKind::Note),
+            RecordType::Summary => None,
+        }
+    }
+
+    /// How a record of this type is cited: an observation by its own id, a
+    /// summary by its session (as everywhere a session is shown).
+    pub fn citation(self, id: impl fmt::Display, session_id: impl fmt::Display) -> Citation {
+        match self {
+            RecordType::Summary => Citation::session(session_id),
+            _ => Citation::observation(id),
+        }
+    }
+}
+
+impl From<ObservationKind> for RecordType {
+    fn from(kind: ObservationKind) -> Self {
+        match kind {
+            ObservationKind::ToolUse => RecordType::ToolUse,
+            ObservationKind::Prompt => RecordType::Prompt,
+            ObservationKind::Note => RecordType::Note,
+        }
+    }
+}
+
+impl fmt::Display for RecordType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error for an unknown record type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown type `{0}` (expected tool_use, prompt, note or summary)")]
+pub struct ParseRecordTypeError(String);
+
+impl FromStr for RecordType {
+    type Err = ParseRecordTypeError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "summary" => Ok(RecordType::Summary),
+            other => other
+                .parse::<ObservationKind>()
+                .map(RecordType::from)
+                .map_err(|_| ParseRecordTypeError(other.chars().take(40).collect())),
+        }
+    }
+}
+
 /// One captured event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
@@ -145,5 +222,22 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", kind.as_str()));
         }
         assert!("decision".parse::<ObservationKind>().is_err());
+    }
+
+    #[test]
+    fn record_types_read_their_names_and_cite_summaries_by_session() {
+        for t in [
+            RecordType::ToolUse,
+            RecordType::Prompt,
+            RecordType::Note,
+            RecordType::Summary,
+        ] {
+            assert_eq!(t.as_str().parse::<RecordType>(), Ok(t));
+        }
+        assert_eq!("tool".parse::<RecordType>(), Ok(RecordType::ToolUse));
+        let e = "decisions".parse::<RecordType>().expect_err("unknown");
+        assert!(e.to_string().contains("tool_use, prompt, note or summary"));
+        assert_eq!(RecordType::Summary.citation("x", "s").to_string(), "[S#s]");
+        assert_eq!(RecordType::Note.citation("x", "s").to_string(), "[O#x]");
     }
 }

@@ -1,4 +1,4 @@
-//! The sync protocol's wire types (SPEC §5, §6): what an edge sends and what the
+//! The sync protocol's wire types: what an edge sends and what the
 //! central service answers. JSON over HTTPS; both sides use exactly these types.
 
 use crate::hlc::Hlc;
@@ -6,6 +6,29 @@ use crate::ids::MachineId;
 use crate::record::{Observation, Session, Summary};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+
+fn map_project(p: &mut crate::record::Project, f: &mut dyn FnMut(&str) -> String) {
+    p.key = f(&p.key);
+    p.name = f(&p.name);
+}
+
+/// Applies `f` to every string value inside `value` (keys are left alone).
+fn map_json_strings(value: &mut serde_json::Value, f: &mut dyn FnMut(&str) -> String) {
+    match value {
+        serde_json::Value::String(s) => *s = f(s),
+        serde_json::Value::Array(items) => {
+            for item in items {
+                map_json_strings(item, f);
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for item in map.values_mut() {
+                map_json_strings(item, f);
+            }
+        }
+        _ => {}
+    }
+}
 
 /// The most records one `POST /memory/sync` may carry.
 pub const MAX_BATCH: usize = 1000;
@@ -46,6 +69,41 @@ impl WireRecord {
             WireRecord::Session(s) => &s.meta,
             WireRecord::Observation(o) => &o.meta,
             WireRecord::Summary(s) => &s.meta,
+        }
+    }
+
+    /// Applies `f` to every text of the record that a person or an agent wrote or
+    /// chose (the project's key and name, paths, titles, inputs, responses, lists,
+    /// every string inside metadata), and to none of the envelope. The one list of
+    /// such fields: the edge strips `<private>` spans with it before a push, and
+    /// central strips and redacts with it on ingest.
+    pub fn map_user_text(&mut self, f: &mut dyn FnMut(&str) -> String) {
+        let list = |items: &mut Vec<String>, f: &mut dyn FnMut(&str) -> String| {
+            for item in items.iter_mut() {
+                *item = f(item);
+            }
+        };
+        match self {
+            WireRecord::Session(s) => {
+                map_project(&mut s.project, f);
+                s.cwd = f(&s.cwd);
+            }
+            WireRecord::Observation(o) => {
+                map_project(&mut o.project, f);
+                o.tool_name = o.tool_name.as_deref().map(&mut *f);
+                o.title = f(&o.title);
+                o.input = f(&o.input);
+                o.response = f(&o.response);
+                list(&mut o.files, f);
+                list(&mut o.tags, f);
+                map_json_strings(&mut o.metadata, f);
+            }
+            WireRecord::Summary(s) => {
+                map_project(&mut s.project, f);
+                s.text = f(&s.text);
+                list(&mut s.key_points, f);
+                list(&mut s.tags, f);
+            }
         }
     }
 
@@ -205,13 +263,46 @@ mod tests {
         assert_eq!(back, rec);
         assert_eq!(back.id(), *o.id.as_uuid());
     }
+
+    #[test]
+    fn every_user_text_field_is_mapped_and_the_envelope_is_not() {
+        let mark = "<private>secret</private>";
+        let o = Observation {
+            id: ObservationId::new(),
+            meta: RecordMeta {
+                machine_id: MachineId::new(),
+                updated: Hlc::new(5, 1),
+                deleted: false,
+            },
+            session_id: SessionId::new(),
+            project: Project {
+                key: mark.into(),
+                name: mark.into(),
+            },
+            kind: ObservationKind::ToolUse,
+            tool_name: Some(mark.into()),
+            title: mark.into(),
+            input: mark.into(),
+            response: mark.into(),
+            files: vec![mark.into()],
+            metadata: serde_json::json!({"a": [mark, {"b": mark}], "n": 1}),
+            tags: vec![mark.into()],
+            created_at: UnixMillis(1),
+        };
+        let mut rec = WireRecord::Observation(o.clone());
+        rec.map_user_text(&mut |t| t.replace(mark, "-"));
+        let json = serde_json::to_string(&rec).expect("serialises");
+        assert!(!json.contains("secret"), "{json}");
+        assert_eq!(rec.id(), *o.id.as_uuid());
+        assert_eq!(rec.updated(), o.meta.updated);
+    }
 }
 
 // Cross-device queries: `GET /memory/search`, `/memory/context/{project}`,
 // `/memory/timeline/{session}` and `/memory/restore`.
 
 use crate::ids::{ObservationId, SessionId};
-use crate::record::{ObservationKind, Project};
+use crate::record::{Project, RecordType};
 use crate::time::UnixMillis;
 
 /// Hits a search returns unless asked otherwise.
@@ -227,55 +318,13 @@ pub const RESTORE_DEFAULT_LIMIT: usize = 500;
 /// The most records one restore page holds.
 pub const RESTORE_MAX_LIMIT: usize = 1000;
 
-/// What a search hit is: an observation of some kind, or a session summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HitType {
-    ToolUse,
-    Prompt,
-    Note,
-    Summary,
-}
-
-impl HitType {
-    /// The name on the wire and in query strings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HitType::ToolUse => "tool_use",
-            HitType::Prompt => "prompt",
-            HitType::Note => "note",
-            HitType::Summary => "summary",
-        }
-    }
-
-    /// The observation kind this type selects (`None` for summaries).
-    pub fn observation_kind(self) -> Option<ObservationKind> {
-        match self {
-            HitType::ToolUse => Some(ObservationKind::ToolUse),
-            HitType::Prompt => Some(ObservationKind::Prompt),
-            HitType::Note => Some(ObservationKind::Note),
-            HitType::Summary => None,
-        }
-    }
-}
-
-impl From<ObservationKind> for HitType {
-    fn from(kind: ObservationKind) -> Self {
-        match kind {
-            ObservationKind::ToolUse => HitType::ToolUse,
-            ObservationKind::Prompt => HitType::Prompt,
-            ObservationKind::Note => HitType::Note,
-        }
-    }
-}
-
 /// One search result: enough to cite it and to decide whether to fetch it whole.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
     /// The observation's id, or the summary's id for a summary.
     pub id: Uuid,
     #[serde(rename = "type")]
-    pub hit_type: HitType,
+    pub hit_type: RecordType,
     /// How to cite it: `[O#id]` for an observation, `[S#session]` for a summary.
     pub cite: String,
     pub title: String,
@@ -289,7 +338,7 @@ pub struct SearchHit {
     pub created_at: UnixMillis,
     /// About how many tokens the full record costs to read (~4 characters a token).
     pub tokens: usize,
-    /// Text relevance times the ranking weight (SPEC §9); higher is better.
+    /// Text relevance times the ranking weight (docs/DESIGN.md, Ranking); higher is better.
     pub score: f64,
 }
 

@@ -1,4 +1,4 @@
-//! Central service benchmarks (SPEC §11), against a throwaway PostgreSQL cluster and
+//! Central service benchmarks, against a throwaway PostgreSQL cluster and
 //! the real server over TLS on loopback:
 //!
 //! * ingest: `POST /memory/sync` with 1000-record batches into a table already holding

@@ -1,4 +1,4 @@
-//! Sync benchmarks (SPEC §11), the real `solaria` binary against the real central
+//! Sync benchmarks, the real `solaria` binary against the real central
 //! service over TLS on loopback, on a throwaway PostgreSQL cluster:
 //!
 //! * first sync (push) of `SOLARIA_BENCH_SYNC_N` observations (default 100,000) from a

@@ -14,9 +14,10 @@ use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
+use solaria_shared::RecordType;
 use solaria_shared::context::{assemble, estimate_tokens};
 use solaria_shared::wire::{
-    CONTEXT_DEFAULT_BUDGET, CONTEXT_MAX_BUDGET, ContextResponse, HitType, RESTORE_DEFAULT_LIMIT,
+    CONTEXT_DEFAULT_BUDGET, CONTEXT_MAX_BUDGET, ContextResponse, RESTORE_DEFAULT_LIMIT,
     RESTORE_MAX_LIMIT, RestorePage, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchResponse,
     TimelineResponse,
 };
@@ -144,8 +145,8 @@ pub async fn search(
     }
     let hit_type = match given(p.hit_type) {
         None => None,
-        Some(t) if t == "summary" => Some(HitType::Summary),
-        Some(t) => Some(HitType::from(
+        Some(t) if t == "summary" => Some(RecordType::Summary),
+        Some(t) => Some(RecordType::from(
             t.parse::<solaria_shared::ObservationKind>().map_err(|_| {
                 ApiError::bad_request("`type` must be one of tool_use, prompt, note, summary")
             })?,

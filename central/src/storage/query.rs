@@ -27,8 +27,9 @@
 
 use super::records::{observation_row, session_row, summary_row};
 use super::{AccountId, Storage, StorageError};
+use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, RankContext};
-use solaria_shared::wire::{HitType, MachineName, MatchMode, RestorePage, SearchHit, WireRecord};
+use solaria_shared::wire::{MachineName, MatchMode, RestorePage, SearchHit, WireRecord};
 use solaria_shared::{
     MachineId, Observation, ObservationKind, Project, Session, SessionId, Summary, UnixMillis,
 };
@@ -69,7 +70,7 @@ pub struct SearchRequest {
     pub from: Option<i64>,
     /// Created before (Unix ms).
     pub to: Option<i64>,
-    pub hit_type: Option<HitType>,
+    pub hit_type: Option<RecordType>,
     /// Tags of interest, for the weights.
     pub tags: Vec<String>,
     pub limit: usize,
@@ -81,7 +82,7 @@ pub struct SearchRequest {
 #[derive(Debug)]
 struct Candidate {
     id: Uuid,
-    hit_type: HitType,
+    hit_type: RecordType,
     title: String,
     project_key: String,
     project_name: String,
@@ -253,7 +254,7 @@ impl Storage {
                 let weight =
                     ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at));
                 let cite = match c.hit_type {
-                    HitType::Summary => format!("[S#{}]", c.session_id),
+                    RecordType::Summary => format!("[S#{}]", c.session_id),
                     _ => format!("[O#{}]", c.id),
                 };
                 SearchHit {
@@ -732,17 +733,17 @@ fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
     let ty: String = row.try_get("type")?;
     let title: String = row.try_get("title")?;
     let hit_type = match ty.as_str() {
-        "summary" => HitType::Summary,
+        "summary" => RecordType::Summary,
         other => other
             .parse::<ObservationKind>()
-            .map(HitType::from)
-            .unwrap_or(HitType::Note),
+            .map(RecordType::from)
+            .unwrap_or(RecordType::Note),
     };
     Ok((
         row.try_get("part")?,
         Candidate {
             id: row.try_get("id")?,
-            title: if hit_type == HitType::Summary {
+            title: if hit_type == RecordType::Summary {
                 summary_title(&title)
             } else {
                 title
@@ -816,8 +817,8 @@ struct Scope<'a> {
 // parameter, and every statement binds the same list (see `Scope::bind`).
 impl Scope<'_> {
     fn parts(&self) -> Vec<Part> {
-        let want_obs = self.req.hit_type.is_none_or(|t| t != HitType::Summary);
-        let want_sum = self.req.hit_type.is_none_or(|t| t == HitType::Summary);
+        let want_obs = self.req.hit_type.is_none_or(|t| t != RecordType::Summary);
+        let want_sum = self.req.hit_type.is_none_or(|t| t == RecordType::Summary);
         let mut parts = Vec::new();
         for current in [false, true] {
             if current && self.current_keys.is_none() {
@@ -853,7 +854,7 @@ impl Scope<'_> {
         let kind = self
             .req
             .hit_type
-            .and_then(HitType::observation_kind)
+            .and_then(RecordType::observation_kind)
             .map(|k| k.as_str());
         sqlx::query(AssertSqlSafe(sql))
             .bind(account.0)
@@ -906,7 +907,7 @@ impl Scope<'_> {
             });
         }
         if part.table == Table::Observations
-            && self.req.hit_type.is_some_and(|t| t != HitType::Summary)
+            && self.req.hit_type.is_some_and(|t| t != RecordType::Summary)
         {
             sql.push_str(" AND kind = $8");
         }

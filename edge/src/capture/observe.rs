@@ -1,6 +1,7 @@
 //! Turning one hook event into the content of an observation: a title an agent can
 //! scan, the files touched, whether it failed, and bounded, redacted text.
 
+use crate::summary::one_line;
 use serde_json::{Value, json};
 use solaria_shared::redact::{redact, redact_json};
 
@@ -251,17 +252,6 @@ fn language_tags(files: &[String]) -> Vec<String> {
         }
     }
     tags
-}
-
-/// The first line of `text`, at most `max` characters.
-pub fn one_line(text: &str, max: usize) -> String {
-    let line = text.trim().lines().next().unwrap_or("").trim();
-    if line.chars().count() <= max {
-        return line.to_string();
-    }
-    let mut out: String = line.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }
 
 /// Serialises a JSON value within `max` bytes. Long strings inside are shortened

@@ -1,9 +1,9 @@
 //! `solaria conflicts`: local changes that lost to newer versions from elsewhere.
 
-use super::App;
-use crate::store::records;
-use crate::store::sync as store_sync;
-use crate::timefmt;
+use solaria_edge::app::App;
+use solaria_edge::store::records;
+use solaria_edge::store::sync as store_sync;
+use solaria_edge::timefmt;
 use solaria_shared::UnixMillis;
 
 #[derive(Debug, clap::Args)]

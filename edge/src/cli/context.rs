@@ -1,9 +1,8 @@
 //! `solaria context`: what SessionStart would inject for a project.
 
-use super::App;
-use crate::context;
-use crate::store::records;
-use solaria_shared::UnixMillis;
+use solaria_edge::app::App;
+use solaria_edge::context;
+use solaria_edge::ops::context::context_of;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -17,20 +16,10 @@ pub struct Args {
 
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
-        let store = app.store()?;
-        let project = match self.project {
-            None => app.current_project(),
-            Some(p) => records::resolve_project(store.conn(), &p)?.ok_or_else(|| {
-                anyhow::anyhow!("no project named {p:?} in the memory (see `solaria stats`)")
-            })?,
-        };
-        match context::build(&store, &project, &app.config.context, UnixMillis::now())? {
-            Some(text) if self.json => print!("{}", context::hook_output(&text)),
-            Some(text) => print!("{text}"),
-            None => println!(
-                "No memory yet for project {} ({}).",
-                project.name, project.key
-            ),
+        let found = context_of(app, self.project.as_deref())?;
+        match &found.context {
+            Some(text) if self.json => print!("{}", context::hook_output(text)),
+            _ => print!("{}", found.text()),
         }
         Ok(())
     }

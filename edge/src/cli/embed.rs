@@ -1,8 +1,8 @@
 //! `solaria embed`: make the vectors that records wait for, now, in the foreground
 //! (what `solaria serve` does in the background).
 
-use super::App;
-use crate::semantic::{self, PassOptions};
+use solaria_edge::app::App;
+use solaria_edge::semantic::{self, PassOptions};
 use solaria_shared::UnixMillis;
 use std::time::{Duration, Instant};
 
@@ -27,7 +27,7 @@ impl Args {
         let mut store = app.store()?;
         if self.all {
             // Records past the embeddings' retention left the queue without a vector.
-            crate::store::vectors::queue_missing(&mut store)?;
+            solaria_edge::store::vectors::queue_missing(&mut store)?;
         }
         let started = Instant::now();
         let options = PassOptions {

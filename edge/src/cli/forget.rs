@@ -1,7 +1,8 @@
 //! `solaria forget`: tombstones for a record, a session or a project.
 
-use super::App;
-use crate::store::retention::{self, ForgetTarget};
+use solaria_edge::app::App;
+use solaria_edge::ops::forget::forget;
+use solaria_edge::store::retention::ForgetTarget;
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["id", "session", "project"])))]
@@ -24,8 +25,7 @@ impl Args {
             (_, _, Some(p)) => ForgetTarget::Project(p),
             _ => anyhow::bail!("say what to forget: an ID, --session ID or --project NAME"),
         };
-        let mut store = app.store()?;
-        let counts = retention::forget(&mut store, &target)?;
+        let counts = forget(app, &target)?;
         println!(
             "Forgot {} record(s): {} observation(s), {} summar(y/ies), {} session(s). \
              Their content is erased here; the deletion reaches other machines at the next sync.",

@@ -1,7 +1,7 @@
 //! `solaria hook <event>`.
 
-use crate::capture::{self, payload::HookEvent};
-use crate::config::Env;
+use solaria_edge::capture::{self, payload::HookEvent};
+use solaria_edge::config::Env;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -1,9 +1,9 @@
 //! `solaria install claude-code` and `solaria uninstall claude-code`.
 
-use crate::claude_code::{self, Scope, Target};
-use crate::config::Env;
-use crate::service::{self, InstallOutcome};
 use anyhow::Context;
+use solaria_edge::claude_code::{self, Scope, Target};
+use solaria_edge::config::Env;
+use solaria_edge::service::{self, InstallOutcome};
 
 /// The agents SOLARIA can be wired into.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

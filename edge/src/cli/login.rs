@@ -1,9 +1,9 @@
 //! `solaria login SERVER --token TOKEN` and `solaria logout`.
 
-use super::App;
-use crate::sync::client::Client;
-use crate::sync::credentials::{self, Credentials};
 use anyhow::Context;
+use solaria_edge::app::App;
+use solaria_edge::sync::client::Client;
+use solaria_edge::sync::credentials::{self, Credentials};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

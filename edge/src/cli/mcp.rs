@@ -1,7 +1,7 @@
 //! `solaria mcp`: serve the memory to an agent over MCP (stdio), and
 //! `solaria mcp remote-config`: how to connect an MCP client to the central service.
 
-use super::App;
+use solaria_edge::app::App;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -19,10 +19,7 @@ enum McpCommand {
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         match self.command {
-            None => crate::mcp::serve(App {
-                config: app.config.clone(),
-                paths: app.paths.clone(),
-            }),
+            None => Ok(solaria_edge::mcp::serve(app.clone())?),
             Some(McpCommand::RemoteConfig) => remote_config(app),
         }
     }
@@ -31,8 +28,8 @@ impl Args {
 fn remote_config(app: &App) -> anyhow::Result<()> {
     let creds = app
         .credentials()?
-        .ok_or(crate::sync::SyncError::NotLoggedIn)?;
-    let client = crate::sync::client::Client::new(&creds.server, creds.ca_cert.as_deref())?;
+        .ok_or(solaria_edge::sync::SyncError::NotLoggedIn)?;
+    let client = solaria_edge::sync::client::Client::new(&creds.server, creds.ca_cert.as_deref())?;
     let token = client.token(&creds)?;
     let url = format!("{}/mcp", creds.server);
     let entry = serde_json::json!({

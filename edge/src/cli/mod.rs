@@ -15,13 +15,14 @@ mod serve;
 mod show;
 mod slash;
 mod stats;
-pub(crate) mod status;
+mod status;
 mod sync;
 mod timeline;
 
-use crate::config::{self, Config, Env, Paths};
-use crate::store::Store;
 use clap::{Parser, Subcommand};
+use serde::Serialize;
+use solaria_edge::app::App;
+use solaria_edge::config::Env;
 use std::process::ExitCode;
 
 /// SOLARIA Memory: a persistent, searchable memory for coding agents.
@@ -125,46 +126,20 @@ impl Cli {
     }
 }
 
-/// What every command needs: the configuration and where things are.
-#[derive(Debug)]
-pub struct App {
-    pub config: Config,
-    pub paths: Paths,
-}
-
-impl App {
-    fn load(env: &Env) -> anyhow::Result<App> {
-        let (config, paths) = config::load(env)?;
-        Ok(App { config, paths })
+/// Prints `value` as JSON, or the text `text` makes of it.
+fn print<T: Serialize + ?Sized>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(value)?);
+    } else {
+        let text = text();
+        print!("{text}");
+        if !text.ends_with('\n') {
+            println!();
+        }
     }
-
-    /// Opens the store (creating it on first use).
-    pub fn store(&self) -> anyhow::Result<Store> {
-        Ok(Store::open(
-            &self.paths.store(),
-            &self.config.machine_name(),
-        )?)
-    }
-
-    /// This machine's enrollment with a central service, if logged in.
-    pub fn credentials(&self) -> anyhow::Result<Option<crate::sync::credentials::Credentials>> {
-        crate::sync::credentials::load(&self.paths.data_dir).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot read {}: {e}; run `solaria login` again",
-                crate::sync::credentials::path(&self.paths.data_dir).display()
-            )
-        })
-    }
-
-    /// Whether a central service is configured (then nothing unpushed is pruned).
-    pub fn server_configured(&self) -> bool {
-        self.config.sync.server.is_some()
-            || crate::sync::credentials::path(&self.paths.data_dir).exists()
-    }
-
-    /// The project of the current directory.
-    pub fn current_project(&self) -> solaria_shared::Project {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
-        crate::project::detect(&cwd)
-    }
+    Ok(())
 }

@@ -1,8 +1,8 @@
 //! `solaria model install|status`: the embedding model behind semantic search.
 
-use super::App;
-use crate::models::{self, CATALOG};
-use crate::semantic;
+use solaria_edge::app::App;
+use solaria_edge::models::{self, CATALOG};
+use solaria_edge::semantic;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -1,7 +1,7 @@
 //! `solaria prune`: apply the retention policy now, on this machine only.
 
-use super::App;
-use crate::store::retention::{self, Policy};
+use solaria_edge::app::App;
+use solaria_edge::store::retention::{self, Policy};
 use solaria_shared::UnixMillis;
 
 #[derive(Debug, clap::Args)]

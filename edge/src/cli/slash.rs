@@ -1,8 +1,11 @@
 //! `solaria slash ARGS…`: what the `/memory` slash command in Claude Code runs.
 
-use super::{App, search, stats};
-use crate::claude_code::{SlashRequest, parse_slash_args};
-use crate::store::search::SearchQuery;
+use solaria_edge::app::App;
+use solaria_edge::claude_code::{SlashRequest, parse_slash_args};
+use solaria_edge::ops::search::{self, Model, SearchRequest};
+use solaria_edge::present::Reader;
+use solaria_edge::search_mode::SearchMode;
+use solaria_edge::store::search::SearchQuery;
 use solaria_shared::UnixMillis;
 
 #[derive(Debug, clap::Args)]
@@ -15,7 +18,7 @@ pub struct Args {
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         match parse_slash_args(&self.args) {
-            SlashRequest::Status => stats::Args::default().run(app),
+            SlashRequest::Status => super::stats::Args::default().run(app),
             SlashRequest::Sync => match app.credentials()? {
                 None => {
                     println!(
@@ -31,24 +34,23 @@ impl Args {
                 Ok(())
             }
             SlashRequest::Search(q) => {
-                let store = app.store()?;
-                let query = SearchQuery {
-                    text: q,
-                    limit: 10,
-                    current_project: Some(app.current_project().key),
-                    ..SearchQuery::default()
+                // Words only: a slash command must answer at once, without a model.
+                let request = SearchRequest {
+                    query: SearchQuery {
+                        text: q,
+                        limit: 10,
+                        current_project: Some(app.current_project().key),
+                        ..SearchQuery::default()
+                    },
+                    mode: Some(SearchMode::Lexical),
                 };
-                let hits = crate::store::search::search(store.conn(), &query)?;
-                if hits.is_empty() {
-                    println!("No matches for {:?}.", query.text);
-                }
-                let now = UnixMillis::now();
-                for hit in &hits {
-                    println!(
-                        "{}",
-                        search::index_line(store.conn(), hit, store.machine_id(), now)
-                    );
-                }
+                let found = search::search(app, &request, Model::Kept)?;
+                println!(
+                    "{}",
+                    found.text(Reader::Person {
+                        now: UnixMillis::now()
+                    })
+                );
                 Ok(())
             }
             SlashRequest::Unknown(text) => {

@@ -1,12 +1,12 @@
-//! `solaria sync`: push this machine's changes and pull the others', now.
+//! `solaria sync` and `solaria restore`: push this machine's changes and pull the
+//! others' now; or pull the account's whole memory.
 
-use super::App;
-use crate::sync::{self, Progress};
+use solaria_edge::app::App;
+use solaria_edge::ops::{self, OpResult};
+use solaria_edge::present::sync::SyncOutcome;
+use solaria_edge::sync::Progress;
 use std::io::IsTerminal;
 use std::time::Duration;
-
-/// A scheduled sync may take longer (a first sync of a big store); it resumes anyway.
-pub const SCHEDULED_DEADLINE: Duration = Duration::from_secs(15 * 60);
 
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
@@ -17,17 +17,25 @@ pub struct Args {
 
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
-        let creds = app.credentials()?.ok_or(sync::SyncError::NotLoggedIn)?;
-        let mut store = app.store()?;
-        // A spinner on a terminal; plain lines otherwise (logs, pipes, Claude Code).
+        self.report(app, |progress| ops::sync::sync_now(app, progress))
+    }
+
+    /// Runs `sync` with a spinner on a terminal (plain lines otherwise: logs,
+    /// pipes, Claude Code), then prints what it did. Refused records make the
+    /// exit code non-zero.
+    fn report(
+        &self,
+        app: &App,
+        sync: impl FnOnce(&mut dyn FnMut(Progress)) -> OpResult<SyncOutcome>,
+    ) -> anyhow::Result<()> {
+        let server = app.credentials()?.map(|c| c.server).unwrap_or_default();
         let bar = (std::io::stderr().is_terminal() && !self.json).then(|| {
             let bar = indicatif::ProgressBar::new_spinner();
             bar.enable_steady_tick(Duration::from_millis(120));
-            bar.set_message(format!("syncing with {}", creds.server));
+            bar.set_message(format!("syncing with {server}"));
             bar
         });
-        let local_only = app.config.sync.local_only_projects.clone();
-        let outcome = sync::run_manual(&mut store, &creds, local_only, |p| {
+        let mut progress = |p: Progress| {
             let line = match p {
                 Progress::Pushed { done, left } => format!("pushed {done}, {left} left"),
                 Progress::Pulled { done } => format!("pulled {done}"),
@@ -37,36 +45,16 @@ impl Args {
                 None if !self.json => eprintln!("{line}"),
                 None => {}
             }
-        });
-        if let Some(bar) = bar {
+        };
+        let outcome = sync(&mut progress);
+        if let Some(bar) = &bar {
             bar.finish_and_clear();
         }
-        let report = outcome??;
-        if self.json {
-            println!("{}", serde_json::to_string_pretty(&report)?);
-        } else {
-            println!(
-                "Synced with {}: pushed {}, pulled {}, conflicts {}, in {:.1} s.",
-                creds.server,
-                report.pushed,
-                report.pulled,
-                report.conflicts,
-                report.duration_ms as f64 / 1000.0
-            );
-            if report.conflicts > 0 {
-                println!(
-                    "Some local changes lost to newer versions from other machines: see `solaria conflicts`."
-                );
-            }
-            for r in &report.rejected {
-                println!("refused by the server: {r}");
-            }
-        }
-        if !report.rejected.is_empty() {
-            anyhow::bail!(
-                "{} record(s) were refused by the server (see above)",
-                report.rejected.len()
-            );
+        let outcome = outcome?;
+        super::print(self.json, &outcome, || outcome.text())?;
+        let refused = outcome.report.rejected.len();
+        if refused > 0 {
+            anyhow::bail!("{refused} record(s) were refused by the server (see above)");
         }
         Ok(())
     }
@@ -78,12 +66,6 @@ pub struct RestoreArgs {}
 
 impl RestoreArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
-        app.credentials()?.ok_or(sync::SyncError::NotLoggedIn)?;
-        let mut store = app.store()?;
-        // From the start of the feed: every record of the account, tombstones
-        // included, applied with last-write-wins over what is here.
-        store.write(|w| w.set_state(crate::store::sync::PULL_CURSOR_KEY, "0"))?;
-        drop(store);
-        Args::default().run(app)
+        Args::default().report(app, |progress| ops::sync::restore(app, progress))
     }
 }

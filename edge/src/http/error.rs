@@ -2,8 +2,9 @@
 //! that says whose fault it was, from our errors, axum's rejections, and requests
 //! that match no endpoint.
 
+use crate::ops::OpError;
+use crate::ops::input::clip;
 use crate::semantic::SearchError;
-use crate::store::StoreError;
 use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
@@ -58,34 +59,35 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> ApiError {
+impl From<OpError> for ApiError {
+    fn from(e: OpError) -> ApiError {
         match e {
-            StoreError::NotFound(id) => ApiError::not_found(format!(
-                "no record with id {id:?} (ids come from /api/search or a timeline)"
-            )),
+            OpError::BadInput(message) => ApiError::bad_request(message),
+            OpError::NotFound(_) => {
+                ApiError::not_found(format!("{e} (ids come from /api/search or a timeline)"))
+            }
+            OpError::UnknownProject(_) => ApiError::not_found(format!("{e} (see /api/stats)")),
+            OpError::NotLoggedIn(_) => {
+                ApiError::new(StatusCode::CONFLICT, "not_logged_in", e.to_string())
+            }
+            OpError::Remote { .. } => {
+                ApiError::new(StatusCode::BAD_GATEWAY, "sync_failed", e.to_string())
+            }
+            OpError::Model(model) => model_error(&model),
             other => ApiError::internal(other.to_string()),
         }
     }
 }
 
-impl From<SearchError> for ApiError {
-    fn from(e: SearchError) -> ApiError {
-        let code = match &e {
-            SearchError::Store(_) => return ApiError::internal(e.to_string()),
-            SearchError::NoModel { .. } => "no_model",
-            SearchError::BrokenModel { .. } => "broken_model",
-            SearchError::StaleVectors { .. } => "stale_vectors",
-        };
-        // The model, not the request, is what must change: 409 like a missing model.
-        ApiError::new(StatusCode::CONFLICT, code, e.to_string())
-    }
-}
-
-impl From<anyhow::Error> for ApiError {
-    fn from(e: anyhow::Error) -> ApiError {
-        ApiError::internal(format!("{e:#}"))
-    }
+/// The model, not the request, is what must change: 409 like a missing model.
+fn model_error(e: &SearchError) -> ApiError {
+    let code = match e {
+        SearchError::Store(_) => return ApiError::internal(e.to_string()),
+        SearchError::NoModel { .. } => "no_model",
+        SearchError::BrokenModel { .. } => "broken_model",
+        SearchError::StaleVectors { .. } => "stale_vectors",
+    };
+    ApiError::new(StatusCode::CONFLICT, code, e.to_string())
 }
 
 impl From<QueryRejection> for ApiError {
@@ -98,11 +100,6 @@ impl From<PathRejection> for ApiError {
     fn from(e: PathRejection) -> ApiError {
         ApiError::bad_request(e.body_text())
     }
-}
-
-/// At most 60 characters of what a client sent, for an error message.
-pub(super) fn clip(text: &str) -> String {
-    text.chars().take(60).collect()
 }
 
 pub(super) async fn no_route(method: Method, uri: Uri) -> ApiError {

@@ -1,4 +1,4 @@
-//! The daemon's local HTTP API (SPEC §4): search, timeline, context, stats, status
+//! The daemon's local HTTP API: search, timeline, context, stats, status
 //! and a sync trigger as JSON, on 127.0.0.1 only, behind a bearer token kept in
 //! `<data dir>/api-token` (0600): another user of the machine must not read this
 //! memory. `solaria serve` starts it on a thread of its own; `docs/LOCAL_API.md`
@@ -12,10 +12,9 @@
 //! Files: this one starts the server and routes; `token.rs` keeps the bearer token
 //! and checks it; `memory.rs` answers search, timeline and context; `status.rs`
 //! health, stats, status and the sync trigger; `error.rs` the error answers;
-//! `private_file.rs` writes the 0600 files; `client.rs` is the CLI asking a running
-//! daemon to search with its loaded model.
+//! `private_file.rs` writes the 0600 files. Each endpoint parses its parameters
+//! into an operation's request (`crate::ops`) and answers its result as JSON.
 
-pub mod client;
 mod error;
 mod memory;
 mod private_file;
@@ -24,7 +23,7 @@ mod token;
 
 pub use token::{ApiToken, TOKEN_FILE, load_or_create_token, token_path};
 
-use crate::cli::App;
+use crate::app::App;
 use axum::Json;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -40,8 +39,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The file in the data dir holding the address the API listens on, written once
-/// it listens (mode 0600): `127.0.0.1:37777` and a newline.
-pub const ADDR_FILE: &str = "serve.addr";
+/// it listens (mode 0600).
+pub use crate::config::SERVE_ADDR_FILE as ADDR_FILE;
 
 /// No endpoint takes a body; anything larger than this is refused unread.
 const MAX_BODY_BYTES: usize = 4 * 1024;
@@ -147,13 +146,14 @@ impl fmt::Debug for ApiState {
 
 impl ApiState {
     /// Runs `f` on the blocking pool; a failure on our side is logged.
-    async fn blocking<T, F>(&self, f: F) -> Result<Json<T>, ApiError>
+    async fn blocking<T, F, E>(&self, f: F) -> Result<Json<T>, ApiError>
     where
-        F: FnOnce(&App) -> Result<T, ApiError> + Send + 'static,
+        F: FnOnce(&App) -> Result<T, E> + Send + 'static,
+        E: Into<ApiError> + Send + 'static,
         T: Send + 'static,
     {
         let app = Arc::clone(&self.app);
-        let result = match tokio::task::spawn_blocking(move || f(&app)).await {
+        let result = match tokio::task::spawn_blocking(move || f(&app).map_err(Into::into)).await {
             Ok(result) => result,
             Err(e) => Err(ApiError::internal(format!(
                 "the request failed unexpectedly: {e}"
@@ -172,7 +172,7 @@ fn router(state: ApiState) -> Router {
     let private = Router::new()
         .route("/api/search", get(memory::search))
         .route("/api/timeline/{id}", get(memory::timeline))
-        .route("/api/context", get(memory::context_of))
+        .route("/api/context", get(memory::context_of_project))
         .route("/api/stats", get(status::stats))
         .route("/api/status", get(status::status))
         .route("/api/sync", post(status::sync_now))

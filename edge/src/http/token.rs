@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The file in the data dir holding the bearer token (mode 0600).
-pub const TOKEN_FILE: &str = "api-token";
+pub use crate::config::API_TOKEN_FILE as TOKEN_FILE;
 
 /// The token file of a data dir.
 pub fn token_path(data_dir: &Path) -> PathBuf {

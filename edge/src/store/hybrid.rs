@@ -1,5 +1,5 @@
 //! Search by meaning, by words, or both: vector neighbours and lexical candidates
-//! fused into one ranking, then weighted like every search (SPEC §9).
+//! fused into one ranking, then weighted like every search (docs/DESIGN.md, Ranking).
 //!
 //! Fusion works on absolute scores, not ranks. Every candidate gets both signals:
 //! its cosine similarity to the query (from its stored vector, for lexical-only
@@ -14,53 +14,10 @@ use super::StoreError;
 use super::search::{self, Candidate, Hit, Resolved, SearchQuery, Table};
 use super::vectors::{self, Source};
 use rusqlite::Connection;
-use serde::{Deserialize, Serialize};
 use solaria_shared::ranking;
+
+pub use crate::search_mode::SearchMode;
 use std::collections::HashMap;
-use std::fmt;
-use std::str::FromStr;
-
-/// How a search finds records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SearchMode {
-    /// Words only (FTS5).
-    Lexical,
-    /// Meaning only (nearest vectors).
-    Semantic,
-    /// Both, fused.
-    Hybrid,
-}
-
-impl SearchMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SearchMode::Lexical => "lexical",
-            SearchMode::Semantic => "semantic",
-            SearchMode::Hybrid => "hybrid",
-        }
-    }
-}
-
-impl fmt::Display for SearchMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for SearchMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "lexical" => Ok(SearchMode::Lexical),
-            "semantic" => Ok(SearchMode::Semantic),
-            "hybrid" => Ok(SearchMode::Hybrid),
-            other => Err(format!(
-                "unknown search mode `{other}` (expected lexical, semantic or hybrid)"
-            )),
-        }
-    }
-}
 
 /// How the two signals of a hybrid search become one relevance.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -218,7 +175,7 @@ fn key(c: &Candidate) -> (u8, i64) {
 /// every model: how far the record stands above the crowd of its query's
 /// neighbours (the 50th nearest). Models differ wildly in scale (unrelated texts score about 0.1
 /// with all-MiniLM-L6-v2 but 0.75 with multilingual-e5), and a raw cosine times
-/// the SPEC §9 weights would let recency drown meaning with the latter.
+/// the ranking weights (docs/DESIGN.md) would let recency drown meaning with the latter.
 #[derive(Debug, Clone, Copy)]
 struct Calibration {
     /// The similarity of an unremarkable neighbour (the 50th nearest).

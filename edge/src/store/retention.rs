@@ -159,7 +159,7 @@ fn forget_where(
     })
 }
 
-/// The retention policy (SPEC §4).
+/// The retention policy.
 #[derive(Debug, Clone, Copy)]
 pub struct Policy {
     pub observations_days: i64,

@@ -1,5 +1,5 @@
 //! Local search: any text a user types becomes a safe FTS5 query, ranked by text
-//! relevance times the SPEC §9 weights, at a cost bounded whatever the words.
+//! relevance times the ranking weights (docs/DESIGN.md), at a cost bounded whatever the words.
 //!
 //! Why not `ORDER BY bm25()`: FTS5 computes bm25's document frequencies by walking
 //! each phrase's whole doclist, so a common word (`error`, `src`, `cargo`) costs
@@ -21,8 +21,6 @@ use serde::{Deserialize, Serialize};
 use solaria_shared::UnixMillis;
 use solaria_shared::ranking::{self, RankContext};
 use std::collections::HashMap;
-use std::fmt;
-use std::str::FromStr;
 
 /// The most matches read per term (and for all terms together).
 pub const CANDIDATES: usize = 200;
@@ -35,61 +33,8 @@ const TITLE_BOOST: f64 = 1.0;
 /// Length normalisation strength (0: none; BM25 uses 0.75 with term frequency).
 const LENGTH_B: f64 = 0.25;
 
-/// What kind of record a search is restricted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecordType {
-    ToolUse,
-    Prompt,
-    Note,
-    Summary,
-}
-
-impl RecordType {
-    /// The name on the command line and in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RecordType::ToolUse => "tool_use",
-            RecordType::Prompt => "prompt",
-            RecordType::Note => "note",
-            RecordType::Summary => "summary",
-        }
-    }
-}
-
-impl RecordType {
-    /// The observation kind this type selects (`None` for summaries).
-    pub fn observation_kind(self) -> Option<solaria_shared::ObservationKind> {
-        use solaria_shared::ObservationKind as K;
-        match self {
-            RecordType::ToolUse => Some(K::ToolUse),
-            RecordType::Prompt => Some(K::Prompt),
-            RecordType::Note => Some(K::Note),
-            RecordType::Summary => None,
-        }
-    }
-}
-
-impl fmt::Display for RecordType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for RecordType {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "tool_use" | "tool" => Ok(RecordType::ToolUse),
-            "prompt" => Ok(RecordType::Prompt),
-            "note" => Ok(RecordType::Note),
-            "summary" => Ok(RecordType::Summary),
-            other => Err(format!(
-                "unknown type `{other}` (expected tool_use, prompt, note or summary)"
-            )),
-        }
-    }
-}
+/// What kind of record a search is restricted to (one type for both sides).
+pub use solaria_shared::RecordType;
 
 /// A search request.
 #[derive(Debug, Clone, Default)]
@@ -239,7 +184,7 @@ pub(crate) struct Candidate {
     /// How much of the query the record matches, 0..=1 in absolute terms: its text
     /// score over the score of a record matching every term in its title.
     pub confidence: f64,
-    /// The SPEC §9 weight.
+    /// The ranking weight (docs/DESIGN.md).
     pub weight: f64,
 }
 
@@ -588,7 +533,7 @@ impl Row {
             && q.until.is_none_or(|t| self.created_at < t.0)
     }
 
-    /// The SPEC §9 weight of this record for a user in `current_project`.
+    /// The ranking weight (docs/DESIGN.md) of this record for a user in `current_project`.
     pub(crate) fn weight(&self, current_project: Option<&str>, now: UnixMillis) -> f64 {
         let tags: Vec<String> = serde_json::from_str(&self.tags).unwrap_or_default();
         let ctx_tags: Vec<String> = Vec::new();

@@ -33,23 +33,68 @@ pub fn cursor(conn: &Connection, key: &str) -> Result<i64, StoreError> {
     Ok(state(conn, key)?.and_then(|v| v.parse().ok()).unwrap_or(0))
 }
 
-/// The last sync attempt as `solaria status` and `/api/status` report it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How the last sync attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncStatus {
+    /// Everything pushed was accepted and everything due was pulled.
+    Success,
+    /// It ran to the end, but the server refused some records (they stay pending).
+    Partial,
+    /// It stopped with an error.
+    Failed,
+    /// It started and never recorded an outcome (killed, crashed, machine off).
+    Interrupted,
+}
+
+impl SyncStatus {
+    /// The name in the store, the status output and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncStatus::Success => "success",
+            SyncStatus::Partial => "partial",
+            SyncStatus::Failed => "failed",
+            SyncStatus::Interrupted => "interrupted",
+        }
+    }
+
+    fn from_stored(s: &str) -> Option<SyncStatus> {
+        [
+            SyncStatus::Success,
+            SyncStatus::Partial,
+            SyncStatus::Failed,
+            SyncStatus::Interrupted,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for SyncStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The last sync attempt, as every status surface reports it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LastSync {
-    /// When: the recorded outcome's time, or an interrupted sync's start.
+    /// When: the recorded outcome's time, or an interrupted sync's start (ms).
+    #[serde(rename = "last_sync_at")]
     pub at: Option<UnixMillis>,
-    /// `success` or `failed` as recorded, or `interrupted`.
-    pub status: Option<String>,
-    /// What the outcome said, or what happened to an interrupted sync and how to
-    /// resume it.
+    #[serde(rename = "last_sync_status")]
+    pub status: Option<SyncStatus>,
+    /// What the outcome said, or what happened to an interrupted sync.
+    #[serde(rename = "last_sync_detail")]
     pub detail: Option<String>,
 }
 
-/// The last sync attempt. A sync marked started (`last_sync_started_at`) after the
-/// last recorded outcome (`last_sync_at`), or with no outcome at all, did not finish:
-/// it reads as `interrupted`, dated from its start, and its detail ends with
-/// `resume` (how the caller's user resumes it, e.g. "run `solaria sync` to resume").
-pub fn last_sync(conn: &Connection, resume: &str) -> Result<LastSync, StoreError> {
+/// The last sync attempt: the one reader behind `solaria status`, `solaria stats`,
+/// `memory_stats`, `/api/status` and `/api/stats`. A sync marked started
+/// (`last_sync_started_at`) after the last recorded outcome (`last_sync_at`), or
+/// with no outcome at all, did not finish: it reads as interrupted, dated from
+/// its start.
+pub fn last_sync(conn: &Connection) -> Result<LastSync, StoreError> {
     let at = |key| -> Result<Option<i64>, StoreError> {
         Ok(state(conn, key)?.and_then(|v| v.parse().ok()))
     };
@@ -58,15 +103,18 @@ pub fn last_sync(conn: &Connection, resume: &str) -> Result<LastSync, StoreError
     if started_at.is_some_and(|s| last_at.is_none_or(|l| s > l)) {
         return Ok(LastSync {
             at: started_at.map(UnixMillis),
-            status: Some("interrupted".to_string()),
-            detail: Some(format!(
-                "started but did not finish (killed or crashed); {resume}"
-            )),
+            status: Some(SyncStatus::Interrupted),
+            detail: Some(
+                "started but did not finish (killed or crashed); the next sync resumes it"
+                    .to_string(),
+            ),
         });
     }
     Ok(LastSync {
         at: last_at.map(UnixMillis),
-        status: state(conn, "last_sync_status")?,
+        status: state(conn, "last_sync_status")?
+            .as_deref()
+            .and_then(SyncStatus::from_stored),
         detail: state(conn, "last_sync_detail")?,
     })
 }
@@ -381,41 +429,41 @@ mod tests {
     fn a_sync_started_after_the_last_outcome_reads_as_interrupted() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
-        let never = last_sync(store.conn(), "resume").expect("read");
+        let never = last_sync(store.conn()).expect("read");
         assert_eq!((never.at, never.status, never.detail), (None, None, None));
 
         set(&mut store, "last_sync_started_at", "100");
-        let first = last_sync(store.conn(), "run it again").expect("read");
+        let first = last_sync(store.conn()).expect("read");
         assert_eq!(
             first.at,
             Some(UnixMillis(100)),
             "no outcome yet: interrupted"
         );
-        assert_eq!(first.status.as_deref(), Some("interrupted"));
+        assert_eq!(first.status, Some(SyncStatus::Interrupted));
         assert_eq!(
             first.detail.as_deref(),
-            Some("started but did not finish (killed or crashed); run it again")
+            Some("started but did not finish (killed or crashed); the next sync resumes it")
         );
 
         set(&mut store, "last_sync_at", "150");
         set(&mut store, "last_sync_status", "success");
         set(&mut store, "last_sync_detail", "pushed 1");
-        let done = last_sync(store.conn(), "resume").expect("read");
+        let done = last_sync(store.conn()).expect("read");
         assert_eq!(done.at, Some(UnixMillis(150)));
-        assert_eq!(done.status.as_deref(), Some("success"));
+        assert_eq!(done.status, Some(SyncStatus::Success));
         assert_eq!(done.detail.as_deref(), Some("pushed 1"));
 
         set(&mut store, "last_sync_started_at", "150");
-        let same = last_sync(store.conn(), "resume").expect("read");
+        let same = last_sync(store.conn()).expect("read");
         assert_eq!(
-            same.status.as_deref(),
-            Some("success"),
+            same.status,
+            Some(SyncStatus::Success),
             "not after: finished"
         );
 
         set(&mut store, "last_sync_started_at", "200");
-        let killed = last_sync(store.conn(), "resume").expect("read");
+        let killed = last_sync(store.conn()).expect("read");
         assert_eq!(killed.at, Some(UnixMillis(200)));
-        assert_eq!(killed.status.as_deref(), Some("interrupted"));
+        assert_eq!(killed.status, Some(SyncStatus::Interrupted));
     }
 }

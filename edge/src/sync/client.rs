@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
-/// Per-request timeout (SPEC §6: 30 s per batch).
+/// Per-request timeout (30 s per batch).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 const ATTEMPTS: u32 = 4;
 

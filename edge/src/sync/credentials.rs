@@ -47,19 +47,8 @@ pub fn load(data_dir: &Path) -> std::io::Result<Option<Credentials>> {
 
 /// Writes the credentials, readable by this user only, atomically.
 pub fn save(data_dir: &Path, creds: &Credentials) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::create_dir_all(data_dir)?;
-    let tmp = data_dir.join(".credentials.json.tmp");
-    let _ = std::fs::remove_file(&tmp);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)?;
-    file.write_all(&serde_json::to_vec_pretty(creds).map_err(std::io::Error::other)?)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path(data_dir))
+    let json = serde_json::to_vec_pretty(creds).map_err(std::io::Error::other)?;
+    crate::atomic_file::write_atomic(&path(data_dir), &json, crate::atomic_file::Access::Private)
 }
 
 /// Forgets the credentials (logout).

@@ -1,4 +1,4 @@
-//! Sync with the central service (SPEC §6): push this machine's changes since the
+//! Sync with the central service: push this machine's changes since the
 //! last acknowledged push, in batches of at most 1000, then pull the change feed from
 //! the stored cursor and apply it with last-write-wins.
 //!
@@ -14,12 +14,12 @@ pub mod credentials;
 
 use crate::store::Store;
 use crate::store::StoreError;
-use crate::store::sync::{self as store_sync, PULL_CURSOR_KEY, PUSH_CURSOR_KEY};
+use crate::store::sync::{self as store_sync, PULL_CURSOR_KEY, PUSH_CURSOR_KEY, SyncStatus};
 use client::{Client, ClientError};
 use credentials::Credentials;
 use serde::Serialize;
 use solaria_shared::UnixMillis;
-use solaria_shared::private::{strip_private, strip_private_json};
+use solaria_shared::private::strip_private;
 use solaria_shared::wire::{MAX_BATCH, RecordOutcome, WireRecord};
 use std::time::{Duration, Instant};
 
@@ -197,7 +197,7 @@ pub fn run(
     Ok(report)
 }
 
-/// SPEC §6: a sync the user asks for has a 2-minute overall timeout.
+/// a sync the user asks for has a 2-minute overall timeout.
 pub const MANUAL_DEADLINE: Duration = Duration::from_secs(120);
 
 /// A sync the user asked for now (`solaria sync`, `memory_sync`, `POST /api/sync`):
@@ -230,7 +230,12 @@ pub fn record_outcome(
     let now = UnixMillis::now().0.to_string();
     let (status, detail) = match outcome {
         Ok(r) => (
-            "success",
+            // Refused records stay pending: a sync that left some behind is not a success.
+            if r.rejected.is_empty() {
+                SyncStatus::Success
+            } else {
+                SyncStatus::Partial
+            },
             format!(
                 "pushed {}, pulled {}, conflicts {}, rejected {}",
                 r.pushed,
@@ -239,13 +244,13 @@ pub fn record_outcome(
                 r.rejected.len()
             ),
         ),
-        Err(e) => ("failed", e.to_string()),
+        Err(e) => (SyncStatus::Failed, e.to_string()),
     };
     store.write(|w| {
         w.set_state("last_sync_at", &now)?;
-        w.set_state("last_sync_status", status)?;
+        w.set_state("last_sync_status", status.as_str())?;
         w.set_state("last_sync_detail", &detail)?;
-        if status == "success" {
+        if status == SyncStatus::Success {
             w.set_state("last_success_at", &now)?;
         }
         Ok(())
@@ -263,28 +268,10 @@ fn is_local_only(r: &WireRecord, local_only: &[String]) -> bool {
         .any(|p| *p == project.key || *p == project.name)
 }
 
-/// A record as it may leave this machine: every `<private>` span stripped.
+/// A record as it may leave this machine: every `<private>` span stripped from
+/// every user-text field (the one list of them is `WireRecord::map_user_text`).
 fn prepare_outgoing(r: &WireRecord) -> WireRecord {
-    let strip = |t: &str| strip_private(t).into_owned();
-    match r.clone() {
-        WireRecord::Session(mut s) => {
-            s.cwd = strip(&s.cwd);
-            WireRecord::Session(s)
-        }
-        WireRecord::Observation(mut o) => {
-            o.title = strip(&o.title);
-            o.input = strip(&o.input);
-            o.response = strip(&o.response);
-            o.files = o.files.iter().map(|f| strip(f)).collect();
-            o.tags = o.tags.iter().map(|t| strip(t)).collect();
-            strip_private_json(&mut o.metadata);
-            WireRecord::Observation(o)
-        }
-        WireRecord::Summary(mut s) => {
-            s.text = strip(&s.text);
-            s.key_points = s.key_points.iter().map(|p| strip(p)).collect();
-            s.tags = s.tags.iter().map(|t| strip(t)).collect();
-            WireRecord::Summary(s)
-        }
-    }
+    let mut out = r.clone();
+    out.map_user_text(&mut |t| strip_private(t).into_owned());
+    out
 }

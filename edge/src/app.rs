@@ -1,0 +1,62 @@
+//! The runtime context every surface hands down: the configuration, where things
+//! live, and the handles made from them (the store, this machine's enrollment).
+//! The CLI builds one per process, the MCP server and the daemon keep one.
+
+use crate::config::{self, Config, ConfigError, Env, Paths};
+use crate::store::{Store, StoreError};
+use crate::sync::credentials::{self, Credentials};
+use solaria_shared::Project;
+use std::path::PathBuf;
+
+/// Why the context or one of its handles cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot read {}: {source}; run `solaria login` again", path.display())]
+    Credentials {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What every operation needs: the configuration and where things are.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub config: Config,
+    pub paths: Paths,
+}
+
+impl App {
+    /// The context of this process's environment (config file, `SOLARIA_*`).
+    pub fn load(env: &Env) -> Result<App, AppError> {
+        let (config, paths) = config::load(env)?;
+        Ok(App { config, paths })
+    }
+
+    /// Opens the store (creating it on first use).
+    pub fn store(&self) -> Result<Store, StoreError> {
+        Store::open(&self.paths.store(), &self.config.machine_name())
+    }
+
+    /// This machine's enrollment with a central service, if logged in.
+    pub fn credentials(&self) -> Result<Option<Credentials>, AppError> {
+        credentials::load(&self.paths.data_dir).map_err(|source| AppError::Credentials {
+            path: credentials::path(&self.paths.data_dir),
+            source,
+        })
+    }
+
+    /// Whether a central service is configured (then nothing unpushed is pruned).
+    pub fn server_configured(&self) -> bool {
+        self.config.sync.server.is_some() || credentials::path(&self.paths.data_dir).exists()
+    }
+
+    /// The project of the current directory.
+    pub fn current_project(&self) -> Project {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+        crate::project::detect(&cwd)
+    }
+}

@@ -1,0 +1,122 @@
+//! Writing a file atomically (a temporary file beside it, fsync, rename) with its
+//! final permissions from the first byte: the one helper behind the installer's
+//! edits of Claude Code's files, the credentials and the local API's token and
+//! address files. A reader never sees half a file, and no other user can read
+//! the content for an instant (the temporary file is never more open than the
+//! file it becomes).
+
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Who may read the file written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// This user only (0600), whatever the file had before: secrets.
+    Private,
+    /// What the file had before (a user's own settings keep their mode); a new
+    /// file is 0600 (it may hold an API key: ~/.claude.json does).
+    Keep,
+}
+
+/// Writes `contents` to `path` atomically. Creates the parent directories; writes
+/// through a symlink (to its target) instead of replacing it.
+pub fn write_atomic(path: &Path, contents: &[u8], access: Access) -> io::Result<()> {
+    let target = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
+        _ => path.to_owned(),
+    };
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&dir)?;
+    let mode = match access {
+        Access::Private => 0o600,
+        Access::Keep => fs::metadata(&target)
+            .map(|m| m.permissions().mode() & 0o7777)
+            .unwrap_or(0o600),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // A name of its own per write: two writers never share a temporary file.
+    let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
+        file.write_all(contents)?;
+        // The umask may have taken bits away at creation: give the mode exactly.
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, &target)?;
+        sync_dir(&dir);
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Makes a rename durable (best effort).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).expect("meta").permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_new_file_is_private_and_an_existing_one_keeps_its_mode() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fresh = dir.path().join("sub/new.json");
+        write_atomic(&fresh, b"{}", Access::Keep).expect("writes");
+        assert_eq!(mode(&fresh), 0o600);
+
+        let shared = dir.path().join("settings.json");
+        fs::write(&shared, "old").expect("write");
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o644)).expect("chmod");
+        write_atomic(&shared, b"new", Access::Keep).expect("writes");
+        assert_eq!(mode(&shared), 0o644);
+        assert_eq!(fs::read_to_string(&shared).expect("read"), "new");
+
+        write_atomic(&shared, b"secret", Access::Private).expect("writes");
+        assert_eq!(mode(&shared), 0o600);
+    }
+
+    #[test]
+    fn no_temporary_file_is_left_and_symlinks_are_written_through() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = dir.path().join("real.json");
+        fs::write(&real, "a").expect("write");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        write_atomic(&link, b"b", Access::Keep).expect("writes");
+        assert!(
+            fs::symlink_metadata(&link)
+                .expect("meta")
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).expect("read"), "b");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
+}

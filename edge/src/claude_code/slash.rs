@@ -1,0 +1,110 @@
+//! The `/memory` slash command: the markdown file Claude Code reads, and the
+//! arguments it hands to `solaria slash`.
+
+use super::hooks::shell_quote;
+use super::{COMMAND_MARKER, InstallError};
+use std::fs;
+use std::io;
+use std::path::Path;
+
+/// What `/memory …` asked for, as parsed from the arguments of `solaria slash`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlashRequest {
+    /// `/memory` or `/memory status`.
+    Status,
+    /// `/memory sync`.
+    Sync,
+    /// `/memory search <query>` (the query may be empty).
+    Search(String),
+    /// Anything else, trimmed; the caller should print the usage.
+    Unknown(String),
+}
+
+/// Parses the arguments the slash command passes to `solaria slash`.
+///
+/// The command file runs `solaria slash "$ARGUMENTS"`, and Claude Code splices the
+/// typed text in without escaping, so the words may arrive as one argument or as
+/// several (a typed `"` splits them). They are joined with spaces; the first word is
+/// the sub-command and the rest the query.
+pub fn parse_slash_args<S: AsRef<str>>(args: &[S]) -> SlashRequest {
+    let joined = args.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(" ");
+    let text = joined.trim();
+    let (head, rest) = match text.split_once(char::is_whitespace) {
+        Some((head, rest)) => (head, rest.trim()),
+        None => (text, ""),
+    };
+    match head.to_ascii_lowercase().as_str() {
+        "" | "status" => SlashRequest::Status,
+        "sync" => SlashRequest::Sync,
+        "search" => SlashRequest::Search(rest.to_owned()),
+        _ => SlashRequest::Unknown(text.to_owned()),
+    }
+}
+
+pub(super) enum CommandFile {
+    Missing,
+    Ours(String),
+    Foreign,
+}
+
+pub(super) fn command_file_state(path: &Path) -> Result<CommandFile, InstallError> {
+    match fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            Ok(if text.contains(COMMAND_MARKER) {
+                CommandFile::Ours(text.into_owned())
+            } else {
+                CommandFile::Foreign
+            })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(CommandFile::Missing),
+        Err(source) => Err(InstallError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// The content of `memory.md` for `exe`.
+///
+/// The arguments go to bash inside double quotes: Claude Code splices them in without
+/// escaping, and double quotes keep the most common case (an apostrophe in a query)
+/// working; a lone `"` in the typed text still breaks the line.
+pub fn slash_command_file(exe: &str) -> String {
+    let program = shell_quote(exe);
+    let allowed = yaml_scalar(&format!("Bash({program} slash:*)"));
+    format!(
+        "---\n\
+         description: SOLARIA Memory - sync, status or search past coding sessions\n\
+         argument-hint: sync | status | search <query>\n\
+         allowed-tools: {allowed}\n\
+         disable-model-invocation: true\n\
+         ---\n\
+         <!-- {COMMAND_MARKER}. Written by \"solaria install claude-code\" and removed by \
+         \"solaria uninstall claude-code\"; a reinstall overwrites edits. Delete this \
+         comment to keep the file as your own. -->\n\
+         \n\
+         SOLARIA Memory answered \"/memory $ARGUMENTS\" with:\n\
+         \n\
+         !`{program} slash \"$ARGUMENTS\"`\n\
+         \n\
+         Show that output to the user as it is, keeping every id, time and title so that \
+         results can be cited and opened later; use a code block if it is a table. Do not \
+         run any other command for this request. If it reports an error or a usage \
+         message, relay it in one or two sentences.\n\
+         \n\
+         Usage: \"/memory status\" shows the local store and sync state, \"/memory sync\" \
+         pushes and pulls with the central service now, \"/memory search <query>\" \
+         searches past sessions (the SOLARIA MCP tools can then show the timeline around \
+         a result or full records by id).\n"
+    )
+}
+
+/// `s` as a YAML scalar: plain when that is unambiguous, double-quoted otherwise.
+pub(super) fn yaml_scalar(s: &str) -> String {
+    if s.contains(": ") || s.contains(" #") || s.contains(['\t', '"']) {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        s.to_owned()
+    }
+}

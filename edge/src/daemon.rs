@@ -1,0 +1,281 @@
+//! The background agent behind `solaria serve`: syncs on a schedule (hourly by
+//! default, with jitter so a fleet does not hit the server at once), applies the
+//! retention policy weekly, and makes the vectors of new and pulled records
+//! (semantic search) in batches between those, while the local HTTP API
+//! (`crate::http`, on 127.0.0.1:37777 by default) answers on a thread of its own.
+//! The installer runs it as a user service.
+
+use crate::app::App;
+use crate::http;
+use crate::semantic::{self, PassOptions};
+use crate::store::retention::{self, Policy};
+use crate::sync::SyncOptions;
+use solaria_shared::UnixMillis;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+const WEEK_MS: i64 = 7 * 86_400_000;
+
+/// A scheduled sync may take longer than one the user waits for (a first sync of
+/// a big store); it resumes anyway.
+pub const SCHEDULED_DEADLINE: Duration = Duration::from_secs(15 * 60);
+
+/// How the daemon runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Time between syncs (default: the config's `sync.interval_minutes`).
+    pub every: Option<Duration>,
+    /// One round (sync if logged in, prune if due, embed what waits), then return,
+    /// without the local HTTP API.
+    pub once: bool,
+    /// Time between looks at the records waiting for vectors.
+    pub embed_every: Duration,
+}
+
+/// Runs the daemon: forever, or one round with [`Options::once`]. Every failure
+/// is logged and retried at the next round; nothing here ends the process.
+pub fn run(app: &App, options: &Options) {
+    options.run(app)
+}
+
+impl Options {
+    fn run(&self, app: &App) {
+        let every = self
+            .every
+            .unwrap_or(Duration::from_secs(
+                app.config.sync.interval_minutes.max(1) * 60,
+            ))
+            .max(Duration::from_secs(1));
+        log(
+            app,
+            &format!(
+                "serving: sync every {every:?} (±10%), prune weekly, vectors every {:?}",
+                self.embed_every
+            ),
+        );
+        if !self.once {
+            start_api(app);
+        }
+        let mut embedder = Embedding::default();
+        let mut next_round = std::time::Instant::now();
+        loop {
+            if std::time::Instant::now() >= next_round {
+                self.round(app);
+                next_round = std::time::Instant::now() + jittered(every);
+            }
+            embedder.pass(app);
+            if self.once {
+                return;
+            }
+            let pause = self
+                .embed_every
+                .max(Duration::from_secs(1))
+                .min(next_round.saturating_duration_since(std::time::Instant::now()));
+            std::thread::sleep(pause.max(Duration::from_millis(200)));
+        }
+    }
+
+    /// One round; failures are logged, never fatal: the next round tries again.
+    fn round(&self, app: &App) {
+        match app.credentials() {
+            Ok(Some(creds)) => {
+                let outcome = app
+                    .store()
+                    .map_err(|e| e.to_string())
+                    .and_then(|mut store| {
+                        let options = SyncOptions {
+                            deadline: SCHEDULED_DEADLINE,
+                            kind: "batch",
+                            local_only: app.config.sync.local_only_projects.clone(),
+                        };
+                        let result = crate::sync::run(&mut store, &creds, &options, |_| {});
+                        let _ = crate::sync::record_outcome(&mut store, &result);
+                        result.map_err(|e| e.to_string())
+                    });
+                match outcome {
+                    Ok(r) => log(
+                        app,
+                        &format!(
+                            "sync: pushed {}, pulled {}, conflicts {}",
+                            r.pushed, r.pulled, r.conflicts
+                        ),
+                    ),
+                    Err(e) => log(app, &format!("sync failed: {e}")),
+                }
+            }
+            Ok(None) => {}
+            Err(e) => log(app, &format!("cannot read credentials: {e}")),
+        }
+        if let Err(e) = prune_if_due(app) {
+            log(app, &format!("prune failed: {e}"));
+        }
+    }
+}
+
+/// Starts the local HTTP API unless `[serve] http_port = 0`. A failure (a busy
+/// port) is logged; the daemon's other duties go on without the API.
+fn start_api(app: &App) {
+    let port = app.config.serve.http_port;
+    if port == 0 {
+        log(
+            app,
+            "local API off (`[serve] http_port = 0` in config.toml)",
+        );
+        return;
+    }
+    let log_app = app.clone();
+    let logger: http::Logger = Arc::new(move |message: &str| log(&log_app, message));
+    match http::start(app.clone(), port, logger) {
+        Ok(addr) => log(
+            app,
+            &format!(
+                "local API on http://{addr} (bearer token in {})",
+                app.paths.api_token().display()
+            ),
+        ),
+        Err(e) => log(
+            app,
+            &format!("local API not started: {e}; sync, prune and vectors go on"),
+        ),
+    }
+}
+
+/// The daemon's embedding: the model is loaded on first need and kept.
+#[derive(Default)]
+struct Embedding {
+    /// Shared with the local API's searches (`semantic::cached_model`): one copy.
+    model: Option<std::sync::Arc<solaria_embed::Embedder>>,
+    /// The weights file (size, modification time) of a model that failed to load:
+    /// not tried again until it changes (loading e5 costs ~2 s and 1 GB; every 30 s
+    /// that would be a daemon busy failing).
+    broken: Option<(u64, std::time::SystemTime)>,
+    failed_once: bool,
+}
+
+/// The installed weights file's size and modification time, if it is there.
+fn weights_stamp(app: &App) -> Option<(u64, std::time::SystemTime)> {
+    let dir = semantic::model_dir(&app.config, &app.paths);
+    let meta = std::fs::metadata(solaria_embed::ModelFiles::new(dir).weights()).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}
+
+impl Embedding {
+    /// Embeds what waits, for at most 20 seconds (sync and prune never wait long).
+    fn pass(&mut self, app: &App) {
+        let result = (|| -> Result<Option<semantic::PassReport>, Box<dyn std::error::Error>> {
+            let mut store = app.store()?;
+            // Work: records waiting, or vectors of a model that is no longer installed.
+            let rebuild = semantic::model_present(&app.config, &app.paths)
+                && !semantic::vectors_current(&app.config, &app.paths, &store)?;
+            if crate::store::vectors::queued(store.conn())? == 0 && !rebuild {
+                return Ok(None);
+            }
+            if self.model.is_none() {
+                let stamp = weights_stamp(app);
+                if self.broken.is_some() && self.broken == stamp {
+                    return Ok(None);
+                }
+                self.model = semantic::cached_model(&app.config, &app.paths).inspect_err(|_| {
+                    self.broken = stamp;
+                })?;
+                if self.model.is_some() {
+                    // A mended model: the next failure is news again.
+                    self.broken = None;
+                    self.failed_once = false;
+                }
+            }
+            let Some(model) = &self.model else {
+                return Ok(None);
+            };
+            let options = PassOptions {
+                batch: app.config.search.embed_batch,
+                embed_since: semantic::embed_since(&app.config, UnixMillis::now()),
+                budget: Duration::from_secs(20),
+            };
+            Ok(Some(semantic::run_pass(
+                &mut store,
+                model,
+                options,
+                |_| {},
+            )?))
+        })();
+        match result {
+            Ok(Some(r)) if r.embedded + r.removed > 0 => log(
+                app,
+                &format!(
+                    "vectors: {} made, {} removed, {} waiting{}",
+                    r.embedded,
+                    r.removed,
+                    r.remaining,
+                    if r.rebuilt {
+                        " (model changed: rebuilding)"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
+            Ok(_) => {}
+            Err(e) => {
+                // A broken model would log the same failure every 30 s: say it once.
+                if !self.failed_once {
+                    log(app, &format!("embedding failed: {e}"));
+                }
+                self.failed_once = true;
+                self.model = None;
+            }
+        }
+    }
+}
+
+fn prune_if_due(app: &App) -> Result<(), Box<dyn std::error::Error>> {
+    let mut store = app.store()?;
+    let now = UnixMillis::now();
+    let last: i64 = crate::store::sync::state(store.conn(), "last_prune_at")?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if now.0 - last < WEEK_MS {
+        return Ok(());
+    }
+    let r = &app.config.retention;
+    let policy = Policy {
+        observations_days: r.observations_days,
+        summaries_days: r.summaries_days,
+        embeddings_days: r.embeddings_days,
+        server_configured: app.server_configured(),
+    };
+    let counts = retention::prune(&mut store, policy, now)?;
+    store.write(|w| w.set_state("last_prune_at", &now.0.to_string()))?;
+    log(
+        app,
+        &format!("prune: {} record(s) past retention removed", counts.total()),
+    );
+    Ok(())
+}
+
+/// `every` ±10%, so that machines started together spread out.
+fn jittered(every: Duration) -> Duration {
+    let r = f64::from(uuid::Uuid::new_v4().as_bytes()[0]) / 255.0; // 0..=1
+    every.mul_f64(0.9 + 0.2 * r)
+}
+
+fn log(app: &App, message: &str) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = app.paths.data_dir.join("logs").join("serve.log");
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let line = format!(
+        "{} {message}\n",
+        chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")
+    );
+    eprint!("{line}");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&path)
+    {
+        let _ = f.write_all(line.as_bytes());
+    }
+}

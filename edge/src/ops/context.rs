@@ -1,0 +1,53 @@
+//! The context SessionStart injects for a project (`solaria context`,
+//! `memory_get_context`, `/api/context`), and which project a name means.
+
+use super::{OpError, OpResult};
+use crate::app::App;
+use crate::context;
+use crate::store::{Store, records};
+use serde::Serialize;
+use solaria_shared::{Project, UnixMillis};
+
+/// The context of one project.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectContext {
+    pub project: Project,
+    /// What SessionStart would inject; `None` when there is nothing to say.
+    pub context: Option<String>,
+    /// About how many tokens `context` costs.
+    pub tokens: usize,
+}
+
+impl ProjectContext {
+    /// The context, or what an empty memory says.
+    pub fn text(&self) -> String {
+        match &self.context {
+            Some(text) => text.clone(),
+            None => format!(
+                "No memory yet for project {} ({}).\n",
+                self.project.name, self.project.key
+            ),
+        }
+    }
+}
+
+/// The project a caller named (a key or a name), or the current directory's.
+pub fn project(app: &App, store: &Store, name: Option<&str>) -> OpResult<Project> {
+    match name {
+        None => Ok(app.current_project()),
+        Some(name) => records::resolve_project(store.conn(), name)?
+            .ok_or_else(|| OpError::UnknownProject(name.chars().take(80).collect())),
+    }
+}
+
+/// The context of the named project (or the current directory's).
+pub fn context_of(app: &App, project_name: Option<&str>) -> OpResult<ProjectContext> {
+    let store = app.store()?;
+    let project = project(app, &store, project_name)?;
+    let text = context::build(&store, &project, &app.config.context, UnixMillis::now())?;
+    Ok(ProjectContext {
+        tokens: text.as_deref().map_or(0, context::estimate_tokens),
+        project,
+        context: text,
+    })
+}

@@ -1,0 +1,132 @@
+//! The operations layer: every request a person or an agent can make of the memory,
+//! as a typed request and a typed result, shared by the three surfaces (the CLI,
+//! the MCP server and the local HTTP API). A surface parses its input into a
+//! request (with [`input`], so a bad field reads the same everywhere), calls the
+//! operation, and renders the result with `crate::present` (text) or as JSON.
+//! Nothing here prints, and nothing here knows which surface called.
+
+pub mod context;
+mod daemon_client;
+pub mod forget;
+pub mod input;
+pub mod records;
+pub mod remote;
+pub mod search;
+pub mod status;
+pub mod sync;
+
+use crate::app::AppError;
+use crate::present::MachineLabels;
+use crate::semantic::SearchError;
+use crate::store::{Store, StoreError};
+use crate::sync::SyncError;
+use solaria_shared::MachineId;
+
+/// Why an operation did not answer. Each surface maps the variants to its own
+/// form (an exit code and message, a tool error, an HTTP status).
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// The request itself is wrong; the message names the field and what it takes.
+    #[error("{0}")]
+    BadInput(String),
+    /// No record has this id (ids as the caller gave them).
+    #[error("no record with id {}", quoted(.0))]
+    NotFound(Vec<String>),
+    /// No project of the memory has this name or key.
+    #[error("no project named {0:?} in the memory")]
+    UnknownProject(String),
+    /// The operation needs a central service and this machine has none.
+    #[error(transparent)]
+    NotLoggedIn(SyncError),
+    /// The central service failed to answer (unreachable, refused, broken).
+    #[error("{what} with {server} failed: {source}")]
+    Remote {
+        what: &'static str,
+        server: String,
+        source: SyncError,
+    },
+    /// A search that needs the embedding model cannot run (the model must change,
+    /// not the request).
+    #[error(transparent)]
+    Model(SearchError),
+    #[error(transparent)]
+    App(#[from] AppError),
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+fn quoted(ids: &[String]) -> String {
+    ids.iter()
+        .map(|id| format!("{id:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl From<StoreError> for OpError {
+    fn from(e: StoreError) -> OpError {
+        match e {
+            StoreError::NotFound(id) => OpError::NotFound(vec![id]),
+            other => OpError::Store(other),
+        }
+    }
+}
+
+impl From<SearchError> for OpError {
+    fn from(e: SearchError) -> OpError {
+        match e {
+            SearchError::Store(s) => OpError::from(s),
+            model => OpError::Model(model),
+        }
+    }
+}
+
+impl OpError {
+    /// A failure of `what` (a sync, a search) against the central service `server`.
+    pub fn remote(what: &'static str, server: &str, e: SyncError) -> OpError {
+        match e {
+            SyncError::NotLoggedIn => OpError::NotLoggedIn(e),
+            SyncError::Store(s) => OpError::from(s),
+            source => OpError::Remote {
+                what,
+                server: server.to_string(),
+                source,
+            },
+        }
+    }
+}
+
+/// Machine names looked up once each, for the results that name machines.
+pub(crate) struct MachineNames<'a> {
+    store: &'a Store,
+    labels: MachineLabels,
+}
+
+impl<'a> MachineNames<'a> {
+    pub(crate) fn new(store: &'a Store) -> MachineNames<'a> {
+        MachineNames {
+            store,
+            labels: MachineLabels {
+                this_machine: Some(store.machine_id()),
+                names: Default::default(),
+            },
+        }
+    }
+
+    /// The name of machine `m` (its id when it has none).
+    pub(crate) fn name(&mut self, m: MachineId) -> String {
+        let conn = self.store.conn();
+        self.labels
+            .names
+            .entry(m)
+            .or_insert_with(|| crate::store::records::machine_name(conn, m))
+            .clone()
+    }
+
+    /// The labels of every machine named so far.
+    pub(crate) fn labels(self) -> MachineLabels {
+        self.labels
+    }
+}
+
+/// The answer of every operation.
+pub type OpResult<T> = Result<T, OpError>;

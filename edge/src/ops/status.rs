@@ -1,0 +1,51 @@
+//! Counts and the sync state, read once for every surface: `solaria stats` and
+//! `status`, `memory_stats`, `/api/stats` and `/api/status`.
+
+use super::OpResult;
+use crate::app::App;
+use crate::present::stats::{StatsReport, SyncState};
+use crate::semantic;
+use crate::store::Store;
+use crate::store::sync as store_sync;
+use crate::store::views;
+
+/// The sync state of this machine.
+pub fn sync_state(app: &App) -> OpResult<SyncState> {
+    let store = app.store()?;
+    read_sync_state(app, &store)
+}
+
+fn read_sync_state(app: &App, store: &Store) -> OpResult<SyncState> {
+    let conn = store.conn();
+    let creds = app.credentials()?;
+    Ok(SyncState {
+        logged_in: creds.is_some(),
+        server: creds
+            .map(|c| c.server)
+            .or_else(|| app.config.sync.server.clone()),
+        machine_id: store.machine_id(),
+        machine_name: app.config.machine_name(),
+        last: store_sync::last_sync(conn)?,
+        pending: store_sync::pending_push(conn, store.machine_id())?,
+        conflicts: store_sync::conflicts(conn, false)?.len(),
+    })
+}
+
+/// Counts and facts about the memory, its search and its sync.
+pub fn stats(app: &App) -> OpResult<StatsReport> {
+    let store = app.store()?;
+    let store_bytes = ["", "-wal"]
+        .iter()
+        .filter_map(|s| std::fs::metadata(format!("{}{s}", store.path().display())).ok())
+        .map(|m| m.len())
+        .sum::<u64>();
+    Ok(StatsReport {
+        counts: views::stats(store.conn(), store.machine_id())?,
+        data_dir: app.paths.data_dir.display().to_string(),
+        store_bytes,
+        machine_id: store.machine_id(),
+        machine_name: app.config.machine_name(),
+        search: semantic::status(&app.config, &app.paths, &store)?,
+        sync: read_sync_state(app, &store)?,
+    })
+}

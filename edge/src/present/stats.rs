@@ -1,0 +1,129 @@
+//! Counts and the sync state: what `solaria stats` / `status`, the MCP
+//! `memory_stats` tool and `/api/stats` / `/api/status` report, in one shape.
+
+use crate::semantic;
+use crate::store::sync::LastSync;
+use crate::store::views::Stats;
+use crate::timefmt;
+use serde::Serialize;
+use solaria_shared::{MachineId, UnixMillis};
+use std::fmt::Write;
+
+/// The sync state of this machine.
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncState {
+    /// The central service this machine is logged in to (or configured for).
+    pub server: Option<String>,
+    pub logged_in: bool,
+    pub machine_id: MachineId,
+    pub machine_name: String,
+    #[serde(flatten)]
+    pub last: LastSync,
+    /// Local changes the server has not acknowledged yet.
+    pub pending: i64,
+    /// Local changes that lost to newer versions and were not acknowledged.
+    pub conflicts: usize,
+}
+
+impl SyncState {
+    /// `solaria status`.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let _ = match &self.server {
+            Some(server) => writeln!(out, "server:     {server}"),
+            None => writeln!(
+                out,
+                "server:     none (run `solaria login SERVER --token TOKEN` to sync)"
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "machine:    {} ({})",
+            self.machine_name, self.machine_id
+        );
+        let _ = match (self.last.at, self.last.status) {
+            (Some(t), Some(s)) => writeln!(
+                out,
+                "last sync:  {} — {s}: {}",
+                timefmt::full(t),
+                self.last.detail.as_deref().unwrap_or_default()
+            ),
+            _ => writeln!(out, "last sync:  never"),
+        };
+        let _ = writeln!(
+            out,
+            "pending:    {} local change(s) not yet pushed",
+            self.pending
+        );
+        let _ = writeln!(
+            out,
+            "conflicts:  {} unacknowledged (see `solaria conflicts`)",
+            self.conflicts
+        );
+        out
+    }
+}
+
+/// Counts and facts about the local memory, its search and its sync.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatsReport {
+    #[serde(flatten)]
+    pub counts: Stats,
+    pub data_dir: String,
+    /// The store file and its write-ahead log, in bytes.
+    pub store_bytes: u64,
+    pub machine_id: MachineId,
+    pub machine_name: String,
+    pub search: semantic::Status,
+    pub sync: SyncState,
+}
+
+impl StatsReport {
+    /// `solaria stats` and `/memory status`.
+    pub fn text(&self) -> String {
+        let s = &self.counts;
+        let mut out = String::new();
+        let mut line = |l: String| {
+            out.push_str(&l);
+            out.push('\n');
+        };
+        line(format!("data dir:      {}", self.data_dir));
+        line(format!(
+            "machine:       {} ({})",
+            self.machine_name, self.machine_id
+        ));
+        line(format!(
+            "store:         {:.1} MiB",
+            self.store_bytes as f64 / 1_048_576.0
+        ));
+        line(format!("sessions:      {}", s.sessions));
+        let kinds: Vec<String> = s.by_kind.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        line(format!(
+            "observations:  {} ({})",
+            s.observations,
+            kinds.join(", ")
+        ));
+        line(format!("summaries:     {}", s.summaries));
+        line(format!(
+            "projects:      {}   machines: {}",
+            s.projects, s.machines
+        ));
+        if let (Some(o), Some(n)) = (s.oldest, s.newest) {
+            line(format!(
+                "span:          {} … {}",
+                timefmt::full(UnixMillis(o)),
+                timefmt::full(UnixMillis(n))
+            ));
+        }
+        line(format!("tombstones:    {}", s.tombstones));
+        line(format!("search:        {}", self.search.describe()));
+        line(match &self.sync.server {
+            Some(server) => format!(
+                "sync:          {server}; {} change(s) not yet pushed",
+                self.sync.pending
+            ),
+            None => "sync:          not configured (memory stays on this machine)".into(),
+        });
+        out
+    }
+}

@@ -1,0 +1,37 @@
+//! What a sync or a restore did, as `solaria sync`, `/memory sync`, the MCP
+//! `memory_sync_remote` / `memory_restore` tools and `POST /api/sync` report it.
+
+use crate::sync::SyncReport;
+use serde::Serialize;
+
+/// A finished sync with the server it ran against.
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncOutcome {
+    pub server: String,
+    #[serde(flatten)]
+    pub report: SyncReport,
+}
+
+impl SyncOutcome {
+    /// What moved, the conflicts to look at, and every record the server refused.
+    pub fn text(&self) -> String {
+        let r = &self.report;
+        let mut out = format!(
+            "Synced with {}: pushed {}, pulled {}, conflicts {}, in {:.1} s.",
+            self.server,
+            r.pushed,
+            r.pulled,
+            r.conflicts,
+            r.duration_ms as f64 / 1000.0
+        );
+        if r.conflicts > 0 {
+            out.push_str(
+                "\nSome local changes lost to newer versions from other machines: see `solaria conflicts`.",
+            );
+        }
+        for refused in &r.rejected {
+            out.push_str(&format!("\nrefused by the server: {refused}"));
+        }
+        out
+    }
+}
