@@ -7,4 +7,5 @@ pub mod api;
 pub mod auth;
 pub mod config;
 pub mod secret;
+pub mod server;
 pub mod storage;

@@ -1,5 +1,5 @@
-//! The HTTP API (axum): routes, shared state, middleware, and a start function that
-//! takes a bound listener and a shutdown signal (tests bind port 0 and stop it).
+//! The HTTP API (axum): routes, shared state, middleware, and the serving loop that
+//! `crate::server` starts.
 
 mod auth;
 mod enroll;
@@ -115,14 +115,18 @@ pub fn install_crypto_provider() {
 pub type TlsConfig = axum_server::tls_rustls::RustlsConfig;
 
 /// Loads the PEM certificate chain and key.
-pub async fn load_tls(cert: &std::path::Path, key: &std::path::Path) -> std::io::Result<TlsConfig> {
+pub(crate) async fn load_tls(
+    cert: &std::path::Path,
+    key: &std::path::Path,
+) -> std::io::Result<TlsConfig> {
     install_crypto_provider();
     TlsConfig::from_pem_file(cert, key).await
 }
 
 /// Serves the API on `listener` (with TLS when `tls` is given) until `shutdown`
-/// resolves, then finishes the requests in flight.
-pub async fn serve(
+/// resolves, then finishes the requests in flight. Started by
+/// [`crate::server::launch_with_listener`].
+pub(crate) async fn serve(
     state: AppState,
     listener: std::net::TcpListener,
     tls: Option<TlsConfig>,
