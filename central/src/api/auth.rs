@@ -4,6 +4,7 @@
 
 use super::AppState;
 use super::error::ApiError;
+use crate::ops::Caller;
 use crate::storage::{AccountId, MachineStatus};
 use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
@@ -11,13 +12,6 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use governor::clock::{Clock, DefaultClock};
 use solaria_shared::MachineId;
-
-/// A machine allowed to act, and its account.
-#[derive(Debug, Clone, Copy)]
-pub struct Caller {
-    pub machine: MachineId,
-    pub account: AccountId,
-}
 
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;

@@ -75,3 +75,13 @@ impl From<crate::storage::StorageError> for ApiError {
         }
     }
 }
+
+impl From<crate::ops::OpError> for ApiError {
+    fn from(e: crate::ops::OpError) -> Self {
+        match e {
+            crate::ops::OpError::Invalid(message) => ApiError::bad_request(message),
+            crate::ops::OpError::NotFound(message) => ApiError::not_found(message),
+            crate::ops::OpError::Storage(e) => e.into(),
+        }
+    }
+}

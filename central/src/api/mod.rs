@@ -12,7 +12,7 @@ pub mod metrics;
 mod query;
 mod sync;
 
-pub use auth::Caller;
+pub use crate::ops::Caller;
 pub use error::ApiError;
 
 use crate::auth::JwtKeys;

@@ -11,7 +11,7 @@
 //! account therefore commit in seq order, and a reader that has seen seq N will never
 //! later find a committed row below N: no change is skipped.
 
-use super::{AccountId, Storage, StorageError};
+use super::{AccountId, Storage, StorageError, read_snapshot};
 use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS, wins_over};
 use solaria_shared::private::strip_private;
 use solaria_shared::redact::redact;
@@ -357,11 +357,14 @@ async fn upsert_summaries(
     Ok(ids)
 }
 
-const SESSION_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, project_name, agent, \
+/// The columns [`session_row`] maps.
+pub(super) const SESSION_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, project_name, agent, \
     agent_session_id, cwd, source, started_at, ended_at";
-const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
+/// The columns [`observation_row`] maps.
+pub(super) const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
     project_name, kind, tool_name, title, input, response, files, metadata, tags, created_at";
-const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
+/// The columns [`summary_row`] maps.
+pub(super) const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
     project_name, summary, key_points, tags, observations_count, created_at";
 
 fn meta(row: &PgRow) -> Result<RecordMeta, sqlx::Error> {
@@ -379,7 +382,8 @@ fn project(row: &PgRow) -> Result<Project, sqlx::Error> {
     })
 }
 
-fn strings(row: &PgRow, col: &str) -> Result<Vec<String>, sqlx::Error> {
+/// A JSON array of strings column (empty when it holds anything else).
+pub(super) fn strings(row: &PgRow, col: &str) -> Result<Vec<String>, sqlx::Error> {
     let v: serde_json::Value = row.try_get(col)?;
     Ok(serde_json::from_value(v).unwrap_or_default())
 }
@@ -434,6 +438,21 @@ pub(crate) fn summary_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
     }))
 }
 
+/// Maps a row of one record table to its record.
+pub(super) type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
+
+/// The three record tables: name, columns selected, and their mapper. Names and
+/// columns are constants, never input.
+pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 3] = [
+    ("memory_sessions", SESSION_COLS, session_row),
+    (
+        "memory_observations_remote",
+        OBSERVATION_COLS,
+        observation_row,
+    ),
+    ("memory_summaries_remote", SUMMARY_COLS, summary_row),
+];
+
 /// The stored versions of `ids` (any kind) in one account.
 async fn fetch_by_ids(
     tx: &mut Transaction<'_, Postgres>,
@@ -444,17 +463,7 @@ async fn fetch_by_ids(
     if ids.is_empty() {
         return Ok(found);
     }
-    type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
-    let tables: [(&str, &str, Mapper); 3] = [
-        ("memory_sessions", SESSION_COLS, session_row),
-        (
-            "memory_observations_remote",
-            OBSERVATION_COLS,
-            observation_row,
-        ),
-        ("memory_summaries_remote", SUMMARY_COLS, summary_row),
-    ];
-    for (table, cols, map) in tables {
+    for (table, cols, map) in RECORD_TABLES {
         // Table and column names come from the constants above, never from input.
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {cols} FROM {table} WHERE account_id = $1 AND id = ANY($2)"
@@ -478,24 +487,11 @@ pub async fn changes(
     since: i64,
     limit: usize,
 ) -> Result<ChangesPage, StorageError> {
-    type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
-    let tables: [(&str, &str, Mapper); 3] = [
-        ("memory_sessions", SESSION_COLS, session_row),
-        (
-            "memory_observations_remote",
-            OBSERVATION_COLS,
-            observation_row,
-        ),
-        ("memory_summaries_remote", SUMMARY_COLS, summary_row),
-    ];
     // One snapshot for the three tables: read separately, a batch committing
     // between two reads could put its lower seqs behind the cursor.
-    let mut tx = storage.pool().begin().await?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        .execute(&mut *tx)
-        .await?;
+    let mut tx = read_snapshot(storage).await?;
     let mut all: Vec<Change> = Vec::new();
-    for (table, cols, map) in tables {
+    for (table, cols, map) in RECORD_TABLES {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
         )))
