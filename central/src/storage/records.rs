@@ -1,10 +1,16 @@
 //! Applying pushed batches (idempotent, last-write-wins) and reading the change feed.
 //!
-//! The LWW rule is `solaria_shared::hlc::wins_over`: the later `(updated, machine_id)`
-//! wins. The upserts below mirror it exactly in SQL — `(EXCLUDED.updated,
-//! EXCLUDED.machine_id) > (t.updated, t.machine_id)`, with UUIDs compared bytewise by
-//! both PostgreSQL and Rust — so a record is only ever replaced by a version every
-//! node would also pick.
+//! Which version is kept is decided by [`replaces`], mirrored in SQL by
+//! [`replaces_where!`] in every upsert:
+//!
+//! - **Erasure is final.** A tombstone (`deleted`) is never replaced: an erased id
+//!   accepts no version ever again, however late its stamp, so a machine that had not
+//!   yet pulled the erasure cannot bring the content back. Its push is answered
+//!   `stale` with the tombstone as the winner, so it moves on instead of retrying.
+//! - **Otherwise last write wins**, by `solaria_shared::hlc::wins_over`: the later
+//!   `(updated, machine_id)`, with UUIDs compared bytewise by both PostgreSQL and
+//!   Rust, so a live record is only ever replaced by a version every node would also
+//!   pick.
 //!
 //! The feed's order: each batch first increments its account's `change_seq` (taking
 //! the account row's lock until commit) and numbers its rows from it. Batches of an
@@ -61,6 +67,26 @@ fn clean_list(items: &[String]) -> String {
     serde_json::Value::from(items.iter().map(|s| clean(s)).collect::<Vec<_>>()).to_string()
 }
 
+/// Whether the version `new` replaces the stored `old` (see the module doc: erasure
+/// is final, else last write wins). [`replaces_where!`] says the same in SQL.
+pub fn replaces(new: &WireRecord, old: &WireRecord) -> bool {
+    !old.meta().deleted
+        && wins_over(
+            new.updated(),
+            new.machine_id(),
+            old.updated(),
+            old.machine_id(),
+        )
+}
+
+/// [`replaces`] as the condition of an upsert's `DO UPDATE` (`t`: the stored row,
+/// `EXCLUDED`: the version pushed).
+macro_rules! replaces_where {
+    () => {
+        " WHERE NOT t.deleted AND (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)"
+    };
+}
+
 /// Why a record is refused before any storage happens.
 fn validate(record: &WireRecord, pusher: MachineId, now: UnixMillis) -> Option<String> {
     if record.machine_id() != pusher {
@@ -83,7 +109,8 @@ fn validate(record: &WireRecord, pusher: MachineId, now: UnixMillis) -> Option<S
 impl Storage {
     /// Applies a pushed batch in one transaction and answers per record, in order:
     /// applied (also for a replay of a version already stored), stale (with the
-    /// winning version), or rejected (with the reason). Logs one `memory_sync_log` row.
+    /// winning version: a later one, or the tombstone of an erased id), or rejected
+    /// (with the reason). Logs one `memory_sync_log` row.
     pub async fn apply_batch(
         &self,
         account: AccountId,
@@ -94,7 +121,7 @@ impl Storage {
         let started = std::time::Instant::now();
         let now = UnixMillis::now();
         let mut outcomes: Vec<Option<RecordOutcome>> = vec![None; records.len()];
-        // Within one batch the same id may appear twice: keep the LWW winner.
+        // Within one batch the same id may appear twice: keep the one stored last.
         let mut best: HashMap<Uuid, usize> = HashMap::new();
         for (i, r) in records.iter().enumerate() {
             if let Some(reason) = validate(r, pusher, now) {
@@ -102,13 +129,7 @@ impl Storage {
                 continue;
             }
             match best.get(&r.id()) {
-                Some(&j)
-                    if !wins_over(
-                        r.updated(),
-                        r.machine_id(),
-                        records[j].updated(),
-                        records[j].machine_id(),
-                    ) => {}
+                Some(&j) if !replaces(r, &records[j]) => {}
                 _ => {
                     best.insert(r.id(), i);
                 }
@@ -223,7 +244,7 @@ async fn upsert_sessions(
         return Ok(Vec::new());
     }
     let ids: Vec<Uuid> = rows.iter().map(|(_, s)| *s.id.as_uuid()).collect();
-    let ids_q = sqlx::query_scalar(
+    let ids_q = sqlx::query_scalar(concat!(
         "INSERT INTO memory_sessions AS t (account_id, id, machine_id, updated, deleted, seq, project_key,
              project_name, agent, agent_session_id, cwd, source, started_at, ended_at)
          SELECT $1, u.* FROM UNNEST($2::uuid[], $3::uuid[], $4::int8[], $5::bool[], $6::int8[], $7::text[],
@@ -234,10 +255,10 @@ async fn upsert_sessions(
              updated = EXCLUDED.updated, deleted = EXCLUDED.deleted, seq = EXCLUDED.seq,
              project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
              agent = EXCLUDED.agent, agent_session_id = EXCLUDED.agent_session_id, cwd = EXCLUDED.cwd,
-             source = EXCLUDED.source, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at
-         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
-         RETURNING id",
-    )
+             source = EXCLUDED.source, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at",
+        replaces_where!(),
+        " RETURNING id"
+    ))
     .bind(account.0)
     .bind(&ids)
     .bind(rows.iter().map(|(_, s)| *s.meta.machine_id.as_uuid()).collect::<Vec<_>>())
@@ -267,7 +288,7 @@ async fn upsert_observations(
     }
     let col =
         |f: &dyn Fn(&Observation) -> String| rows.iter().map(|(_, o)| f(o)).collect::<Vec<_>>();
-    let ids = sqlx::query_scalar(
+    let ids = sqlx::query_scalar(concat!(
         "INSERT INTO memory_observations_remote AS t (account_id, id, session_id, machine_id, updated,
              deleted, seq, project_key, project_name, kind, tool_name, title, input, response, files,
              metadata, tags, created_at)
@@ -284,10 +305,10 @@ async fn upsert_observations(
              seq = EXCLUDED.seq, project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
              kind = EXCLUDED.kind, tool_name = EXCLUDED.tool_name, title = EXCLUDED.title,
              input = EXCLUDED.input, response = EXCLUDED.response, files = EXCLUDED.files,
-             metadata = EXCLUDED.metadata, tags = EXCLUDED.tags, created_at = EXCLUDED.created_at
-         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
-         RETURNING id",
-    )
+             metadata = EXCLUDED.metadata, tags = EXCLUDED.tags, created_at = EXCLUDED.created_at",
+        replaces_where!(),
+        " RETURNING id"
+    ))
     .bind(account.0)
     .bind(rows.iter().map(|(_, o)| *o.id.as_uuid()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, o)| *o.session_id.as_uuid()).collect::<Vec<_>>())
@@ -319,7 +340,7 @@ async fn upsert_summaries(
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let ids = sqlx::query_scalar(
+    let ids = sqlx::query_scalar(concat!(
         "INSERT INTO memory_summaries_remote AS t (account_id, id, session_id, machine_id, updated,
              deleted, seq, project_key, project_name, summary, key_points, tags, observations_count,
              created_at)
@@ -334,10 +355,10 @@ async fn upsert_summaries(
              machine_id = EXCLUDED.machine_id, updated = EXCLUDED.updated, deleted = EXCLUDED.deleted,
              seq = EXCLUDED.seq, project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
              summary = EXCLUDED.summary, key_points = EXCLUDED.key_points, tags = EXCLUDED.tags,
-             observations_count = EXCLUDED.observations_count, created_at = EXCLUDED.created_at
-         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
-         RETURNING id",
-    )
+             observations_count = EXCLUDED.observations_count, created_at = EXCLUDED.created_at",
+        replaces_where!(),
+        " RETURNING id"
+    ))
     .bind(account.0)
     .bind(rows.iter().map(|(_, s)| *s.id.as_uuid()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| *s.session_id.as_uuid()).collect::<Vec<_>>())
