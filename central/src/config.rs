@@ -37,6 +37,14 @@ pub struct Settings {
     /// The largest request body accepted (after decompression), in bytes.
     #[serde(default = "default_max_body")]
     pub max_body_bytes: usize,
+    /// How long one request may take, reading its body included, in seconds; a
+    /// slower one is answered 408 and its connection closed.
+    #[serde(default = "default_request_timeout")]
+    pub request_timeout_secs: u64,
+    /// Requests per minute allowed from one IP address to the routes that take no
+    /// token (`/memory/enroll`, `/memory/token`); beyond it: 429 with Retry-After.
+    #[serde(default = "default_auth_rate")]
+    pub auth_rate_limit_per_min: u32,
     /// Connections in the database pool.
     #[serde(default = "default_pool")]
     pub max_db_connections: u32,
@@ -58,6 +66,12 @@ fn default_rate() -> u32 {
 }
 fn default_max_body() -> usize {
     8 * 1024 * 1024
+}
+fn default_request_timeout() -> u64 {
+    30
+}
+fn default_auth_rate() -> u32 {
+    30
 }
 fn default_pool() -> u32 {
     20

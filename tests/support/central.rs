@@ -40,6 +40,9 @@ pub struct Options {
     pub jwt_ttl_secs: u64,
     /// Also serve Prometheus metrics on a separate listener (see `Central::metrics_url`).
     pub metrics_listen: bool,
+    pub request_timeout_secs: u64,
+    /// High by default: tests enroll many machines from one address.
+    pub auth_rate_limit_per_min: u32,
 }
 
 impl Default for Options {
@@ -50,6 +53,8 @@ impl Default for Options {
             max_body_bytes: 8 * 1024 * 1024,
             jwt_ttl_secs: 900,
             metrics_listen: false,
+            request_timeout_secs: 30,
+            auth_rate_limit_per_min: 100_000,
         }
     }
 }
@@ -67,6 +72,8 @@ pub fn settings(options: &Options) -> Settings {
         jwt_ttl_secs: options.jwt_ttl_secs,
         rate_limit_per_sec: options.rate_limit_per_sec,
         max_body_bytes: options.max_body_bytes,
+        request_timeout_secs: options.request_timeout_secs,
+        auth_rate_limit_per_min: options.auth_rate_limit_per_min,
         max_db_connections: 30,
         mcp_allowed_hosts: solaria_central::config::default_mcp_hosts(),
     }

@@ -55,20 +55,13 @@ impl FromRequestParts<AppState> for Caller {
 }
 
 fn check_rate(state: &AppState, machine: MachineId) -> Result<(), ApiError> {
-    match state.limiter.check_key(&machine) {
-        Ok(()) => Ok(()),
-        Err(not_until) => {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            let mut e = ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
-                format!(
-                    "more than {} requests per second from this machine; retry after the time in Retry-After",
-                    state.settings.rate_limit_per_sec
-                ),
-            );
-            e.retry_after = Some(wait.as_secs_f64().ceil().max(1.0) as u64);
-            Err(e)
-        }
-    }
+    state.limiter.check_key(&machine).map_err(|not_until| {
+        ApiError::rate_limited(
+            format!(
+                "more than {} requests per second from this machine; retry after the time in Retry-After",
+                state.settings.rate_limit_per_sec
+            ),
+            not_until.wait_time_from(DefaultClock::default().now()),
+        )
+    })
 }
