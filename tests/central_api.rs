@@ -670,3 +670,116 @@ async fn tls_serves_the_api_with_a_certificate_from_a_custom_ca() {
         RecordOutcome::Applied { .. }
     ));
 }
+
+#[tokio::test]
+async fn token_requests_past_the_address_limit_are_refused_with_retry_after() {
+    let c = Central::start_with(Options {
+        auth_rate_limit_per_min: 3,
+        ..Options::default()
+    })
+    .await;
+    let mut statuses = Vec::new();
+    let mut last = None;
+    for _ in 0..8 {
+        let r = c
+            .client
+            .post(c.at("/memory/token"))
+            .json(&json!({"machine_id": MachineId::new(), "credential": "guess"}))
+            .send()
+            .await
+            .expect("token request");
+        statuses.push(r.status().as_u16());
+        last = Some(r);
+    }
+    assert_eq!(&statuses[..3], [401, 401, 401], "the allowance is served");
+    assert!(
+        statuses[3..].iter().all(|s| *s == 429),
+        "then refused: {statuses:?}"
+    );
+    let r = last.expect("answers");
+    let secs: u64 = r.headers()["retry-after"]
+        .to_str()
+        .expect("ascii")
+        .parse()
+        .expect("seconds");
+    assert!(secs >= 1);
+    let body: Value = r.json().await.expect("json");
+    assert_eq!(body["error"], "rate_limited");
+    // Enrollment shares the address's allowance; other routes do not.
+    let r = c
+        .client
+        .post(c.at("/memory/enroll"))
+        .json(&json!({"token": "guess", "name": "laptop"}))
+        .send()
+        .await
+        .expect("enroll request");
+    assert_eq!(r.status(), 429);
+    let r = c
+        .client
+        .get(c.at("/healthz"))
+        .send()
+        .await
+        .expect("healthz");
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn a_client_trickling_its_body_is_cut_off_at_the_request_timeout() {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let c = Central::start_with(Options {
+        request_timeout_secs: 1,
+        ..Options::default()
+    })
+    .await;
+    let addr = c.url.trim_start_matches("http://").to_string();
+    let (answer, elapsed) = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .expect("read timeout");
+        let head = format!(
+            "POST /memory/enroll HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Content-Length: 1000\r\n\r\n{{\"token\": "
+        );
+        stream.write_all(head.as_bytes()).expect("write head");
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 1024];
+        // One byte of the body every 200 ms: 1000 bytes would take over 3 minutes.
+        while started.elapsed() < Duration::from_secs(60) {
+            match stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    answer.extend_from_slice(&buf[..n]);
+                    if answer.windows(4).any(|w| w == b"\r\n\r\n") {
+                        break; // answered
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => break,
+            }
+            if stream.write_all(b" ").is_err() {
+                break;
+            }
+        }
+        (
+            String::from_utf8_lossy(&answer).to_string(),
+            started.elapsed(),
+        )
+    })
+    .await
+    .expect("trickler");
+    assert!(
+        elapsed < Duration::from_secs(20),
+        "the server ends the request near its 1 s timeout, not after {elapsed:?}"
+    );
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "408 or a closed connection: {answer}"
+    );
+}

@@ -184,6 +184,75 @@ async fn erasing_a_record_reaches_other_machines_and_a_stale_push_loses() {
 }
 
 #[tokio::test]
+async fn erasure_is_final_a_later_live_version_does_not_bring_it_back() {
+    let c = Central::start().await;
+    let acct = c.account("acme").await;
+    let laptop = c.machine(acct, "laptop").await;
+    let desktop = c.machine(acct, "desktop").await;
+    let (s, obs, sum) = a_session(&laptop, None);
+    c.push_ok(&laptop, &records(&s, &obs, &sum)).await;
+
+    let (status, _) = delete(&c, &desktop, &format!("/memory/records/{}", obs[1].id)).await;
+    assert_eq!(status, 200);
+    let (status, _) = delete(&c, &desktop, &format!("/memory/records/{}", sum.id)).await;
+    assert_eq!(status, 200);
+    let after_erasure = c.changes(&desktop, 0).await.next;
+
+    // The laptop had not pulled the tombstones and edits both records again: newer
+    // live versions, stamped after the tombstones.
+    let mut edited = obs[1].clone();
+    edited.meta.updated = stamp(60_000);
+    edited.title = "Bash: git commit -m secret-plan-v2".into();
+    let mut resummarised = sum.clone();
+    resummarised.meta.updated = stamp(60_000);
+    resummarised.text = "The secret-plan, summarised again".into();
+    let outcomes = c
+        .push_ok(&laptop, &[wire(edited.clone()), wire(resummarised.clone())])
+        .await;
+    for (outcome, pushed) in outcomes.iter().zip([wire(edited), wire(resummarised)]) {
+        match outcome {
+            RecordOutcome::Stale { id, winner } => {
+                assert_eq!(*id, pushed.id());
+                assert!(winner.meta().deleted, "the tombstone wins: {winner:?}");
+                assert!(winner.updated() < pushed.updated(), "whatever the stamps");
+            }
+            other => panic!("expected stale (the edge moves on), got {other:?}"),
+        }
+    }
+
+    // PostgreSQL keeps the tombstones, the content stays erased, the feed carries
+    // nothing new, and search cannot find it.
+    let (deleted, title): (bool, String) =
+        sqlx::query_as("SELECT deleted, title FROM memory_observations_remote WHERE id = $1")
+            .bind(obs[1].id.as_uuid())
+            .fetch_one(c.storage.pool())
+            .await
+            .expect("row");
+    assert!(deleted && title.is_empty(), "{title}");
+    let (deleted, text): (bool, String) =
+        sqlx::query_as("SELECT deleted, summary FROM memory_summaries_remote WHERE id = $1")
+            .bind(sum.id.as_uuid())
+            .fetch_one(c.storage.pool())
+            .await
+            .expect("row");
+    assert!(deleted && text.is_empty(), "{text}");
+    assert!(!stored_text(&c, acct).await.contains("secret-plan"));
+    let page = c.changes(&laptop, after_erasure).await;
+    assert!(page.changes.is_empty(), "{page:?}");
+    let found: Value = c
+        .client
+        .get(c.at("/memory/search?q=secret-plan"))
+        .bearer_auth(&laptop.jwt)
+        .send()
+        .await
+        .expect("search")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(found["hits"], json!([]), "{found}");
+}
+
+#[tokio::test]
 async fn erasing_a_session_takes_its_observations_and_summary() {
     let c = Central::start().await;
     let acct = c.account("acme").await;

@@ -381,3 +381,91 @@ async fn the_request_id_is_echoed_or_made() {
         "a fresh id when none is sent: {made}"
     );
 }
+
+/// `solaria-central` (the real binary) with `args`, its environment holding only what
+/// is given (and `PATH`).
+fn central_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(solaria_tests::binary("solaria-central"));
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    cmd
+}
+
+#[tokio::test]
+async fn the_binary_serves_beside_the_edge_s_environment_variables() {
+    let db = fresh_database().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut child = central_command(
+        &["serve"],
+        &[
+            ("SOLARIA_DATABASE_URL", db.url.as_str()),
+            ("SOLARIA_JWT_SECRET", solaria_tests::central::JWT_SECRET),
+            ("SOLARIA_LISTEN", listen.as_str()),
+            // The edge's variables, and a typo: none of them stops central.
+            ("SOLARIA_MODEL_MIRROR", "x"),
+            ("SOLARIA_HOME", "/tmp/x"),
+            ("SOLARIA_RATE_LIMT_PER_SEC", "5"),
+        ],
+    )
+    .spawn()
+    .expect("spawn solaria-central serve");
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let healthy = loop {
+        if let Ok(r) = client.get(format!("http://{listen}/healthz")).send().await {
+            break r.status() == 200;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let out = child.wait_with_output().await.expect("output");
+            panic!(
+                "solaria-central exited with {status}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        if std::time::Instant::now() > deadline {
+            break false;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(healthy, "solaria-central answers /healthz");
+    child.kill().await.expect("stop solaria-central");
+}
+
+#[tokio::test]
+async fn a_misspelled_key_in_the_config_file_stops_the_binary_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("central.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "database_url = \"postgres://127.0.0.1:1/none\"\njwt_secret = \"{}\"\nmax_body_byte = 100\n",
+            solaria_tests::central::JWT_SECRET
+        ),
+    )
+    .expect("write config");
+    let path = file.display().to_string();
+    let out = central_command(&["--config", &path, "serve"], &[])
+        .output()
+        .await
+        .expect("run solaria-central");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown key `max_body_byte`") && stderr.contains("max_body_bytes"),
+        "{stderr}"
+    );
+}

@@ -1,5 +1,7 @@
 //! The service's configuration: one typed struct from a TOML file, overridden by
-//! `SOLARIA_*` environment variables. Secrets are [`Secret`]s and never print.
+//! `SOLARIA_<KEY>` environment variables. Secrets are [`Secret`]s and never print.
+//! The file is strict (an unknown key is an error naming it); the environment is not
+//! (other programs' `SOLARIA_*` variables are ignored).
 
 use crate::secret::Secret;
 use serde::Deserialize;
@@ -35,6 +37,14 @@ pub struct Settings {
     /// The largest request body accepted (after decompression), in bytes.
     #[serde(default = "default_max_body")]
     pub max_body_bytes: usize,
+    /// How long one request may take, reading its body included, in seconds; a
+    /// slower one is answered 408 and its connection closed.
+    #[serde(default = "default_request_timeout")]
+    pub request_timeout_secs: u64,
+    /// Requests per minute allowed from one IP address to the routes that take no
+    /// token (`/memory/enroll`, `/memory/token`); beyond it: 429 with Retry-After.
+    #[serde(default = "default_auth_rate")]
+    pub auth_rate_limit_per_min: u32,
     /// Connections in the database pool.
     #[serde(default = "default_pool")]
     pub max_db_connections: u32,
@@ -56,6 +66,12 @@ fn default_rate() -> u32 {
 }
 fn default_max_body() -> usize {
     8 * 1024 * 1024
+}
+fn default_request_timeout() -> u64 {
+    30
+}
+fn default_auth_rate() -> u32 {
+    30
 }
 fn default_pool() -> u32 {
     20
@@ -97,10 +113,106 @@ pub enum ConfigError {
     },
     #[error("invalid configuration: {0}\n(see deploy/central/central.example.toml for every key)")]
     Invalid(String),
+    #[error(
+        "unknown key `{key}` in {path}: {hint}\n(see deploy/central/central.example.toml for every key)"
+    )]
+    UnknownKey {
+        path: PathBuf,
+        key: String,
+        hint: String,
+    },
+}
+
+/// The keys a file or the environment may set: the fields of [`Settings`], read from
+/// the struct itself so that the list can never drift from it.
+pub fn keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<&'static [&'static str]> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut probe = FieldNames(&[]);
+        let _ = Settings::deserialize(&mut probe);
+        probe.0
+    })
+}
+
+/// A deserializer that only records the field names a struct asks for.
+struct FieldNames(&'static [&'static str]);
+
+#[derive(Debug)]
+struct Probed;
+
+impl std::fmt::Display for Probed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("field names probed")
+    }
+}
+
+impl std::error::Error for Probed {}
+
+impl serde::de::Error for Probed {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        Probed
+    }
+}
+
+impl<'de> serde::Deserializer<'de> for &mut FieldNames {
+    type Error = Probed;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Probed> {
+        Err(Probed)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Probed> {
+        self.0 = fields;
+        Err(Probed)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+        byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+        identifier ignored_any
+    }
+}
+
+/// The known key nearest to a misspelled one, if any is close.
+fn nearest_key(unknown: &str) -> Option<&'static str> {
+    keys()
+        .iter()
+        .map(|k| (edit_distance(unknown, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// Loads the settings: the TOML file (if given), then `SOLARIA_<KEY>` environment
 /// variables for any key (`SOLARIA_DATABASE_URL`, `SOLARIA_JWT_SECRET`, …).
+///
+/// The file must hold only known keys: a misspelled one is an error naming it. The
+/// environment is shared with other programs (the edge reads `SOLARIA_HOME`,
+/// `SOLARIA_MODEL_MIRROR`, …), so a `SOLARIA_*` variable that names no key is ignored
+/// (logged at debug level).
 pub fn load(file: Option<&Path>) -> Result<Settings, ConfigError> {
     load_from(file, std::env::vars())
 }
@@ -111,24 +223,18 @@ pub fn load_from(
     env: impl Iterator<Item = (String, String)>,
 ) -> Result<Settings, ConfigError> {
     let mut table = match file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            text.parse::<toml::Table>()
-                .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))?
-        }
+        Some(path) => read_file(path)?,
         None => toml::Table::new(),
     };
     for (key, value) in env {
         let Some(name) = key.strip_prefix("SOLARIA_") else {
             continue;
         };
-        if name == "CONFIG" || name == "HOME" {
+        let name = name.to_ascii_lowercase();
+        if !keys().contains(&name.as_str()) {
+            tracing::debug!(variable = %key, "ignoring an environment variable that names no setting of solaria-central");
             continue;
         }
-        let name = name.to_ascii_lowercase();
         // Numbers stay numbers; everything else is a string.
         let value = match value.parse::<i64>() {
             Ok(n) => toml::Value::Integer(n),
@@ -150,6 +256,28 @@ pub fn load_from(
         ));
     }
     Ok(settings)
+}
+
+/// The file's table, every key of it known.
+fn read_file(path: &Path) -> Result<toml::Table, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let table = text
+        .parse::<toml::Table>()
+        .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
+    if let Some(key) = table.keys().find(|k| !keys().contains(&k.as_str())) {
+        return Err(ConfigError::UnknownKey {
+            path: path.to_path_buf(),
+            key: key.clone(),
+            hint: match nearest_key(key) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => format!("the keys are: {}", keys().join(", ")),
+            },
+        });
+    }
+    Ok(table)
 }
 
 #[cfg(test)]
@@ -217,6 +345,56 @@ mod tests {
         std::fs::write(&file, "mcp_allowed_hosts = [\"mem.example.com\"]\n").expect("write");
         let s = load_from(Some(&file), env(&[key, db])).expect("loads");
         assert_eq!(s.mcp_allowed_hosts, ["mem.example.com"]);
+    }
+
+    #[test]
+    fn the_keys_are_the_fields_of_settings() {
+        assert!(keys().contains(&"database_url"));
+        assert!(keys().contains(&"mcp_allowed_hosts"));
+        assert!(!keys().contains(&"home"));
+    }
+
+    #[test]
+    fn other_programs_environment_variables_are_ignored() {
+        let s = load_from(
+            None,
+            env(&[
+                ("SOLARIA_DATABASE_URL", "postgres://x"),
+                ("SOLARIA_JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+                ("SOLARIA_MODEL_MIRROR", "https://mirror.example.com"),
+                ("SOLARIA_HOME", "/tmp/x"),
+                ("SOLARIA_CONFIG", "/etc/solaria-central/central.toml"),
+                ("SOLARIA_RATE_LIMT_PER_SEC", "5"),
+            ]),
+        )
+        .expect("loads despite unknown SOLARIA_* variables");
+        assert_eq!(s.rate_limit_per_sec, default_rate());
+    }
+
+    #[test]
+    fn a_misspelled_key_in_the_file_is_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("central.toml");
+        std::fs::write(
+            &file,
+            "database_url = \"postgres://x\"\njwt_secret = \"0123456789abcdef0123456789abcdef\"\nrate_limt_per_sec = 7\n",
+        )
+        .expect("write");
+        let err = load_from(Some(&file), env(&[])).expect_err("misspelled key");
+        let text = err.to_string();
+        assert!(text.contains("unknown key `rate_limt_per_sec`"), "{text}");
+        assert!(
+            text.contains("did you mean `rate_limit_per_sec`?"),
+            "{text}"
+        );
+        std::fs::write(&file, "colour = \"blue\"\n").expect("write");
+        let text = load_from(Some(&file), env(&[]))
+            .expect_err("unknown key")
+            .to_string();
+        assert!(
+            text.contains("`colour`") && text.contains("database_url"),
+            "{text}"
+        );
     }
 
     #[test]

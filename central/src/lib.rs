@@ -6,5 +6,8 @@
 pub mod api;
 pub mod auth;
 pub mod config;
+pub mod ops;
 pub mod secret;
+pub mod server;
 pub mod storage;
+pub mod timefmt;

@@ -2,8 +2,8 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use solaria_central::api::{self, AppState};
 use solaria_central::config::{self, Settings};
+use solaria_central::server::{Listeners, launch_with_listener};
 use solaria_central::storage::Storage;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -174,39 +174,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 async fn serve(storage: Storage, settings: Settings) -> anyhow::Result<()> {
     storage.migrate().await?;
-    let tls = match (&settings.tls_cert, &settings.tls_key) {
-        (Some(cert), Some(key)) => Some(api::load_tls(cert, key).await.with_context(|| {
-            format!(
-                "cannot load TLS certificate {} / key {}",
-                cert.display(),
-                key.display()
-            )
-        })?),
-        _ => None,
-    };
-    let listener = std::net::TcpListener::bind(settings.listen)
-        .with_context(|| format!("cannot listen on {}", settings.listen))?;
-    // Metrics on their own listener, kept up while the API drains.
-    let metrics = match settings.metrics_listen {
-        Some(addr) => {
-            let listener = std::net::TcpListener::bind(addr)
-                .with_context(|| format!("cannot listen for metrics on {addr}"))?;
-            tracing::info!(metrics_listen = %addr, "serving metrics on GET /metrics");
-            Some(tokio::spawn(api::metrics::serve(
-                listener,
-                std::future::pending(),
-            )))
-        }
-        None => None,
-    };
-    tracing::info!(listen = %settings.listen, tls = tls.is_some(), "serving");
-    let state = AppState::new(storage, settings);
-    let served = api::serve(state, listener, tls, shutdown_signal()).await;
-    if let Some(task) = metrics {
-        task.abort();
-    }
-    served?;
-    tracing::info!("stopped");
+    let listeners = Listeners::bind(&settings)?;
+    launch_with_listener(settings, storage, listeners, shutdown_signal()).await?;
     Ok(())
 }
 

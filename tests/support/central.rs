@@ -3,9 +3,10 @@
 //! certificates made by rcgen), stopped when the handle drops.
 
 use crate::pg::fresh_database;
-use solaria_central::api::{self, AppState};
+use solaria_central::api;
 use solaria_central::config::Settings;
 use solaria_central::secret::Secret;
+use solaria_central::server::{LaunchError, Listeners, launch_with_listener};
 use solaria_central::storage::{AccountId, Storage};
 use solaria_shared::wire::{
     ChangesPage, EnrollResponse, RecordOutcome, SyncResponse, TokenResponse, WireRecord,
@@ -25,7 +26,9 @@ pub struct Central {
     /// `http://127.0.0.1:PORT` of the metrics listener, with `Options::metrics_listen`.
     pub metrics_url: Option<String>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    task: Option<tokio::task::JoinHandle<Result<(), LaunchError>>>,
+    /// The TLS certificate and key files, with `Options::tls`.
+    _tls_dir: Option<tempfile::TempDir>,
 }
 
 /// Options for [`Central::start_with`].
@@ -37,6 +40,9 @@ pub struct Options {
     pub jwt_ttl_secs: u64,
     /// Also serve Prometheus metrics on a separate listener (see `Central::metrics_url`).
     pub metrics_listen: bool,
+    pub request_timeout_secs: u64,
+    /// High by default: tests enroll many machines from one address.
+    pub auth_rate_limit_per_min: u32,
 }
 
 impl Default for Options {
@@ -47,7 +53,29 @@ impl Default for Options {
             max_body_bytes: 8 * 1024 * 1024,
             jwt_ttl_secs: 900,
             metrics_listen: false,
+            request_timeout_secs: 30,
+            auth_rate_limit_per_min: 100_000,
         }
+    }
+}
+
+/// The settings of a test server: the test's signing key and limits, listening on
+/// loopback.
+pub fn settings(options: &Options) -> Settings {
+    Settings {
+        database_url: Secret::new("postgres://unused"),
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        metrics_listen: None,
+        tls_cert: None,
+        tls_key: None,
+        jwt_secret: Secret::new(JWT_SECRET),
+        jwt_ttl_secs: options.jwt_ttl_secs,
+        rate_limit_per_sec: options.rate_limit_per_sec,
+        max_body_bytes: options.max_body_bytes,
+        request_timeout_secs: options.request_timeout_secs,
+        auth_rate_limit_per_min: options.auth_rate_limit_per_min,
+        max_db_connections: 30,
+        mcp_allowed_hosts: solaria_central::config::default_mcp_hosts(),
     }
 }
 
@@ -72,32 +100,26 @@ impl Central {
     }
 
     /// [`Central::serve`] on a given port (0: any), e.g. to come back where a
-    /// stopped server was.
+    /// stopped server was. The server is started by the binary's own
+    /// [`launch_with_listener`]; only the listeners (loopback, port 0) and the
+    /// certificates (made by rcgen, written to a temporary directory) are the test's.
     pub async fn serve_on(storage: Storage, options: Options, port: u16) -> Central {
-        let metrics_listener = options
+        let api = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind loopback");
+        let metrics = options
             .metrics_listen
             .then(|| std::net::TcpListener::bind("127.0.0.1:0").expect("bind metrics loopback"));
-        let metrics_addr = metrics_listener
+        let metrics_addr = metrics
             .as_ref()
             .map(|l| l.local_addr().expect("metrics addr"));
-        let settings = Settings {
-            database_url: Secret::new("postgres://unused"),
-            listen: "127.0.0.1:0".parse().expect("addr"),
-            metrics_listen: metrics_addr,
-            tls_cert: None,
-            tls_key: None,
-            jwt_secret: Secret::new(JWT_SECRET),
-            jwt_ttl_secs: options.jwt_ttl_secs,
-            rate_limit_per_sec: options.rate_limit_per_sec,
-            max_body_bytes: options.max_body_bytes,
-            max_db_connections: 30,
-            mcp_allowed_hosts: solaria_central::config::default_mcp_hosts(),
-        };
-        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind loopback");
-        let port = listener.local_addr().expect("addr").port();
-        let (tls, ca_pem) = if options.tls {
-            let (config, ca) = test_tls().await;
-            (Some(config), Some(ca))
+        let port = api.local_addr().expect("addr").port();
+        let mut settings = settings(&options);
+        settings.listen = ([127, 0, 0, 1], port).into();
+        settings.metrics_listen = metrics_addr;
+        let (tls_dir, ca_pem) = if options.tls {
+            let (dir, ca) = test_tls();
+            settings.tls_cert = Some(dir.path().join("chain.pem"));
+            settings.tls_key = Some(dir.path().join("key.pem"));
+            (Some(dir), Some(ca))
         } else {
             (None, None)
         };
@@ -114,15 +136,16 @@ impl Central {
                 .add_root_certificate(cert)
                 .resolve("localhost", ([127, 0, 0, 1], port).into());
         }
-        if let Some(listener) = metrics_listener {
-            // Ends with the test's runtime.
-            tokio::spawn(api::metrics::serve(listener, std::future::pending()));
-        }
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let state = AppState::new(storage.clone(), settings);
-        let task = tokio::spawn(api::serve(state, listener, tls, async move {
-            let _ = stopped.await;
-        }));
+        let listeners = Listeners { api, metrics };
+        let task = tokio::spawn(launch_with_listener(
+            settings,
+            storage.clone(),
+            listeners,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         Central {
             url: format!("{scheme}://{host}:{port}"),
             storage,
@@ -131,6 +154,7 @@ impl Central {
             metrics_url: metrics_addr.map(|a| format!("http://{a}")),
             stop: Some(stop),
             task: Some(task),
+            _tls_dir: tls_dir,
         }
     }
 
@@ -255,8 +279,9 @@ pub struct Machine {
     pub jwt: String,
 }
 
-/// A CA and a `localhost` server certificate signed by it, made fresh by rcgen.
-async fn test_tls() -> (api::TlsConfig, String) {
+/// A CA and a `localhost` server certificate signed by it, made fresh by rcgen: the
+/// directory holding `chain.pem` and `key.pem`, and the CA's PEM.
+fn test_tls() -> (tempfile::TempDir, String) {
     use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("ca params");
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
@@ -267,10 +292,13 @@ async fn test_tls() -> (api::TlsConfig, String) {
         .expect("params")
         .signed_by(&key, &ca)
         .expect("server cert");
+    let dir = tempfile::tempdir().expect("tls dir");
+    std::fs::write(
+        dir.path().join("chain.pem"),
+        format!("{}{}", cert.pem(), ca.pem()),
+    )
+    .expect("write chain");
+    std::fs::write(dir.path().join("key.pem"), key.serialize_pem()).expect("write key");
     api::install_crypto_provider();
-    let chain = format!("{}{}", cert.pem(), ca.pem());
-    let config = api::TlsConfig::from_pem(chain.into_bytes(), key.serialize_pem().into_bytes())
-        .await
-        .expect("tls config");
-    (config, ca.pem())
+    (dir, ca.pem())
 }

@@ -4,6 +4,7 @@
 
 use super::AppState;
 use super::error::ApiError;
+use crate::ops::Caller;
 use crate::storage::{AccountId, MachineStatus};
 use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
@@ -11,13 +12,6 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use governor::clock::{Clock, DefaultClock};
 use solaria_shared::MachineId;
-
-/// A machine allowed to act, and its account.
-#[derive(Debug, Clone, Copy)]
-pub struct Caller {
-    pub machine: MachineId,
-    pub account: AccountId,
-}
 
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
@@ -61,20 +55,13 @@ impl FromRequestParts<AppState> for Caller {
 }
 
 fn check_rate(state: &AppState, machine: MachineId) -> Result<(), ApiError> {
-    match state.limiter.check_key(&machine) {
-        Ok(()) => Ok(()),
-        Err(not_until) => {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            let mut e = ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
-                format!(
-                    "more than {} requests per second from this machine; retry after the time in Retry-After",
-                    state.settings.rate_limit_per_sec
-                ),
-            );
-            e.retry_after = Some(wait.as_secs_f64().ceil().max(1.0) as u64);
-            Err(e)
-        }
-    }
+    state.limiter.check_key(&machine).map_err(|not_until| {
+        ApiError::rate_limited(
+            format!(
+                "more than {} requests per second from this machine; retry after the time in Retry-After",
+                state.settings.rate_limit_per_sec
+            ),
+            not_until.wait_time_from(DefaultClock::default().now()),
+        )
+    })
 }

@@ -38,6 +38,13 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, "bad_request", message)
     }
 
+    /// 429: too many requests; the client may retry after `wait` (at least 1 s).
+    pub fn rate_limited(message: impl Into<String>, wait: std::time::Duration) -> Self {
+        let mut e = Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message);
+        e.retry_after = Some(wait.as_secs_f64().ceil().max(1.0) as u64);
+        e
+    }
+
     /// A failure on our side: logged with its detail, answered without it.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
         tracing::error!(error = %detail, "internal error");
@@ -72,6 +79,16 @@ impl From<crate::storage::StorageError> for ApiError {
                 ApiError::not_found(format!("{what} not found"))
             }
             other => ApiError::internal(other),
+        }
+    }
+}
+
+impl From<crate::ops::OpError> for ApiError {
+    fn from(e: crate::ops::OpError) -> Self {
+        match e {
+            crate::ops::OpError::Invalid(message) => ApiError::bad_request(message),
+            crate::ops::OpError::NotFound(message) => ApiError::not_found(message),
+            crate::ops::OpError::Storage(e) => e.into(),
         }
     }
 }

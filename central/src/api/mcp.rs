@@ -7,17 +7,19 @@
 //! request's extensions, which rmcp hands to the tool handlers with the HTTP request
 //! parts: each tool call is scoped to the account of the token of its own request.
 //!
-//! The tools run the `/memory` query handlers and the storage functions behind them
-//! (same validation, same SQL, same account scoping), and answer text in which every
-//! line cites its source (`[O#id]`, `[S#session]`, time, machine). Another account's
+//! The tools run the operations of `crate::ops` that the `/memory` query handlers run
+//! (same validation, same SQL, same account scoping) and render their typed answers
+//! as text in which every line cites its source (`[O#id]`, `[S#session]`, time,
+//! machine). Another account's
 //! ids read exactly like unknown ones: a tool error saying "not found".
 //!
 //! The server is stateless (no MCP sessions): any replica answers any request, like
 //! the rest of the API.
 
-use super::query::{self, ContextParams as HttpContextParams, SearchParams as HttpSearchParams};
 use super::{ApiError, AppState, Caller};
-use axum::extract::{Path, Query, Request, State};
+use crate::ops::{self, FoundObservations, OpError};
+use crate::timefmt::utc;
+use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -31,7 +33,7 @@ use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router
 use schemars::JsonSchema;
 use serde::Deserialize;
 use solaria_shared::wire::{SearchResponse, TimelineResponse};
-use solaria_shared::{MachineId, Observation, UnixMillis};
+use solaria_shared::{MachineId, Observation};
 use std::collections::HashMap;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -230,16 +232,10 @@ fn answer(result: Result<String, String>) -> CallToolResult {
     }
 }
 
-/// An API error as a tool error's text.
-fn api_message(e: ApiError) -> String {
-    e.message
-}
-
-/// A UTC time.
-fn utc(t: UnixMillis) -> String {
-    chrono::DateTime::from_timestamp_millis(t.0)
-        .map(|d| d.format("%Y-%m-%d %H:%M:%SZ").to_string())
-        .unwrap_or_else(|| t.0.to_string())
+/// An operation's failure as a tool error's text (the message a `/memory` route would
+/// answer; a failure on our side is logged and not detailed).
+fn tool_error(e: OpError) -> String {
+    ApiError::from(e).message
 }
 
 /// At most `max` characters of `text`, marked when cut.
@@ -273,45 +269,38 @@ impl CentralMemory {
                 "`limit` must be between 1 and {MAX_LIMIT}, not {limit}"
             ));
         }
-        let params: HttpSearchParams = serde_json::from_value(serde_json::json!({
-            "q": p.query,
-            "project": p.project,
-            "machine": p.machine,
-            "limit": limit,
-        }))
-        .map_err(|e| format!("invalid arguments: {e}"))?;
-        let axum::Json(found) = query::search(State(self.state.clone()), caller, Ok(Query(params)))
+        let params = ops::SearchParams {
+            q: Some(p.query),
+            project: p.project,
+            machine: p.machine,
+            limit: Some(limit),
+            ..ops::SearchParams::default()
+        };
+        let found = ops::search(&self.state.storage, caller, params)
             .await
-            .map_err(api_message)?;
+            .map_err(tool_error)?;
         Ok(search_text(&found))
     }
 
     async fn context(&self, caller: Caller, p: ContextParams) -> Result<String, String> {
-        let params: HttpContextParams = serde_json::from_value(serde_json::json!({}))
-            .map_err(|e| format!("invalid arguments: {e}"))?;
-        let axum::Json(context) = query::context(
-            State(self.state.clone()),
-            caller,
-            Ok(Path(p.project)),
-            Ok(Query(params)),
-        )
-        .await
-        .map_err(api_message)?;
+        let params = ops::ContextParams {
+            project: p.project,
+            ..ops::ContextParams::default()
+        };
+        let context = ops::context(&self.state.storage, caller, params)
+            .await
+            .map_err(tool_error)?;
         Ok(context.text)
     }
 
     async fn timeline(&self, caller: Caller, p: TimelineParams) -> Result<String, String> {
         let id = parse_id(&p.id)?;
-        let axum::Json(timeline) =
-            query::timeline(State(self.state.clone()), caller, Ok(Path(id.to_string())))
-                .await
-                .map_err(|e| {
-                    if e.status == axum::http::StatusCode::NOT_FOUND {
-                        format!("record {id} not found")
-                    } else {
-                        api_message(e)
-                    }
-                })?;
+        let timeline = ops::timeline(&self.state.storage, caller, id)
+            .await
+            .map_err(|e| match e {
+                OpError::NotFound(_) => format!("record {id} not found"),
+                other => tool_error(other),
+            })?;
         Ok(timeline_text(&timeline, id))
     }
 
@@ -331,61 +320,34 @@ impl CentralMemory {
             .iter()
             .map(|raw| parse_id(raw))
             .collect::<Result<Vec<Uuid>, String>>()?;
-        // Each id's session, read once: its observations and machine names.
-        let mut loaded: HashMap<Uuid, Observation> = HashMap::new();
-        let mut names: HashMap<MachineId, String> = HashMap::new();
-        let mut missing = Vec::new();
-        for id in &ids {
-            if loaded.contains_key(id) {
-                continue;
-            }
-            let timeline = self
-                .state
-                .storage
-                .timeline(caller.account, *id)
-                .await
-                .map_err(|e| api_message(ApiError::from(e)))?;
-            let Some(timeline) = timeline else {
-                if !missing.contains(id) {
-                    missing.push(*id);
-                }
-                continue;
-            };
-            names.extend(timeline.machines.into_iter().map(|m| (m.id, m.name)));
-            loaded.extend(
-                timeline
-                    .observations
-                    .into_iter()
-                    .map(|o| (*o.id.as_uuid(), o)),
-            );
-            if !loaded.contains_key(id) && !missing.contains(id) {
-                // A session or summary id: not an observation.
-                missing.push(*id);
-            }
-        }
-        let mut shown: Vec<Uuid> = Vec::new();
-        for id in &ids {
-            if loaded.contains_key(id) && !shown.contains(id) {
-                shown.push(*id);
-            }
-        }
-        if shown.is_empty() {
-            let list: Vec<String> = missing.iter().map(Uuid::to_string).collect();
-            return Err(format!("not found: {}", list.join(", ")));
-        }
-        let mut out = String::new();
-        for id in &shown {
-            if let Some(o) = loaded.get(id) {
-                out.push_str(&observation_text(o, &names));
-                out.push('\n');
-            }
-        }
-        if !missing.is_empty() {
-            let list: Vec<String> = missing.iter().map(Uuid::to_string).collect();
-            out.push_str(&format!("Not found: {}\n", list.join(", ")));
-        }
-        Ok(out)
+        let found = ops::observations(&self.state.storage, caller, &ids)
+            .await
+            .map_err(tool_error)?;
+        observations_text(&found)
     }
+}
+
+/// The observations found, then the ids not found; an error when none was found.
+fn observations_text(f: &FoundObservations) -> Result<String, String> {
+    let missing = || {
+        f.missing
+            .iter()
+            .map(Uuid::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if f.found.is_empty() {
+        return Err(format!("not found: {}", missing()));
+    }
+    let mut out = String::new();
+    for o in &f.found {
+        out.push_str(&observation_text(o, &f.names));
+        out.push('\n');
+    }
+    if !f.missing.is_empty() {
+        out.push_str(&format!("Not found: {}\n", missing()));
+    }
+    Ok(out)
 }
 
 fn machine_name(names: &HashMap<MachineId, String>, m: MachineId) -> &str {

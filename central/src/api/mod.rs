@@ -1,5 +1,5 @@
-//! The HTTP API (axum): routes, shared state, middleware, and a start function that
-//! takes a bound listener and a shutdown signal (tests bind port 0 and stop it).
+//! The HTTP API (axum): routes, shared state, middleware, and the serving loop that
+//! `crate::server` starts.
 
 mod auth;
 mod enroll;
@@ -7,12 +7,13 @@ mod erase;
 mod error;
 mod health;
 mod json;
+mod limit;
 mod mcp;
 pub mod metrics;
 mod query;
 mod sync;
 
-pub use auth::Caller;
+pub use crate::ops::Caller;
 pub use error::ApiError;
 
 use crate::auth::JwtKeys;
@@ -24,11 +25,13 @@ use axum::routing::{delete, get, post};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use solaria_shared::MachineId;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::time::Duration;
 use tower_http::decompression::RequestDecompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 /// What every handler shares.
@@ -36,7 +39,10 @@ use tower_http::trace::TraceLayer;
 pub struct AppState {
     pub storage: Storage,
     pub jwt: Arc<JwtKeys>,
+    /// Per machine, on the authenticated routes.
     pub limiter: Arc<DefaultKeyedRateLimiter<MachineId>>,
+    /// Per IP address, on the routes that take no token.
+    pub address_limiter: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     pub settings: Arc<Settings>,
 }
 
@@ -51,6 +57,7 @@ impl std::fmt::Debug for AppState {
 impl AppState {
     pub fn new(storage: Storage, settings: Settings) -> AppState {
         let per_sec = NonZeroU32::new(settings.rate_limit_per_sec).unwrap_or(NonZeroU32::MIN);
+        let per_min = NonZeroU32::new(settings.auth_rate_limit_per_min).unwrap_or(NonZeroU32::MIN);
         AppState {
             storage,
             jwt: Arc::new(JwtKeys::new(
@@ -58,6 +65,7 @@ impl AppState {
                 settings.jwt_ttl_secs,
             )),
             limiter: Arc::new(RateLimiter::keyed(Quota::per_second(per_sec))),
+            address_limiter: Arc::new(RateLimiter::keyed(Quota::per_minute(per_min))),
             settings: Arc::new(settings),
         }
     }
@@ -67,12 +75,20 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let max_body = state.settings.max_body_bytes;
     let x_request_id = axum::http::HeaderName::from_static("x-request-id");
+    let timeout = Duration::from_secs(state.settings.request_timeout_secs.max(1));
     let mcp = mcp::service(state.clone());
+    // The routes that take no token: limited per address.
+    let unauthenticated = Router::new()
+        .route("/memory/enroll", post(enroll::enroll))
+        .route("/memory/token", post(enroll::token))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            limit::by_address,
+        ));
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
-        .route("/memory/enroll", post(enroll::enroll))
-        .route("/memory/token", post(enroll::token))
+        .merge(unauthenticated)
         .route("/memory/sync", post(sync::push))
         .route("/memory/changes", get(sync::changes))
         .route("/memory/machines", get(sync::machines))
@@ -91,6 +107,12 @@ pub fn router(state: AppState) -> Router {
         // gzip bomb is refused like a big plain body.
         .layer(DefaultBodyLimit::max(max_body))
         .layer(RequestDecompressionLayer::new())
+        // Handlers read the body inside this deadline: a client trickling its body
+        // is answered 408 and its connection closed, instead of holding it.
+        .layer(TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            timeout,
+        ))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {
             let id = req
                 .headers()
@@ -115,14 +137,18 @@ pub fn install_crypto_provider() {
 pub type TlsConfig = axum_server::tls_rustls::RustlsConfig;
 
 /// Loads the PEM certificate chain and key.
-pub async fn load_tls(cert: &std::path::Path, key: &std::path::Path) -> std::io::Result<TlsConfig> {
+pub(crate) async fn load_tls(
+    cert: &std::path::Path,
+    key: &std::path::Path,
+) -> std::io::Result<TlsConfig> {
     install_crypto_provider();
     TlsConfig::from_pem_file(cert, key).await
 }
 
 /// Serves the API on `listener` (with TLS when `tls` is given) until `shutdown`
-/// resolves, then finishes the requests in flight.
-pub async fn serve(
+/// resolves, then finishes the requests in flight. Started by
+/// [`crate::server::launch_with_listener`].
+pub(crate) async fn serve(
     state: AppState,
     listener: std::net::TcpListener,
     tls: Option<TlsConfig>,

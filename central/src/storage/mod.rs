@@ -2,17 +2,22 @@
 //! Every query names its account; none can cross from one account to another.
 
 mod accounts;
+mod context;
 mod erase;
-mod query;
+mod names;
 mod records;
+mod search;
+mod timeline;
 
 pub use accounts::{AccountId, EnrollmentError, MachineInfo, MachineStatus};
+pub use context::{RecentObservation, RecentSummary};
 pub use erase::{AccountErasure, ErasedCounts, ErasureTarget};
-pub use query::{RecentObservation, RecentSummary, SearchRequest, Timeline};
 pub use records::{SyncKind, changes};
+pub use search::SearchRequest;
+pub use timeline::Timeline;
 
-use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
+use sqlx::{PgPool, Postgres, Transaction};
 use std::time::Duration;
 
 /// Errors of the storage layer.
@@ -68,5 +73,24 @@ impl Storage {
     /// The pool, for this module's submodules.
     pub fn pool(&self) -> &PgPool {
         &self.pool
+    }
+}
+
+/// A read-only transaction on one snapshot (for reads that span tables).
+async fn read_snapshot(storage: &Storage) -> Result<Transaction<'static, Postgres>, StorageError> {
+    let mut tx = storage.pool().begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    Ok(tx)
+}
+
+/// `AND column = one key` (index-ordered) or `= ANY(keys)`; `param` is an array
+/// parameter.
+fn key_condition(column: &str, param: &str, keys: &[String]) -> String {
+    if keys.len() == 1 {
+        format!(" AND {column} = ({param})[1]")
+    } else {
+        format!(" AND {column} = ANY({param})")
     }
 }

@@ -1,17 +1,23 @@
 //! Applying pushed batches (idempotent, last-write-wins) and reading the change feed.
 //!
-//! The LWW rule is `solaria_shared::hlc::wins_over`: the later `(updated, machine_id)`
-//! wins. The upserts below mirror it exactly in SQL — `(EXCLUDED.updated,
-//! EXCLUDED.machine_id) > (t.updated, t.machine_id)`, with UUIDs compared bytewise by
-//! both PostgreSQL and Rust — so a record is only ever replaced by a version every
-//! node would also pick.
+//! Which version is kept is decided by [`replaces`], mirrored in SQL by
+//! [`replaces_where!`] in every upsert:
+//!
+//! - **Erasure is final.** A tombstone (`deleted`) is never replaced: an erased id
+//!   accepts no version ever again, however late its stamp, so a machine that had not
+//!   yet pulled the erasure cannot bring the content back. Its push is answered
+//!   `stale` with the tombstone as the winner, so it moves on instead of retrying.
+//! - **Otherwise last write wins**, by `solaria_shared::hlc::wins_over`: the later
+//!   `(updated, machine_id)`, with UUIDs compared bytewise by both PostgreSQL and
+//!   Rust, so a live record is only ever replaced by a version every node would also
+//!   pick.
 //!
 //! The feed's order: each batch first increments its account's `change_seq` (taking
 //! the account row's lock until commit) and numbers its rows from it. Batches of an
 //! account therefore commit in seq order, and a reader that has seen seq N will never
 //! later find a committed row below N: no change is skipped.
 
-use super::{AccountId, Storage, StorageError};
+use super::{AccountId, Storage, StorageError, read_snapshot};
 use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS, wins_over};
 use solaria_shared::private::strip_private;
 use solaria_shared::redact::redact;
@@ -61,6 +67,26 @@ fn clean_list(items: &[String]) -> String {
     serde_json::Value::from(items.iter().map(|s| clean(s)).collect::<Vec<_>>()).to_string()
 }
 
+/// Whether the version `new` replaces the stored `old` (see the module doc: erasure
+/// is final, else last write wins). [`replaces_where!`] says the same in SQL.
+pub fn replaces(new: &WireRecord, old: &WireRecord) -> bool {
+    !old.meta().deleted
+        && wins_over(
+            new.updated(),
+            new.machine_id(),
+            old.updated(),
+            old.machine_id(),
+        )
+}
+
+/// [`replaces`] as the condition of an upsert's `DO UPDATE` (`t`: the stored row,
+/// `EXCLUDED`: the version pushed).
+macro_rules! replaces_where {
+    () => {
+        " WHERE NOT t.deleted AND (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)"
+    };
+}
+
 /// Why a record is refused before any storage happens.
 fn validate(record: &WireRecord, pusher: MachineId, now: UnixMillis) -> Option<String> {
     if record.machine_id() != pusher {
@@ -83,7 +109,8 @@ fn validate(record: &WireRecord, pusher: MachineId, now: UnixMillis) -> Option<S
 impl Storage {
     /// Applies a pushed batch in one transaction and answers per record, in order:
     /// applied (also for a replay of a version already stored), stale (with the
-    /// winning version), or rejected (with the reason). Logs one `memory_sync_log` row.
+    /// winning version: a later one, or the tombstone of an erased id), or rejected
+    /// (with the reason). Logs one `memory_sync_log` row.
     pub async fn apply_batch(
         &self,
         account: AccountId,
@@ -94,7 +121,7 @@ impl Storage {
         let started = std::time::Instant::now();
         let now = UnixMillis::now();
         let mut outcomes: Vec<Option<RecordOutcome>> = vec![None; records.len()];
-        // Within one batch the same id may appear twice: keep the LWW winner.
+        // Within one batch the same id may appear twice: keep the one stored last.
         let mut best: HashMap<Uuid, usize> = HashMap::new();
         for (i, r) in records.iter().enumerate() {
             if let Some(reason) = validate(r, pusher, now) {
@@ -102,13 +129,7 @@ impl Storage {
                 continue;
             }
             match best.get(&r.id()) {
-                Some(&j)
-                    if !wins_over(
-                        r.updated(),
-                        r.machine_id(),
-                        records[j].updated(),
-                        records[j].machine_id(),
-                    ) => {}
+                Some(&j) if !replaces(r, &records[j]) => {}
                 _ => {
                     best.insert(r.id(), i);
                 }
@@ -223,7 +244,7 @@ async fn upsert_sessions(
         return Ok(Vec::new());
     }
     let ids: Vec<Uuid> = rows.iter().map(|(_, s)| *s.id.as_uuid()).collect();
-    let ids_q = sqlx::query_scalar(
+    let ids_q = sqlx::query_scalar(concat!(
         "INSERT INTO memory_sessions AS t (account_id, id, machine_id, updated, deleted, seq, project_key,
              project_name, agent, agent_session_id, cwd, source, started_at, ended_at)
          SELECT $1, u.* FROM UNNEST($2::uuid[], $3::uuid[], $4::int8[], $5::bool[], $6::int8[], $7::text[],
@@ -234,10 +255,10 @@ async fn upsert_sessions(
              updated = EXCLUDED.updated, deleted = EXCLUDED.deleted, seq = EXCLUDED.seq,
              project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
              agent = EXCLUDED.agent, agent_session_id = EXCLUDED.agent_session_id, cwd = EXCLUDED.cwd,
-             source = EXCLUDED.source, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at
-         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
-         RETURNING id",
-    )
+             source = EXCLUDED.source, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at",
+        replaces_where!(),
+        " RETURNING id"
+    ))
     .bind(account.0)
     .bind(&ids)
     .bind(rows.iter().map(|(_, s)| *s.meta.machine_id.as_uuid()).collect::<Vec<_>>())
@@ -267,7 +288,7 @@ async fn upsert_observations(
     }
     let col =
         |f: &dyn Fn(&Observation) -> String| rows.iter().map(|(_, o)| f(o)).collect::<Vec<_>>();
-    let ids = sqlx::query_scalar(
+    let ids = sqlx::query_scalar(concat!(
         "INSERT INTO memory_observations_remote AS t (account_id, id, session_id, machine_id, updated,
              deleted, seq, project_key, project_name, kind, tool_name, title, input, response, files,
              metadata, tags, created_at)
@@ -284,10 +305,10 @@ async fn upsert_observations(
              seq = EXCLUDED.seq, project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
              kind = EXCLUDED.kind, tool_name = EXCLUDED.tool_name, title = EXCLUDED.title,
              input = EXCLUDED.input, response = EXCLUDED.response, files = EXCLUDED.files,
-             metadata = EXCLUDED.metadata, tags = EXCLUDED.tags, created_at = EXCLUDED.created_at
-         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
-         RETURNING id",
-    )
+             metadata = EXCLUDED.metadata, tags = EXCLUDED.tags, created_at = EXCLUDED.created_at",
+        replaces_where!(),
+        " RETURNING id"
+    ))
     .bind(account.0)
     .bind(rows.iter().map(|(_, o)| *o.id.as_uuid()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, o)| *o.session_id.as_uuid()).collect::<Vec<_>>())
@@ -319,7 +340,7 @@ async fn upsert_summaries(
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let ids = sqlx::query_scalar(
+    let ids = sqlx::query_scalar(concat!(
         "INSERT INTO memory_summaries_remote AS t (account_id, id, session_id, machine_id, updated,
              deleted, seq, project_key, project_name, summary, key_points, tags, observations_count,
              created_at)
@@ -334,10 +355,10 @@ async fn upsert_summaries(
              machine_id = EXCLUDED.machine_id, updated = EXCLUDED.updated, deleted = EXCLUDED.deleted,
              seq = EXCLUDED.seq, project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
              summary = EXCLUDED.summary, key_points = EXCLUDED.key_points, tags = EXCLUDED.tags,
-             observations_count = EXCLUDED.observations_count, created_at = EXCLUDED.created_at
-         WHERE (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)
-         RETURNING id",
-    )
+             observations_count = EXCLUDED.observations_count, created_at = EXCLUDED.created_at",
+        replaces_where!(),
+        " RETURNING id"
+    ))
     .bind(account.0)
     .bind(rows.iter().map(|(_, s)| *s.id.as_uuid()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| *s.session_id.as_uuid()).collect::<Vec<_>>())
@@ -357,11 +378,14 @@ async fn upsert_summaries(
     Ok(ids)
 }
 
-const SESSION_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, project_name, agent, \
+/// The columns [`session_row`] maps.
+pub(super) const SESSION_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, project_name, agent, \
     agent_session_id, cwd, source, started_at, ended_at";
-const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
+/// The columns [`observation_row`] maps.
+pub(super) const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
     project_name, kind, tool_name, title, input, response, files, metadata, tags, created_at";
-const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
+/// The columns [`summary_row`] maps.
+pub(super) const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
     project_name, summary, key_points, tags, observations_count, created_at";
 
 fn meta(row: &PgRow) -> Result<RecordMeta, sqlx::Error> {
@@ -379,7 +403,8 @@ fn project(row: &PgRow) -> Result<Project, sqlx::Error> {
     })
 }
 
-fn strings(row: &PgRow, col: &str) -> Result<Vec<String>, sqlx::Error> {
+/// A JSON array of strings column (empty when it holds anything else).
+pub(super) fn strings(row: &PgRow, col: &str) -> Result<Vec<String>, sqlx::Error> {
     let v: serde_json::Value = row.try_get(col)?;
     Ok(serde_json::from_value(v).unwrap_or_default())
 }
@@ -434,6 +459,21 @@ pub(crate) fn summary_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
     }))
 }
 
+/// Maps a row of one record table to its record.
+pub(super) type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
+
+/// The three record tables: name, columns selected, and their mapper. Names and
+/// columns are constants, never input.
+pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 3] = [
+    ("memory_sessions", SESSION_COLS, session_row),
+    (
+        "memory_observations_remote",
+        OBSERVATION_COLS,
+        observation_row,
+    ),
+    ("memory_summaries_remote", SUMMARY_COLS, summary_row),
+];
+
 /// The stored versions of `ids` (any kind) in one account.
 async fn fetch_by_ids(
     tx: &mut Transaction<'_, Postgres>,
@@ -444,17 +484,7 @@ async fn fetch_by_ids(
     if ids.is_empty() {
         return Ok(found);
     }
-    type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
-    let tables: [(&str, &str, Mapper); 3] = [
-        ("memory_sessions", SESSION_COLS, session_row),
-        (
-            "memory_observations_remote",
-            OBSERVATION_COLS,
-            observation_row,
-        ),
-        ("memory_summaries_remote", SUMMARY_COLS, summary_row),
-    ];
-    for (table, cols, map) in tables {
+    for (table, cols, map) in RECORD_TABLES {
         // Table and column names come from the constants above, never from input.
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {cols} FROM {table} WHERE account_id = $1 AND id = ANY($2)"
@@ -478,24 +508,11 @@ pub async fn changes(
     since: i64,
     limit: usize,
 ) -> Result<ChangesPage, StorageError> {
-    type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
-    let tables: [(&str, &str, Mapper); 3] = [
-        ("memory_sessions", SESSION_COLS, session_row),
-        (
-            "memory_observations_remote",
-            OBSERVATION_COLS,
-            observation_row,
-        ),
-        ("memory_summaries_remote", SUMMARY_COLS, summary_row),
-    ];
     // One snapshot for the three tables: read separately, a batch committing
     // between two reads could put its lower seqs behind the cursor.
-    let mut tx = storage.pool().begin().await?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        .execute(&mut *tx)
-        .await?;
+    let mut tx = read_snapshot(storage).await?;
     let mut all: Vec<Change> = Vec::new();
-    for (table, cols, map) in tables {
+    for (table, cols, map) in RECORD_TABLES {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
         )))

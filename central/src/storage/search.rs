@@ -1,5 +1,4 @@
-//! Cross-device reads of one account: full-text search, a project's recent records
-//! (for context), a session's timeline, and restore pages.
+//! Full-text search across one account's machines.
 //!
 //! **Search cost is bounded.** `ts_rank` reads each row's tsvector, and finding the
 //! newest matches of a common word through the GIN index means fetching every match
@@ -25,17 +24,15 @@
 //! both stemmings), which never fails on user syntax. When no record matches every
 //! word, the words are searched again joined by `or`.
 
-use super::records::{observation_row, session_row, summary_row};
-use super::{AccountId, Storage, StorageError};
+use super::records::strings;
+use super::{AccountId, Storage, StorageError, key_condition};
 use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, RankContext};
-use solaria_shared::wire::{MachineName, MatchMode, RestorePage, SearchHit, WireRecord};
-use solaria_shared::{
-    MachineId, Observation, ObservationKind, Project, Session, SessionId, Summary, UnixMillis,
-};
+use solaria_shared::wire::{MatchMode, SearchHit};
+use solaria_shared::{MachineId, ObservationKind, SessionId, UnixMillis};
 use sqlx::postgres::{PgArguments, PgRow};
 use sqlx::query::Query;
-use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
+use sqlx::{AssertSqlSafe, Postgres, Row};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
@@ -47,13 +44,6 @@ pub const WINDOW: i64 = 2000;
 const MAX_OLDER_MATCHES: i64 = 3000;
 /// The most words of an `or` retry.
 const MAX_ANY_WORDS: usize = 24;
-
-const SESSION_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, project_name, agent, \
-    agent_session_id, cwd, source, started_at, ended_at";
-const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
-    project_name, kind, tool_name, title, input, response, files, metadata, tags, created_at";
-const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
-    project_name, summary, key_points, tags, observations_count, created_at";
 
 /// A search, its text already bounded by the caller.
 #[derive(Debug, Clone)]
@@ -94,34 +84,6 @@ struct Candidate {
     rank: f64,
 }
 
-/// A summary line of a context.
-#[derive(Debug, Clone)]
-pub struct RecentSummary {
-    pub session_id: SessionId,
-    pub machine_id: MachineId,
-    pub created_at: UnixMillis,
-    pub text: String,
-}
-
-/// An observation line of a context.
-#[derive(Debug, Clone)]
-pub struct RecentObservation {
-    pub id: Uuid,
-    pub machine_id: MachineId,
-    pub created_at: UnixMillis,
-    pub title: String,
-    pub error: bool,
-}
-
-/// A session with its records, oldest first.
-#[derive(Debug, Clone)]
-pub struct Timeline {
-    pub session: Session,
-    pub observations: Vec<Observation>,
-    pub summary: Option<Summary>,
-    pub machines: Vec<MachineName>,
-}
-
 /// The `or` form of a query: its distinct words (letters and digits only, so no
 /// syntax can come through), joined by `or`; `None` when it has no words.
 pub fn any_words(text: &str) -> Option<String> {
@@ -134,11 +96,6 @@ pub fn any_words(text: &str) -> Option<String> {
         .take(MAX_ANY_WORDS)
         .collect();
     (!words.is_empty()).then(|| words.join(" or "))
-}
-
-fn strings(row: &PgRow, col: &str) -> Result<Vec<String>, sqlx::Error> {
-    let v: serde_json::Value = row.try_get(col)?;
-    Ok(serde_json::from_value(v).unwrap_or_default())
 }
 
 /// A one-line title from a summary: its first non-empty line, at most 160 characters.
@@ -158,15 +115,6 @@ fn summary_title(text: &str) -> String {
 /// The tsquery of `$2` in both languages of the `search` columns.
 const TSQUERY: &str =
     "(websearch_to_tsquery('english', $2) || websearch_to_tsquery('spanish', $2))";
-
-/// `column = one key` (index-ordered) or `= ANY(keys)`; `param` is an array parameter.
-fn key_condition(column: &str, param: &str, keys: &[String]) -> String {
-    if keys.len() == 1 {
-        format!(" AND {column} = ({param})[1]")
-    } else {
-        format!(" AND {column} = ANY({param})")
-    }
-}
 
 impl Storage {
     /// Runs a search; the hits are weighted, best first, at most `limit`.
@@ -296,16 +244,12 @@ impl Storage {
         text: &str,
     ) -> Result<Vec<Candidate>, StorageError> {
         let parts = scope.parts();
-        let sql = format!(
-            "SELECT c.part, c.type, c.id, c.title, c.project_key, c.project_name, c.machine_id,
-                    c.session_id, c.created_at, c.tags, c.chars,
-                    ts_rank(c.search, {TSQUERY}, 1)::float8 AS rank
-             FROM ({}) AS c",
-            parts
+        let sql = ranked(
+            &parts
                 .iter()
                 .map(|p| scope.window_sql(*p))
                 .collect::<Vec<_>>()
-                .join(" UNION ALL ")
+                .join(" UNION ALL "),
         );
         let rows = scope
             .query(sql, account, text, Extra::default())
@@ -384,348 +328,18 @@ impl Storage {
         }
         Ok(candidates.into_iter().map(|(_, c)| c).collect())
     }
-
-    /// The live projects of the account named by `key_or_name`: the project with that
-    /// key if there is one, else every project with that name (newest name per key).
-    pub async fn resolve_project(
-        &self,
-        account: AccountId,
-        key_or_name: &str,
-    ) -> Result<Vec<Project>, StorageError> {
-        let by_key: Option<String> = sqlx::query_scalar(
-            "SELECT project_name FROM memory_sessions
-             WHERE account_id = $1 AND project_key = $2 AND NOT deleted
-             ORDER BY started_at DESC LIMIT 1",
-        )
-        .bind(account.0)
-        .bind(key_or_name)
-        .fetch_optional(self.pool())
-        .await?;
-        let by_key = match by_key {
-            Some(name) => Some(name),
-            // Observations whose session record has not arrived still name a project.
-            None => {
-                sqlx::query_scalar(
-                    "SELECT project_name FROM memory_observations_remote
-                     WHERE account_id = $1 AND project_key = $2 AND NOT deleted
-                     ORDER BY created_at DESC LIMIT 1",
-                )
-                .bind(account.0)
-                .bind(key_or_name)
-                .fetch_optional(self.pool())
-                .await?
-            }
-        };
-        if let Some(name) = by_key {
-            return Ok(vec![Project {
-                key: key_or_name.to_string(),
-                name,
-            }]);
-        }
-        let rows = sqlx::query(
-            "SELECT DISTINCT ON (project_key) project_key, project_name FROM memory_sessions
-             WHERE account_id = $1 AND project_name = $2 AND NOT deleted
-             ORDER BY project_key, started_at DESC",
-        )
-        .bind(account.0)
-        .bind(key_or_name)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(Project {
-                    key: r.try_get("project_key")?,
-                    name: r.try_get("project_name")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StorageError::from)
-    }
-
-    /// The account's machines with this id or name (revoked ones included: their
-    /// records stay).
-    pub async fn resolve_machine(
-        &self,
-        account: AccountId,
-        id_or_name: &str,
-    ) -> Result<Vec<MachineId>, StorageError> {
-        let id = Uuid::parse_str(id_or_name.trim()).ok();
-        let ids: Vec<Uuid> = sqlx::query_scalar(
-            "SELECT id FROM memory_machines WHERE account_id = $1 AND (id = $2 OR machine_name = $3)",
-        )
-        .bind(account.0)
-        .bind(id)
-        .bind(id_or_name)
-        .fetch_all(self.pool())
-        .await?;
-        Ok(ids.into_iter().map(MachineId::from_uuid).collect())
-    }
-
-    /// The names of the account's machines among `ids`.
-    pub async fn machine_names(
-        &self,
-        account: AccountId,
-        ids: &[MachineId],
-    ) -> Result<HashMap<MachineId, String>, StorageError> {
-        let mut ids: Vec<Uuid> = ids.iter().map(|m| *m.as_uuid()).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        if ids.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let rows = sqlx::query(
-            "SELECT id, machine_name FROM memory_machines WHERE account_id = $1 AND id = ANY($2)",
-        )
-        .bind(account.0)
-        .bind(&ids)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok((
-                    MachineId::from_uuid(r.try_get("id")?),
-                    r.try_get("machine_name")?,
-                ))
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StorageError::from)
-    }
-
-    /// The newest live summaries of the projects `keys`, at most `limit`.
-    pub async fn recent_summaries(
-        &self,
-        account: AccountId,
-        keys: &[String],
-        limit: i64,
-    ) -> Result<Vec<RecentSummary>, StorageError> {
-        let sql = format!(
-            "SELECT session_id, machine_id, created_at, summary FROM memory_summaries_remote
-             WHERE account_id = $1 AND NOT deleted{}
-             ORDER BY created_at DESC, id DESC LIMIT $3",
-            key_condition("project_key", "$2", keys)
-        );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(account.0)
-            .bind(keys)
-            .bind(limit)
-            .fetch_all(self.pool())
-            .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(RecentSummary {
-                    session_id: SessionId::from_uuid(r.try_get("session_id")?),
-                    machine_id: MachineId::from_uuid(r.try_get("machine_id")?),
-                    created_at: UnixMillis(r.try_get("created_at")?),
-                    text: r.try_get("summary")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StorageError::from)
-    }
-
-    /// The newest live observations of the projects `keys`, at most `limit`.
-    pub async fn recent_observations(
-        &self,
-        account: AccountId,
-        keys: &[String],
-        limit: i64,
-    ) -> Result<Vec<RecentObservation>, StorageError> {
-        let sql = format!(
-            "SELECT id, machine_id, created_at, title,
-                    coalesce(metadata->>'error' = 'true', false) AS error
-             FROM memory_observations_remote
-             WHERE account_id = $1 AND NOT deleted{}
-             ORDER BY created_at DESC, id DESC LIMIT $3",
-            key_condition("project_key", "$2", keys)
-        );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(account.0)
-            .bind(keys)
-            .bind(limit)
-            .fetch_all(self.pool())
-            .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(RecentObservation {
-                    id: r.try_get("id")?,
-                    machine_id: MachineId::from_uuid(r.try_get("machine_id")?),
-                    created_at: UnixMillis(r.try_get("created_at")?),
-                    title: r.try_get("title")?,
-                    error: r.try_get("error")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StorageError::from)
-    }
-
-    /// Records that a context was served to `machine` (`memory_context_injections`).
-    pub async fn log_context_injection(
-        &self,
-        account: AccountId,
-        machine: MachineId,
-        target_session: Option<&str>,
-        sources: &[Uuid],
-    ) -> Result<(), StorageError> {
-        sqlx::query(
-            "INSERT INTO memory_context_injections (account_id, machine_id, target_session_id, source_observations)
-             VALUES ($1, $2, $3, $4)",
-        )
-        .bind(account.0)
-        .bind(machine.as_uuid())
-        .bind(target_session)
-        .bind(sources)
-        .execute(self.pool())
-        .await?;
-        Ok(())
-    }
-
-    /// The live session `id` of the account — or the session of the live observation
-    /// or summary `id` — with its live records, from one snapshot. `None` when the
-    /// account holds no such live record (another account's ids read as unknown).
-    pub async fn timeline(
-        &self,
-        account: AccountId,
-        id: Uuid,
-    ) -> Result<Option<Timeline>, StorageError> {
-        let mut tx = read_snapshot(self).await?;
-        let session_sql = format!(
-            "SELECT {SESSION_COLS} FROM memory_sessions WHERE account_id = $1 AND id = $2 AND NOT deleted"
-        );
-        let mut row = sqlx::query(AssertSqlSafe(session_sql.clone()))
-            .bind(account.0)
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if row.is_none() {
-            let owner: Option<Uuid> = sqlx::query_scalar(
-                "SELECT session_id FROM memory_observations_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
-                 UNION ALL
-                 SELECT session_id FROM memory_summaries_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
-                 LIMIT 1",
-            )
-            .bind(account.0)
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-            if let Some(session) = owner {
-                row = sqlx::query(AssertSqlSafe(session_sql))
-                    .bind(account.0)
-                    .bind(session)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            }
-        }
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let WireRecord::Session(session) = session_row(&row)? else {
-            return Err(StorageError::NotFound("session".into()));
-        };
-        let sid = *session.id.as_uuid();
-        let rows = sqlx::query(AssertSqlSafe(format!(
-            "SELECT {OBSERVATION_COLS} FROM memory_observations_remote
-             WHERE account_id = $1 AND session_id = $2 AND NOT deleted ORDER BY created_at, id"
-        )))
-        .bind(account.0)
-        .bind(sid)
-        .fetch_all(&mut *tx)
-        .await?;
-        let mut observations = Vec::with_capacity(rows.len());
-        for r in &rows {
-            if let WireRecord::Observation(o) = observation_row(r)? {
-                observations.push(o);
-            }
-        }
-        let summary = sqlx::query(AssertSqlSafe(format!(
-            "SELECT {SUMMARY_COLS} FROM memory_summaries_remote
-             WHERE account_id = $1 AND session_id = $2 AND NOT deleted ORDER BY created_at DESC, id DESC LIMIT 1"
-        )))
-        .bind(account.0)
-        .bind(sid)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let summary = match summary.as_ref().map(summary_row).transpose()? {
-            Some(WireRecord::Summary(s)) => Some(s),
-            _ => None,
-        };
-        tx.commit().await?;
-        let mut ids = vec![session.meta.machine_id];
-        ids.extend(observations.iter().map(|o| o.meta.machine_id));
-        ids.extend(summary.iter().map(|s| s.meta.machine_id));
-        let mut machines: Vec<MachineName> = self
-            .machine_names(account, &ids)
-            .await?
-            .into_iter()
-            .map(|(id, name)| MachineName { id, name })
-            .collect();
-        machines.sort_by_key(|m| m.id);
-        Ok(Some(Timeline {
-            session,
-            observations,
-            summary,
-            machines,
-        }))
-    }
-
-    /// One page of the account's live records after feed position `since`, in feed
-    /// order. A page reads at most `limit` rows; tombstones among them are left out
-    /// but move the cursor, so `next` is a change-feed position like any other.
-    pub async fn restore(
-        &self,
-        account: AccountId,
-        since: i64,
-        limit: usize,
-    ) -> Result<RestorePage, StorageError> {
-        type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
-        let tables: [(&str, &str, Mapper); 3] = [
-            ("memory_sessions", SESSION_COLS, session_row),
-            (
-                "memory_observations_remote",
-                OBSERVATION_COLS,
-                observation_row,
-            ),
-            ("memory_summaries_remote", SUMMARY_COLS, summary_row),
-        ];
-        // One snapshot for the three tables, as for the change feed.
-        let mut tx = read_snapshot(self).await?;
-        let mut all: Vec<(i64, Option<WireRecord>)> = Vec::new();
-        for (table, cols, map) in tables {
-            let rows = sqlx::query(AssertSqlSafe(format!(
-                "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
-            )))
-            .bind(account.0)
-            .bind(since)
-            .bind(limit as i64 + 1)
-            .fetch_all(&mut *tx)
-            .await?;
-            for row in &rows {
-                let live = !row.try_get::<bool, _>("deleted")?;
-                all.push((
-                    row.try_get("seq")?,
-                    if live { Some(map(row)?) } else { None },
-                ));
-            }
-        }
-        tx.commit().await?;
-        all.sort_by_key(|(seq, _)| *seq);
-        let more = all.len() > limit;
-        all.truncate(limit);
-        let next = all.last().map_or(since, |(seq, _)| *seq);
-        Ok(RestorePage {
-            records: all.into_iter().filter_map(|(_, r)| r).collect(),
-            next,
-            more,
-        })
-    }
 }
 
-/// A read-only transaction on one snapshot.
-async fn read_snapshot(storage: &Storage) -> Result<Transaction<'static, Postgres>, StorageError> {
-    let mut tx = storage.pool().begin().await?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        .execute(&mut *tx)
-        .await?;
-    Ok(tx)
+/// The candidate rows of `rows` (a statement selecting a part's tag and
+/// [`Scope::columns`]), ranked: the one shape both the window walk and the fetch of
+/// older matches answer in, mapped by [`candidate`].
+fn ranked(rows: &str) -> String {
+    format!(
+        "SELECT c.part, c.type, c.id, c.title, c.project_key, c.project_name, c.machine_id,
+                c.session_id, c.created_at, c.tags, c.chars,
+                ts_rank(c.search, {TSQUERY}, 1)::float8 AS rank
+         FROM ({rows}) AS c"
+    )
 }
 
 /// Maps a candidate row (see [`Scope::columns`]) with its part's tag.
@@ -975,15 +589,12 @@ impl Scope<'_> {
             table,
             current: false,
         };
-        format!(
-            "SELECT c.part, c.type, c.id, c.title, c.project_key, c.project_name, c.machine_id,
-                    c.session_id, c.created_at, c.tags, c.chars,
-                    ts_rank(c.search, {TSQUERY}, 1)::float8 AS rank
-             FROM (SELECT {tag} AS part, {cols} FROM {table} WHERE account_id = $1 AND id = ANY($13)) AS c",
+        ranked(&format!(
+            "SELECT {tag} AS part, {cols} FROM {table} WHERE account_id = $1 AND id = ANY($13)",
             tag = part.tag(),
-            cols = Self::columns(table),
+            cols = Scope::columns(table),
             table = table.name(),
-        )
+        ))
     }
 }
 

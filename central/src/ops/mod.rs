@@ -1,0 +1,42 @@
+//! The operations behind both surfaces of the service: each query is a plain
+//! `async fn (storage, caller, params) -> Result<answer, OpError>`. The REST handlers
+//! (`api/query.rs`) answer its typed result as JSON; the `/mcp` tools (`api/mcp.rs`)
+//! render text from it. Validation, limits and account scoping live here, once.
+
+mod context;
+mod search;
+mod timeline;
+
+pub use context::{ContextParams, context};
+pub use search::{SearchParams, search};
+pub use timeline::{FoundObservations, RestoreParams, observations, restore, timeline};
+
+use crate::storage::{AccountId, StorageError};
+use solaria_shared::MachineId;
+
+/// A machine allowed to act, and its account (the API's `Caller` extractor checks it).
+#[derive(Debug, Clone, Copy)]
+pub struct Caller {
+    pub machine: MachineId,
+    pub account: AccountId,
+}
+
+/// Why an operation gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// The parameters cannot be used; the message says how to fix them.
+    #[error("{0}")]
+    Invalid(String),
+    /// Nothing the caller's account holds answers to the name or id.
+    #[error("{0}")]
+    NotFound(String),
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// A parameter that is present and not blank.
+fn given(value: Option<String>) -> Option<String> {
+    value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}

@@ -1,0 +1,196 @@
+//! Search across the account's machines: the query bounded, the filters parsed, the
+//! hits weighted by the storage layer.
+//!
+//! Times (`from`, `to`) are RFC 3339 (`2026-11-01T10:00:00Z`), a UTC date
+//! (`2026-11-01`) or Unix milliseconds; `from` is inclusive, `to` exclusive. A project
+//! is named by its key or its name; a machine by its id or its name.
+
+use super::{Caller, OpError, given};
+use crate::storage::{SearchRequest, Storage};
+use serde::Deserialize;
+use solaria_shared::RecordType;
+use solaria_shared::UnixMillis;
+use solaria_shared::wire::{SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchResponse};
+
+/// The longest query searched, in characters (longer ones are cut at a word).
+const MAX_QUERY_CHARS: usize = 1000;
+/// The most words of a query searched.
+const MAX_QUERY_WORDS: usize = 32;
+/// The most tags a search may weigh.
+const MAX_TAGS: usize = 20;
+
+/// A search as asked: the query string of `GET /memory/search`, or the arguments of
+/// the `memory_search_remote` tool.
+#[derive(Debug, Default, Deserialize)]
+pub struct SearchParams {
+    pub q: Option<String>,
+    pub project: Option<String>,
+    pub current_project: Option<String>,
+    pub machine: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    #[serde(rename = "type")]
+    pub hit_type: Option<String>,
+    /// Comma-separated.
+    pub tags: Option<String>,
+    /// Clamped to `1..=SEARCH_MAX_LIMIT`.
+    pub limit: Option<usize>,
+}
+
+/// Searches the caller's account; the hits are weighted, best first.
+#[tracing::instrument(skip_all, fields(machine = %caller.machine, account = %caller.account))]
+pub async fn search(
+    storage: &Storage,
+    caller: Caller,
+    p: SearchParams,
+) -> Result<SearchResponse, OpError> {
+    let (text, truncated) = bound_query(&p.q.unwrap_or_default());
+    if text.is_empty() {
+        return Err(OpError::Invalid(
+            "`q` is required: the words to search for, e.g. /memory/search?q=database+migration"
+                .into(),
+        ));
+    }
+    let from = given(p.from).map(|t| parse_time("from", &t)).transpose()?;
+    let to = given(p.to).map(|t| parse_time("to", &t)).transpose()?;
+    if let (Some(f), Some(t)) = (from, to)
+        && f >= t
+    {
+        return Err(OpError::Invalid("`from` must be earlier than `to`".into()));
+    }
+    let hit_type = match given(p.hit_type) {
+        None => None,
+        Some(t) if t == "summary" => Some(RecordType::Summary),
+        Some(t) => Some(RecordType::from(
+            t.parse::<solaria_shared::ObservationKind>().map_err(|_| {
+                OpError::Invalid("`type` must be one of tool_use, prompt, note, summary".into())
+            })?,
+        )),
+    };
+    let tags: Vec<String> = given(p.tags)
+        .map(|t| {
+            t.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .take(MAX_TAGS)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let req = SearchRequest {
+        text,
+        project: given(p.project),
+        current_project: given(p.current_project),
+        machine: given(p.machine),
+        from,
+        to,
+        hit_type,
+        tags,
+        limit: p
+            .limit
+            .unwrap_or(SEARCH_DEFAULT_LIMIT)
+            .clamp(1, SEARCH_MAX_LIMIT),
+        now: UnixMillis::now(),
+    };
+    let (matched, hits) = storage.search(caller.account, &req).await?;
+    Ok(SearchResponse {
+        query: req.text,
+        truncated,
+        matched,
+        hits,
+    })
+}
+
+/// Parses a time parameter (see the module doc) into Unix milliseconds.
+fn parse_time(name: &str, value: &str) -> Result<i64, OpError> {
+    let t = value.trim();
+    if let Ok(ms) = t.parse::<i64>() {
+        return Ok(ms);
+    }
+    // An unencoded `+` of an offset arrives as a space.
+    for candidate in [t.to_string(), t.replace(' ', "+")] {
+        if let Ok(dt) = chrono::DateTime::parse_from_rfc3339(&candidate) {
+            return Ok(dt.timestamp_millis());
+        }
+    }
+    if let Some(ms) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|dt| dt.and_utc().timestamp_millis())
+    {
+        return Ok(ms);
+    }
+    let shown: String = t.chars().take(60).collect();
+    Err(OpError::Invalid(format!(
+        "`{name}` must be an RFC 3339 time (2026-11-01T10:00:00Z), a UTC date (2026-11-01) or Unix milliseconds; got `{shown}`"
+    )))
+}
+
+/// The query text as searched: control characters blanked, at most
+/// [`MAX_QUERY_WORDS`] words and [`MAX_QUERY_CHARS`] characters; and whether it was cut.
+fn bound_query(q: &str) -> (String, bool) {
+    let cleaned: String = q
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let mut out = String::new();
+    let (mut words, mut chars) = (0, 0);
+    let mut truncated = false;
+    for word in cleaned.split_whitespace() {
+        let len = word.chars().count();
+        if words == MAX_QUERY_WORDS || chars + len + 1 > MAX_QUERY_CHARS {
+            truncated = true;
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+            chars += 1;
+        }
+        out.push_str(word);
+        chars += len;
+        words += 1;
+    }
+    if out.is_empty() && truncated {
+        // One giant word: keep its head.
+        out = cleaned.trim().chars().take(MAX_QUERY_CHARS).collect();
+    }
+    (out, truncated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_parse_in_every_documented_form() {
+        assert_eq!(
+            parse_time("from", "1700000000000").ok(),
+            Some(1_700_000_000_000)
+        );
+        assert_eq!(
+            parse_time("from", "2023-11-14T22:13:20Z").ok(),
+            Some(1_700_000_000_000)
+        );
+        assert_eq!(
+            parse_time("from", "2023-11-15T00:13:20 02:00").ok(),
+            Some(1_700_000_000_000)
+        );
+        assert_eq!(parse_time("from", "1970-01-02").ok(), Some(86_400_000));
+        let err = parse_time("to", "yesterday").expect_err("not a time");
+        assert!(err.to_string().contains("RFC 3339"), "{err}");
+    }
+
+    #[test]
+    fn queries_are_bounded_at_a_word() {
+        let (q, cut) = bound_query("  database\u{0}migration  ");
+        assert_eq!((q.as_str(), cut), ("database migration", false));
+        let long = "word ".repeat(2000);
+        let (q, cut) = bound_query(&long);
+        assert!(cut);
+        assert_eq!(q.split(' ').count(), MAX_QUERY_WORDS);
+        let giant = "x".repeat(10_000);
+        let (q, cut) = bound_query(&giant);
+        assert!(cut);
+        assert_eq!(q.chars().count(), MAX_QUERY_CHARS);
+    }
+}

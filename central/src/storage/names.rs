@@ -1,0 +1,116 @@
+//! Names to ids within one account: a project by its key or name, a machine by its
+//! id or name, and the names of machines (to label what they wrote).
+
+use super::{AccountId, Storage, StorageError};
+use solaria_shared::{MachineId, Project};
+use sqlx::Row;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+impl Storage {
+    /// The live projects of the account named by `key_or_name`: the project with that
+    /// key if there is one, else every project with that name (newest name per key).
+    pub async fn resolve_project(
+        &self,
+        account: AccountId,
+        key_or_name: &str,
+    ) -> Result<Vec<Project>, StorageError> {
+        let by_key: Option<String> = sqlx::query_scalar(
+            "SELECT project_name FROM memory_sessions
+             WHERE account_id = $1 AND project_key = $2 AND NOT deleted
+             ORDER BY started_at DESC LIMIT 1",
+        )
+        .bind(account.0)
+        .bind(key_or_name)
+        .fetch_optional(self.pool())
+        .await?;
+        let by_key = match by_key {
+            Some(name) => Some(name),
+            // Observations whose session record has not arrived still name a project.
+            None => {
+                sqlx::query_scalar(
+                    "SELECT project_name FROM memory_observations_remote
+                     WHERE account_id = $1 AND project_key = $2 AND NOT deleted
+                     ORDER BY created_at DESC LIMIT 1",
+                )
+                .bind(account.0)
+                .bind(key_or_name)
+                .fetch_optional(self.pool())
+                .await?
+            }
+        };
+        if let Some(name) = by_key {
+            return Ok(vec![Project {
+                key: key_or_name.to_string(),
+                name,
+            }]);
+        }
+        let rows = sqlx::query(
+            "SELECT DISTINCT ON (project_key) project_key, project_name FROM memory_sessions
+             WHERE account_id = $1 AND project_name = $2 AND NOT deleted
+             ORDER BY project_key, started_at DESC",
+        )
+        .bind(account.0)
+        .bind(key_or_name)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Project {
+                    key: r.try_get("project_key")?,
+                    name: r.try_get("project_name")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StorageError::from)
+    }
+
+    /// The account's machines with this id or name (revoked ones included: their
+    /// records stay).
+    pub async fn resolve_machine(
+        &self,
+        account: AccountId,
+        id_or_name: &str,
+    ) -> Result<Vec<MachineId>, StorageError> {
+        let id = Uuid::parse_str(id_or_name.trim()).ok();
+        let ids: Vec<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM memory_machines WHERE account_id = $1 AND (id = $2 OR machine_name = $3)",
+        )
+        .bind(account.0)
+        .bind(id)
+        .bind(id_or_name)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(ids.into_iter().map(MachineId::from_uuid).collect())
+    }
+
+    /// The names of the account's machines among `ids`.
+    pub async fn machine_names(
+        &self,
+        account: AccountId,
+        ids: &[MachineId],
+    ) -> Result<HashMap<MachineId, String>, StorageError> {
+        let mut ids: Vec<Uuid> = ids.iter().map(|m| *m.as_uuid()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let rows = sqlx::query(
+            "SELECT id, machine_name FROM memory_machines WHERE account_id = $1 AND id = ANY($2)",
+        )
+        .bind(account.0)
+        .bind(&ids)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    MachineId::from_uuid(r.try_get("id")?),
+                    r.try_get("machine_name")?,
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StorageError::from)
+    }
+}

@@ -1,0 +1,152 @@
+//! Reading records back whole: a session's timeline (one snapshot) and restore
+//! pages (the account's live records in feed order).
+
+use super::records::{
+    OBSERVATION_COLS, RECORD_TABLES, SESSION_COLS, SUMMARY_COLS, observation_row, session_row,
+    summary_row,
+};
+use super::{AccountId, Storage, StorageError, read_snapshot};
+use solaria_shared::wire::{MachineName, RestorePage, WireRecord};
+use solaria_shared::{Observation, Session, Summary};
+use sqlx::{AssertSqlSafe, Row};
+use uuid::Uuid;
+
+/// A session with its records, oldest first.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    pub session: Session,
+    pub observations: Vec<Observation>,
+    pub summary: Option<Summary>,
+    pub machines: Vec<MachineName>,
+}
+
+impl Storage {
+    /// The live session `id` of the account — or the session of the live observation
+    /// or summary `id` — with its live records, from one snapshot. `None` when the
+    /// account holds no such live record (another account's ids read as unknown).
+    pub async fn timeline(
+        &self,
+        account: AccountId,
+        id: Uuid,
+    ) -> Result<Option<Timeline>, StorageError> {
+        let mut tx = read_snapshot(self).await?;
+        let session_sql = format!(
+            "SELECT {SESSION_COLS} FROM memory_sessions WHERE account_id = $1 AND id = $2 AND NOT deleted"
+        );
+        let mut row = sqlx::query(AssertSqlSafe(session_sql.clone()))
+            .bind(account.0)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if row.is_none() {
+            let owner: Option<Uuid> = sqlx::query_scalar(
+                "SELECT session_id FROM memory_observations_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
+                 UNION ALL
+                 SELECT session_id FROM memory_summaries_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
+                 LIMIT 1",
+            )
+            .bind(account.0)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(session) = owner {
+                row = sqlx::query(AssertSqlSafe(session_sql))
+                    .bind(account.0)
+                    .bind(session)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            }
+        }
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let WireRecord::Session(session) = session_row(&row)? else {
+            return Err(StorageError::NotFound("session".into()));
+        };
+        let sid = *session.id.as_uuid();
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {OBSERVATION_COLS} FROM memory_observations_remote
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted ORDER BY created_at, id"
+        )))
+        .bind(account.0)
+        .bind(sid)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut observations = Vec::with_capacity(rows.len());
+        for r in &rows {
+            if let WireRecord::Observation(o) = observation_row(r)? {
+                observations.push(o);
+            }
+        }
+        let summary = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {SUMMARY_COLS} FROM memory_summaries_remote
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted ORDER BY created_at DESC, id DESC LIMIT 1"
+        )))
+        .bind(account.0)
+        .bind(sid)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let summary = match summary.as_ref().map(summary_row).transpose()? {
+            Some(WireRecord::Summary(s)) => Some(s),
+            _ => None,
+        };
+        tx.commit().await?;
+        let mut ids = vec![session.meta.machine_id];
+        ids.extend(observations.iter().map(|o| o.meta.machine_id));
+        ids.extend(summary.iter().map(|s| s.meta.machine_id));
+        let mut machines: Vec<MachineName> = self
+            .machine_names(account, &ids)
+            .await?
+            .into_iter()
+            .map(|(id, name)| MachineName { id, name })
+            .collect();
+        machines.sort_by_key(|m| m.id);
+        Ok(Some(Timeline {
+            session,
+            observations,
+            summary,
+            machines,
+        }))
+    }
+
+    /// One page of the account's live records after feed position `since`, in feed
+    /// order. A page reads at most `limit` rows; tombstones among them are left out
+    /// but move the cursor, so `next` is a change-feed position like any other.
+    pub async fn restore(
+        &self,
+        account: AccountId,
+        since: i64,
+        limit: usize,
+    ) -> Result<RestorePage, StorageError> {
+        // One snapshot for the three tables, as for the change feed.
+        let mut tx = read_snapshot(self).await?;
+        let mut all: Vec<(i64, Option<WireRecord>)> = Vec::new();
+        for (table, cols, map) in RECORD_TABLES {
+            let rows = sqlx::query(AssertSqlSafe(format!(
+                "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+            )))
+            .bind(account.0)
+            .bind(since)
+            .bind(limit as i64 + 1)
+            .fetch_all(&mut *tx)
+            .await?;
+            for row in &rows {
+                let live = !row.try_get::<bool, _>("deleted")?;
+                all.push((
+                    row.try_get("seq")?,
+                    if live { Some(map(row)?) } else { None },
+                ));
+            }
+        }
+        tx.commit().await?;
+        all.sort_by_key(|(seq, _)| *seq);
+        let more = all.len() > limit;
+        all.truncate(limit);
+        let next = all.last().map_or(since, |(seq, _)| *seq);
+        Ok(RestorePage {
+            records: all.into_iter().filter_map(|(_, r)| r).collect(),
+            next,
+            more,
+        })
+    }
+}
