@@ -7,6 +7,7 @@ use reqwest::StatusCode;
 use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::Value;
 use solaria_tests::edge::Edge;
+use solaria_tests::mcp::McpStdio;
 use solaria_tests::semantic::{copy_model, corrupt_weights, minilm};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
@@ -569,4 +570,200 @@ fn the_cli_searches_with_the_daemons_loaded_model() {
         text.contains("renew_jwt") && text.contains("lexical search"),
         "{text}"
     );
+}
+
+/// The citations at the start of an MCP text's lines, in order (`[O#…]`, `[S#…]`).
+fn cited_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim_start_matches(['>', ' ']);
+            let end = l.find(']')?;
+            (l.starts_with("[O#") || l.starts_with("[S#")).then(|| l[..=end].to_string())
+        })
+        .collect()
+}
+
+fn cites_of(hits: &Value) -> Vec<String> {
+    hits.as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["cite"].as_str().expect("cite").to_string())
+        .collect()
+}
+
+#[test]
+fn the_cli_mcp_and_local_api_answer_alike() {
+    let edge = Edge::new(MACHINE);
+    let cwd = edge.project.display().to_string();
+    edge.prompt("s-1", "deploy the billing api to staging");
+    for n in 0..4 {
+        edge.hook(
+            "post-tool-use",
+            serde_json::json!({"session_id": "s-1", "cwd": cwd, "hook_event_name": "PostToolUse",
+                "tool_name": "Bash", "tool_input": {"command": format!("deploy step {n}")},
+                "tool_response": {"stdout": format!("deploy step {n} done")}}),
+        );
+    }
+    edge.hook(
+        "stop",
+        serde_json::json!({"session_id": "s-1", "cwd": cwd, "hook_event_name": "Stop",
+            "last_assistant_message": "deployed to staging"}),
+    );
+    let api = serve(&edge);
+    let mut mcp = McpStdio::start(&edge);
+    mcp.initialize("surfaces-test");
+
+    // The same hits, in the same order.
+    let cli_hits: Value =
+        serde_json::from_str(&edge.ok(&["search", "--json", "--mode", "lexical", "deploy"]))
+            .expect("cli json");
+    let (status, api_hits) = api.get("/api/search?q=deploy&mode=lexical");
+    assert_eq!(status, StatusCode::OK, "{api_hits}");
+    let mcp_hits = mcp.ok(
+        "memory_search",
+        serde_json::json!({"query": "deploy", "mode": "lexical"}),
+    );
+    let cited = cites_of(&cli_hits);
+    assert!(cited.len() >= 5, "{cli_hits}");
+    assert_eq!(cites_of(&api_hits["hits"]), cited);
+    assert_eq!(cited_lines(&mcp_hits), cited, "{mcp_hits}");
+
+    // The same timeline around an observation.
+    let anchor = cli_hits
+        .as_array()
+        .expect("hits")
+        .iter()
+        .find(|h| h["type"] == "tool_use")
+        .expect("a tool use")["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let entries = |t: &Value| -> Vec<String> {
+        t["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .map(|o| format!("[O#{}]", o["id"].as_str().expect("id")))
+            .collect()
+    };
+    let cli_timeline: Value = serde_json::from_str(&edge.ok(&[
+        "timeline", &anchor, "--json", "--before", "2", "--after", "2",
+    ]))
+    .expect("timeline json");
+    let (status, api_timeline) = api.get(&format!("/api/timeline/{anchor}?before=2&after=2"));
+    assert_eq!(status, StatusCode::OK, "{api_timeline}");
+    let mcp_timeline = mcp.ok(
+        "memory_timeline",
+        serde_json::json!({"id": anchor, "before": 2, "after": 2}),
+    );
+    let window = entries(&cli_timeline);
+    assert!(
+        window.len() >= 3 && window.contains(&format!("[O#{anchor}]")),
+        "{cli_timeline}"
+    );
+    assert_eq!(entries(&api_timeline), window);
+    let mcp_window: Vec<String> = cited_lines(&mcp_timeline)
+        .into_iter()
+        .filter(|c| c.starts_with("[O#"))
+        .collect();
+    assert_eq!(mcp_window, window, "{mcp_timeline}");
+
+    // The same record in full.
+    let shown: Value =
+        serde_json::from_str(&edge.ok(&["show", "--json", &anchor])).expect("show json");
+    let record = &shown[0];
+    let full = mcp.ok(
+        "memory_get_observations",
+        serde_json::json!({"ids": [anchor]}),
+    );
+    assert!(full.contains(&format!("[O#{anchor}]")), "{full}");
+    assert!(
+        full.contains(record["title"].as_str().expect("title")),
+        "{full}"
+    );
+    let human = edge.ok(&["show", &anchor]);
+    assert!(human.contains(record["title"].as_str().expect("title")));
+
+    // The same counts and sync state.
+    let cli_stats: Value =
+        serde_json::from_str(&edge.ok(&["stats", "--json"])).expect("stats json");
+    let (status, api_stats) = api.get("/api/stats");
+    assert_eq!(status, StatusCode::OK, "{api_stats}");
+    let mcp_stats: Value =
+        serde_json::from_str(&mcp.ok("memory_stats", serde_json::json!({}))).expect("mcp stats");
+    for key in ["sessions", "observations", "summaries", "pending_push"] {
+        assert_eq!(api_stats[key], cli_stats[key], "{key}");
+        assert_eq!(mcp_stats[key], cli_stats[key], "{key}");
+    }
+    assert_eq!(cli_stats["observations"], 5, "{cli_stats}");
+    assert_eq!(api_stats["sync"], cli_stats["sync"]);
+    assert_eq!(mcp_stats["sync"], cli_stats["sync"]);
+    mcp.close();
+}
+
+#[test]
+fn a_killed_sync_reads_as_interrupted_on_every_status_surface() {
+    let edge = edge_with_a_prompt();
+    // A "server" that accepts connections and never answers: the sync hangs.
+    let silent = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let server = format!("http://{}", silent.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    std::fs::write(
+        edge.data().join("credentials.json"),
+        serde_json::json!({
+            "server": server,
+            "machine_id": "0192f3e4-5b6c-7d8e-9f00-112233445566",
+            "account_id": "0192f3e4-5b6c-7d8e-9f00-112233445567",
+            "credential": "not-a-real-credential",
+        })
+        .to_string(),
+    )
+    .expect("credentials");
+    let status_of = |json: &str| -> Value { serde_json::from_str(json).expect("json") };
+
+    let mut sync = edge
+        .cmd()
+        .arg("sync")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn solaria sync");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while status_of(&edge.ok(&["status", "--json"]))["last_sync_status"] != "interrupted" {
+        assert!(Instant::now() < deadline, "the sync never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    sync.kill().expect("kill -9");
+    sync.wait().expect("reaped");
+
+    let cli = status_of(&edge.ok(&["status", "--json"]));
+    assert_eq!(cli["last_sync_status"], "interrupted", "{cli}");
+    let stats = status_of(&edge.ok(&["stats", "--json"]));
+    assert_eq!(stats["sync"]["last_sync_status"], "interrupted", "{stats}");
+    let mut mcp = McpStdio::start(&edge);
+    mcp.initialize("status-test");
+    let mcp_stats = status_of(&mcp.ok("memory_stats", serde_json::json!({})));
+    assert_eq!(
+        mcp_stats["sync"]["last_sync_status"], "interrupted",
+        "{mcp_stats}"
+    );
+    mcp.close();
+    let api = serve(&edge);
+    let (_, api_status) = api.get("/api/status");
+    assert_eq!(
+        api_status["last_sync_status"], "interrupted",
+        "{api_status}"
+    );
+    let (_, api_stats) = api.get("/api/stats");
+    assert_eq!(
+        api_stats["sync"]["last_sync_status"], "interrupted",
+        "{api_stats}"
+    );
+    assert_eq!(api_status["last_sync_at"], cli["last_sync_at"]);
 }

@@ -411,3 +411,135 @@ async fn a_local_only_project_never_leaves_the_machine() {
     assert_eq!(c.count("memory_sessions").await, 0);
     assert_eq!(a.search("NDA").len(), 1, "still searchable locally");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_erasure_sticks_when_a_machine_that_missed_it_writes_the_record_again() {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let laptop = Edge::new("laptop");
+    let desktop = Edge::new("desktop");
+    laptop.enroll(&c, acct).await;
+    desktop.enroll(&c, acct).await;
+    let cwd = laptop.project.display().to_string();
+    let stop = |message: &str| {
+        json!({"session_id": "s1", "cwd": cwd, "hook_event_name": "Stop",
+               "last_assistant_message": message})
+    };
+    laptop.prompt("s1", "move the ledger to postgres");
+    laptop.hook("stop", stop("the ledger lives in postgres now"));
+    laptop.ok(&["sync"]);
+    desktop.ok(&["sync"]);
+    let session = desktop.search("ledger")[0]["session_id"]
+        .as_str()
+        .expect("session id")
+        .to_string();
+    desktop.ok(&["forget", "--session", &session]);
+    desktop.ok(&["sync"]);
+
+    // The laptop has not pulled the erasure and closes the session again: a newer
+    // live version of the same summary.
+    laptop.hook("stop", stop("ledger exports archived in bucket zeta"));
+    laptop.ok(&["sync"]);
+
+    let summaries: Vec<(bool, String)> =
+        sqlx::query_as("SELECT deleted, summary FROM memory_summaries_remote")
+            .fetch_all(c.storage.pool())
+            .await
+            .expect("summaries");
+    assert_eq!(summaries.len(), 1, "{summaries:?}");
+    assert!(summaries[0].0, "still erased on central: {summaries:?}");
+    assert!(!summaries[0].1.contains("zeta"), "{summaries:?}");
+
+    // The laptop took the erasure, and keeps no copy of what it erased.
+    let laptop_db = laptop.db();
+    let live: i64 = laptop_db
+        .query_row(
+            "SELECT count(*) FROM summaries WHERE deleted = 0",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(live, 0, "the laptop's summary is erased too");
+    let kept: i64 = laptop_db
+        .query_row(
+            "SELECT count(*) FROM conflicts
+             WHERE local_version LIKE '%zeta%' OR winner_version LIKE '%zeta%'
+                OR local_version LIKE '%ledger%' OR winner_version LIKE '%ledger%'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(kept, 0, "no conflict row keeps the erased text");
+    assert!(laptop.search("zeta").is_empty());
+
+    // A later close finds nothing of the erased session to summarise again.
+    laptop.hook("stop", stop("closing again"));
+    laptop.ok(&["sync"]);
+    assert!(laptop.search("postgres").is_empty());
+    let text: Vec<String> = sqlx::query_scalar(
+        "SELECT summary FROM memory_summaries_remote UNION ALL
+         SELECT title || input FROM memory_observations_remote",
+    )
+    .fetch_all(c.storage.pool())
+    .await
+    .expect("rows");
+    assert!(
+        text.iter()
+            .all(|t| !t.contains("ledger") && !t.contains("zeta")),
+        "{text:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_span_in_the_project_name_never_reaches_postgres() {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let laptop = Edge::new("laptop");
+    laptop.enroll(&c, acct).await;
+    // No git remote: the project is the directory, its name the directory's name.
+    let dir = laptop
+        .root
+        .path()
+        .join("billing <private>client-orion-secret</private>");
+    std::fs::create_dir_all(&dir).expect("project dir");
+    let cwd = dir.display().to_string();
+    laptop.hook(
+        "user-prompt-submit",
+        json!({"session_id": "p1", "cwd": cwd, "hook_event_name": "UserPromptSubmit",
+               "prompt": "draft the invoice export"}),
+    );
+    laptop.hook(
+        "stop",
+        json!({"session_id": "p1", "cwd": cwd, "hook_event_name": "Stop"}),
+    );
+    let out = laptop.ok(&["sync"]);
+    assert!(out.contains("pushed 3"), "session, prompt, summary: {out}");
+
+    let stored: Vec<String> = sqlx::query_scalar(
+        "SELECT project_key || ' ' || project_name FROM memory_sessions
+         UNION ALL SELECT project_key || ' ' || project_name || ' ' || title || input
+             FROM memory_observations_remote
+         UNION ALL SELECT project_key || ' ' || project_name || ' ' || summary
+             FROM memory_summaries_remote",
+    )
+    .fetch_all(c.storage.pool())
+    .await
+    .expect("rows");
+    assert_eq!(stored.len(), 3, "{stored:?}");
+    assert!(
+        stored.iter().all(|t| !t.contains("orion")),
+        "the private part of the project's name stayed on the laptop: {stored:?}"
+    );
+    assert!(
+        stored.iter().all(|t| t.contains("billing")),
+        "the rest of it travelled: {stored:?}"
+    );
+}

@@ -12,24 +12,6 @@ fn map_project(p: &mut crate::record::Project, f: &mut dyn FnMut(&str) -> String
     p.name = f(&p.name);
 }
 
-/// Applies `f` to every string value inside `value` (keys are left alone).
-fn map_json_strings(value: &mut serde_json::Value, f: &mut dyn FnMut(&str) -> String) {
-    match value {
-        serde_json::Value::String(s) => *s = f(s),
-        serde_json::Value::Array(items) => {
-            for item in items {
-                map_json_strings(item, f);
-            }
-        }
-        serde_json::Value::Object(map) => {
-            for item in map.values_mut() {
-                map_json_strings(item, f);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// The most records one `POST /memory/sync` may carry.
 pub const MAX_BATCH: usize = 1000;
 
@@ -72,12 +54,16 @@ impl WireRecord {
         }
     }
 
-    /// Applies `f` to every text of the record that a person or an agent wrote or
-    /// chose (the project's key and name, paths, titles, inputs, responses, lists,
-    /// every string inside metadata), and to none of the envelope. The one list of
-    /// such fields: the edge strips `<private>` spans with it before a push, and
-    /// central strips and redacts with it on ingest.
-    pub fn map_user_text(&mut self, f: &mut dyn FnMut(&str) -> String) {
+    /// Applies `text` to every text of the record that a person or an agent wrote
+    /// or chose (the project's key and name, paths, titles, inputs, responses,
+    /// lists) and `json` to its JSON fields (metadata), and neither to the envelope.
+    /// The one list of such fields: the edge strips `<private>` spans with it before
+    /// a push, and central strips and redacts with it on ingest.
+    pub fn map_user_text(
+        &mut self,
+        text: &mut dyn FnMut(&str) -> String,
+        json: &mut dyn FnMut(&mut serde_json::Value),
+    ) {
         let list = |items: &mut Vec<String>, f: &mut dyn FnMut(&str) -> String| {
             for item in items.iter_mut() {
                 *item = f(item);
@@ -85,24 +71,24 @@ impl WireRecord {
         };
         match self {
             WireRecord::Session(s) => {
-                map_project(&mut s.project, f);
-                s.cwd = f(&s.cwd);
+                map_project(&mut s.project, text);
+                s.cwd = text(&s.cwd);
             }
             WireRecord::Observation(o) => {
-                map_project(&mut o.project, f);
-                o.tool_name = o.tool_name.as_deref().map(&mut *f);
-                o.title = f(&o.title);
-                o.input = f(&o.input);
-                o.response = f(&o.response);
-                list(&mut o.files, f);
-                list(&mut o.tags, f);
-                map_json_strings(&mut o.metadata, f);
+                map_project(&mut o.project, text);
+                o.tool_name = o.tool_name.as_deref().map(&mut *text);
+                o.title = text(&o.title);
+                o.input = text(&o.input);
+                o.response = text(&o.response);
+                list(&mut o.files, text);
+                list(&mut o.tags, text);
+                json(&mut o.metadata);
             }
             WireRecord::Summary(s) => {
-                map_project(&mut s.project, f);
-                s.text = f(&s.text);
-                list(&mut s.key_points, f);
-                list(&mut s.tags, f);
+                map_project(&mut s.project, text);
+                s.text = text(&s.text);
+                list(&mut s.key_points, text);
+                list(&mut s.tags, text);
             }
         }
     }
@@ -290,7 +276,9 @@ mod tests {
             created_at: UnixMillis(1),
         };
         let mut rec = WireRecord::Observation(o.clone());
-        rec.map_user_text(&mut |t| t.replace(mark, "-"));
+        rec.map_user_text(&mut |t| t.replace(mark, "-"), &mut |v| {
+            crate::private::strip_private_json(v)
+        });
         let json = serde_json::to_string(&rec).expect("serialises");
         assert!(!json.contains("secret"), "{json}");
         assert_eq!(rec.id(), *o.id.as_uuid());

@@ -1,12 +1,15 @@
 //! Applying pushed batches (idempotent, last-write-wins) and reading the change feed.
 //!
-//! Which version is kept is decided by [`replaces`], mirrored in SQL by
-//! [`replaces_where!`] in every upsert:
+//! Which version is kept is decided by [`replaces`] (the shared rule,
+//! `solaria_shared::RecordMeta::replaces`), mirrored in SQL by [`replaces_where!`]
+//! in every upsert:
 //!
-//! - **Erasure is final.** A tombstone (`deleted`) is never replaced: an erased id
-//!   accepts no version ever again, however late its stamp, so a machine that had not
-//!   yet pulled the erasure cannot bring the content back. Its push is answered
-//!   `stale` with the tombstone as the winner, so it moves on instead of retrying.
+//! - **Erasure is final.** A tombstone (`deleted`) is never replaced by a live
+//!   version: an erased id accepts no content ever again, however late its stamp, so
+//!   a machine that had not yet pulled the erasure cannot bring the content back. Its
+//!   push is answered `stale` with the tombstone as the winner, so it moves on
+//!   instead of retrying. A tombstone replaces any live version, whatever the stamps;
+//!   between two tombstones the later wins, so every node keeps the same one.
 //! - **Otherwise last write wins**, by `solaria_shared::hlc::wins_over`: the later
 //!   `(updated, machine_id)`, with UUIDs compared bytewise by both PostgreSQL and
 //!   Rust, so a live record is only ever replaced by a version every node would also
@@ -18,7 +21,7 @@
 //! later find a committed row below N: no change is skipped.
 
 use super::{AccountId, Storage, StorageError, read_snapshot};
-use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS, wins_over};
+use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS};
 use solaria_shared::private::strip_private;
 use solaria_shared::redact::redact;
 use solaria_shared::wire::{Change, ChangesPage, RecordOutcome, WireRecord};
@@ -49,41 +52,36 @@ impl SyncKind {
     }
 }
 
-/// Text that reaches the database is cleaned once more, whatever the edge did:
-/// secrets redacted, private spans stripped.
-fn clean(text: &str) -> String {
-    let stripped = strip_private(text);
-    redact(&stripped).into_owned()
+/// A pushed record as it may reach the database, cleaned once more whatever the
+/// edge did: private spans stripped, then secrets redacted, in every user-text
+/// field (`WireRecord::map_user_text` is the one list of them).
+fn cleaned(mut record: WireRecord) -> WireRecord {
+    record.map_user_text(
+        &mut |text| redact(&strip_private(text)).into_owned(),
+        &mut |json| {
+            solaria_shared::private::strip_private_json(json);
+            solaria_shared::redact::redact_json(json);
+        },
+    );
+    record
 }
 
-fn clean_json(value: &serde_json::Value) -> String {
-    let mut v = value.clone();
-    solaria_shared::private::strip_private_json(&mut v);
-    solaria_shared::redact::redact_json(&mut v);
-    v.to_string()
-}
-
-fn clean_list(items: &[String]) -> String {
-    serde_json::Value::from(items.iter().map(|s| clean(s)).collect::<Vec<_>>()).to_string()
+/// A list as the database keeps it (a JSON array).
+fn json_list(items: &[String]) -> String {
+    serde_json::Value::from(items.to_vec()).to_string()
 }
 
 /// Whether the version `new` replaces the stored `old` (see the module doc: erasure
 /// is final, else last write wins). [`replaces_where!`] says the same in SQL.
 pub fn replaces(new: &WireRecord, old: &WireRecord) -> bool {
-    !old.meta().deleted
-        && wins_over(
-            new.updated(),
-            new.machine_id(),
-            old.updated(),
-            old.machine_id(),
-        )
+    new.meta().replaces(old.meta())
 }
 
 /// [`replaces`] as the condition of an upsert's `DO UPDATE` (`t`: the stored row,
 /// `EXCLUDED`: the version pushed).
 macro_rules! replaces_where {
     () => {
-        " WHERE NOT t.deleted AND (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id)"
+        " WHERE (EXCLUDED.deleted AND NOT t.deleted) OR (EXCLUDED.deleted = t.deleted AND (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id))"
     };
 }
 
@@ -120,6 +118,7 @@ impl Storage {
     ) -> Result<Vec<RecordOutcome>, StorageError> {
         let started = std::time::Instant::now();
         let now = UnixMillis::now();
+        let records: Vec<WireRecord> = records.into_iter().map(cleaned).collect();
         let mut outcomes: Vec<Option<RecordOutcome>> = vec![None; records.len()];
         // Within one batch the same id may appear twice: keep the one stored last.
         let mut best: HashMap<Uuid, usize> = HashMap::new();
@@ -265,11 +264,11 @@ async fn upsert_sessions(
     .bind(rows.iter().map(|(_, s)| s.meta.updated.as_i64()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.meta.deleted).collect::<Vec<_>>())
     .bind(rows.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
-    .bind(rows.iter().map(|(_, s)| clean(&s.project.key)).collect::<Vec<_>>())
-    .bind(rows.iter().map(|(_, s)| clean(&s.project.name)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.project.key.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.project.name.clone()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.agent.clone()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.agent_session_id.clone()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|(_, s)| clean(&s.cwd)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.cwd.clone()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.source.clone()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.started_at.0).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.ended_at.map(|t| t.0)).collect::<Vec<_>>())
@@ -316,16 +315,16 @@ async fn upsert_observations(
     .bind(rows.iter().map(|(_, o)| o.meta.updated.as_i64()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, o)| o.meta.deleted).collect::<Vec<_>>())
     .bind(rows.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
-    .bind(col(&|o| clean(&o.project.key)))
-    .bind(col(&|o| clean(&o.project.name)))
+    .bind(col(&|o| o.project.key.clone()))
+    .bind(col(&|o| o.project.name.clone()))
     .bind(col(&|o| o.kind.as_str().to_string()))
     .bind(rows.iter().map(|(_, o)| o.tool_name.clone()).collect::<Vec<_>>())
-    .bind(col(&|o| clean(&o.title)))
-    .bind(col(&|o| clean(&o.input)))
-    .bind(col(&|o| clean(&o.response)))
-    .bind(col(&|o| clean_list(&o.files)))
-    .bind(col(&|o| clean_json(&o.metadata)))
-    .bind(col(&|o| clean_list(&o.tags)))
+    .bind(col(&|o| o.title.clone()))
+    .bind(col(&|o| o.input.clone()))
+    .bind(col(&|o| o.response.clone()))
+    .bind(col(&|o| json_list(&o.files)))
+    .bind(col(&|o| o.metadata.to_string()))
+    .bind(col(&|o| json_list(&o.tags)))
     .bind(rows.iter().map(|(_, o)| o.created_at.0).collect::<Vec<_>>())
     .fetch_all(&mut **tx)
     .await?;
@@ -366,11 +365,11 @@ async fn upsert_summaries(
     .bind(rows.iter().map(|(_, s)| s.meta.updated.as_i64()).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.meta.deleted).collect::<Vec<_>>())
     .bind(rows.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
-    .bind(rows.iter().map(|(_, s)| clean(&s.project.key)).collect::<Vec<_>>())
-    .bind(rows.iter().map(|(_, s)| clean(&s.project.name)).collect::<Vec<_>>())
-    .bind(rows.iter().map(|(_, s)| clean(&s.text)).collect::<Vec<_>>())
-    .bind(rows.iter().map(|(_, s)| clean_list(&s.key_points)).collect::<Vec<_>>())
-    .bind(rows.iter().map(|(_, s)| clean_list(&s.tags)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.project.key.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.project.name.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.text.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| json_list(&s.key_points)).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| json_list(&s.tags)).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.observation_count as i32).collect::<Vec<_>>())
     .bind(rows.iter().map(|(_, s)| s.created_at.0).collect::<Vec<_>>())
     .fetch_all(&mut **tx)

@@ -10,6 +10,7 @@ use std::path::Path;
 const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0001_init.sql"),
     include_str!("../../../migrations/edge/0002_vectors.sql"),
+    include_str!("../../../migrations/edge/0003_erasure_final.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

@@ -281,7 +281,9 @@ impl Writer<'_> {
         let stamp = self.tick();
         let machine = self.machine_id();
         self.tx().execute(
-            "UPDATE sessions SET ended_at = ?2, updated = ?3, machine_id = ?4 WHERE id = ?1",
+            // An erased session stays erased (docs/DESIGN.md, Erasure).
+            "UPDATE sessions SET ended_at = ?2, updated = ?3, machine_id = ?4
+             WHERE id = ?1 AND deleted = 0",
             params![
                 id.to_string(),
                 ended_at.map(|t| t.0),
@@ -343,7 +345,8 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Writes a session's summary, replacing the previous one (same id, new version).
+    /// Writes a session's summary, replacing the previous one (same id, new version),
+    /// unless that one was erased: an erased summary stays erased.
     pub fn upsert_summary(&mut self, s: &Summary) -> Result<(), StoreError> {
         self.tx().execute(
             &format!(
@@ -354,7 +357,8 @@ impl Writer<'_> {
                     deleted = excluded.deleted, text = excluded.text,
                     key_points = excluded.key_points, tags = excluded.tags,
                     observation_count = excluded.observation_count,
-                    scope = excluded.scope"
+                    scope = excluded.scope
+                 WHERE summaries.deleted = 0"
             ),
             params![
                 s.id.to_string(),

@@ -8,7 +8,6 @@ use super::records::{
 };
 use super::{StoreError, Writer};
 use rusqlite::{Connection, OptionalExtension, params};
-use solaria_shared::hlc::wins_over;
 use solaria_shared::wire::WireRecord;
 use solaria_shared::{Hlc, MachineId, UnixMillis};
 
@@ -241,7 +240,8 @@ fn local_version(w: &Writer<'_>, r: &WireRecord) -> Result<Option<WireRecord>, S
 
 impl Writer<'_> {
     /// Applies versions received from the central service: each replaces the local
-    /// one only if it wins last-write-wins; a local change not yet pushed (stamped
+    /// one only if `RecordMeta::replaces` says so (erasure is final, else
+    /// last-write-wins); a local change not yet pushed (stamped
     /// after `push_cursor`) that loses is recorded as a conflict. The clock merges
     /// every received stamp, so later local edits order after what was seen.
     pub fn apply_remote(
@@ -258,12 +258,15 @@ impl Writer<'_> {
             self.observe(r.updated());
             let local = local_version(self, r)?;
             if let Some(l) = &local {
-                if !wins_over(r.updated(), r.machine_id(), l.updated(), l.machine_id()) {
+                if !r.meta().replaces(l.meta()) {
                     done.ignored += 1;
                     continue;
                 }
+                // An erasure keeps no copy of what it erases: a live local change
+                // it replaces is not kept as a conflict.
+                let erases = r.meta().deleted && !l.meta().deleted;
                 let unpushed = l.machine_id() == me && l.updated().as_i64() > push_cursor;
-                if unpushed {
+                if unpushed && !erases {
                     self.record_conflict(l, r)?;
                     done.conflicts += 1;
                 }

@@ -19,7 +19,7 @@ use client::{Client, ClientError};
 use credentials::Credentials;
 use serde::Serialize;
 use solaria_shared::UnixMillis;
-use solaria_shared::private::strip_private;
+use solaria_shared::private::{strip_private, strip_private_json};
 use solaria_shared::wire::{MAX_BATCH, RecordOutcome, WireRecord};
 use std::time::{Duration, Instant};
 
@@ -272,6 +272,9 @@ fn is_local_only(r: &WireRecord, local_only: &[String]) -> bool {
 /// every user-text field (the one list of them is `WireRecord::map_user_text`).
 fn prepare_outgoing(r: &WireRecord) -> WireRecord {
     let mut out = r.clone();
-    out.map_user_text(&mut |t| strip_private(t).into_owned());
+    out.map_user_text(
+        &mut |t| strip_private(t).into_owned(),
+        &mut strip_private_json,
+    );
     out
 }
