@@ -122,7 +122,7 @@ async fn search_finds_english_and_spanish_and_cites_each_hit() {
         .expect("English stemming finds it");
     assert!(!ids(&r).contains(noise.id.as_uuid()));
     assert_eq!(hit.hit_type, RecordType::ToolUse);
-    assert_eq!(hit.cite, format!("[O#{}]", o.id));
+    assert_eq!(hit.cite.to_string(), format!("[O#{}]", o.id));
     assert_eq!(hit.title, o.title);
     assert_eq!(
         (hit.project.as_str(), hit.project_name.as_str()),
@@ -143,7 +143,7 @@ async fn search_finds_english_and_spanish_and_cites_each_hit() {
         .find(|h| h.id == *es.id.as_uuid())
         .expect("Spanish stemming finds it");
     assert_eq!(hit.hit_type, RecordType::Summary);
-    assert_eq!(hit.cite, format!("[S#{}]", s2.id));
+    assert_eq!(hit.cite.to_string(), format!("[S#{}]", s2.id));
     assert_eq!(
         (hit.machine_id, hit.machine_name.as_str()),
         (desktop.id, "desktop")

@@ -5,6 +5,7 @@ use crate::config::ContextConfig;
 use crate::store::{Store, StoreError, records, views};
 use crate::timefmt;
 use serde_json::{Value, json};
+use solaria_shared::Citation;
 use solaria_shared::context::assemble;
 use solaria_shared::{MachineId, Project, UnixMillis};
 use std::collections::HashMap;
@@ -54,8 +55,8 @@ pub fn build(
         .iter()
         .map(|s| {
             format!(
-                "[S#{}] {}{} {}\n",
-                s.session_id,
+                "{} {}{} {}\n",
+                Citation::session(s.session_id),
                 timefmt::short(s.created_at, now),
                 label(s.meta.machine_id),
                 s.text
@@ -71,8 +72,8 @@ pub fn build(
                 ""
             };
             format!(
-                "[O#{}] {}{} {}{flag}\n",
-                o.id,
+                "{} {}{} {}{flag}\n",
+                Citation::observation(o.id),
                 timefmt::short(o.created_at, now),
                 label(o.meta.machine_id),
                 o.title

@@ -12,7 +12,13 @@ pub const ACTIVITY_HEADING: &str = "\n## Recent activity\n";
 
 /// Approximate tokens of a text (about four characters per token).
 pub fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
+    tokens_for_chars(text.chars().count())
+}
+
+/// Approximate tokens of a text of `chars` characters: the one estimate both sides
+/// use (search hits' `~tokens`, context budgets).
+pub fn tokens_for_chars(chars: usize) -> usize {
+    chars.div_ceil(4)
 }
 
 /// The assembled context and how many of each kind of line it holds (the first

@@ -314,7 +314,7 @@ pub struct SearchHit {
     #[serde(rename = "type")]
     pub hit_type: RecordType,
     /// How to cite it: `[O#id]` for an observation, `[S#session]` for a summary.
-    pub cite: String,
+    pub cite: crate::Citation,
     pub title: String,
     /// The project key.
     pub project: String,

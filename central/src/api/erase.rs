@@ -1,4 +1,4 @@
-//! Right to erasure (SPEC §10) over HTTP: `DELETE` a record, a session, a project, a
+//! Right to erasure over HTTP: `DELETE` a record, a session, a project, a
 //! machine's data or the whole account of the caller.
 //!
 //! Records become tombstones (content erased, a newer version in the change feed) so

@@ -1,4 +1,4 @@
-//! `/mcp`: the central MCP server over streamable HTTP (SPEC §7), built on `rmcp`.
+//! `/mcp`: the central MCP server over streamable HTTP, built on `rmcp`.
 //!
 //! Every request to `/mcp` is authenticated first by [`authenticate`], an axum
 //! middleware running the checks of every `/memory` route (the [`Caller`] extractor:
@@ -32,6 +32,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use solaria_shared::Citation;
 use solaria_shared::wire::{SearchResponse, TimelineResponse};
 use solaria_shared::{MachineId, Observation};
 use std::collections::HashMap;
@@ -250,11 +251,8 @@ fn bounded(text: &str, max: usize) -> String {
 
 /// The id in an id or a citation (`[O#…]`, `O#…`, `[S#…]`).
 fn parse_id(raw: &str) -> Result<Uuid, String> {
-    let t = raw.trim().trim_start_matches('[').trim_end_matches(']');
-    let t = t
-        .strip_prefix("O#")
-        .or_else(|| t.strip_prefix("S#"))
-        .unwrap_or(t);
+    let cited = solaria_shared::Citation::parse_lenient(raw).ok().flatten();
+    let t = cited.as_ref().map_or(raw, |c| c.id.as_str());
     Uuid::parse_str(t.trim()).map_err(|_| {
         let shown: String = raw.chars().take(80).collect();
         format!("`{shown}` is not a record id: expected a UUID or a citation such as [O#0192f3e4-5b6c-7d8e-9f00-112233445566]")
@@ -393,8 +391,8 @@ fn timeline_text(t: &TimelineResponse, anchor: Uuid) -> String {
         t.machines.iter().map(|m| (m.id, m.name.clone())).collect();
     let s = &t.session;
     let mut out = format!(
-        "[S#{}] session on {} ({}), machine {}, directory {}, agent {}, started {}{}\n",
-        s.id,
+        "{} session on {} ({}), machine {}, directory {}, agent {}, started {}{}\n",
+        Citation::session(s.id),
         s.project.name,
         s.project.key,
         machine_name(&names, s.meta.machine_id),
@@ -412,8 +410,8 @@ fn timeline_text(t: &TimelineResponse, anchor: Uuid) -> String {
             " "
         };
         out.push_str(&format!(
-            "{mark}[S#{}] summary {} ({}): {}\n",
-            summary.session_id,
+            "{mark}{} summary {} ({}): {}\n",
+            Citation::session(summary.session_id),
             utc(summary.created_at),
             machine_name(&names, summary.meta.machine_id),
             summary
@@ -430,8 +428,8 @@ fn timeline_text(t: &TimelineResponse, anchor: Uuid) -> String {
     for o in &t.observations {
         let mark = if *o.id.as_uuid() == anchor { ">" } else { " " };
         out.push_str(&format!(
-            "{mark}[O#{}] {} ({}) {} {}\n",
-            o.id,
+            "{mark}{} {} ({}) {} {}\n",
+            Citation::observation(o.id),
             utc(o.created_at),
             machine_name(&names, o.meta.machine_id),
             o.kind.as_str(),
@@ -443,8 +441,8 @@ fn timeline_text(t: &TimelineResponse, anchor: Uuid) -> String {
 
 fn observation_text(o: &Observation, names: &HashMap<MachineId, String>) -> String {
     let mut out = format!(
-        "[O#{}] {} ({}) {}{} — project {} ({}), session [S#{}]\nTitle: {}\n",
-        o.id,
+        "{} {} ({}) {}{} — project {} ({}), session {}\nTitle: {}\n",
+        Citation::observation(o.id),
         utc(o.created_at),
         machine_name(names, o.meta.machine_id),
         o.kind.as_str(),
@@ -454,7 +452,7 @@ fn observation_text(o: &Observation, names: &HashMap<MachineId, String>) -> Stri
             .unwrap_or_default(),
         o.project.name,
         o.project.key,
-        o.session_id,
+        Citation::session(o.session_id),
         o.title
     );
     if !o.input.is_empty() {

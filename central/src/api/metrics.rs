@@ -1,4 +1,4 @@
-//! Prometheus metrics (SPEC §5): counted in the process, served as the OpenMetrics
+//! Prometheus metrics: counted in the process, served as the OpenMetrics
 //! text exposition on `GET /metrics` of a separate listener (`metrics_listen`), never
 //! on the API's port.
 //!

@@ -5,6 +5,7 @@
 use super::{Caller, OpError, given};
 use crate::storage::{RecentObservation, RecentSummary, Storage};
 use crate::timefmt::utc;
+use solaria_shared::Citation;
 use solaria_shared::context::{assemble, estimate_tokens};
 use solaria_shared::wire::{CONTEXT_DEFAULT_BUDGET, CONTEXT_MAX_BUDGET, ContextResponse};
 use solaria_shared::{MachineId, ObservationId, Project, SessionId};
@@ -125,8 +126,8 @@ fn build_context(
         .iter()
         .map(|s| {
             format!(
-                "[S#{}] {} ({}) {}\n",
-                s.session_id,
+                "{} {} ({}) {}\n",
+                Citation::session(s.session_id),
                 utc(s.created_at),
                 name(&s.machine_id),
                 one_line(&s.text, MAX_SUMMARY_LINE)
@@ -138,8 +139,8 @@ fn build_context(
         .map(|o| {
             let flag = if o.error { " [error]" } else { "" };
             format!(
-                "[O#{}] {} ({}) {}{flag}\n",
-                o.id,
+                "{} {} ({}) {}{flag}\n",
+                Citation::observation(o.id),
                 utc(o.created_at),
                 name(&o.machine_id),
                 one_line(&o.title, MAX_SUMMARY_LINE)

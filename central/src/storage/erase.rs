@@ -1,4 +1,4 @@
-//! Right to erasure (SPEC §10): turning a record, a session, a project or a machine's
+//! Right to erasure (docs/DESIGN.md): turning a record, a session, a project or a machine's
 //! data into tombstones that reach every edge, and removing a whole account.
 //!
 //! A tombstone keeps the sync envelope (id, session, project) and erases the content,

@@ -202,8 +202,8 @@ impl Storage {
                 let weight =
                     ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at));
                 let cite = match c.hit_type {
-                    RecordType::Summary => format!("[S#{}]", c.session_id),
-                    _ => format!("[O#{}]", c.id),
+                    RecordType::Summary => solaria_shared::Citation::session(c.session_id),
+                    _ => solaria_shared::Citation::observation(c.id),
                 };
                 SearchHit {
                     id: c.id,
@@ -219,7 +219,7 @@ impl Storage {
                     machine_id: c.machine_id,
                     session_id: c.session_id,
                     created_at: UnixMillis(c.created_at),
-                    tokens: (c.chars.max(0) as usize).div_ceil(4),
+                    tokens: solaria_shared::context::tokens_for_chars(c.chars.max(0) as usize),
                     score: ranking::score(c.rank, weight),
                 }
             })

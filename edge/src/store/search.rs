@@ -559,7 +559,7 @@ impl Row {
             machine_id: self.machine_id,
             session_id: self.session_id,
             created_at: self.created_at,
-            tokens: (self.size.max(0) as usize).div_ceil(4),
+            tokens: solaria_shared::context::tokens_for_chars(self.size.max(0) as usize),
             score,
         }
     }

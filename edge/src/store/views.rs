@@ -21,12 +21,9 @@ pub enum AnyRecord {
 /// Finds a record of any kind by its id.
 pub fn resolve(conn: &Connection, id: &str) -> Result<AnyRecord, StoreError> {
     let not_found = || StoreError::NotFound(id.chars().take(80).collect());
-    let trimmed = id.trim().trim_start_matches('[').trim_end_matches(']');
-    // Accept citations as printed: [O#id], [S#id], [M#id].
-    let bare = trimmed
-        .split_once('#')
-        .map(|(_, rest)| rest)
-        .unwrap_or(trimmed);
+    // Accept citations as printed ([O#id], [S#id]) as well as bare ids.
+    let cited = solaria_shared::Citation::parse_lenient(id).map_err(|_| not_found())?;
+    let bare = cited.as_ref().map_or(id.trim(), |c| c.id.as_str());
     if let Ok(oid) = bare.parse::<ObservationId>() {
         if let Some(o) = records::get_observation(conn, oid)? {
             return Ok(AnyRecord::Observation(o));
