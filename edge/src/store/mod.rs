@@ -195,6 +195,10 @@ fn setup(conn: &mut Connection, path: &Path, machine_name: &str) -> Result<(), S
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;
+    // Deleted and rewritten content is overwritten with zeros, so what `forget`,
+    // `prune` and erasures remove does not linger in free pages or free space
+    // inside pages of the file (or of the WAL frames written from now on).
+    conn.pragma_update(None, "secure_delete", "ON")?;
     migrate::run(conn, path, machine_name)
 }
 
