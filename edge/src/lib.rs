@@ -7,6 +7,7 @@ pub mod claude_code;
 pub mod cli;
 pub mod config;
 pub mod context;
+pub mod fsutil;
 pub mod http;
 pub mod mcp;
 pub mod models;

@@ -477,3 +477,24 @@ fn a_private_span_cut_by_the_size_bound_never_leaves_the_machine() {
     let sent = solaria_shared::private::strip_private(&rows[1].2);
     assert!(sent.contains("build finished"), "{sent}");
 }
+
+#[test]
+fn a_hook_that_only_logs_leaves_a_private_data_dir() {
+    use std::os::unix::fs::PermissionsExt;
+    let m = Machine::new();
+    // A fresh SOLARIA_HOME: nothing exists until the hook's first contact.
+    std::fs::remove_dir_all(m.data_dir()).expect("fresh home");
+    m.hook_raw("user-prompt-submit", b"{not json");
+    assert!(m.hook_log().contains("not valid JSON"), "{}", m.hook_log());
+    assert!(!m.db_path().exists(), "only the logger wrote");
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
+    assert_eq!(mode(&m.data_dir()), 0o700, "the data dir");
+    assert_eq!(mode(&m.data_dir().join("logs")), 0o700, "its logs/");
+    assert_eq!(mode(&m.data_dir().join("logs/hooks.log")), 0o600, "the log");
+
+    // A data dir an older version left wide is narrowed on the next contact.
+    std::fs::set_permissions(m.data_dir(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    m.hook_raw("stop", b"[1, 2]");
+    assert_eq!(mode(&m.data_dir()), 0o700);
+}

@@ -49,7 +49,7 @@ pub fn load(data_dir: &Path) -> std::io::Result<Option<Credentials>> {
 pub fn save(data_dir: &Path, creds: &Credentials) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    std::fs::create_dir_all(data_dir)?;
+    crate::fsutil::private_dir(data_dir)?;
     let tmp = data_dir.join(".credentials.json.tmp");
     let _ = std::fs::remove_file(&tmp);
     let mut file = std::fs::OpenOptions::new()
