@@ -1868,6 +1868,17 @@ mod tests {
         );
         let once = out(&text);
         assert!(matches!(redact(&once), Cow::Borrowed(_)), "{once}");
+        let newer = format!(
+            "{} {} {} {} AccountKey={} Authorization: Bearer ya29.abcdefghij              mysql -pS3cret docker login -p 'pw one' x --password=abc",
+            stripe("sk", "live"),
+            gitlab(),
+            npm(),
+            huggingface(),
+            azure_key()
+        );
+        let once = out(&newer);
+        assert!(!once.contains("S3cret") && !once.contains("ya29"), "{once}");
+        assert!(matches!(redact(&once), Cow::Borrowed(_)), "{once}");
         let mut value = json!({"password": "abcdefghij", "t": text});
         redact_json(&mut value);
         let once = value.clone();
