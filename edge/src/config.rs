@@ -191,7 +191,21 @@ impl Paths {
 
     /// The hook log (failures are written here, never to the agent).
     pub fn hook_log(&self) -> PathBuf {
-        self.data_dir.join("logs").join("hooks.log")
+        self.logs_dir().join("hooks.log")
+    }
+
+    /// Where the edge's logs live (`hooks.log`, `serve.log`).
+    pub fn logs_dir(&self) -> PathBuf {
+        self.data_dir.join("logs")
+    }
+
+    /// Makes the data dir and its `logs/` private (0700, see
+    /// [`crate::fsutil::private_dir`]) before a log is written; returns `logs/`.
+    pub fn prepare_logs_dir(&self) -> std::io::Result<PathBuf> {
+        crate::fsutil::private_dir(&self.data_dir)?;
+        let logs = self.logs_dir();
+        crate::fsutil::private_dir(&logs)?;
+        Ok(logs)
     }
 
     /// The local API's bearer token (0600), made by the daemon on first start.

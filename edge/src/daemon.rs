@@ -261,10 +261,8 @@ fn jittered(every: Duration) -> Duration {
 
 fn log(app: &App, message: &str) {
     use std::os::unix::fs::OpenOptionsExt;
-    let path = app.paths.data_dir.join("logs").join("serve.log");
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
+    let _ = app.paths.prepare_logs_dir();
+    let path = app.paths.logs_dir().join("serve.log");
     let line = format!(
         "{} {message}\n",
         chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")

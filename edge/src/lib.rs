@@ -16,6 +16,7 @@ pub mod claude_code;
 pub mod config;
 pub mod context;
 pub mod daemon;
+pub mod fsutil;
 pub mod http;
 pub mod mcp;
 pub mod models;

@@ -404,3 +404,97 @@ fn a_stdin_that_never_closes_does_not_hang_the_agent() {
         m.hook_log()
     );
 }
+
+/// Words of a `<private>` span, repeated to `bytes`.
+fn words(text: &str, bytes: usize) -> String {
+    text.repeat(bytes / text.len() + 1)[..bytes].to_string()
+}
+
+#[test]
+fn a_private_span_cut_by_the_size_bound_never_leaves_the_machine() {
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", None);
+    const PRIVATE_WORDS: [&str; 3] = ["heliotrope", "osprey", "kestrel4417"];
+    // The span opens in the middle the bound drops and closes in the tail it keeps.
+    let text = format!(
+        "{} <private>{} kestrel4417</private> {}",
+        words("public notes about the build ", 12_000),
+        words("heliotrope osprey ", 10_400),
+        words("closing remarks ", 1_600),
+    );
+    assert!(text.len() >= 24_000, "{}", text.len());
+    m.hook("user-prompt-submit", &prompt("s1", &p, &text));
+    let stdout = format!(
+        "{}\n<private>{}\n</private>\nbuild finished",
+        words("compiling crate ", 10_000),
+        words("osprey heliotrope ", 20_000),
+    );
+    m.hook(
+        "post-tool-use",
+        &tool(
+            "s1",
+            &p,
+            "Bash",
+            json!({"command": "cargo build"}),
+            json!({"stdout": stdout, "stderr": ""}),
+        ),
+    );
+
+    let rows: Vec<(String, String, String)> = {
+        let db = m.db();
+        let mut stmt = db
+            .prepare("SELECT title, input, response FROM observations ORDER BY created_at")
+            .expect("prepare");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows")
+    };
+    assert_eq!(rows.len(), 2);
+    let (_, input, _) = &rows[0];
+    assert!(input.len() < text.len(), "the prompt was bounded");
+    assert!(
+        input.contains("osprey"),
+        "the kept tail holds private text locally"
+    );
+    assert!(
+        rows[1].2.contains("osprey"),
+        "so does the kept tail of the output"
+    );
+    for (title, input, response) in &rows {
+        for stored in [title, input, response] {
+            let sent = solaria_shared::private::strip_private(stored);
+            for word in PRIVATE_WORDS {
+                assert!(!sent.contains(word), "{word} would be pushed: {sent}");
+            }
+        }
+    }
+    let sent = solaria_shared::private::strip_private(input);
+    assert!(
+        sent.starts_with("public notes") && sent.trim_end().ends_with("closing remarks"),
+        "the public text around the span is kept: {sent}"
+    );
+    let sent = solaria_shared::private::strip_private(&rows[1].2);
+    assert!(sent.contains("build finished"), "{sent}");
+}
+
+#[test]
+fn a_hook_that_only_logs_leaves_a_private_data_dir() {
+    use std::os::unix::fs::PermissionsExt;
+    let m = Machine::new();
+    // A fresh SOLARIA_HOME: nothing exists until the hook's first contact.
+    std::fs::remove_dir_all(m.data_dir()).expect("fresh home");
+    m.hook_raw("user-prompt-submit", b"{not json");
+    assert!(m.hook_log().contains("not valid JSON"), "{}", m.hook_log());
+    assert!(!m.db_path().exists(), "only the logger wrote");
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
+    assert_eq!(mode(&m.data_dir()), 0o700, "the data dir");
+    assert_eq!(mode(&m.data_dir().join("logs")), 0o700, "its logs/");
+    assert_eq!(mode(&m.data_dir().join("logs/hooks.log")), 0o600, "the log");
+
+    // A data dir an older version left wide is narrowed on the next contact.
+    std::fs::set_permissions(m.data_dir(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    m.hook_raw("stop", b"[1, 2]");
+    assert_eq!(mode(&m.data_dir()), 0o700);
+}

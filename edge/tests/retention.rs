@@ -192,3 +192,61 @@ fn forget_erases_content_and_leaves_a_newer_tombstone() {
     let missing = m.run_in(&p, &["forget", "--project", "nope"]);
     assert!(!missing.status.success());
 }
+
+/// Checkpoints the WAL into the main file and empties it.
+fn checkpoint(m: &Machine) {
+    m.db()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .expect("checkpoint");
+}
+
+fn on_disk(m: &Machine, word: &str) -> bool {
+    let bytes = m.store_bytes();
+    bytes.windows(word.len()).any(|w| w == word.as_bytes())
+}
+
+#[test]
+fn forget_leaves_no_copy_of_the_text_in_the_file() {
+    const WORD: &str = "quokkaxylograph";
+    let m = Machine::new();
+    let p = project(m.root.path(), "api", None);
+    m.hook(
+        "user-prompt-submit",
+        &prompt("s1", &p, &format!("the vault phrase is {WORD} remember it")),
+    );
+    m.hook(
+        "post-tool-use",
+        &tool(
+            "s1",
+            &p,
+            "Bash",
+            json!({"command": format!("echo {WORD}")}),
+            json!({"stdout": WORD}),
+        ),
+    );
+    m.hook(
+        "user-prompt-submit",
+        &prompt("s1", &p, "unrelated later work"),
+    );
+    checkpoint(&m);
+    assert!(on_disk(&m, WORD), "the word is in the file before forget");
+
+    for hit in m
+        .json(&p, &["search", "--json", WORD])
+        .as_array()
+        .expect("hits")
+    {
+        let id = hit["id"].as_str().expect("id");
+        m.ok(&p, &["forget", id]);
+    }
+    assert!(
+        m.ok(&p, &["search", WORD]).contains("No matches"),
+        "forgotten"
+    );
+    assert!(
+        !on_disk(&m, WORD),
+        "forget left the text in the database file or its WAL"
+    );
+    checkpoint(&m);
+    assert!(!on_disk(&m, WORD), "nor after a checkpoint");
+}

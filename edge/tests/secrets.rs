@@ -25,6 +25,13 @@ fn secrets() -> Vec<(&'static str, String, String)> {
         ("connection string", "postgres://admin:FakeDbPassw0rd2026@db.internal:5432/app".into(), "FakeDbPassw0rd2026"),
         ("discord webhook", "https://discord.com/api/webhooks/123456789012345678/FAKEfakeFAKEfakeFAKEfake_0123".into(), "FAKEfakeFAKEfakeFAKEfake_0123"),
         ("hardcoded credential", "api_key = \"FAKEhardcodedValue2026\"".into(), "FAKEhardcodedValue2026"),
+        ("stripe key", "sk_live_FAKEfakeFAKEfake0123456789".into(), "FAKEfakeFAKEfake0123456789"),
+        ("gitlab token", "glpat-FAKEfakeFAKE0123456789".into(), "FAKEfakeFAKE0123456789"),
+        ("npm token", "npm_FAKEfakeFAKEfakeFAKEfake0123456789ab".into(), "FAKEfakeFAKEfakeFAKEfake0123456789"),
+        ("hugging face token", "hf_FAKEfakeFAKEfakeFAKEfakeFAKEfake".into(), "FAKEfakeFAKEfakeFAKEfakeFAKEfake"),
+        ("azure account key", "AccountName=acct;AccountKey=FAKEfakeFAKEfake0123456789abcdef+/FAKE==".into(), "FAKEfakeFAKEfake0123456789abcdef"),
+        ("authorization header", "Authorization: Bearer ya29.FAKEfakeFAKEfake.FAKEtoken".into(), "FAKEfakeFAKEfake.FAKEtoken"),
+        ("mysql password", "mysql -u app -pFakeMyPw db".into(), "FakeMyPw"),
     ]
     .into_iter()
     .map(|(n, s, c)| (n, s, c.to_string()))

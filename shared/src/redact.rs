@@ -12,13 +12,20 @@
 //! | `AWS_KEY` | `AKIA`/`ASIA` + 16 upper-case letters or digits; the 40-character value of an `aws_secret_access_key` assignment |
 //! | `ANTHROPIC_KEY` | `sk-ant-` + 20 or more |
 //! | `SK_KEY` | any other `sk-` + 20 or more (OpenAI `sk-proj-…`, …) |
+//! | `STRIPE_KEY` | Stripe secret and restricted keys: `sk_live_`/`rk_live_`/`sk_test_`/`rk_test_` + 16 or more letters or digits (publishable `pk_` keys are public) |
 //! | `GITHUB_TOKEN` | `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_` + 36, `github_pat_` + 20 or more |
+//! | `GITLAB_TOKEN` | `glpat-`/`gldt-`/`glrt-` + 20 or more (dotted suffixes included) |
+//! | `NPM_TOKEN` | `npm_` + exactly 36 letters or digits |
+//! | `HUGGINGFACE_TOKEN` | `hf_` + 30 or more letters or digits, mixing cases or digits |
 //! | `SLACK_TOKEN` | `xoxb-`/`xoxa-`/`xoxp-`/`xoxr-`/`xoxs-` + 10 or more |
 //! | `GOOGLE_KEY` | `AIza` + 35 |
 //! | `SENDGRID_KEY` | `SG.` + 22 or more + `.` + 22 or more |
 //! | `JWT` | three base64url segments, the first starting `eyJ` |
+//! | `AZURE_KEY` | the base64 value of `AccountKey=` or `SharedAccessKey=` (storage and Service Bus connection strings) |
 //! | `CONNECTION_STRING` | the `user:password` of a database (or http, ftp, smtp, ldap) URL; a URL with no password is not a secret |
 //! | `HARDCODED_CREDENTIAL` | the value assigned to a secret-named key (see below) |
+//! | `AUTHORIZATION` | the token after `Authorization:` (or `Proxy-Authorization:`) and a scheme (`Bearer`, `Basic`, `Token`, `Bot`, `Digest`, `Negotiate`): 8 or more characters of any kind up to a space, quote, `,` or `;` (no `:` inside), with no heuristics; a stand-in (`<token>`, `${TOKEN}`, `{token}`) stays |
+//! | `CLI_PASSWORD` | a password on a command line, of any length: `--password=…`/`--password …` (and `--passwd`), `mysql`/`mysqldump`/`mariadb … -p…` (attached), `docker`/`podman`/`nerdctl`/`buildah`/`skopeo login … -p …`; a reference (`$VAR`) or another flag stays |
 //!
 //! Token families only match at the start of a word (so `task-list…` is not an `sk-`
 //! key), where a JSON escape such as `\n` also counts as a word break.
@@ -113,11 +120,12 @@ const KEYWORDS: &str = r"(?i-u:api[_-]?key|secret|passw(?:or)?d|passphrase|token
 const SCHEME: &str = r"(?:(?i-u:bearer|basic|token|bot) +)?";
 
 /// The value after a separator, each form in its own group: `eq` (`\"…\"` inside
-/// JSON text, at any escaping depth), `dq` (`"…"`), `sq` (`'…'`) and `uq` (unquoted).
+/// JSON text, at any escaping depth), `dq` (`"…"`), `sq` (`'…'`) and `uq` (unquoted),
+/// each optionally after `scheme`.
 /// Backslashes inside a value are only ever taken as whole escape pairs. `dq` may not start the
 /// way the gap between two JSON strings starts (`,` `:` `]` `}`), so in JSON text it
 /// cannot run from the end of one string to the start of the next.
-fn value_pattern() -> String {
+fn value_pattern(scheme: &str) -> String {
     format!(
         concat!(
             r#"(?:(?:\\\\)*\\"{s}(?P<eq>(?:[^"\\\s]|\\\\(?:[^"\\\s]|\\[\\"]))+)(?:\\\\)*\\""#,
@@ -125,90 +133,45 @@ fn value_pattern() -> String {
             r#"|'{s}(?P<sq>[^'"\\\s]+)'"#,
             r#"|{s}(?P<uq>[^\s"'\\`&;|<>()\[\]{{}},=:][^\s"'\\`&;|<>()\[\]{{}},]*))"#,
         ),
-        s = SCHEME
+        s = scheme
     )
 }
 
+/// The gap between a command's name and one of its flags: anything on the same
+/// command (no `|`, `;`, `&`, line break or unescaped quote, so in JSON text it never
+/// leaves the string it starts in), taking backslash escapes as whole pairs.
+const SAME_COMMAND: &str = r#"(?:[^\n|;&"\\]|\\[\s\S])*?"#;
+
+/// Every rule: its label, the literals one of which each of its matches contains
+/// (matched without regard to ASCII case; a missing needle would let a secret through,
+/// so keep them in step with the pattern), its pattern and its check.
+type Spec = (&'static str, &'static [&'static str], String, Accept);
+
+/// The value of a command line's password flag: like [`value_pattern`] (same groups,
+/// same care for JSON text) but a quoted value may hold spaces, since a quoted
+/// argument is a password whatever it reads like.
+fn cli_value_pattern() -> String {
+    concat!(
+        r#"(?:(?:\\\\)*\\"(?P<eq>(?:[^"\\\n]|\\\\(?:[^"\\\s]|\\[\\"]))+)(?:\\\\)*\\""#,
+        r#"|"(?P<dq>(?:[^"\\\s,:\]}]|\\\S)(?:[^"\\\n]|\\\S)*)""#,
+        r#"|'(?P<sq>[^'"\\\n]+)'"#,
+        r#"|(?P<uq>[^\s"'\\`&;|<>()\[\]{},=:][^\s"'\\`&;|<>()\[\]{},]*))"#,
+    )
+    .to_owned()
+}
+
 fn redactor() -> Redactor {
-    // One unit of a private key body: anything but a quote, a whole escape pair, or a
-    // source-code string concatenation (`\n" +\n "MII…`). In JSON text the last never
-    // matches (two JSON strings are always separated by `,` or `:`), so a block never
-    // runs past the JSON string it starts in.
-    let body = r#"(?:[^"\\]|\\[\s\S]|"[\s+.&\\]*")"#;
-    let key_line = r"PRIVATE KEY(?: BLOCK)?-----";
-    let value = value_pattern();
-    let specs: Vec<(&'static str, String, Accept)> = vec![
-        (
-            "PRIVATE_KEY",
-            format!(
-                r"(?P<s>-----BEGIN[ A-Z0-9]*{key_line}(?:{body}*?-----END[ A-Z0-9]*{key_line}|{body}*))"
-            ),
-            secret_group,
-        ),
-        (
-            "SLACK_WEBHOOK",
-            r"(?P<s>https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_-]+/[A-Za-z0-9_/-]+)"
-                .to_owned(),
-            secret_group,
-        ),
-        (
-            "DISCORD_WEBHOOK",
-            r"(?P<s>https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api(?:/v[0-9]+)?/webhooks/[0-9]+/[A-Za-z0-9_-]+)"
-                .to_owned(),
-            secret_group,
-        ),
-        ("AWS_KEY", format!(r"{LEAD}(?P<s>(?:AKIA|ASIA)[A-Z0-9]{{16}})"), secret_group),
-        (
-            "AWS_KEY",
-            r#"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)(?:\\*["'])?[ \t]*(?::=|=>|=|:)[ \t]*(?:\\*["'])?(?P<s>[A-Za-z0-9/+]{40}[A-Za-z0-9/+=]*)"#
-                .to_owned(),
-            secret_group,
-        ),
-        ("ANTHROPIC_KEY", format!(r"{LEAD}(?P<s>sk-ant-[A-Za-z0-9_-]{{20,}})"), secret_group),
-        ("SK_KEY", format!(r"{LEAD}(?P<s>sk-[A-Za-z0-9_-]{{20,}})"), sk_key),
-        (
-            "GITHUB_TOKEN",
-            format!(r"{LEAD}(?P<s>gh[pousr]_[A-Za-z0-9]{{36,}}|github_pat_[A-Za-z0-9_]{{20,}})"),
-            secret_group,
-        ),
-        ("SLACK_TOKEN", format!(r"{LEAD}(?P<s>xox[baprs]-[A-Za-z0-9-]{{10,}})"), secret_group),
-        ("GOOGLE_KEY", format!(r"{LEAD}(?P<s>AIza[0-9A-Za-z_-]{{35}})"), secret_group),
-        (
-            "SENDGRID_KEY",
-            format!(r"{LEAD}(?P<s>SG\.[A-Za-z0-9_-]{{22,}}\.[A-Za-z0-9_-]{{22,}})"),
-            secret_group,
-        ),
-        (
-            "JWT",
-            format!(r"{LEAD}(?P<s>eyJ[A-Za-z0-9_-]{{10,}}\.[A-Za-z0-9_-]{{10,}}\.[A-Za-z0-9_-]*)"),
-            secret_group,
-        ),
-        (
-            "CONNECTION_STRING",
-            r#"(?i:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|https?|s?ftp|smtps?|ldaps?)://(?P<s>[^\s:/@"'\\]*:[^\s/@"'\\?#]+(?:@[^\s/@"'\\?#]+)*)@"#
-                .to_owned(),
-            connection_string,
-        ),
-        (
-            HARDCODED_CREDENTIAL,
-            format!(
-                r#"(?P<n>[A-Za-z0-9_.-]*?{KEYWORDS})(?:\\*["'])?\]?(?P<w1>[ \t]*)(?P<sep>:=|=>|=|:)(?P<w2>[ \t]*){value}"#
-            ),
-            assignment,
-        ),
-        (
-            HARDCODED_CREDENTIAL,
-            format!(r"--(?P<n>[A-Za-z0-9_-]*?{KEYWORDS})[ \t]+{value}"),
-            cli_flag,
-        ),
-    ];
+    let specs = token_rules()
+        .into_iter()
+        .chain(assignment_rules())
+        .collect::<Vec<Spec>>();
     let mut needles: Vec<&'static str> = Vec::new();
     let mut needle_rule = Vec::new();
     let rules = specs
         .into_iter()
         .enumerate()
-        .map(|(index, (label, pattern, accept))| {
-            for needle in needles_of(label, index) {
+        .map(|(index, (label, rule_needles, pattern, accept))| {
+            for needle in rule_needles {
                 needles.push(needle);
                 needle_rule.push(index);
             }
@@ -231,10 +194,137 @@ fn redactor() -> Redactor {
     }
 }
 
-/// The literals one of which every match of a rule contains (matched without
-/// regard to ASCII case). Keep in step with the patterns above: a missing needle
-/// would let a secret through, so `every_rule_has_needles` checks the table.
-fn needles_of(label: &str, index: usize) -> &'static [&'static str] {
+/// Secrets recognised by their own shape, precise labels first.
+fn token_rules() -> Vec<Spec> {
+    // One unit of a private key body: anything but a quote, a whole escape pair, or a
+    // source-code string concatenation (`\n" +\n "MII…`). In JSON text the last never
+    // matches (two JSON strings are always separated by `,` or `:`), so a block never
+    // runs past the JSON string it starts in.
+    let body = r#"(?:[^"\\]|\\[\s\S]|"[\s+.&\\]*")"#;
+    let key_line = r"PRIVATE KEY(?: BLOCK)?-----";
+    vec![
+        (
+            "PRIVATE_KEY",
+            &["-----begin"],
+            format!(
+                r"(?P<s>-----BEGIN[ A-Z0-9]*{key_line}(?:{body}*?-----END[ A-Z0-9]*{key_line}|{body}*))"
+            ),
+            secret_group,
+        ),
+        (
+            "SLACK_WEBHOOK",
+            &["hooks.slack.com"],
+            r"(?P<s>https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_-]+/[A-Za-z0-9_/-]+)"
+                .to_owned(),
+            secret_group,
+        ),
+        (
+            "DISCORD_WEBHOOK",
+            &["discord"],
+            r"(?P<s>https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api(?:/v[0-9]+)?/webhooks/[0-9]+/[A-Za-z0-9_-]+)"
+                .to_owned(),
+            secret_group,
+        ),
+        (
+            "AWS_KEY",
+            &["akia", "asia"],
+            format!(r"{LEAD}(?P<s>(?:AKIA|ASIA)[A-Z0-9]{{16}})"),
+            secret_group,
+        ),
+        (
+            "AWS_KEY",
+            &["secret"],
+            r#"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)(?:\\*["'])?[ \t]*(?::=|=>|=|:)[ \t]*(?:\\*["'])?(?P<s>[A-Za-z0-9/+]{40}[A-Za-z0-9/+=]*)"#
+                .to_owned(),
+            secret_group,
+        ),
+        (
+            "ANTHROPIC_KEY",
+            &["sk-ant-"],
+            format!(r"{LEAD}(?P<s>sk-ant-[A-Za-z0-9_-]{{20,}})"),
+            secret_group,
+        ),
+        (
+            "SK_KEY",
+            &["sk-"],
+            format!(r"{LEAD}(?P<s>sk-[A-Za-z0-9_-]{{20,}})"),
+            random_body,
+        ),
+        (
+            "STRIPE_KEY",
+            &["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
+            format!(r"{LEAD}(?P<s>[sr]k_(?:live|test)_[A-Za-z0-9]{{16,}})\b"),
+            secret_group,
+        ),
+        (
+            "GITHUB_TOKEN",
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+            format!(r"{LEAD}(?P<s>gh[pousr]_[A-Za-z0-9]{{36,}}|github_pat_[A-Za-z0-9_]{{20,}})"),
+            secret_group,
+        ),
+        (
+            "GITLAB_TOKEN",
+            &["glpat-", "gldt-", "glrt-"],
+            format!(
+                r"{LEAD}(?P<s>gl(?:pat|dt|rt)-[A-Za-z0-9_-]{{20,}}(?:\.[A-Za-z0-9_-]+)*)"
+            ),
+            secret_group,
+        ),
+        (
+            "NPM_TOKEN",
+            &["npm_"],
+            format!(r"{LEAD}(?P<s>npm_[A-Za-z0-9]{{36}})\b"),
+            secret_group,
+        ),
+        (
+            "HUGGINGFACE_TOKEN",
+            &["hf_"],
+            format!(r"{LEAD}(?P<s>hf_[A-Za-z0-9]{{30,}})\b"),
+            random_body,
+        ),
+        (
+            "SLACK_TOKEN",
+            &["xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"],
+            format!(r"{LEAD}(?P<s>xox[baprs]-[A-Za-z0-9-]{{10,}})"),
+            secret_group,
+        ),
+        (
+            "GOOGLE_KEY",
+            &["aiza"],
+            format!(r"{LEAD}(?P<s>AIza[0-9A-Za-z_-]{{35}})"),
+            secret_group,
+        ),
+        (
+            "SENDGRID_KEY",
+            &["sg."],
+            format!(r"{LEAD}(?P<s>SG\.[A-Za-z0-9_-]{{22,}}\.[A-Za-z0-9_-]{{22,}})"),
+            secret_group,
+        ),
+        (
+            "JWT",
+            &["eyj"],
+            format!(r"{LEAD}(?P<s>eyJ[A-Za-z0-9_-]{{10,}}\.[A-Za-z0-9_-]{{10,}}\.[A-Za-z0-9_-]*)"),
+            secret_group,
+        ),
+        (
+            "AZURE_KEY",
+            &["accountkey", "sharedaccesskey"],
+            r"(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
+            secret_group,
+        ),
+        (
+            "CONNECTION_STRING",
+            &["://"],
+            r#"(?i:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|https?|s?ftp|smtps?|ldaps?)://(?P<s>[^\s:/@"'\\]*:[^\s/@"'\\?#]+(?:@[^\s/@"'\\?#]+)*)@"#
+                .to_owned(),
+            connection_string,
+        ),
+    ]
+}
+
+/// Secrets recognised by what names them: a secret-named key or flag, an HTTP
+/// authorization header, a password flag of a command line.
+fn assignment_rules() -> Vec<Spec> {
     const CREDENTIAL_WORDS: &[&str] = &[
         "key",
         "secret",
@@ -244,24 +334,53 @@ fn needles_of(label: &str, index: usize) -> &'static [&'static str] {
         "credential",
         "authorization",
     ];
-    match label {
-        "PRIVATE_KEY" => &["-----begin"],
-        "SLACK_WEBHOOK" => &["hooks.slack.com"],
-        "DISCORD_WEBHOOK" => &["discord"],
-        // The first AWS rule is the key id, the second the secret access key.
-        "AWS_KEY" if index == 3 => &["akia", "asia"],
-        "AWS_KEY" => &["secret"],
-        "ANTHROPIC_KEY" => &["sk-ant-"],
-        "SK_KEY" => &["sk-"],
-        "GITHUB_TOKEN" => &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
-        "SLACK_TOKEN" => &["xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"],
-        "GOOGLE_KEY" => &["aiza"],
-        "SENDGRID_KEY" => &["sg."],
-        "JWT" => &["eyj"],
-        "CONNECTION_STRING" => &["://"],
-        HARDCODED_CREDENTIAL => CREDENTIAL_WORDS,
-        _ => &[],
-    }
+    let value = value_pattern(SCHEME);
+    let cli = cli_value_pattern();
+    vec![
+        (
+            HARDCODED_CREDENTIAL,
+            CREDENTIAL_WORDS,
+            format!(
+                r#"(?P<n>[A-Za-z0-9_.-]*?{KEYWORDS})(?:\\*["'])?\]?(?P<w1>[ \t]*)(?P<sep>:=|=>|=|:)(?P<w2>[ \t]*){value}"#
+            ),
+            assignment,
+        ),
+        (
+            HARDCODED_CREDENTIAL,
+            CREDENTIAL_WORDS,
+            format!(r"--(?P<n>[A-Za-z0-9_-]*?{KEYWORDS})[ \t]+{value}"),
+            cli_flag,
+        ),
+        // What the rules above leave (values under 8 characters, or that do not read
+        // as literals) is caught here, where the name alone says it is a secret.
+        (
+            "AUTHORIZATION",
+            &["authorization"],
+            r#"(?i:authorization)(?:\\*["'])?[ \t]*(?::=|=>|=|:)[ \t]*(?:\\*["'])?(?i:bearer|basic|token|bot|digest|negotiate)[ \t]+(?P<s>[^\s"'\\,;:]{8,})(?:[\s"'\\,;]|$)"#
+                .to_owned(),
+            authorization,
+        ),
+        (
+            "CLI_PASSWORD",
+            &["--passw"],
+            format!(r"(?:^|[^A-Za-z0-9_-]|\\[nrtbf])--passw(?:or)?d(?:=|[ \t]+){cli}"),
+            cli_password,
+        ),
+        (
+            "CLI_PASSWORD",
+            &["mysql", "mariadb"],
+            format!(r"\b(?:mysql[a-z]*|mariadb(?:-[a-z]+)?)\b{SAME_COMMAND}[ \t]-p{cli}"),
+            cli_password,
+        ),
+        (
+            "CLI_PASSWORD",
+            &["login"],
+            format!(
+                r"\b(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b{SAME_COMMAND}[ \t]-p(?:=|[ \t]+){cli}"
+            ),
+            cli_password,
+        ),
+    ]
 }
 
 static REDACTOR: LazyLock<Redactor> = LazyLock::new(redactor);
@@ -270,9 +389,10 @@ fn secret_group(_text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
     caps.name("s").map(|m| m.range())
 }
 
-/// A generic `sk-` key is random: its body mixes at least two of lower case, upper
-/// case and digits (`sk-spinner-double-bounce` is a CSS class, not a key).
-fn sk_key(_text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
+/// A generic `sk-` key or a Hugging Face `hf_` token is random: its body (after the
+/// three-character prefix) mixes at least two of lower case, upper case and digits
+/// (`sk-spinner-double-bounce` is a CSS class, not a key).
+fn random_body(_text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
     let m = caps.name("s")?;
     let body = &m.as_str()[3..];
     let classes = [
@@ -281,6 +401,26 @@ fn sk_key(_text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
         body.bytes().any(|b| b.is_ascii_digit()),
     ];
     (classes.iter().filter(|c| **c).count() >= 2).then(|| m.range())
+}
+
+/// The token after an authorization scheme, unless it stands in for one (`<token>`,
+/// `${TOKEN}`, `{token}`) or is a marker already.
+fn authorization(_text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
+    let m = caps.name("s")?;
+    let value = m.as_str();
+    let stand_in = is_marker(value) || is_reference(value) || value.starts_with(['<', '{']);
+    (!stand_in).then(|| m.range())
+}
+
+/// The value of a command line's password flag, whatever its length or look, unless
+/// it is a reference (`$MYSQL_PWD`), another flag or a marker already.
+fn cli_password(_text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
+    let m = ["eq", "dq", "sq", "uq"]
+        .iter()
+        .find_map(|name| caps.name(name))?;
+    let value = m.as_str();
+    let stand_in = is_marker(value) || is_reference(value) || value.starts_with(['-', '<', '{']);
+    (!stand_in).then(|| m.range())
 }
 
 fn connection_string(_text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
@@ -729,7 +869,7 @@ mod tests {
     }
 
     #[test]
-    fn every_rule_has_needles_and_the_aws_rules_are_where_expected() {
+    fn every_rule_has_needles() {
         let r = &*REDACTOR;
         for (index, rule) in r.rules.iter().enumerate() {
             assert!(
@@ -738,14 +878,6 @@ mod tests {
                 rule.label
             );
         }
-        assert!(
-            r.rules[3].pattern.contains("AKIA"),
-            "needles_of assumes rule 3 is the AWS key id"
-        );
-        assert!(
-            r.rules[4].pattern.contains("secret"),
-            "and rule 4 the AWS secret"
-        );
     }
 
     #[test]
@@ -976,6 +1108,271 @@ mod tests {
     #[test]
     fn sendgrid_lookalikes_are_kept() {
         assert_kept("SG.short.short and SG.Module.Name");
+    }
+
+    // ---- STRIPE_KEY ----
+
+    fn stripe(kind: &str, mode: &str) -> String {
+        [kind, "_", mode, "_", "51HqLyjWDarjtT1zdp7dcXYZ0123abcd"].concat()
+    }
+
+    #[test]
+    fn stripe_secret_and_restricted_keys_are_redacted() {
+        for (kind, mode) in [
+            ("sk", "live"),
+            ("rk", "live"),
+            ("sk", "test"),
+            ("rk", "test"),
+        ] {
+            let key = stripe(kind, mode);
+            assert_redacts(
+                &format!("curl https://api.stripe.com/v1/charges -u {key}:"),
+                &key,
+                "STRIPE_KEY",
+            );
+            assert_redacts(&format!("STRIPE_SECRET_KEY={key}"), &key, "STRIPE_KEY");
+        }
+        assert_eq!(
+            out(&format!("key {} end", stripe("sk", "live"))),
+            "key [REDACTED:STRIPE_KEY] end"
+        );
+    }
+
+    #[test]
+    fn stripe_lookalikes_are_kept() {
+        // A publishable key is public by design.
+        assert_kept(&stripe("pk", "live"));
+        assert_kept(
+            "sk_live_short, desk_live_0123456789abcdefghij and sk_prod_0123456789abcdefghij",
+        );
+    }
+
+    // ---- GITLAB_TOKEN ----
+
+    fn gitlab() -> String {
+        ["gl", "pat-", "xYz12AbC34dEf56GhI78j"].concat()
+    }
+
+    #[test]
+    fn gitlab_tokens_are_redacted() {
+        assert_redacts(
+            &format!(
+                "curl --header 'PRIVATE-TOKEN: {}' https://gitlab.com/api/v4/projects",
+                gitlab()
+            ),
+            &gitlab(),
+            "GITLAB_TOKEN",
+        );
+        assert_eq!(
+            out(&format!(
+                "git clone https://oauth2:{}@gitlab.com/g/p.git",
+                gitlab()
+            )),
+            "git clone https://oauth2:[REDACTED:GITLAB_TOKEN]@gitlab.com/g/p.git"
+        );
+        let dotted = format!("{}.01.abcdef123", gitlab());
+        assert_eq!(out(&format!("t {dotted}.")), "t [REDACTED:GITLAB_TOKEN].");
+    }
+
+    #[test]
+    fn gitlab_lookalikes_are_kept() {
+        assert_kept("glpat-short and glpat- alone, xglpat-xYz12AbC34dEf56GhI78j is glued");
+    }
+
+    // ---- NPM_TOKEN ----
+
+    fn npm() -> String {
+        ["np", "m_", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"].concat()
+    }
+
+    #[test]
+    fn bare_npm_tokens_are_redacted() {
+        assert_redacts(&format!("NPM_TOKEN: {}", npm()), &npm(), "NPM_TOKEN");
+        assert_redacts(
+            &format!("//registry.npmjs.org/:_authToken={}", npm()),
+            &npm(),
+            "NPM_TOKEN",
+        );
+        assert_eq!(
+            out(&format!("use {} now", npm())),
+            "use [REDACTED:NPM_TOKEN] now"
+        );
+    }
+
+    #[test]
+    fn npm_lookalikes_are_kept() {
+        assert_kept("npm_config_cache and npm_package_name and npm_lifecycle_event");
+        // 35 and 37 characters after the prefix are not npm tokens.
+        assert_kept(&npm()[..npm().len() - 1]);
+        assert_kept(&format!("{}x", npm()));
+    }
+
+    // ---- HUGGINGFACE_TOKEN ----
+
+    fn huggingface() -> String {
+        ["h", "f_", "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh"].concat()
+    }
+
+    #[test]
+    fn hugging_face_tokens_are_redacted() {
+        assert_redacts(
+            &format!("huggingface-cli login --token {}", huggingface()),
+            &huggingface(),
+            "HUGGINGFACE_TOKEN",
+        );
+        assert_eq!(
+            out(&format!("HF_TOKEN={}", huggingface())),
+            "HF_TOKEN=[REDACTED:HUGGINGFACE_TOKEN]"
+        );
+    }
+
+    #[test]
+    fn hugging_face_lookalikes_are_kept() {
+        assert_kept("from huggingface_hub import hf_hub_download; hf_transfer");
+        assert_kept("hf_transformersmodelcachedirectoryname is one lower-case word");
+    }
+
+    // ---- AZURE_KEY ----
+
+    fn azure_key() -> String {
+        [
+            "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq",
+            "/K1SZFPTOtr/KBHBeksoGMGw==",
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn azure_account_keys_are_redacted() {
+        let conn = format!(
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net",
+            azure_key()
+        );
+        assert_redacts(&conn, "Eby8vdM02xNOcqFl", "AZURE_KEY");
+        assert_eq!(
+            out(&conn),
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED:AZURE_KEY];EndpointSuffix=core.windows.net"
+        );
+        let bus = format!(
+            "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={}",
+            azure_key()
+        );
+        assert_redacts(&bus, "Eby8vdM02xNOcqFl", "AZURE_KEY");
+    }
+
+    #[test]
+    fn azure_lookalikes_are_kept() {
+        assert_kept("AccountKey= and AccountKey=short; AccountName=acct");
+        assert_kept("SharedAccessKeyName=RootManageSharedAccessKey;");
+    }
+
+    // ---- AUTHORIZATION ----
+
+    #[test]
+    fn the_value_after_an_authorization_scheme_is_always_a_credential() {
+        // Dots and no digits: neither reads as a literal to the generic rule.
+        let google = ["ya29", ".a0AfH6SMBxyzQrStUvWxyzAb"].concat();
+        let cases = [
+            (
+                format!("curl -H 'Authorization: Bearer {google}' https://x"),
+                "curl -H 'Authorization: Bearer [REDACTED:AUTHORIZATION]' https://x".to_owned(),
+            ),
+            (
+                "authorization: token abcdefghijklmnopqrst".to_owned(),
+                "authorization: token [REDACTED:AUTHORIZATION]".to_owned(),
+            ),
+            (
+                "Proxy-Authorization: Basic dXNlcjpwYXNz".to_owned(),
+                "Proxy-Authorization: Basic [REDACTED:AUTHORIZATION]".to_owned(),
+            ),
+            (
+                "AUTHORIZATION: BEARER abc.def.ghi".to_owned(),
+                "AUTHORIZATION: BEARER [REDACTED:AUTHORIZATION]".to_owned(),
+            ),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(out(&input), expected, "{input}");
+        }
+        assert_redacts(
+            &format!("curl -H 'Authorization: Bearer {google}' https://x"),
+            "a0AfH6SMB",
+            "AUTHORIZATION",
+        );
+    }
+
+    #[test]
+    fn authorization_stand_ins_are_kept() {
+        for text in [
+            "Authorization: Bearer <token>",
+            "Authorization: Bearer ${API_TOKEN}",
+            "Authorization: Bearer {token}",
+            "Authorization: Basic auth is on",
+            "headers[\"Authorization\"] = f\"Bearer {token}\"",
+        ] {
+            assert_kept(text);
+        }
+    }
+
+    // ---- CLI_PASSWORD ----
+
+    #[test]
+    fn passwords_on_command_lines_are_redacted_whatever_they_look_like() {
+        let cases = [
+            (
+                "mysql -h db -u root -pS3cr3t! app",
+                "mysql -h db -u root -p[REDACTED:CLI_PASSWORD] app",
+            ),
+            (
+                "mysqldump -uroot -p'my pass' app > dump.sql",
+                "mysqldump -uroot -p'[REDACTED:CLI_PASSWORD]' app > dump.sql",
+            ),
+            (
+                "mysql --password=hunter2 app",
+                "mysql --password=[REDACTED:CLI_PASSWORD] app",
+            ),
+            (
+                "docker login -u me -p hunter2 registry.example.com",
+                "docker login -u me -p [REDACTED:CLI_PASSWORD] registry.example.com",
+            ),
+            (
+                "podman login --username me --password pw42 quay.io",
+                "podman login --username me --password [REDACTED:CLI_PASSWORD] quay.io",
+            ),
+            ("tool --passwd=abc", "tool --passwd=[REDACTED:CLI_PASSWORD]"),
+            (
+                "mysql \\\n  -u root \\\n  -pletmein db",
+                "mysql \\\n  -u root \\\n  -p[REDACTED:CLI_PASSWORD] db",
+            ),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(out(input), expected, "{input}");
+        }
+        for (text, secret) in [
+            ("mysql -u root -phunter2 app", "hunter2"),
+            ("mysql --password=hunter2 app", "hunter2"),
+            ("docker login -p hunter2 reg", "hunter2"),
+            ("mysqldump -p\"my pass\" app", "my pass"),
+        ] {
+            assert_redacts(text, secret, "CLI_PASSWORD");
+        }
+    }
+
+    #[test]
+    fn command_lines_without_passwords_are_kept() {
+        for text in [
+            "mkdir -p src/dir && cp -pr a b",
+            "docker run -p 8080:80 nginx",
+            "ssh -p 22 host; git log -p",
+            "mysql -u root -p",
+            "mysql -u root -p app",
+            "mysql -P 3306 -u root",
+            "mysql -u root -p$MYSQL_PWD app",
+            "docker login -u me --password-stdin < token.txt",
+            "docker login -u me -p \"$REGISTRY_PASSWORD\" reg",
+            "tool --password $DB_PASS",
+        ] {
+            assert_kept(text);
+        }
     }
 
     // ---- PRIVATE_KEY ----
@@ -1470,6 +1867,17 @@ mod tests {
             slack_webhook()
         );
         let once = out(&text);
+        assert!(matches!(redact(&once), Cow::Borrowed(_)), "{once}");
+        let newer = format!(
+            "{} {} {} {} AccountKey={} Authorization: Bearer ya29.abcdefghij              mysql -pS3cret docker login -p 'pw one' x --password=abc",
+            stripe("sk", "live"),
+            gitlab(),
+            npm(),
+            huggingface(),
+            azure_key()
+        );
+        let once = out(&newer);
+        assert!(!once.contains("S3cret") && !once.contains("ya29"), "{once}");
         assert!(matches!(redact(&once), Cow::Borrowed(_)), "{once}");
         let mut value = json!({"password": "abcdefghij", "t": text});
         redact_json(&mut value);

@@ -30,11 +30,14 @@ const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
 /// Runs one hook. Never fails and never panics outward: what goes wrong is logged.
 pub fn run(event: HookEvent, env: &Env) {
     let (config, paths, config_error) = config::load_lenient(env);
-    let log = paths.hook_log();
     if let Some(e) = config_error {
-        log_line(&log, event, &format!("config ignored, using defaults: {e}"));
+        log_line(
+            &paths,
+            event,
+            &format!("config ignored, using defaults: {e}"),
+        );
     }
-    start_watchdog(event, log.clone(), config.capture.hook_timeout_ms);
+    start_watchdog(event, paths.clone(), config.capture.hook_timeout_ms);
     let outcome = std::panic::catch_unwind(|| handle(event, &config, &paths));
     match outcome {
         Ok(Ok(Some(output))) => {
@@ -44,9 +47,9 @@ pub fn run(event: HookEvent, env: &Env) {
             let _ = stdout.flush();
         }
         Ok(Ok(None)) => {}
-        Ok(Err(e)) => log_line(&log, event, &e.to_string()),
+        Ok(Err(e)) => log_line(&paths, event, &e.to_string()),
         Err(_) => log_line(
-            &log,
+            &paths,
             event,
             "internal error (panic) while capturing; event dropped",
         ),
@@ -56,11 +59,11 @@ pub fn run(event: HookEvent, env: &Env) {
 /// Ends the process (exit 0, logged) if the hook runs past `timeout_ms`: a stdin
 /// that never closes or a store locked by a stuck process must not hold the agent.
 /// Exiting mid-transaction is safe: SQLite rolls an unfinished write back.
-fn start_watchdog(event: HookEvent, log: std::path::PathBuf, timeout_ms: u64) {
+fn start_watchdog(event: HookEvent, paths: Paths, timeout_ms: u64) {
     std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(timeout_ms));
         log_line(
-            &log,
+            &paths,
             event,
             &format!(
                 "gave up after {timeout_ms} ms (stdin still open or store locked); event dropped"
@@ -306,21 +309,22 @@ fn insert(
     w.insert_observation(&observation)
 }
 
-/// Appends one line to the hook log (0600), keeping it from growing without bound.
-fn log_line(path: &Path, event: HookEvent, message: &str) {
+/// Appends one line to the hook log (0600, in the private `logs/`), keeping it from
+/// growing without bound.
+fn log_line(paths: &Paths, event: HookEvent, message: &str) {
     use std::os::unix::fs::OpenOptionsExt;
     const MAX_LOG_BYTES: u64 = 4 * 1024 * 1024;
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
-        let _ = std::fs::rename(path, path.with_extension("log.1"));
+    // Made private before anything is written; if that fails, the open below says so.
+    let _ = paths.prepare_logs_dir();
+    let path = paths.hook_log();
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
+        let _ = std::fs::rename(&path, path.with_extension("log.1"));
     }
     let Ok(mut file) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
-        .open(path)
+        .open(&path)
     else {
         return;
     };

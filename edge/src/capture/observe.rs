@@ -3,6 +3,7 @@
 
 use crate::summary::one_line;
 use serde_json::{Value, json};
+use solaria_shared::private::cut_middle;
 use solaria_shared::redact::{redact, redact_json};
 
 /// The content of one observation, ready to store.
@@ -287,34 +288,20 @@ fn shorten_strings(value: &mut Value, max: usize) {
 }
 
 /// Keeps the head (two thirds) and tail (one third) of `text` within about `max`
-/// bytes, with a marker saying how much was left out.
+/// bytes, with a marker saying how much was left out. The cut respects `<private>`
+/// spans (`solaria_shared::private::cut_middle`): a span open at either side of the
+/// cut is closed in the head and reopened in the tail, so no kept private text ends
+/// up outside a span.
 pub fn bound_text(text: &str, max: usize) -> (String, Option<usize>) {
     if text.len() <= max {
         return (text.to_string(), None);
     }
-    let head_len = floor_char_boundary(text, max * 2 / 3);
-    let tail_start = ceil_char_boundary(text, text.len() - max / 3);
-    let omitted = tail_start - head_len;
+    let cut = cut_middle(text, max * 2 / 3, text.len() - max / 3);
     let out = format!(
-        "{}\n[… {omitted} bytes omitted …]\n{}",
-        &text[..head_len],
-        &text[tail_start..]
+        "{}\n[… {} bytes omitted …]\n{}",
+        cut.head, cut.omitted, cut.tail
     );
-    (out, Some(omitted))
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
-    while i < s.len() && !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
+    (out, Some(cut.omitted))
 }
 
 #[cfg(test)]
@@ -401,6 +388,25 @@ mod tests {
         let (out, cut) = bound_text(&text, 1_001);
         assert!(cut.is_some());
         assert!(out.starts_with('ñ') && out.ends_with('ñ'));
+    }
+
+    #[test]
+    fn a_private_span_across_the_cut_stays_private() {
+        use solaria_shared::private::strip_private;
+        let text = format!(
+            "intro {} <private>{} vault 7731 combination</private> outro",
+            "a".repeat(1_000),
+            "b".repeat(3_000)
+        );
+        let (out, cut) = bound_text(&text, 1_000);
+        assert!(cut.is_some());
+        assert!(out.contains("combination"), "the tail keeps the span's end");
+        let sent = strip_private(&out);
+        assert!(
+            !sent.contains("combination") && !sent.contains("7731"),
+            "{sent}"
+        );
+        assert!(sent.starts_with("intro") && sent.ends_with("[PRIVATE] outro"));
     }
 
     #[test]

@@ -23,14 +23,7 @@ pub struct LoginArgs {
 
 impl LoginArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
-        if !self.server.starts_with("https://")
-            && !self.server.starts_with("http://127.0.0.1")
-            && !self.server.starts_with("http://localhost")
-        {
-            anyhow::bail!(
-                "the server address must start with https:// (plain http is only accepted on this machine's loopback)"
-            );
-        }
+        solaria_edge::sync::client::check_server(&self.server)?;
         let store = app.store()?;
         let name = self.name.unwrap_or_else(|| app.config.machine_name());
         let ca = match &self.ca_cert {

@@ -56,7 +56,7 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path`: the directory becomes 0700,
+    /// Opens (creating if needed) the store at `path`: the directory is made 0700,
     /// the file 0600, pending migrations run, and a machine id is generated once.
     /// `machine_name` names this machine the first time only.
     pub fn open(path: &Path, machine_name: &str) -> Result<Store, StoreError> {
@@ -195,6 +195,10 @@ fn setup(conn: &mut Connection, path: &Path, machine_name: &str) -> Result<(), S
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;
+    // Deleted and rewritten content is overwritten with zeros, so what `forget`,
+    // `prune` and erasures remove does not linger in free pages or free space
+    // inside pages of the file (or of the WAL frames written from now on).
+    conn.pragma_update(None, "secure_delete", "ON")?;
     migrate::run(conn, path, machine_name)
 }
 
@@ -226,24 +230,18 @@ fn read_machine_id(conn: &Connection) -> Result<MachineId, StoreError> {
     text.parse().map_err(|_| StoreError::BadMachineId(text))
 }
 
-/// Creates the data dir (0700) and an empty store file (0600) before SQLite opens
-/// it, so the file is never readable by others, not even for an instant. SQLite
-/// gives the WAL and shared-memory files the same mode as the database.
+/// Makes the data dir private (created or narrowed to 0700) and creates an empty
+/// store file (0600) before SQLite opens it, so the file is never readable by
+/// others, not even for an instant. SQLite gives the WAL and shared-memory files the
+/// same mode as the database.
 fn prepare_file(path: &Path) -> Result<(), StoreError> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let io = |source| StoreError::Io {
         path: path.to_path_buf(),
         source,
     };
-    if let Some(dir) = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty() && !d.exists())
-    {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(io)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::fsutil::private_dir(dir).map_err(io)?;
     }
     match std::fs::OpenOptions::new()
         .write(true)

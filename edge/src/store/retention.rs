@@ -44,10 +44,42 @@ pub enum ForgetTarget {
 /// Turns the target into tombstones: content erased, a new version stamped by this
 /// machine so that the deletion wins over older versions everywhere it syncs. Their
 /// vectors (semantic search) go at once too.
+///
+/// The erased text does not stay in the file either: the connection overwrites what
+/// it deletes (`secure_delete`), the full-text indexes are rewritten without it, and
+/// the WAL is checkpointed and emptied when no other process is reading.
 pub fn forget(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreError> {
     let counts = forget_records(store, target)?;
     super::vectors::drop_removed(store)?;
+    if counts.total() > 0 {
+        scrub_indexes(store)?;
+        empty_wal(store);
+    }
     Ok(counts)
+}
+
+/// Rewrites each full-text index as one segment, which leaves out the entries of
+/// deleted rows. FTS5 otherwise only marks a deleted row (contentless tables cannot
+/// look its words up to remove them) and keeps those words in its segments until
+/// some later merge, where `secure_delete` cannot reach them. Costs a pass over the
+/// index, which is why only forget and prune do it.
+fn scrub_indexes(store: &mut Store) -> Result<(), StoreError> {
+    store.write(|w| {
+        w.tx().execute_batch(
+            "INSERT INTO observations_fts (observations_fts) VALUES ('optimize');
+             INSERT INTO summaries_fts (summaries_fts) VALUES ('optimize');",
+        )?;
+        Ok(())
+    })
+}
+
+/// Copies the WAL into the database file and truncates it, so no earlier version of
+/// a page lingers there. Best effort: a reader in another process (the daemon, a
+/// search) keeps the WAL; its frames are then overwritten as writes reuse it.
+fn empty_wal(store: &Store) {
+    let _ = store
+        .conn()
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
 }
 
 fn forget_records(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreError> {
@@ -178,6 +210,9 @@ pub fn prune(store: &mut Store, policy: Policy, now: UnixMillis) -> Result<Count
     let counts = prune_records(store, policy, now)?;
     super::vectors::drop_removed(store)?;
     super::vectors::prune_before(store, now.minus_days(policy.embeddings_days))?;
+    if counts.total() > 0 {
+        scrub_indexes(store)?;
+    }
     Ok(counts)
 }
 

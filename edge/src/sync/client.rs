@@ -40,6 +40,48 @@ pub enum ClientError {
     Ca { path: String, message: String },
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+    #[error(
+        "the server address {server} is refused: {reason}; give an https:// address (plain http is only for this machine's loopback: localhost, 127.0.0.1, [::1])"
+    )]
+    BadServer {
+        server: String,
+        reason: &'static str,
+    },
+}
+
+/// Checks a central service's address before anything is sent to it: `https://` to
+/// any host, or plain `http://` only to this machine's loopback, that is the host
+/// `localhost`, an address in `127.0.0.0/8`, or `[::1]`. An address carrying a user
+/// name or password is refused whatever its scheme (`http://localhost@203.0.113.1`
+/// is a request to 203.0.113.1).
+pub fn check_server(server: &str) -> Result<reqwest::Url, ClientError> {
+    let refuse = |reason| ClientError::BadServer {
+        server: server.to_string(),
+        reason,
+    };
+    let url = reqwest::Url::parse(server.trim()).map_err(|_| refuse("it is not a URL"))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(refuse("it carries a user name or password"));
+    }
+    match url.scheme() {
+        "https" if url.host().is_some() => Ok(url),
+        "http" if is_loopback(&url) => Ok(url),
+        "http" => Err(refuse("plain http to a host other than this machine")),
+        _ => Err(refuse("its scheme is neither https nor http")),
+    }
+}
+
+/// Whether the URL's host is exactly this machine's loopback. The parser has already
+/// lower-cased names and normalised addresses (`127.1` is `127.0.0.1`).
+fn is_loopback(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let ip = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost"
+        || ip
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 impl ClientError {
@@ -61,7 +103,9 @@ pub struct Client {
 
 impl Client {
     /// A client for `server`, trusting `ca_cert` (PEM) in addition to the web roots.
+    /// The address must pass [`check_server`].
     pub fn new(server: &str, ca_cert: Option<&Path>) -> Result<Client, ClientError> {
+        check_server(server)?;
         let _ = rustls::crypto::ring::default_provider().install_default();
         let mut builder = reqwest::blocking::Client::builder()
             .timeout(REQUEST_TIMEOUT)
@@ -211,5 +255,67 @@ impl Client {
     /// The account's machines and their names.
     pub fn machines(&self, jwt: &str) -> Result<Vec<MachineName>, ClientError> {
         self.send(|| self.http.get(self.url("/memory/machines")).bearer_auth(jwt))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_is_refused_for_hosts_that_only_look_local() {
+        for server in [
+            "http://localhost.attacker.example",
+            "http://localhost.attacker.example:8080/",
+            "http://localhost@203.0.113.1",
+            "http://localhost:x@203.0.113.1:8080",
+            "http://127.0.0.1@203.0.113.1",
+            "http://127.0.0.1.nip.io",
+            "http://203.0.113.1",
+            "http://[::ffff:203.0.113.1]",
+            "http://memory.example.com",
+        ] {
+            assert!(
+                matches!(check_server(server), Err(ClientError::BadServer { .. })),
+                "{server} must be refused"
+            );
+        }
+    }
+
+    #[test]
+    fn plain_http_is_allowed_on_the_loopback_only() {
+        for server in [
+            "http://localhost",
+            "http://LOCALHOST:8443/",
+            "http://127.0.0.1:8080",
+            "http://127.1.2.3",
+            "http://[::1]:8080",
+        ] {
+            assert!(check_server(server).is_ok(), "{server} is this machine");
+        }
+    }
+
+    #[test]
+    fn https_is_allowed_anywhere_but_not_with_credentials_in_the_address() {
+        assert!(check_server("https://memory.example.com").is_ok());
+        assert!(check_server("https://203.0.113.1:8443/").is_ok());
+        for server in [
+            "https://user:pass@memory.example.com",
+            "https://token@memory.example.com",
+            "ftp://memory.example.com",
+            "memory.example.com",
+            "",
+        ] {
+            assert!(
+                matches!(check_server(server), Err(ClientError::BadServer { .. })),
+                "{server} must be refused"
+            );
+        }
+    }
+
+    #[test]
+    fn a_client_is_never_built_for_a_refused_address() {
+        let err = Client::new("http://localhost@203.0.113.1", None).expect_err("refused");
+        assert!(err.to_string().contains("user name or password"), "{err}");
     }
 }
