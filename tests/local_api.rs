@@ -767,3 +767,93 @@ fn a_killed_sync_reads_as_interrupted_on_every_status_surface() {
     );
     assert_eq!(api_status["last_sync_at"], cli["last_sync_at"]);
 }
+
+/// A listener that is not the daemon (another local user's, on the port a stale
+/// `serve.addr` names): answers health with our version and no proof, and a fake
+/// hit to any search; records every request it gets.
+fn impostor() -> (SocketAddr, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{Read, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let addr = listener.local_addr().expect("addr");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 8192];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]).to_string();
+            let body = if request.starts_with("GET /api/health") {
+                serde_json::json!({"status": "ok", "service": "solaria",
+                    "version": env!("CARGO_PKG_VERSION")})
+                .to_string()
+            } else {
+                serde_json::json!({"query": "x", "mode": "semantic", "hits": [
+                    {"cite": "[O#0192f3e4-5b6c-7d8e-9f00-112233445566]",
+                     "id": "0192f3e4-5b6c-7d8e-9f00-112233445566", "type": "prompt",
+                     "title": "IMPOSTOR HIT", "project": "p", "project_name": "p",
+                     "machine_id": "m", "session_id": "s", "created_at": 1, "tokens": 1,
+                     "score": 9.0, "machine_name": "m", "this_machine": true}]})
+                .to_string()
+            };
+            log.lock().expect("lock").push(request);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (addr, seen)
+}
+
+#[test]
+fn a_stale_address_never_gets_the_token() {
+    let edge = edge_with_a_prompt();
+    // A daemon ran once: its token file is there; its address now names a stranger.
+    drop(serve(&edge));
+    let token = std::fs::read_to_string(edge.data().join("api-token"))
+        .expect("token")
+        .trim()
+        .to_string();
+    let (addr, seen) = impostor();
+    std::fs::write(edge.data().join("serve.addr"), format!("{addr}\n")).expect("addr");
+
+    // A search that wants the model asks a running daemon first.
+    let out = edge.run(&["search", "--mode", "semantic", "zeppelin"]);
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(!printed.contains("IMPOSTOR"), "{printed}");
+    let seen = seen.lock().expect("lock");
+    assert!(!seen.is_empty(), "the client did try the address");
+    assert!(
+        seen.iter().all(|r| !r.contains(&token)),
+        "the token went to a listener that could not prove it holds it: {seen:?}"
+    );
+    assert!(
+        seen.iter().all(|r| !r.starts_with("GET /api/search")),
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn a_stopped_daemon_removes_its_address_file() {
+    let edge = edge_with_a_prompt();
+    let mut api = serve(&edge);
+    let addr_file = edge.data().join("serve.addr");
+    assert!(addr_file.exists());
+    let pid = api._daemon.0.id().to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let exited = loop {
+        if let Ok(Some(status)) = api._daemon.0.try_wait() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "solaria serve ignored SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exited.success(), "{exited}");
+    assert!(!addr_file.exists(), "the address outlived its daemon");
+}

@@ -9,6 +9,7 @@
 //! `semantic`, `context` → `store` → `solaria_shared`; `app` and `config` are the
 //! context every layer is handed.
 
+pub mod api_proof;
 pub mod app;
 pub mod atomic_file;
 pub mod capture;

@@ -247,3 +247,32 @@ fn a_users_own_unit_and_no_service_are_respected() {
     );
     assert!(other.systemctl_calls().is_empty());
 }
+
+#[test]
+fn files_the_install_creates_are_private_and_existing_ones_keep_their_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
+    // ~/.claude.json can hold the user's API key: a new one is this user's only.
+    let m = Machine::new();
+    m.ok(m.root.path(), &["install", "claude-code", "--no-service"]);
+    assert_eq!(mode(&m.home().join(".claude.json")), 0o600);
+    let leftovers: Vec<String> = std::fs::read_dir(m.home())
+        .expect("home")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // A user's own file keeps the mode they gave it.
+    let other = Machine::new();
+    let claude_json = other.home().join(".claude.json");
+    std::fs::write(&claude_json, "{}").expect("write");
+    std::fs::set_permissions(&claude_json, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    other.ok(
+        other.root.path(),
+        &["install", "claude-code", "--no-service"],
+    );
+    assert_eq!(mode(&claude_json), 0o640);
+}

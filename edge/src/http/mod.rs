@@ -77,7 +77,8 @@ pub fn addr_path(data_dir: &Path) -> PathBuf {
 
 /// Starts the API on `127.0.0.1:port` on a thread of its own and returns the
 /// address it listens on (also written to [`ADDR_FILE`]). The thread serves until
-/// the process ends. Fails, without side effects on the daemon, when the token
+/// the process is asked to stop (SIGTERM or SIGINT): it then removes the address
+/// file and ends the process. Fails, without side effects on the daemon, when the token
 /// file cannot be made or the port is taken.
 pub fn start(app: App, port: u16, log: Logger) -> Result<SocketAddr, StartError> {
     let data_dir = app.paths.data_dir.clone();
@@ -105,15 +106,24 @@ pub fn start(app: App, port: u16, log: Logger) -> Result<SocketAddr, StartError>
         log: Arc::clone(&log),
     };
     let thread_log = Arc::clone(&log);
+    let addr_file = addr_path(&data_dir);
     std::thread::Builder::new()
         .name("solaria-api".into())
         .spawn(move || {
             let served = runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener)?;
-                axum::serve(listener, router(state)).await
+                axum::serve(listener, router(state))
+                    .with_graceful_shutdown(stop_signal())
+                    .await
             });
-            if let Err(e) = served {
-                thread_log(&format!("local API stopped: {e}"));
+            // Stopped (SIGTERM, SIGINT) or failed: the address must not outlive us.
+            let _ = std::fs::remove_file(&addr_file);
+            match served {
+                Ok(()) => {
+                    thread_log("stopping: signal received");
+                    std::process::exit(0);
+                }
+                Err(e) => thread_log(&format!("local API stopped: {e}")),
             }
         })
         .map_err(StartError::Runtime)?;
@@ -124,6 +134,23 @@ pub fn start(app: App, port: u16, log: Logger) -> Result<SocketAddr, StartError>
         ));
     }
     Ok(addr)
+}
+
+/// Resolves when the process is asked to stop (SIGTERM from systemd or `kill`,
+/// SIGINT from a terminal). If the handlers cannot be installed it never
+/// resolves, and the signal keeps its default effect.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
 }
 
 /// What every handler shares.

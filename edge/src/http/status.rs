@@ -3,22 +3,48 @@
 
 use super::ApiState;
 use super::error::ApiError;
+use crate::api_proof;
 use crate::ops::{self, OpError};
 use crate::present::stats::{StatsReport, SyncState};
 use crate::present::sync::SyncOutcome;
 use axum::Json;
-use axum::extract::State;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// `GET /api/health`: whether the API answers. No token needed, nothing private.
-pub(super) async fn health() -> Json<Value> {
-    Json(json!({
+/// `GET /api/health` parameters.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct HealthParams {
+    /// A client's random challenge: the answer proves this daemon holds the token
+    /// (`crate::api_proof`), before the client sends it.
+    challenge: Option<String>,
+}
+
+/// `GET /api/health`: whether the API answers. No token needed, nothing private;
+/// with `?challenge=…`, also the proof that this daemon holds the token.
+pub(super) async fn health(
+    State(s): State<ApiState>,
+    params: Result<Query<HealthParams>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Query(p) = params?;
+    let mut answer = json!({
         "status": "ok",
         "service": "solaria",
         "version": env!("CARGO_PKG_VERSION"),
-    }))
+    });
+    if let Some(challenge) = p.challenge {
+        if !api_proof::valid_challenge(&challenge) {
+            return Err(ApiError::bad_request(
+                "`challenge` must be 32 to 128 letters and digits",
+            ));
+        }
+        answer["proof"] = s.token.prove(&challenge).into();
+    }
+    Ok(Json(answer))
 }
 
 /// `GET /api/stats`: counts, the search status and the sync state (what

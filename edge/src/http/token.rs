@@ -50,6 +50,11 @@ impl ApiToken {
         ok.then(|| ApiToken(text.into()))
     }
 
+    /// The proof that this daemon holds the token, for a client's `challenge`.
+    pub fn prove(&self, challenge: &str) -> String {
+        crate::api_proof::proof(&self.0, challenge)
+    }
+
     /// Whether `presented` is this token, in time that does not depend on where
     /// they differ.
     pub fn matches(&self, presented: &str) -> bool {

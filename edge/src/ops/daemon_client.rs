@@ -3,10 +3,12 @@
 //! (multilingual-e5-small takes ~1.5 s to load, ~20 ms to use).
 //!
 //! Best effort by design: no daemon, a stale address file, another version, a
-//! refused token or any other answer than 200 make the caller search in process,
-//! which gives the same results (and the same errors) more slowly.
+//! listener that cannot prove it holds the token (`crate::api_proof`), a refused
+//! token or any other answer than 200 make the caller search in process, which
+//! gives the same results (and the same errors) more slowly.
 
 use super::search::SearchRequest;
+use crate::api_proof;
 use crate::config::Paths;
 use crate::present::search::SearchResult;
 use serde::Deserialize;
@@ -17,6 +19,8 @@ use std::time::Duration;
 #[derive(Deserialize)]
 struct Health {
     version: String,
+    #[serde(default)]
+    proof: String,
 }
 
 /// A loopback connection is refused or accepted at once; waiting longer only
@@ -43,19 +47,26 @@ pub fn search(paths: &Paths, request: &SearchRequest) -> Option<SearchResult> {
         .no_proxy()
         .build()
         .ok()?;
-    // Another version may shape hits differently: only ask our own.
+    // The address may be stale and the port someone else's: the token goes only to
+    // a listener that proves it holds it. Another version may shape hits
+    // differently: only ask our own.
+    let token = token.trim();
+    let challenge = api_proof::challenge();
     let health: Health = client
         .get(format!("http://{addr}/api/health"))
+        .query(&[("challenge", &challenge)])
         .send()
         .ok()?
         .json()
         .ok()?;
-    if health.version != env!("CARGO_PKG_VERSION") {
+    if health.version != env!("CARGO_PKG_VERSION")
+        || !api_proof::verify(token, &challenge, &health.proof)
+    {
         return None;
     }
     let answer = client
         .get(format!("http://{addr}/api/search"))
-        .bearer_auth(token.trim())
+        .bearer_auth(token)
         .query(&params(request))
         .send()
         .ok()?;
