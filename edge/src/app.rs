@@ -27,18 +27,27 @@ pub enum AppError {
 pub struct App {
     pub config: Config,
     pub paths: Paths,
+    /// Milliseconds added to the wall clock when stamping writes (`Env`).
+    pub clock_skew_ms: i64,
 }
 
 impl App {
     /// The context of this process's environment (config file, `SOLARIA_*`).
     pub fn load(env: &Env) -> Result<App, AppError> {
         let (config, paths) = config::load(env)?;
-        Ok(App { config, paths })
+        Ok(App {
+            config,
+            paths,
+            clock_skew_ms: env.clock_skew_ms,
+        })
     }
 
     /// Opens the store (creating it on first use).
     pub fn store(&self) -> Result<Store, StoreError> {
-        Store::open(&self.paths.store(), &self.config.machine_name())
+        Ok(
+            Store::open(&self.paths.store(), &self.config.machine_name())?
+                .with_clock_skew(self.clock_skew_ms),
+        )
     }
 
     /// This machine's enrollment with a central service, if logged in.

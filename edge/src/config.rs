@@ -234,6 +234,11 @@ pub struct Env {
     pub xdg_config_home: Option<PathBuf>,
     pub xdg_data_home: Option<PathBuf>,
     pub home: Option<PathBuf>,
+    /// `SOLARIA_CLOCK_SKEW_MS`: milliseconds added to this machine's wall clock
+    /// when stamping writes (a test seam: a machine whose clock is off).
+    pub clock_skew_ms: i64,
+    /// `SOLARIA_SYSTEMCTL`: the `systemctl` the installer runs (tests record calls).
+    pub systemctl: Option<PathBuf>,
 }
 
 impl Env {
@@ -250,6 +255,11 @@ impl Env {
             xdg_config_home: var("XDG_CONFIG_HOME"),
             xdg_data_home: var("XDG_DATA_HOME"),
             home: var("HOME"),
+            clock_skew_ms: std::env::var("SOLARIA_CLOCK_SKEW_MS")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0),
+            systemctl: var("SOLARIA_SYSTEMCTL"),
         }
     }
 }

@@ -133,11 +133,11 @@ pub fn install(env: &Env, exe: &Path) -> Result<Installed, ServiceError> {
         write_atomically(&path, &text)?;
     }
     let started = (if changed {
-        systemctl(&["daemon-reload"])
+        systemctl(env, &["daemon-reload"])
     } else {
         Ok(())
     })
-    .and_then(|()| systemctl(&["enable", "--now", UNIT_NAME]));
+    .and_then(|()| systemctl(env, &["enable", "--now", UNIT_NAME]));
     Ok(Installed {
         unit_path: path,
         outcome: match started {
@@ -156,12 +156,12 @@ pub fn uninstall(env: &Env) -> Result<Option<PathBuf>, ServiceError> {
         _ => return Ok(None),
     }
     // Best effort: a manager that is not running has nothing to stop.
-    let _ = systemctl(&["disable", "--now", UNIT_NAME]);
+    let _ = systemctl(env, &["disable", "--now", UNIT_NAME]);
     std::fs::remove_file(&path).map_err(|source| ServiceError::Remove {
         path: path.clone(),
         source,
     })?;
-    let _ = systemctl(&["daemon-reload"]);
+    let _ = systemctl(env, &["daemon-reload"]);
     Ok(Some(path))
 }
 
@@ -179,8 +179,11 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), ServiceError> {
 }
 
 /// `systemctl --user ARGS`, with a deadline; `Err` says why it did not succeed.
-fn systemctl(args: &[&str]) -> Result<(), String> {
-    let program = std::env::var_os("SOLARIA_SYSTEMCTL").unwrap_or_else(|| "systemctl".into());
+fn systemctl(env: &Env, args: &[&str]) -> Result<(), String> {
+    let program = env
+        .systemctl
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("systemctl"));
     let mut child = Command::new(&program)
         .arg("--user")
         .args(args)
@@ -188,7 +191,7 @@ fn systemctl(args: &[&str]) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", program.to_string_lossy()))?;
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
     let started = Instant::now();
     loop {
         match child.try_wait() {
@@ -247,6 +250,7 @@ mod tests {
             xdg_config_home: None,
             xdg_data_home: None,
             home: Some(PathBuf::from("/home/me")),
+            ..Env::default()
         };
         let text = unit_text(Path::new("/opt/solaria/bin/solaria"), &env);
         assert!(text.starts_with(MARKER));

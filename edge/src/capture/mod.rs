@@ -38,7 +38,7 @@ pub fn run(event: HookEvent, env: &Env) {
         );
     }
     start_watchdog(event, paths.clone(), config.capture.hook_timeout_ms);
-    let outcome = std::panic::catch_unwind(|| handle(event, &config, &paths));
+    let outcome = std::panic::catch_unwind(|| handle(event, &config, &paths, env.clock_skew_ms));
     match outcome {
         Ok(Ok(Some(output))) => {
             let mut stdout = std::io::stdout().lock();
@@ -88,10 +88,15 @@ enum HookError {
     Store(#[from] StoreError),
 }
 
-fn handle(event: HookEvent, config: &Config, paths: &Paths) -> Result<Option<String>, HookError> {
+fn handle(
+    event: HookEvent,
+    config: &Config,
+    paths: &Paths,
+    clock_skew_ms: i64,
+) -> Result<Option<String>, HookError> {
     let bytes = read_stdin()?;
     let payload = payload::parse(&bytes)?;
-    Ok(capture(event, &payload, config, paths)?)
+    Ok(capture(event, &payload, config, paths, clock_skew_ms)?)
 }
 
 fn read_stdin() -> Result<Vec<u8>, HookError> {
@@ -117,6 +122,7 @@ pub fn capture(
     payload: &Payload,
     config: &Config,
     paths: &Paths,
+    clock_skew_ms: i64,
 ) -> Result<Option<String>, StoreError> {
     let cwd = payload.cwd.as_deref().unwrap_or("/");
     let project = {
@@ -144,7 +150,8 @@ pub fn capture(
             return Ok(None);
         }
     }
-    let mut store = Store::open(&paths.store(), &config.machine_name())?;
+    let mut store =
+        Store::open(&paths.store(), &config.machine_name())?.with_clock_skew(clock_skew_ms);
     let bounds = Bounds {
         max_input_bytes: config.capture.max_input_bytes,
         max_response_bytes: config.capture.max_response_bytes,

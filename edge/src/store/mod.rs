@@ -53,6 +53,7 @@ pub struct Store {
     conn: Connection,
     machine: MachineId,
     path: PathBuf,
+    clock_skew_ms: i64,
 }
 
 impl Store {
@@ -89,12 +90,19 @@ impl Store {
             conn,
             machine,
             path: path.to_path_buf(),
+            clock_skew_ms: 0,
         })
     }
 
     /// This machine's id.
     pub fn machine_id(&self) -> MachineId {
         self.machine
+    }
+
+    /// The same store, stamping writes with a wall clock shifted by `skew_ms`.
+    pub fn with_clock_skew(mut self, skew_ms: i64) -> Store {
+        self.clock_skew_ms = skew_ms;
+        self
     }
 
     /// The store's file.
@@ -125,6 +133,7 @@ impl Store {
         let mut writer = Writer {
             tx,
             clock: HlcClock::resume(Hlc::from_i64(last.unwrap_or(0))),
+            clock_skew_ms: self.clock_skew_ms,
             machine: self.machine,
             start: last.unwrap_or(0),
         };
@@ -138,6 +147,7 @@ impl Store {
 pub struct Writer<'a> {
     tx: Transaction<'a>,
     clock: HlcClock,
+    clock_skew_ms: i64,
     machine: MachineId,
     start: i64,
 }
@@ -153,7 +163,7 @@ impl std::fmt::Debug for Writer<'_> {
 impl Writer<'_> {
     /// A fresh stamp for a local write, later than any issued or seen before.
     pub fn tick(&mut self) -> Hlc {
-        self.clock.tick(wall_clock_ms())
+        self.clock.tick(wall_clock_ms(self.clock_skew_ms))
     }
 
     /// This machine's id.
@@ -163,9 +173,7 @@ impl Writer<'_> {
 
     /// Moves the clock past `stamp` (a version received from elsewhere).
     pub(crate) fn merge_clock(&mut self, stamp: Hlc) {
-        if stamp > self.clock.last() {
-            self.clock = HlcClock::resume(stamp);
-        }
+        self.clock.observe(stamp);
     }
 
     /// The transaction, for statements of the store's own modules.
@@ -209,17 +217,10 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// The wall clock the HLC reads, in ms. `SOLARIA_CLOCK_SKEW_MS` shifts it (a test
-/// seam: it lets a test run a machine whose clock is a day fast, as some are).
-fn wall_clock_ms() -> u64 {
-    static SKEW: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
-    let skew = *SKEW.get_or_init(|| {
-        std::env::var("SOLARIA_CLOCK_SKEW_MS")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0)
-    });
-    (UnixMillis::now().0 + skew).max(0) as u64
+/// The wall clock the HLC reads, in ms, shifted by `skew_ms` (`Env::clock_skew_ms`:
+/// it lets a test run a machine whose clock is a day fast, as some are).
+fn wall_clock_ms(skew_ms: i64) -> u64 {
+    (UnixMillis::now().0.saturating_add(skew_ms)).max(0) as u64
 }
 
 fn read_machine_id(conn: &Connection) -> Result<MachineId, StoreError> {
