@@ -400,12 +400,7 @@ fn central_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Comma
 #[tokio::test]
 async fn the_binary_serves_beside_the_edge_s_environment_variables() {
     let db = fresh_database().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port();
-    let listen = format!("127.0.0.1:{port}");
+    let listen = format!("127.0.0.1:{}", solaria_tests::free_port());
     let mut child = central_command(
         &["serve"],
         &[

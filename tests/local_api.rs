@@ -7,6 +7,7 @@ use reqwest::StatusCode;
 use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::Value;
 use solaria_tests::edge::Edge;
+use solaria_tests::free_port;
 use solaria_tests::mcp::McpStdio;
 use solaria_tests::semantic::{copy_model, corrupt_weights, minilm};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -64,14 +65,6 @@ fn answer(request: RequestBuilder) -> (StatusCode, Value) {
     let body = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("answer {status} is not JSON ({e}): {text:?}"));
     (status, body)
-}
-
-/// A port free right now on 127.0.0.1.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
 }
 
 /// Sets `[serve] http_port` in the edge's config.

@@ -242,11 +242,7 @@ fn mcp_server_survives_bad_input() {
     server.ok("memory_stats", json!({}));
 
     // Logged in to a server that does not answer: a tool error naming the server.
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        l.local_addr().expect("addr").port()
-    };
-    let url = format!("http://127.0.0.1:{port}");
+    let url = format!("http://127.0.0.1:{}", solaria_tests::free_port());
     std::fs::write(
         edge.data().join("credentials.json"),
         json!({"server": url, "machine_id": uuid::Uuid::now_v7().to_string(),

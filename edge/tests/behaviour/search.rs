@@ -1,9 +1,7 @@
 //! Search through the real binary: any text is a valid query, filters are honoured,
 //! ranking follows relevance × the ranking weights (docs/DESIGN.md).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::path::Path;
 

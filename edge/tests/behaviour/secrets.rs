@@ -2,9 +2,7 @@
 //! field of every event, then the raw bytes of the store, its WAL and shared memory
 //! are searched for them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// (what the secret is, the text planted, the part that must never be on disk)

@@ -1,9 +1,7 @@
 //! Hook capture through the real binary: every event type stored as a user would
 //! expect, bad payloads dropped without breaking the agent, context injected.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 #[test]

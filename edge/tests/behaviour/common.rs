@@ -1,6 +1,5 @@
 //! Shared helpers for the edge's behaviour tests: a throwaway machine (its own
 //! SOLARIA_HOME), the real `solaria` binary, and Claude Code-shaped payloads.
-#![allow(dead_code)]
 
 use serde_json::{Value, json};
 use std::io::Write;

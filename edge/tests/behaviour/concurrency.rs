@@ -1,8 +1,6 @@
 //! Many hook processes at once on one store (Claude Code runs hooks in parallel).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -1,8 +1,6 @@
 //! Forgetting and pruning through the real binary.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 fn age_everything(m: &Machine, days: i64) {

@@ -1,9 +1,7 @@
 //! `solaria install claude-code` / `uninstall` round-trip a real settings.json, and
 //! register / remove `solaria serve` as a systemd user service.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 #[test]

@@ -1,0 +1,19 @@
+//! The cross-component tests as one test binary: each module is the behaviour of one
+//! area, driven through the real binaries (`solaria`, `solaria-central`), a throwaway
+//! PostgreSQL and the real models. One binary links candle, sqlx and rmcp once instead of
+//! once per file; `cargo test -p solaria-tests -- sync::` runs one module.
+
+mod central_api;
+mod central_erasure;
+mod central_mcp;
+mod central_ops;
+mod central_query;
+mod local_api;
+mod mcp_rmcp_client;
+mod mcp_stdio;
+mod pg_harness;
+mod recorded_sessions;
+mod semantic;
+mod semantic_failures;
+mod sync;
+mod sync_failures;
