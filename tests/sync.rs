@@ -239,8 +239,27 @@ async fn outages_and_revocation_fail_clearly_and_lose_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("solaria login"));
 }
 
+const DAY_MS: i64 = 24 * 3600 * 1000;
+
+/// The physical times (ms) of the stamps central holds for `machine`'s observations.
+async fn stamps_on_central(c: &Central, machine: &str) -> Vec<i64> {
+    let stamps: Vec<i64> = sqlx::query_scalar(
+        "SELECT o.updated FROM memory_observations_remote o
+         JOIN memory_machines m ON m.id = o.machine_id WHERE m.machine_name = $1",
+    )
+    .bind(machine)
+    .fetch_all(c.storage.pool())
+    .await
+    .expect("stamps");
+    stamps.into_iter().map(|u| u >> 16).collect()
+}
+
+fn near_now(ms: i64) -> bool {
+    (ms - solaria_shared::UnixMillis::now().0).abs() < 10 * 60 * 1000
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_clock_a_day_fast_does_not_win_later_edits_made_elsewhere() {
+async fn a_machine_a_day_fast_still_syncs_and_does_not_win_later_edits() {
     let c = Central::start_with(Options {
         tls: true,
         ..Options::default()
@@ -248,59 +267,120 @@ async fn a_clock_a_day_fast_does_not_win_later_edits_made_elsewhere() {
     .await;
     let acct = c.account("acme").await;
     let mut fast = Edge::new("fast");
-    fast.env.push((
-        "SOLARIA_CLOCK_SKEW_MS".into(),
-        (24 * 3600 * 1000).to_string(),
-    ));
+    fast.env
+        .push(("SOLARIA_CLOCK_SKEW_MS".into(), DAY_MS.to_string()));
     let honest = Edge::new("honest");
     fast.enroll(&c, acct).await;
     honest.enroll(&c, acct).await;
-    honest.prompt("s", "the config format decision");
+
+    // Captured before any sync: stamped a day ahead.
+    fast.prompt("f1", "notes on the cache layer eviction");
+    let out = fast.ok(&["sync"]);
+    assert!(
+        out.contains("pushed 2"),
+        "session and prompt reach central: {out}"
+    );
+    assert!(out.contains("1 d 0 h fast"), "the sync says so: {out}");
+    let status = fast.ok(&["status"]);
+    assert!(
+        status.contains("clock:") && status.contains("1 d 0 h fast"),
+        "{status}"
+    );
+    assert!(status.contains("pending:    0"), "{status}");
+    let stamps = stamps_on_central(&c, "fast").await;
+    assert!(
+        !stamps.is_empty() && stamps.iter().all(|&t| near_now(t)),
+        "stamped by the server's time, not a day ahead: {stamps:?}"
+    );
+
+    // Its records reach the other machine, and a later deletion there wins.
     honest.ok(&["sync"]);
-    fast.ok(&["sync"]);
-    let id = fast.search("decision")[0]["id"]
+    let id = honest.search("eviction")[0]["id"]
         .as_str()
         .expect("id")
         .to_string();
-
-    // The fast machine edits first (its stamp is a day ahead) ...
-    fast.ok(&["forget", &id]);
-    let out = fast.run(&["sync"]);
-    assert!(
-        !out.status.success(),
-        "a stamp a day ahead is refused, not silently kept"
-    );
-    let err =
-        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-    assert!(err.contains("clock"), "the reason names the clock: {err}");
-    assert!(
-        fast.ok(&["status"]).contains("pending:    1"),
-        "the refused change stays pending, visible"
-    );
-
-    // ... then the honest machine edits the same record, later in real time: it wins.
-    let session = honest.search("decision")[0]["session_id"]
-        .as_str()
-        .expect("s")
-        .to_string();
-    honest.ok(&["forget", "--session", &session]);
+    // Written later on the fast machine (still a day fast, now corrected) ...
+    fast.prompt("f1", "more about eviction order");
+    fast.ok(&["sync"]);
+    // ... and then erased on the honest one: the erasure holds everywhere.
+    honest.ok(&["forget", &id]);
     honest.ok(&["sync"]);
-    let (machine, deleted): (String, bool) = sqlx::query_as(
-        "SELECT machine_id::text, deleted FROM memory_observations_remote WHERE id = $1::uuid",
-    )
-    .bind(&id)
-    .fetch_one(c.storage.pool())
-    .await
-    .expect("row");
-    let honest_id: String =
-        sqlx::query_scalar("SELECT id::text FROM memory_machines WHERE machine_name = 'honest'")
-            .fetch_one(c.storage.pool())
-            .await
-            .expect("machine");
+    fast.ok(&["sync"]);
+    assert!(
+        fast.search("cache").iter().all(|h| h["id"] != id.as_str()),
+        "the deletion made elsewhere won"
+    );
+
+    // The clock is fixed: the next sync pushes what is pending at once, and the
+    // status stops warning.
+    fast.env.clear();
+    fast.prompt("f2", "written once the clock was fixed");
+    let out = fast.ok(&["sync"]);
+    assert!(out.contains("pushed 2") && !out.contains("Clock:"), "{out}");
+    let status = fast.ok(&["status"]);
+    assert!(
+        status.contains("pending:    0") && !status.contains("clock:"),
+        "{status}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_fixed_before_the_first_sync_pushes_at_once() {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let mut m = Edge::new("laptop");
+    m.enroll(&c, acct).await;
+    m.env
+        .push(("SOLARIA_CLOCK_SKEW_MS".into(), DAY_MS.to_string()));
+    m.prompt("s1", "written while the clock ran a day ahead");
+    m.env.clear();
+    // The machine's stamps carry the skew: what it writes now is still "ahead".
+    m.prompt("s1", "written after the clock was fixed");
+    let out = m.ok(&["sync"]);
+    assert!(out.contains("pushed 3"), "nothing is refused: {out}");
+    assert!(m.ok(&["status"]).contains("pending:    0"));
+    let stamps = stamps_on_central(&c, "laptop").await;
+    assert_eq!(stamps.len(), 2);
+    assert!(stamps.iter().all(|&t| near_now(t)), "{stamps:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_a_day_slow_syncs_and_its_later_edits_are_stamped_now() {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let mut slow = Edge::new("slow");
+    slow.env
+        .push(("SOLARIA_CLOCK_SKEW_MS".into(), (-DAY_MS).to_string()));
+    slow.enroll(&c, acct).await;
+    slow.prompt("s1", "before the first sync");
+    let out = slow.ok(&["sync"]);
+    assert!(
+        out.contains("pushed 2") && out.contains("1 d 0 h slow"),
+        "{out}"
+    );
+    slow.prompt("s1", "after the first sync");
+    slow.ok(&["sync"]);
+    let stamps = stamps_on_central(&c, "slow").await;
+    assert_eq!(stamps.len(), 2, "{stamps:?}");
+    assert!(
+        stamps.iter().any(|&t| near_now(t)),
+        "an edit after the correction is stamped now, not a day behind: {stamps:?}"
+    );
+    let other = Edge::new("other");
+    other.enroll(&c, acct).await;
+    other.ok(&["sync"]);
     assert_eq!(
-        (machine, deleted),
-        (honest_id, true),
-        "the later edit made elsewhere holds"
+        other.search("sync").len(),
+        2,
+        "both reached the other machine"
     );
 }
 

@@ -69,6 +69,43 @@ pub fn wins_over(a: Hlc, a_machine: MachineId, b: Hlc, b_machine: MachineId) -> 
     (a, a_machine) > (b, b_machine)
 }
 
+/// Below this difference from the server's clock, a machine's clock is taken as
+/// right: the server's time is read from HTTP `Date` headers (whole seconds) over a
+/// network, so smaller offsets are measurement noise.
+pub const CLOCK_NOISE_MS: i64 = 5_000;
+
+/// From this offset on, the user is told the machine's clock is off.
+pub const CLOCK_WARNING_MS: i64 = 60_000;
+
+/// The correction a machine applies to its wall clock when stamping, learned from
+/// the server: `server_ms - local_ms` measured at the same moment, or 0 when the
+/// difference is within [`CLOCK_NOISE_MS`]. Stamps then follow the server's time
+/// (the account's one clock), so a machine whose clock is a day off neither wins
+/// every edit (fast) nor loses every edit (slow), and its pushes are not refused.
+pub fn clock_offset(server_ms: i64, local_ms: i64) -> i64 {
+    let offset = server_ms.saturating_sub(local_ms);
+    if offset.abs() < CLOCK_NOISE_MS {
+        0
+    } else {
+        offset
+    }
+}
+
+/// New stamps for `count` versions this machine wrote with stamps ahead of the
+/// corrected time `now_ms` (written before its clock was corrected): in their
+/// order, after `floor` (the push cursor and every stamp kept), and from `now_ms`
+/// on. A version received from elsewhere is never re-stamped.
+pub fn restamps(count: usize, floor: Hlc, now_ms: u64) -> Vec<Hlc> {
+    let mut next = Hlc::new(now_ms, 0).max(floor.next());
+    (0..count)
+        .map(|_| {
+            let stamp = next;
+            next = next.next();
+            stamp
+        })
+        .collect()
+}
+
 /// The clock of one node: issues stamps for local writes and merges stamps received
 /// from elsewhere, so that a write made after seeing another is always stamped later.
 #[derive(Debug, Clone, Copy, Default)]
@@ -160,6 +197,24 @@ mod tests {
             assert!(next > prev);
             prev = next;
         }
+    }
+
+    #[test]
+    fn small_differences_are_noise_and_large_ones_the_offset() {
+        assert_eq!(clock_offset(10_000, 8_000), 0);
+        assert_eq!(clock_offset(0, 86_400_000), -86_400_000, "a day fast");
+        assert_eq!(clock_offset(86_400_000, 0), 86_400_000, "a day slow");
+    }
+
+    #[test]
+    fn restamps_keep_order_after_the_floor_from_now() {
+        let s = restamps(3, Hlc::new(500, 2), 1_000);
+        assert_eq!(
+            s,
+            vec![Hlc::new(1_000, 0), Hlc::new(1_000, 1), Hlc::new(1_000, 2)]
+        );
+        let after = restamps(2, Hlc::new(2_000, 7), 1_000);
+        assert!(after[0] > Hlc::new(2_000, 7) && after[1] > after[0]);
     }
 
     #[test]

@@ -28,6 +28,7 @@ fn read_sync_state(app: &App, store: &Store) -> OpResult<SyncState> {
         last: store_sync::last_sync(conn)?,
         pending: store_sync::pending_push(conn, store.machine_id())?,
         conflicts: store_sync::conflicts(conn, false)?.len(),
+        clock_offset_ms: store.wall().offset_ms,
     })
 }
 

@@ -84,6 +84,43 @@ impl MachineLabels {
     }
 }
 
+/// What to say about this machine's clock when it is off the server's by
+/// `offset_ms` (the correction: positive when it is behind), or nothing when it is
+/// close enough (`solaria_shared::hlc::CLOCK_WARNING_MS`).
+pub fn clock_note(offset_ms: i64) -> Option<String> {
+    if offset_ms.abs() < solaria_shared::hlc::CLOCK_WARNING_MS {
+        return None;
+    }
+    let way = if offset_ms < 0 { "fast" } else { "slow" };
+    Some(format!(
+        "this machine's clock is {} {way} (by the server's clock); SOLARIA stamps its \
+         records with the server's time, so sync and last-write-wins still hold. Fix the \
+         system clock (NTP) when you can",
+        span(offset_ms.unsigned_abs())
+    ))
+}
+
+/// A length of time as people say it, rounded to its last unit: `1 d 2 h`,
+/// `3 h 5 min`, `4 min 10 s`.
+fn span(ms: u64) -> String {
+    const MIN: u64 = 60_000;
+    const HOUR: u64 = 60 * MIN;
+    const DAY: u64 = 24 * HOUR;
+    if ms + HOUR / 2 >= DAY {
+        let hours = (ms + HOUR / 2) / HOUR;
+        format!("{} d {} h", hours / 24, hours % 24)
+    } else if ms + MIN / 2 >= HOUR {
+        let mins = (ms + MIN / 2) / MIN;
+        format!("{} h {} min", mins / 60, mins % 60)
+    } else {
+        let secs = (ms + 500) / 1000;
+        match secs / 60 {
+            0 => format!("{secs} s"),
+            m => format!("{m} min {} s", secs % 60),
+        }
+    }
+}
+
 /// Pretty-prints JSON text; other text is shown as it is.
 fn pretty(text: &str) -> String {
     serde_json::from_str::<serde_json::Value>(text)
@@ -93,4 +130,20 @@ fn pretty(text: &str) -> String {
             other => serde_json::to_string_pretty(&other).ok(),
         })
         .unwrap_or_else(|| text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clock_off_by_a_day_is_said_plainly_and_a_few_seconds_is_not() {
+        let fast = clock_note(-86_400_000 - 7_200_000).expect("said");
+        assert!(fast.contains("1 d 2 h fast"), "{fast}");
+        let slow = clock_note(5 * 60_000).expect("said");
+        assert!(slow.contains("5 min 0 s slow"), "{slow}");
+        assert_eq!(clock_note(20_000), None);
+        let almost = clock_note(86_400_000 - 800).expect("said");
+        assert!(almost.contains("1 d 0 h slow"), "rounded: {almost}");
+    }
 }

@@ -23,6 +23,9 @@ pub struct SyncState {
     pub pending: i64,
     /// Local changes that lost to newer versions and were not acknowledged.
     pub conflicts: usize,
+    /// The correction this machine's clock needs to read the server's time (ms;
+    /// positive: behind), learned at the last sync and applied to every stamp.
+    pub clock_offset_ms: i64,
 }
 
 impl SyncState {
@@ -60,6 +63,9 @@ impl SyncState {
             "conflicts:  {} unacknowledged (see `solaria conflicts`)",
             self.conflicts
         );
+        if let Some(note) = super::clock_note(self.clock_offset_ms) {
+            let _ = writeln!(out, "clock:      {note}");
+        }
         out
     }
 }

@@ -29,6 +29,15 @@ impl SyncOutcome {
                 "\nSome local changes lost to newer versions from other machines: see `solaria conflicts`.",
             );
         }
+        if let Some(note) = super::clock_note(r.clock_offset_ms) {
+            out.push_str(&format!("\nClock: {note}."));
+            if r.restamped > 0 {
+                out.push_str(&format!(
+                    " {} change(s) stamped ahead before were stamped again.",
+                    r.restamped
+                ));
+            }
+        }
         for refused in &r.rejected {
             out.push_str(&format!("\nrefused by the server: {refused}"));
         }

@@ -53,7 +53,31 @@ pub struct Store {
     conn: Connection,
     machine: MachineId,
     path: PathBuf,
-    clock_skew_ms: i64,
+    wall: WallClock,
+}
+
+/// The wall clock a store stamps writes with: the system's, shifted by a skew
+/// (`Env::clock_skew_ms`, a test seam for a machine whose clock is off) and
+/// corrected by the offset learned from the server at the last sync (stored as
+/// `clock_offset_ms`; see `solaria_shared::hlc::clock_offset`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WallClock {
+    pub skew_ms: i64,
+    pub offset_ms: i64,
+}
+
+impl WallClock {
+    /// This machine's own reading of `real_ms` (what its clock says), uncorrected.
+    pub fn reading_at(self, real_ms: i64) -> i64 {
+        real_ms.saturating_add(self.skew_ms)
+    }
+
+    /// The corrected time now, in ms: what stamps are made from.
+    pub fn now_ms(self) -> u64 {
+        self.reading_at(UnixMillis::now().0)
+            .saturating_add(self.offset_ms)
+            .max(0) as u64
+    }
 }
 
 impl Store {
@@ -86,11 +110,15 @@ impl Store {
             }
         }
         let machine = read_machine_id(&conn)?;
+        let offset_ms = sync::cursor(&conn, sync::CLOCK_OFFSET_KEY)?;
         Ok(Store {
             conn,
             machine,
             path: path.to_path_buf(),
-            clock_skew_ms: 0,
+            wall: WallClock {
+                skew_ms: 0,
+                offset_ms,
+            },
         })
     }
 
@@ -101,8 +129,13 @@ impl Store {
 
     /// The same store, stamping writes with a wall clock shifted by `skew_ms`.
     pub fn with_clock_skew(mut self, skew_ms: i64) -> Store {
-        self.clock_skew_ms = skew_ms;
+        self.wall.skew_ms = skew_ms;
         self
+    }
+
+    /// The clock writes are stamped with.
+    pub fn wall(&self) -> WallClock {
+        self.wall
     }
 
     /// The store's file.
@@ -133,12 +166,15 @@ impl Store {
         let mut writer = Writer {
             tx,
             clock: HlcClock::resume(Hlc::from_i64(last.unwrap_or(0))),
-            clock_skew_ms: self.clock_skew_ms,
+            wall: self.wall,
             machine: self.machine,
             start: last.unwrap_or(0),
         };
         let out = f(&mut writer)?;
+        let wall = writer.wall;
         writer.finish()?;
+        // A correction learned in the transaction holds for the next ones.
+        self.wall = wall;
         Ok(out)
     }
 }
@@ -147,7 +183,7 @@ impl Store {
 pub struct Writer<'a> {
     tx: Transaction<'a>,
     clock: HlcClock,
-    clock_skew_ms: i64,
+    wall: WallClock,
     machine: MachineId,
     start: i64,
 }
@@ -163,12 +199,18 @@ impl std::fmt::Debug for Writer<'_> {
 impl Writer<'_> {
     /// A fresh stamp for a local write, later than any issued or seen before.
     pub fn tick(&mut self) -> Hlc {
-        self.clock.tick(wall_clock_ms(self.clock_skew_ms))
+        self.clock.tick(self.wall.now_ms())
     }
 
     /// This machine's id.
     pub fn machine_id(&self) -> MachineId {
         self.machine
+    }
+
+    /// Sets the clock to continue after `stamp`, even backwards (a clock corrected
+    /// after running ahead; see `correct_clock`).
+    pub(crate) fn set_clock(&mut self, stamp: Hlc) {
+        self.clock = HlcClock::resume(stamp);
     }
 
     /// Moves the clock past `stamp` (a version received from elsewhere).
@@ -215,12 +257,6 @@ fn is_busy(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
     )
-}
-
-/// The wall clock the HLC reads, in ms, shifted by `skew_ms` (`Env::clock_skew_ms`:
-/// it lets a test run a machine whose clock is a day fast, as some are).
-fn wall_clock_ms(skew_ms: i64) -> u64 {
-    (UnixMillis::now().0.saturating_add(skew_ms)).max(0) as u64
 }
 
 fn read_machine_id(conn: &Connection) -> Result<MachineId, StoreError> {

@@ -17,6 +17,9 @@ pub const PUSH_CURSOR_KEY: &str = "push_cursor";
 pub const PULL_CURSOR_KEY: &str = "pull_cursor";
 /// The sync-state key holding when the last sync started (see [`last_sync`]).
 pub const SYNC_STARTED_KEY: &str = "last_sync_started_at";
+/// The correction (ms) this machine's clock needs to read the server's time,
+/// learned at the last sync; every write is stamped with it.
+pub const CLOCK_OFFSET_KEY: &str = "clock_offset_ms";
 
 /// A value of the `sync_state` table.
 pub fn state(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
@@ -118,7 +121,80 @@ pub fn last_sync(conn: &Connection) -> Result<LastSync, StoreError> {
     })
 }
 
+/// What correcting the clock did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClockCorrection {
+    /// The correction now applied to this machine's clock (ms; positive: slow).
+    pub offset_ms: i64,
+    /// Changes not yet pushed that were stamped ahead and got new stamps.
+    pub restamped: usize,
+}
+
 impl Writer<'_> {
+    /// Applies the clock correction `offset_ms` learned from the server: it is
+    /// stored (every later write, in any process, is stamped with it), this
+    /// machine's own changes not yet pushed (stamped after `push_cursor`) that are
+    /// ahead of the corrected time get new stamps in their order
+    /// (`solaria_shared::hlc::restamps`), and the clock is set back to the
+    /// latest stamp kept. Versions received from elsewhere keep their stamps.
+    pub fn correct_clock(
+        &mut self,
+        offset_ms: i64,
+        push_cursor: i64,
+    ) -> Result<ClockCorrection, StoreError> {
+        self.set_state(CLOCK_OFFSET_KEY, &offset_ms.to_string())?;
+        self.wall.offset_ms = offset_ms;
+        let now = self.wall.now_ms();
+        let ahead_of = Hlc::new(
+            now.saturating_add(solaria_shared::hlc::CLOCK_WARNING_MS as u64),
+            0,
+        );
+        let me = self.machine_id().to_string();
+        let mut pending: Vec<(&'static str, String, Hlc)> = Vec::new();
+        for table in ["sessions", "observations", "summaries"] {
+            let mut stmt = self.tx().prepare(&format!(
+                "SELECT id, updated FROM {table} WHERE machine_id = ?1 AND updated > ?2"
+            ))?;
+            let rows = stmt.query_map(params![me, push_cursor], |r| {
+                Ok((r.get::<_, String>(0)?, Hlc::from_i64(r.get(1)?)))
+            })?;
+            for row in rows {
+                let (id, updated) = row?;
+                pending.push((table, id, updated));
+            }
+        }
+        pending.sort_by_key(|(_, _, updated)| *updated);
+        let (kept, ahead): (Vec<_>, Vec<_>) =
+            pending.into_iter().partition(|(_, _, u)| *u <= ahead_of);
+        let floor = kept
+            .iter()
+            .map(|(_, _, u)| *u)
+            .max()
+            .unwrap_or_default()
+            .max(Hlc::from_i64(push_cursor));
+        let stamps = solaria_shared::hlc::restamps(ahead.len(), floor, now);
+        for ((table, id, _), stamp) in ahead.iter().zip(&stamps) {
+            self.tx().execute(
+                &format!("UPDATE {table} SET updated = ?2 WHERE id = ?1"),
+                params![id, stamp.as_i64()],
+            )?;
+        }
+        if !ahead.is_empty() || self.clock.last().physical_ms() > ahead_of.physical_ms() {
+            let latest: Option<i64> = self.tx().query_row(
+                "SELECT max(m) FROM (SELECT max(updated) AS m FROM sessions
+                     UNION ALL SELECT max(updated) FROM observations
+                     UNION ALL SELECT max(updated) FROM summaries)",
+                [],
+                |r| r.get(0),
+            )?;
+            self.set_clock(Hlc::from_i64(latest.unwrap_or(0)));
+        }
+        Ok(ClockCorrection {
+            offset_ms,
+            restamped: ahead.len(),
+        })
+    }
+
     /// Marks a sync as started, before it runs: one killed before it records its
     /// outcome then reads as interrupted in [`last_sync`], never as the previous
     /// run's success.

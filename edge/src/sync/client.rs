@@ -99,6 +99,9 @@ impl ClientError {
 pub struct Client {
     http: reqwest::blocking::Client,
     server: String,
+    /// The server's time by the `Date` header of its last answer, and this
+    /// machine's (real) time when it came: `(server_ms, local_ms)`.
+    server_time: std::sync::Mutex<Option<(i64, i64)>>,
 }
 
 impl Client {
@@ -127,6 +130,7 @@ impl Client {
         Ok(Client {
             http,
             server: server.trim_end_matches('/').to_string(),
+            server_time: std::sync::Mutex::new(None),
         })
     }
 
@@ -161,6 +165,7 @@ impl Client {
             server: self.server.clone(),
             source,
         })?;
+        self.note_server_time(response.headers());
         let status = response.status().as_u16();
         if response.status().is_success() {
             return response
@@ -176,6 +181,24 @@ impl Client {
             (401, _) => ClientError::Unauthorized(message),
             _ => ClientError::Server { status, message },
         })
+    }
+
+    /// Keeps the server's time from an answer's `Date` header (whole seconds; the
+    /// middle of the second is the best guess).
+    fn note_server_time(&self, headers: &reqwest::header::HeaderMap) {
+        let server_ms = headers
+            .get(reqwest::header::DATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| chrono::DateTime::parse_from_rfc2822(v).ok())
+            .map(|d| d.timestamp_millis() + 500);
+        if let (Some(server_ms), Ok(mut seen)) = (server_ms, self.server_time.lock()) {
+            *seen = Some((server_ms, solaria_shared::UnixMillis::now().0));
+        }
+    }
+
+    /// The server's time at its last answer and this machine's real time then.
+    pub fn server_time(&self) -> Option<(i64, i64)> {
+        self.server_time.lock().ok().and_then(|t| *t)
     }
 
     /// Enrolls this machine (its existing id) with an enrollment token.

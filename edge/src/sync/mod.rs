@@ -18,9 +18,9 @@ use crate::store::sync::{self as store_sync, PULL_CURSOR_KEY, PUSH_CURSOR_KEY, S
 use client::{Client, ClientError};
 use credentials::Credentials;
 use serde::Serialize;
-use solaria_shared::UnixMillis;
 use solaria_shared::private::{strip_private, strip_private_json};
 use solaria_shared::wire::{MAX_BATCH, RecordOutcome, WireRecord};
+use solaria_shared::{UnixMillis, hlc};
 use std::time::{Duration, Instant};
 
 /// The most changes pulled per page.
@@ -52,6 +52,11 @@ pub struct SyncReport {
     pub conflicts: usize,
     /// Records the server refused, with its reasons.
     pub rejected: Vec<String>,
+    /// How far this machine's clock is from the server's (ms; positive: behind).
+    /// Stamps are corrected by it.
+    pub clock_offset_ms: i64,
+    /// Changes stamped ahead of the corrected clock that got new stamps.
+    pub restamped: usize,
     pub duration_ms: u128,
 }
 
@@ -91,6 +96,16 @@ pub fn run(
     let client = Client::new(&creds.server, creds.ca_cert.as_deref())?;
     let jwt = client.token(creds)?;
     let mut report = SyncReport::default();
+
+    // Stamp by the server's clock from now on, and give the changes stamped ahead
+    // before the correction new stamps, so that the server accepts them.
+    if let Some((server_ms, real_ms)) = client.server_time() {
+        let offset = hlc::clock_offset(server_ms, store.wall().reading_at(real_ms));
+        let cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
+        let corrected = store.write(|w| w.correct_clock(offset, cursor))?;
+        report.clock_offset_ms = corrected.offset_ms;
+        report.restamped = corrected.restamped;
+    }
 
     if let Ok(names) = client.machines(&jwt) {
         store.write(|w| {
