@@ -1,4 +1,4 @@
-//! One edge machine for the sync tests: a data dir and HOME of its own, a project
+//! One edge machine for every edge test: a data dir and HOME of its own, a project
 //! with a git remote, driven through the real `solaria` binary.
 
 use crate::binary;
@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// One edge machine: its own data dir and HOME, driven through the real binary.
+/// The one harness of every edge test (capture, search, install, sync, the local
+/// API, MCP): `solaria` runs with a clean environment (PATH, HOME, SOLARIA_HOME, a
+/// recorder for `systemctl`, TZ=UTC, and [`Edge::env`]).
 #[derive(Debug)]
 pub struct Edge {
     pub root: tempfile::TempDir,
@@ -16,6 +19,7 @@ pub struct Edge {
     pub project: PathBuf,
     /// Extra environment for every command (e.g. `SOLARIA_CLOCK_SKEW_MS`).
     pub env: Vec<(String, String)>,
+    name: String,
 }
 
 impl Edge {
@@ -30,17 +34,29 @@ impl Edge {
         )
         .expect("git config");
         std::fs::create_dir_all(root.path().join("home")).expect("home");
-        std::fs::create_dir_all(root.path().join("data")).expect("data");
-        std::fs::write(
-            root.path().join("data/config.toml"),
-            format!("machine_name = \"{name}\"\n"),
-        )
-        .expect("config");
-        Edge {
+        let edge = Edge {
             root,
             project,
             env: Vec::new(),
-        }
+            name: name.to_string(),
+        };
+        edge.write_config("");
+        // systemd is outside the tests: a recorder stands in for `systemctl`
+        // (`systemctl_calls`), failing like a machine without a user manager when
+        // `systemctl.fail` exists.
+        let recorder = edge.root.path().join("systemctl");
+        std::fs::write(
+            &recorder,
+            format!(
+                "#!/bin/sh\necho \"$*\" >> '{root}/systemctl.log'\n\
+                 if [ -e '{root}/systemctl.fail' ]; then echo 'Failed to connect to bus: No medium found' >&2; exit 1; fi\n",
+                root = edge.root.path().display()
+            ),
+        )
+        .expect("systemctl recorder");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&recorder, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        edge
     }
 
     /// The data dir (`SOLARIA_HOME`).
@@ -48,29 +64,102 @@ impl Edge {
         self.root.path().join("data")
     }
 
+    /// The data dir (`SOLARIA_HOME`).
+    pub fn data_dir(&self) -> PathBuf {
+        self.data()
+    }
+
+    /// This machine's HOME.
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// Writes `config.toml`: this machine's name, then `toml`.
+    pub fn write_config(&self, toml: &str) {
+        std::fs::create_dir_all(self.data()).expect("data dir");
+        let text = format!("machine_name = \"{}\"\n{toml}", self.name);
+        std::fs::write(self.data().join("config.toml"), text).expect("config");
+    }
+
+    /// The `systemctl` command lines `solaria` ran, in order.
+    pub fn systemctl_calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.root.path().join("systemctl.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The store's file.
+    pub fn db_path(&self) -> PathBuf {
+        self.data().join("memory.db")
+    }
+
+    /// The raw bytes of the store, its WAL and shared-memory files.
+    pub fn store_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for suffix in ["", "-wal", "-shm"] {
+            let p = PathBuf::from(format!("{}{suffix}", self.db_path().display()));
+            if let Ok(b) = std::fs::read(p) {
+                bytes.extend(b);
+            }
+        }
+        bytes
+    }
+
+    /// One number from the store.
+    pub fn count(&self, sql: &str) -> i64 {
+        self.db().query_row(sql, [], |r| r.get(0)).expect("count")
+    }
+
+    /// What the hooks logged.
+    pub fn hook_log(&self) -> String {
+        std::fs::read_to_string(self.data().join("logs/hooks.log")).unwrap_or_default()
+    }
+
     /// A connection to this machine's store (WAL: reading beside a running
     /// `solaria` is fine).
     pub fn db(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(self.data().join("memory.db")).expect("open the store")
+        rusqlite::Connection::open(self.db_path()).expect("open the store")
     }
 
     /// `solaria` with this machine's environment, in its project.
     pub fn cmd(&self) -> Command {
+        self.cmd_in(&self.project)
+    }
+
+    /// `solaria` with this machine's environment, in `cwd`.
+    pub fn cmd_in(&self, cwd: &Path) -> Command {
         let mut c = Command::new(binary("solaria"));
-        c.current_dir(&self.project)
+        c.current_dir(cwd)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home())
             .env("SOLARIA_HOME", self.data())
-            .env("HOME", self.root.path().join("home"))
+            .env("SOLARIA_SYSTEMCTL", self.root.path().join("systemctl"))
+            .env("TZ", "UTC")
             .envs(self.env.iter().map(|(k, v)| (k, v)));
         c
     }
 
+    /// Runs `solaria ARGS` in the project; the output whatever the status.
     pub fn run(&self, args: &[&str]) -> Output {
-        self.cmd().args(args).output().expect("run solaria")
+        self.run_in(&self.project, args)
     }
 
-    /// Runs `solaria ARGS`, which must succeed; its stdout.
+    /// Runs `solaria ARGS` in `cwd`; the output whatever the status.
+    pub fn run_in(&self, cwd: &Path, args: &[&str]) -> Output {
+        self.cmd_in(cwd).args(args).output().expect("run solaria")
+    }
+
+    /// Runs `solaria ARGS` in the project, which must succeed; its stdout.
     pub fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
+        self.ok_in(&self.project, args)
+    }
+
+    /// Runs `solaria ARGS` in `cwd`, which must succeed; its stdout.
+    pub fn ok_in(&self, cwd: &Path, args: &[&str]) -> String {
+        let out = self.run_in(cwd, args);
         assert!(
             out.status.success(),
             "solaria {args:?}: {}{}",
@@ -80,22 +169,36 @@ impl Edge {
         String::from_utf8(out.stdout).expect("utf8")
     }
 
-    /// Pipes `payload` into `solaria hook EVENT`.
-    pub fn hook(&self, event: &str, payload: Value) {
+    /// Runs `solaria ARGS` (with `--json` among them) in `cwd` and parses it.
+    pub fn json(&self, cwd: &Path, args: &[&str]) -> Value {
+        serde_json::from_str(&self.ok_in(cwd, args)).expect("json output")
+    }
+
+    /// Runs `solaria hook EVENT` with `stdin` and checks the hook contract: exit 0
+    /// and nothing on stderr.
+    pub fn hook_raw(&self, event: &str, stdin: &[u8]) -> Output {
         let mut child = self
-            .cmd()
+            .cmd_in(self.root.path())
             .args(["hook", event])
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
-            .expect("hook");
-        std::io::Write::write_all(
-            &mut child.stdin.take().expect("stdin"),
-            payload.to_string().as_bytes(),
-        )
-        .expect("write");
-        assert!(child.wait().expect("wait").success());
+            .expect("spawn solaria hook");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), stdin)
+            .expect("write payload");
+        let out = child.wait_with_output().expect("hook finishes");
+        assert!(out.status.success(), "hooks always exit 0: {out:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "hooks never print to stderr: {out:?}"
+        );
+        out
+    }
+
+    /// Pipes `payload` into `solaria hook EVENT` (the hook contract checked).
+    pub fn hook(&self, event: &str, payload: impl std::borrow::Borrow<Value>) -> Output {
+        self.hook_raw(event, payload.borrow().to_string().as_bytes())
     }
 
     /// A prompt typed in agent session `session`.

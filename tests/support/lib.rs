@@ -7,6 +7,7 @@
 pub mod central;
 pub mod edge;
 pub mod mcp;
+pub mod payloads;
 pub mod pg;
 pub mod records;
 pub mod semantic;

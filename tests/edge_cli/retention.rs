@@ -1,9 +1,10 @@
 //! Forgetting and pruning through the real binary.
 
-use crate::common::*;
 use serde_json::json;
+use solaria_tests::edge::Edge;
+use solaria_tests::payloads::*;
 
-fn age_everything(m: &Machine, days: i64) {
+fn age_everything(m: &Edge, days: i64) {
     let db = m.db();
     for table in ["observations", "summaries"] {
         db.execute(
@@ -21,13 +22,13 @@ fn age_everything(m: &Machine, days: i64) {
 
 #[test]
 fn prune_applies_retention_without_a_server() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
-    m.hook("user-prompt-submit", &prompt("old", &p, "ancient history"));
-    m.hook("stop", &stop("old", &p));
+    m.hook("user-prompt-submit", prompt("old", &p, "ancient history"));
+    m.hook("stop", stop("old", &p));
     age_everything(&m, 40);
-    m.hook("user-prompt-submit", &prompt("new", &p, "fresh work"));
-    let out = m.ok(&p, &["prune"]);
+    m.hook("user-prompt-submit", prompt("new", &p, "fresh work"));
+    let out = m.ok_in(&p, &["prune"]);
     assert!(out.contains("Pruned 1 observation"), "{out}");
     assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
     assert_eq!(
@@ -36,20 +37,20 @@ fn prune_applies_retention_without_a_server() {
         "summaries live 365 days"
     );
     assert!(
-        m.ok(&p, &["search", "--type", "prompt", "ancient"])
+        m.ok_in(&p, &["search", "--type", "prompt", "ancient"])
             .contains("No matches")
     );
 }
 
 #[test]
 fn retention_never_deletes_what_is_not_yet_pushed_once_a_server_is_configured() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
     m.write_config("[sync]\nserver = \"https://memory.example.com\"\n");
     for n in 0..4 {
         m.hook(
             "user-prompt-submit",
-            &prompt("s", &p, &format!("old work {n}")),
+            prompt("s", &p, &format!("old work {n}")),
         );
     }
     age_everything(&m, 400);
@@ -74,7 +75,7 @@ fn retention_never_deletes_what_is_not_yet_pushed_once_a_server_is_configured() 
     )
     .expect("foreign");
     drop(db);
-    m.ok(&p, &["prune"]);
+    m.ok_in(&p, &["prune"]);
     let left: Vec<String> = m
         .db()
         .prepare("SELECT title FROM observations ORDER BY title")
@@ -96,21 +97,21 @@ fn retention_never_deletes_what_is_not_yet_pushed_once_a_server_is_configured() 
 
     // Without the server, the same record goes.
     m.write_config("");
-    m.ok(&p, &["prune"]);
+    m.ok_in(&p, &["prune"]);
     assert_eq!(m.count("SELECT count(*) FROM observations"), 0);
 }
 
 #[test]
 fn forget_erases_content_and_leaves_a_newer_tombstone() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
     m.hook(
         "user-prompt-submit",
-        &prompt("s1", &p, "remember the launch codes"),
+        prompt("s1", &p, "remember the launch codes"),
     );
     m.hook(
         "post-tool-use",
-        &tool(
+        tool(
             "s1",
             &p,
             "Bash",
@@ -118,10 +119,10 @@ fn forget_erases_content_and_leaves_a_newer_tombstone() {
             json!({"stdout": "launch"}),
         ),
     );
-    m.hook("stop", &stop("s1", &p));
+    m.hook("stop", stop("s1", &p));
     m.hook(
         "user-prompt-submit",
-        &prompt("s2", &p, "other launch session"),
+        prompt("s2", &p, "other launch session"),
     );
 
     let hit = m.json(&p, &["search", "--json", "codes"]);
@@ -134,7 +135,7 @@ fn forget_erases_content_and_leaves_a_newer_tombstone() {
             |r| r.get(0),
         )
         .expect("row");
-    m.ok(&p, &["forget", &id]);
+    m.ok_in(&p, &["forget", &id]);
     let (deleted, title, input, after): (i64, String, String, i64) = m
         .db()
         .query_row(
@@ -146,7 +147,7 @@ fn forget_erases_content_and_leaves_a_newer_tombstone() {
     assert_eq!((deleted, title.as_str(), input.as_str()), (1, "", ""));
     assert!(after > before, "the tombstone is a newer version");
     assert!(
-        m.ok(&p, &["search", "codes"]).contains("No matches"),
+        m.ok_in(&p, &["search", "codes"]).contains("No matches"),
         "the session's summary is rewritten without the forgotten prompt"
     );
     let summary: String = m
@@ -167,7 +168,7 @@ fn forget_erases_content_and_leaves_a_newer_tombstone() {
             |r| r.get(0),
         )
         .expect("s");
-    let out = m.ok(&p, &["forget", "--session", &session]);
+    let out = m.ok_in(&p, &["forget", "--session", &session]);
     assert!(
         out.contains("1 observation(s), 1 summar(y/ies), 1 session(s)"),
         "{out}"
@@ -178,7 +179,7 @@ fn forget_erases_content_and_leaves_a_newer_tombstone() {
     );
 
     // A project by name.
-    m.ok(&p, &["forget", "--project", "api"]);
+    m.ok_in(&p, &["forget", "--project", "api"]);
     assert_eq!(
         m.count("SELECT count(*) FROM observations WHERE deleted = 0"),
         0
@@ -192,13 +193,13 @@ fn forget_erases_content_and_leaves_a_newer_tombstone() {
 }
 
 /// Checkpoints the WAL into the main file and empties it.
-fn checkpoint(m: &Machine) {
+fn checkpoint(m: &Edge) {
     m.db()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
         .expect("checkpoint");
 }
 
-fn on_disk(m: &Machine, word: &str) -> bool {
+fn on_disk(m: &Edge, word: &str) -> bool {
     let bytes = m.store_bytes();
     bytes.windows(word.len()).any(|w| w == word.as_bytes())
 }
@@ -206,15 +207,15 @@ fn on_disk(m: &Machine, word: &str) -> bool {
 #[test]
 fn forget_leaves_no_copy_of_the_text_in_the_file() {
     const WORD: &str = "quokkaxylograph";
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
     m.hook(
         "user-prompt-submit",
-        &prompt("s1", &p, &format!("the vault phrase is {WORD} remember it")),
+        prompt("s1", &p, &format!("the vault phrase is {WORD} remember it")),
     );
     m.hook(
         "post-tool-use",
-        &tool(
+        tool(
             "s1",
             &p,
             "Bash",
@@ -224,7 +225,7 @@ fn forget_leaves_no_copy_of_the_text_in_the_file() {
     );
     m.hook(
         "user-prompt-submit",
-        &prompt("s1", &p, "unrelated later work"),
+        prompt("s1", &p, "unrelated later work"),
     );
     checkpoint(&m);
     assert!(on_disk(&m, WORD), "the word is in the file before forget");
@@ -235,10 +236,10 @@ fn forget_leaves_no_copy_of_the_text_in_the_file() {
         .expect("hits")
     {
         let id = hit["id"].as_str().expect("id");
-        m.ok(&p, &["forget", id]);
+        m.ok_in(&p, &["forget", id]);
     }
     assert!(
-        m.ok(&p, &["search", WORD]).contains("No matches"),
+        m.ok_in(&p, &["search", WORD]).contains("No matches"),
         "forgotten"
     );
     assert!(

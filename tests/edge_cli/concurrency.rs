@@ -1,13 +1,14 @@
 //! Many hook processes at once on one store (Claude Code runs hooks in parallel).
 
-use crate::common::*;
 use serde_json::json;
+use solaria_tests::edge::Edge;
+use solaria_tests::payloads::*;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 #[test]
 fn twenty_hooks_at_once_lose_nothing_even_on_a_fresh_store() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
     // Start all twenty before any finishes: they race to create and migrate the store.
     let mut children = Vec::new();

@@ -1,13 +1,14 @@
 //! Search through the real binary: any text is a valid query, filters are honoured,
 //! ranking follows relevance × the ranking weights (docs/DESIGN.md).
 
-use crate::common::*;
 use serde_json::{Value, json};
+use solaria_tests::edge::Edge;
+use solaria_tests::payloads::*;
 use std::path::Path;
 
-fn seed(m: &Machine, p: &Path, session: &str, texts: &[&str]) {
+fn seed(m: &Edge, p: &Path, session: &str, texts: &[&str]) {
     for t in texts {
-        m.hook("user-prompt-submit", &prompt(session, p, t));
+        m.hook("user-prompt-submit", prompt(session, p, t));
     }
 }
 
@@ -21,7 +22,7 @@ fn ids(v: &Value) -> Vec<String> {
 
 #[test]
 fn weird_queries_never_error() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
     seed(
         &m,
@@ -101,13 +102,13 @@ fn weird_queries_never_error() {
 
 #[test]
 fn filters_are_honoured() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let api = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
     let web = project(m.root.path(), "web", Some("git@github.com:acme/web.git"));
     seed(&m, &api, "a", &["deploy pipeline for api"]);
     m.hook(
         "post-tool-use",
-        &tool(
+        tool(
             "a",
             &api,
             "Bash",
@@ -116,7 +117,7 @@ fn filters_are_honoured() {
         ),
     );
     seed(&m, &web, "w", &["deploy pipeline for web"]);
-    m.hook("stop", &stop("a", &api));
+    m.hook("stop", stop("a", &api));
 
     let all = m.json(&api, &["search", "--json", "deploy", "pipeline"]);
     assert_eq!(all.as_array().expect("array").len(), 4, "{all:#}");
@@ -187,7 +188,7 @@ fn filters_are_honoured() {
 
 #[test]
 fn ranking_follows_relevance_and_the_weights() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let api = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
     let web = project(m.root.path(), "web", Some("git@github.com:acme/web.git"));
     // Same text in two projects: the current project ranks first (1.0 vs 0.4).
@@ -240,13 +241,13 @@ fn ranking_follows_relevance_and_the_weights() {
 
 #[test]
 fn progressive_disclosure_index_timeline_show() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
-    m.hook("session-start", &session_start("s", &p));
+    m.hook("session-start", session_start("s", &p));
     for n in 0..12 {
         m.hook(
             "post-tool-use",
-            &tool(
+            tool(
                 "s",
                 &p,
                 "Bash",
@@ -255,8 +256,8 @@ fn progressive_disclosure_index_timeline_show() {
             ),
         );
     }
-    m.hook("stop", &stop("s", &p));
-    let index = m.ok(&p, &["search", "step", "6"]);
+    m.hook("stop", stop("s", &p));
+    let index = m.ok_in(&p, &["search", "step", "6"]);
     let first = index.lines().next().expect("a result line");
     assert!(
         first.starts_with("[O#") && first.contains("Bash: step 6") && first.contains("~"),
@@ -264,7 +265,7 @@ fn progressive_disclosure_index_timeline_show() {
     );
     let id = &first[3..39];
 
-    let timeline = m.ok(&p, &["timeline", id, "--before", "2", "--after", "2"]);
+    let timeline = m.ok_in(&p, &["timeline", id, "--before", "2", "--after", "2"]);
     let shown: Vec<&str> = timeline
         .lines()
         .filter(|l| l.contains("Bash: step"))
@@ -279,7 +280,7 @@ fn progressive_disclosure_index_timeline_show() {
         "{timeline}"
     );
 
-    let full = m.ok(&p, &["show", id]);
+    let full = m.ok_in(&p, &["show", id]);
     assert!(
         full.contains("output of step 6") && full.contains("\"command\": \"step 6\""),
         "{full}"

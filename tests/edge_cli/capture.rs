@@ -1,44 +1,45 @@
 //! Hook capture through the real binary: every event type stored as a user would
 //! expect, bad payloads dropped without breaking the agent, context injected.
 
-use crate::common::*;
 use serde_json::{Value, json};
+use solaria_tests::edge::Edge;
+use solaria_tests::payloads::*;
 
 #[test]
 fn every_event_type_is_stored_as_expected() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
     let s = "5b1c2f0e-0000-4000-8000-000000000001";
-    let out = m.hook("session-start", &session_start(s, &p));
+    let out = m.hook("session-start", session_start(s, &p));
     assert!(
         out.stdout.is_empty(),
         "a first session has no context to inject"
     );
     m.hook(
         "user-prompt-submit",
-        &prompt(s, &p, "Fix the JWT refresh: renew_jwt fails after expiry"),
+        prompt(s, &p, "Fix the JWT refresh: renew_jwt fails after expiry"),
     );
     let file = p.join("src/auth/refresh.rs").display().to_string();
     m.hook(
         "post-tool-use",
-        &tool(s, &p, "Read", json!({"file_path": file}), json!({
+        tool(s, &p, "Read", json!({"file_path": file}), json!({
             "type": "text",
             "file": {"filePath": file, "content": "pub fn renew_jwt() {}\n", "numLines": 1, "startLine": 1, "totalLines": 1}
         })),
     );
     m.hook(
         "post-tool-use",
-        &tool(s, &p, "Edit", json!({"file_path": file, "old_string": "fn renew_jwt() {}", "new_string": "fn renew_jwt(t: &Token) -> Result<Token> { refresh(t) }", "replace_all": false}),
+        tool(s, &p, "Edit", json!({"file_path": file, "old_string": "fn renew_jwt() {}", "new_string": "fn renew_jwt(t: &Token) -> Result<Token> { refresh(t) }", "replace_all": false}),
             json!({"filePath": file, "oldString": "fn renew_jwt() {}", "newString": "…", "structuredPatch": [{"oldStart": 1, "lines": ["-a", "+b"]}], "userModified": false})),
     );
     m.hook(
         "post-tool-use",
-        &tool(s, &p, "Bash", json!({"command": "cargo test auth::refresh", "description": "Run the refresh tests"}),
+        tool(s, &p, "Bash", json!({"command": "cargo test auth::refresh", "description": "Run the refresh tests"}),
             json!({"stdout": "error[E0308]: mismatched types\n  --> src/auth/refresh.rs:3:5", "stderr": "", "interrupted": false, "isImage": false})),
     );
     m.hook(
         "post-tool-use",
-        &tool(s, &p, "mcp__github__get_issue", json!({"owner": "acme", "repo": "api", "issue_number": 42}),
+        tool(s, &p, "mcp__github__get_issue", json!({"owner": "acme", "repo": "api", "issue_number": 42}),
             json!([{"type": "text", "text": "{\"title\": \"Refresh token expires too early\", \"labels\": [{\"name\": \"bug\"}]}"}])),
     );
     let big = format!(
@@ -47,7 +48,7 @@ fn every_event_type_is_stored_as_expected() {
     );
     m.hook(
         "post-tool-use",
-        &tool(
+        tool(
             s,
             &p,
             "Bash",
@@ -57,10 +58,10 @@ fn every_event_type_is_stored_as_expected() {
     );
     m.hook(
         "post-tool-use",
-        &tool(s, &p, "TodoWrite", json!({"todos": [{"content": "fix refresh", "status": "completed", "activeForm": "Fixing"}, {"content": "add test", "status": "pending", "activeForm": "Adding"}]}), json!({"oldTodos": [], "newTodos": []})),
+        tool(s, &p, "TodoWrite", json!({"todos": [{"content": "fix refresh", "status": "completed", "activeForm": "Fixing"}, {"content": "add test", "status": "pending", "activeForm": "Adding"}]}), json!({"oldTodos": [], "newTodos": []})),
     );
-    m.hook("stop", &stop(s, &p));
-    m.hook("session-end", &session_end(s, &p));
+    m.hook("stop", stop(s, &p));
+    m.hook("session-end", session_end(s, &p));
 
     let db = m.db();
     let (key, name, ended): (String, String, Option<i64>) = db
@@ -161,7 +162,7 @@ fn every_event_type_is_stored_as_expected() {
 
 #[test]
 fn bad_payloads_are_logged_and_dropped_without_output() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "web", None);
     let bad: [&[u8]; 7] = [
         b"",
@@ -197,13 +198,13 @@ fn bad_payloads_are_logged_and_dropped_without_output() {
             && log.contains("empty payload")
     );
     // A good payload after all that still lands.
-    m.hook("user-prompt-submit", &prompt("s-ok", &p, "still working"));
+    m.hook("user-prompt-submit", prompt("s-ok", &p, "still working"));
     assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
 }
 
 #[test]
 fn unknown_fields_and_missing_session_start_are_tolerated() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "web", None);
     let mut payload = tool(
         "no-start",
@@ -227,14 +228,14 @@ fn unknown_fields_and_missing_session_start_are_tolerated() {
 
 #[test]
 fn session_start_injects_cited_context_within_the_token_budget() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", Some("https://github.com/acme/api"));
     for n in 0..6 {
         let s = format!("earlier-{n}");
-        m.hook("session-start", &session_start(&s, &p));
+        m.hook("session-start", session_start(&s, &p));
         m.hook(
             "user-prompt-submit",
-            &prompt(
+            prompt(
                 &s,
                 &p,
                 &format!("Task {n}: {}", "make the refresh flow robust ".repeat(20)),
@@ -243,7 +244,7 @@ fn session_start_injects_cited_context_within_the_token_budget() {
         for k in 0..30 {
             m.hook(
                 "post-tool-use",
-                &tool(
+                tool(
                     &s,
                     &p,
                     "Bash",
@@ -252,7 +253,7 @@ fn session_start_injects_cited_context_within_the_token_budget() {
                 ),
             );
         }
-        m.hook("stop", &stop(&s, &p));
+        m.hook("stop", stop(&s, &p));
     }
     // Another project's memory never leaks into this one's context.
     let other = project(
@@ -262,10 +263,10 @@ fn session_start_injects_cited_context_within_the_token_budget() {
     );
     m.hook(
         "user-prompt-submit",
-        &prompt("x", &other, "unrelated secret project work"),
+        prompt("x", &other, "unrelated secret project work"),
     );
 
-    let out = m.hook("session-start", &session_start("now", &p));
+    let out = m.hook("session-start", session_start("now", &p));
     let v: Value = serde_json::from_slice(&out.stdout).expect("SessionStart prints JSON");
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
     let ctx = v["hookSpecificOutput"]["additionalContext"]
@@ -296,7 +297,7 @@ fn session_start_injects_cited_context_within_the_token_budget() {
 
     // A smaller configured budget is honoured.
     m.write_config("[context]\ntoken_budget = 300\n");
-    let out = m.hook("session-start", &session_start("later", &p));
+    let out = m.hook("session-start", session_start("later", &p));
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     let ctx = v["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -306,10 +307,10 @@ fn session_start_injects_cited_context_within_the_token_budget() {
 
 #[test]
 fn a_broken_config_file_never_stops_capture() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "web", None);
     m.write_config("this is = = not toml [[[");
-    m.hook("user-prompt-submit", &prompt("s", &p, "keep capturing"));
+    m.hook("user-prompt-submit", prompt("s", &p, "keep capturing"));
     assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
     assert!(m.hook_log().contains("config ignored"));
     let out = m.run_in(&p, &["stats"]);
@@ -319,19 +320,19 @@ fn a_broken_config_file_never_stops_capture() {
 
 #[test]
 fn skipped_tools_and_projects_are_not_captured() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "web", None);
     let secret = project(m.root.path(), "client-nda", None);
     m.write_config("[capture]\nskip_tools = [\"TodoWrite\"]\nskip_projects = [\"client-nda\"]\n");
     m.hook(
         "post-tool-use",
-        &tool("s", &p, "TodoWrite", json!({"todos": []}), json!({})),
+        tool("s", &p, "TodoWrite", json!({"todos": []}), json!({})),
     );
     m.hook(
         "post-tool-use",
-        &tool("s", &p, "Glob", json!({"pattern": "*"}), json!({})),
+        tool("s", &p, "Glob", json!({"pattern": "*"}), json!({})),
     );
-    m.hook("user-prompt-submit", &prompt("t", &secret, "confidential"));
+    m.hook("user-prompt-submit", prompt("t", &secret, "confidential"));
     assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
     assert_eq!(
         m.count("SELECT count(*) FROM sessions WHERE project_name = 'client-nda'"),
@@ -341,7 +342,7 @@ fn skipped_tools_and_projects_are_not_captured() {
 
 #[test]
 fn failed_tool_calls_are_captured_as_errors() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
     let mut payload = base("PostToolUseFailure", "s", &p);
     payload["tool_name"] = json!("Bash");
@@ -350,7 +351,7 @@ fn failed_tool_calls_are_captured_as_errors() {
     payload["error"] = json!("Exit code 101\nerror[E0425]: cannot find function `renew_jwt`");
     payload["is_interrupt"] = json!(false);
     m.hook("post-tool-use-failure", &payload);
-    m.hook("stop", &stop("s", &p));
+    m.hook("stop", stop("s", &p));
     let (title, meta, response): (String, String, String) = m
         .db()
         .query_row(
@@ -376,7 +377,7 @@ fn failed_tool_calls_are_captured_as_errors() {
 
 #[test]
 fn a_stdin_that_never_closes_does_not_hang_the_agent() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     m.write_config("[capture]\nhook_timeout_ms = 300\n");
     let start = std::time::Instant::now();
     let mut child = std::process::Command::new(solaria())
@@ -410,7 +411,7 @@ fn words(text: &str, bytes: usize) -> String {
 
 #[test]
 fn a_private_span_cut_by_the_size_bound_never_leaves_the_machine() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
     const PRIVATE_WORDS: [&str; 3] = ["heliotrope", "osprey", "kestrel4417"];
     // The span opens in the middle the bound drops and closes in the tail it keeps.
@@ -421,7 +422,7 @@ fn a_private_span_cut_by_the_size_bound_never_leaves_the_machine() {
         words("closing remarks ", 1_600),
     );
     assert!(text.len() >= 24_000, "{}", text.len());
-    m.hook("user-prompt-submit", &prompt("s1", &p, &text));
+    m.hook("user-prompt-submit", prompt("s1", &p, &text));
     let stdout = format!(
         "{}\n<private>{}\n</private>\nbuild finished",
         words("compiling crate ", 10_000),
@@ -429,7 +430,7 @@ fn a_private_span_cut_by_the_size_bound_never_leaves_the_machine() {
     );
     m.hook(
         "post-tool-use",
-        &tool(
+        tool(
             "s1",
             &p,
             "Bash",
@@ -479,7 +480,7 @@ fn a_private_span_cut_by_the_size_bound_never_leaves_the_machine() {
 #[test]
 fn a_hook_that_only_logs_leaves_a_private_data_dir() {
     use std::os::unix::fs::PermissionsExt;
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     // A fresh SOLARIA_HOME: nothing exists until the hook's first contact.
     std::fs::remove_dir_all(m.data_dir()).expect("fresh home");
     m.hook_raw("user-prompt-submit", b"{not json");

@@ -2,8 +2,9 @@
 //! field of every event, then the raw bytes of the store, its WAL and shared memory
 //! are searched for them.
 
-use crate::common::*;
 use serde_json::{Value, json};
+use solaria_tests::edge::Edge;
+use solaria_tests::payloads::*;
 
 /// (what the secret is, the text planted, the part that must never be on disk)
 fn secrets() -> Vec<(&'static str, String, String)> {
@@ -44,7 +45,7 @@ fn secrets() -> Vec<(&'static str, String, String)> {
 
 #[test]
 fn no_secret_of_any_family_reaches_the_store_or_its_wal() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
     let transcript = m.root.path().join("transcript.jsonl");
     let mut all = String::new();
@@ -61,23 +62,23 @@ fn no_secret_of_any_family_reaches_the_store_or_its_wal() {
             v["transcript_path"] = json!(transcript.display().to_string());
             v
         };
-        m.hook("session-start", &with_transcript(session_start(&s, &p)));
+        m.hook("session-start", with_transcript(session_start(&s, &p)));
         m.hook(
             "user-prompt-submit",
-            &prompt(&s, &p, &format!("use {secret} for the {name}")),
+            prompt(&s, &p, &format!("use {secret} for the {name}")),
         );
         // Every text field of a tool call: command, description, file content,
         // old/new strings, stdout, stderr, nested response blocks, object keys' values.
-        m.hook("post-tool-use", &tool(&s, &p, "Bash",
+        m.hook("post-tool-use", tool(&s, &p, "Bash",
             json!({"command": format!("export TOKEN='{secret}' && deploy"), "description": format!("deploy with {secret}")}),
             json!({"stdout": format!("using {secret}\nok"), "stderr": format!("warn: {secret}"), "interrupted": false})));
-        m.hook("post-tool-use", &tool(&s, &p, "Write",
+        m.hook("post-tool-use", tool(&s, &p, "Write",
             json!({"file_path": p.join(".env").display().to_string(), "content": format!("KEY={secret}\n")}),
             json!({"type": "create", "filePath": p.join(".env").display().to_string(), "content": format!("KEY={secret}\n"), "structuredPatch": [{"lines": [format!("+KEY={secret}")]}]})));
-        m.hook("post-tool-use", &tool(&s, &p, "Edit",
+        m.hook("post-tool-use", tool(&s, &p, "Edit",
             json!({"file_path": p.join("src/config.rs").display().to_string(), "old_string": "let k = \"\";", "new_string": format!("let k = \"{secret}\";")}),
             json!({"oldString": "", "newString": secret, "originalFile": format!("// {secret}")})));
-        m.hook("post-tool-use", &tool(&s, &p, "mcp__vault__read",
+        m.hook("post-tool-use", tool(&s, &p, "mcp__vault__read",
             json!({"path": "secret/app", "note": secret}),
             json!([{"type": "text", "text": json!({"data": {"value": secret, "api_key": secret}}).to_string()}])));
         let mut fail = base("PostToolUseFailure", &s, &p);
@@ -89,7 +90,7 @@ fn no_secret_of_any_family_reaches_the_store_or_its_wal() {
         let mut stop_payload = with_transcript(stop(&s, &p));
         stop_payload["last_assistant_message"] = json!(format!("I used {secret}."));
         m.hook("stop", &stop_payload);
-        m.hook("session-end", &with_transcript(session_end(&s, &p)));
+        m.hook("session-end", with_transcript(session_end(&s, &p)));
     }
     assert!(
         m.hook_log().is_empty(),
@@ -116,7 +117,7 @@ fn no_secret_of_any_family_reaches_the_store_or_its_wal() {
         .expect("checkpoint");
     check(&m.store_bytes(), "after a checkpoint");
     // The CLI never shows one either.
-    let shown = m.ok(&p, &["search", "--json", "deploy"]);
+    let shown = m.ok_in(&p, &["search", "--json", "deploy"]);
     for (name, _, core) in secrets() {
         assert!(!shown.contains(&core), "{name} in search output");
     }

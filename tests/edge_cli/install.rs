@@ -1,12 +1,13 @@
 //! `solaria install claude-code` / `uninstall` round-trip a real settings.json, and
 //! register / remove `solaria serve` as a systemd user service.
 
-use crate::common::*;
 use serde_json::{Value, json};
+use solaria_tests::edge::Edge;
+use solaria_tests::payloads::*;
 
 #[test]
 fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let claude = m.home().join(".claude");
     std::fs::create_dir_all(&claude).expect("mkdir");
     let original = json!({
@@ -32,7 +33,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
     )
     .expect("claude.json");
 
-    let out = m.ok(m.root.path(), &["install", "claude-code"]);
+    let out = m.ok_in(m.root.path(), &["install", "claude-code"]);
     assert!(out.contains("Installed"), "{out}");
     let installed: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
@@ -68,7 +69,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
     let slash = std::fs::read_to_string(&command).expect("slash command written");
     assert!(slash.contains(&format!("{exe} slash")));
 
-    let again = m.ok(m.root.path(), &["install", "claude-code"]);
+    let again = m.ok_in(m.root.path(), &["install", "claude-code"]);
     assert!(again.contains("already installed"), "{again}");
     let twice: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
@@ -76,10 +77,10 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
 
     // The installed command really works as Claude Code would run it.
     let p = project(m.root.path(), "api", None);
-    m.hook("user-prompt-submit", &prompt("s", &p, "wired up"));
-    let status = m.ok(m.root.path(), &["slash", "status"]);
+    m.hook("user-prompt-submit", prompt("s", &p, "wired up"));
+    let status = m.ok_in(m.root.path(), &["slash", "status"]);
     assert!(status.contains("observations:  1"), "{status}");
-    let found = m.ok(m.root.path(), &["slash", "search wired"]);
+    let found = m.ok_in(m.root.path(), &["slash", "search wired"]);
     assert!(found.contains("wired up"), "{found}");
 
     // The MCP server is registered beside the user's other MCP servers.
@@ -99,7 +100,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
         "Claude Code's own state kept"
     );
 
-    let out = m.ok(m.root.path(), &["uninstall", "claude-code"]);
+    let out = m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
     assert!(out.contains("Removed"), "{out}");
     assert_eq!(
         read(&claude_json),
@@ -112,13 +113,13 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
         "uninstall restores exactly what the user had"
     );
     assert!(!command.exists());
-    let noop = m.ok(m.root.path(), &["uninstall", "claude-code"]);
+    let noop = m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
     assert!(noop.contains("nothing changed"));
 }
 
 #[test]
 fn a_settings_file_that_is_not_json_is_left_alone() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let claude = m.home().join(".claude");
     std::fs::create_dir_all(&claude).expect("mkdir");
     std::fs::write(claude.join("settings.json"), "{ \"model\": \"opus\", }").expect("write");
@@ -133,9 +134,9 @@ fn a_settings_file_that_is_not_json_is_left_alone() {
 
 #[test]
 fn project_scope_writes_into_the_project() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
-    m.ok(&p, &["install", "claude-code", "--scope", "project"]);
+    m.ok_in(&p, &["install", "claude-code", "--scope", "project"]);
     assert!(p.join(".claude/settings.json").exists());
     assert!(p.join(".claude/commands/memory.md").exists());
     let mcp: Value =
@@ -147,15 +148,15 @@ fn project_scope_writes_into_the_project() {
         "project scope leaves the user's config alone"
     );
     assert!(!m.home().join(".claude/settings.json").exists());
-    m.ok(&p, &["uninstall", "claude-code", "--scope", "project"]);
+    m.ok_in(&p, &["uninstall", "claude-code", "--scope", "project"]);
     assert!(!p.join(".claude/commands/memory.md").exists());
 }
 
 #[test]
 fn install_registers_the_daemon_as_a_user_service_and_uninstall_removes_it() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let unit = m.home().join(".config/systemd/user/solaria.service");
-    let out = m.ok(m.root.path(), &["install", "claude-code"]);
+    let out = m.ok_in(m.root.path(), &["install", "claude-code"]);
     assert!(out.contains("enabled and running"), "{out}");
     let text = std::fs::read_to_string(&unit).expect("the unit is written");
     assert!(
@@ -178,11 +179,11 @@ fn install_registers_the_daemon_as_a_user_service_and_uninstall_removes_it() {
     );
 
     // Again: nothing rewritten, systemd only asked to make sure it runs.
-    m.ok(m.root.path(), &["install", "claude-code"]);
+    m.ok_in(m.root.path(), &["install", "claude-code"]);
     assert_eq!(m.systemctl_calls().len(), 3);
     assert_eq!(std::fs::read_to_string(&unit).expect("unit"), text);
 
-    let out = m.ok(m.root.path(), &["uninstall", "claude-code"]);
+    let out = m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
     assert!(out.contains("Stopped the background service"), "{out}");
     assert!(!unit.exists());
     assert_eq!(
@@ -196,9 +197,9 @@ fn install_registers_the_daemon_as_a_user_service_and_uninstall_removes_it() {
 
 #[test]
 fn without_a_user_manager_the_install_still_succeeds_and_says_how_to_start_the_daemon() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     std::fs::write(m.root.path().join("systemctl.fail"), "").expect("fail");
-    let out = m.ok(m.root.path(), &["install", "claude-code"]);
+    let out = m.ok_in(m.root.path(), &["install", "claude-code"]);
     assert!(
         out.contains("could not start it")
             && out.contains("Failed to connect to bus")
@@ -218,21 +219,21 @@ fn without_a_user_manager_the_install_still_succeeds_and_says_how_to_start_the_d
 
 #[test]
 fn a_users_own_unit_and_no_service_are_respected() {
-    let m = Machine::new();
+    let m = Edge::new("test-machine");
     let unit = m.home().join(".config/systemd/user/solaria.service");
     std::fs::create_dir_all(unit.parent().expect("dir")).expect("mkdir");
     std::fs::write(&unit, "[Service]\nExecStart=/usr/local/bin/solaria serve\n").expect("own unit");
-    let out = m.ok(m.root.path(), &["install", "claude-code"]);
+    let out = m.ok_in(m.root.path(), &["install", "claude-code"]);
     assert!(out.contains("your own unit"), "{out}");
-    m.ok(m.root.path(), &["uninstall", "claude-code"]);
+    m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
     assert_eq!(
         std::fs::read_to_string(&unit).expect("kept"),
         "[Service]\nExecStart=/usr/local/bin/solaria serve\n"
     );
     assert!(m.systemctl_calls().is_empty(), "systemd left alone");
 
-    let other = Machine::new();
-    let out = other.ok(
+    let other = Edge::new("test-machine");
+    let out = other.ok_in(
         other.root.path(),
         &["install", "claude-code", "--no-service"],
     );
@@ -252,8 +253,8 @@ fn files_the_install_creates_are_private_and_existing_ones_keep_their_mode() {
     let mode =
         |p: &std::path::Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
     // ~/.claude.json can hold the user's API key: a new one is this user's only.
-    let m = Machine::new();
-    m.ok(m.root.path(), &["install", "claude-code", "--no-service"]);
+    let m = Edge::new("test-machine");
+    m.ok_in(m.root.path(), &["install", "claude-code", "--no-service"]);
     assert_eq!(mode(&m.home().join(".claude.json")), 0o600);
     let leftovers: Vec<String> = std::fs::read_dir(m.home())
         .expect("home")
@@ -264,11 +265,11 @@ fn files_the_install_creates_are_private_and_existing_ones_keep_their_mode() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 
     // A user's own file keeps the mode they gave it.
-    let other = Machine::new();
+    let other = Edge::new("test-machine");
     let claude_json = other.home().join(".claude.json");
     std::fs::write(&claude_json, "{}").expect("write");
     std::fs::set_permissions(&claude_json, std::fs::Permissions::from_mode(0o640)).expect("chmod");
-    other.ok(
+    other.ok_in(
         other.root.path(),
         &["install", "claude-code", "--no-service"],
     );
