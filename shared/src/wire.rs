@@ -217,9 +217,9 @@ mod tests {
     use super::*;
     use crate::{ObservationId, ObservationKind, Project, RecordMeta, SessionId, UnixMillis};
 
-    #[test]
-    fn records_are_tagged_by_type_on_the_wire() {
-        let o = Observation {
+    /// An observation whose every text field is `text`.
+    fn observation(kind: ObservationKind, text: &str) -> Observation {
+        Observation {
             id: ObservationId::new(),
             meta: RecordMeta {
                 machine_id: MachineId::new(),
@@ -228,19 +228,24 @@ mod tests {
             },
             session_id: SessionId::new(),
             project: Project {
-                key: "k".into(),
-                name: "n".into(),
+                key: text.into(),
+                name: text.into(),
             },
-            kind: ObservationKind::Prompt,
-            tool_name: None,
-            title: "t".into(),
-            input: "i".into(),
-            response: String::new(),
-            files: vec![],
-            metadata: serde_json::json!({}),
-            tags: vec![],
+            kind,
+            tool_name: Some(text.into()),
+            title: text.into(),
+            input: text.into(),
+            response: text.into(),
+            files: vec![text.into()],
+            metadata: serde_json::json!({"a": [text, {"b": text}], "n": 1}),
+            tags: vec![text.into()],
             created_at: UnixMillis(1),
-        };
+        }
+    }
+
+    #[test]
+    fn records_are_tagged_by_type_on_the_wire() {
+        let o = observation(ObservationKind::Prompt, "t");
         let rec = WireRecord::Observation(o.clone());
         let json = serde_json::to_value(&rec).expect("serialises");
         assert_eq!(json["type"], "observation");
@@ -253,28 +258,7 @@ mod tests {
     #[test]
     fn every_user_text_field_is_mapped_and_the_envelope_is_not() {
         let mark = "<private>secret</private>";
-        let o = Observation {
-            id: ObservationId::new(),
-            meta: RecordMeta {
-                machine_id: MachineId::new(),
-                updated: Hlc::new(5, 1),
-                deleted: false,
-            },
-            session_id: SessionId::new(),
-            project: Project {
-                key: mark.into(),
-                name: mark.into(),
-            },
-            kind: ObservationKind::ToolUse,
-            tool_name: Some(mark.into()),
-            title: mark.into(),
-            input: mark.into(),
-            response: mark.into(),
-            files: vec![mark.into()],
-            metadata: serde_json::json!({"a": [mark, {"b": mark}], "n": 1}),
-            tags: vec![mark.into()],
-            created_at: UnixMillis(1),
-        };
+        let o = observation(ObservationKind::ToolUse, mark);
         let mut rec = WireRecord::Observation(o.clone());
         rec.map_user_text(&mut |t| t.replace(mark, "-"), &mut |v| {
             crate::private::strip_private_json(v)
