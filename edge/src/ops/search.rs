@@ -42,6 +42,7 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
         1..=MAX_LIMIT,
     )?;
     let store = app.store()?;
+    let request = &with_project_resolved(&store, request)?;
     if model == Model::DaemonOrLoad
         && needs_model(app, &store, request)?
         && let Some(answer) = daemon_client::search(&app.paths, request)
@@ -66,6 +67,20 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
         fell_back: searched.fell_back,
         hits: cite(&store, searched.hits),
     })
+}
+
+/// The request with its project filter checked (`ops::project::resolve`: an
+/// unknown project is an error, not an empty answer) and, when it names one
+/// project, replaced by that project's key (a relative path means the same to a
+/// daemon running elsewhere).
+fn with_project_resolved(store: &Store, request: &SearchRequest) -> OpResult<SearchRequest> {
+    let mut request = request.clone();
+    if let Some(text) = &request.query.project
+        && let [one] = super::project::resolve(store, text)?.as_slice()
+    {
+        request.query.project = Some(one.key.clone());
+    }
+    Ok(request)
 }
 
 /// Whether the search would embed its query (then a running daemon, whose model
