@@ -2,6 +2,7 @@
 //! `memory_stats` tool and `/api/stats` / `/api/status` report, in one shape.
 
 use crate::semantic;
+use crate::store::retention::Retention;
 use crate::store::sync::LastSync;
 use crate::store::views::Stats;
 use crate::timefmt;
@@ -23,6 +24,38 @@ pub struct SyncState {
     pub pending: i64,
     /// Local changes that lost to newer versions and were not acknowledged.
     pub conflicts: usize,
+    /// Whether local retention runs, and why.
+    pub retention: RetentionState,
+}
+
+/// The retention in force and what it has removed.
+#[derive(Debug, Clone, Serialize)]
+pub struct RetentionState {
+    #[serde(flatten)]
+    pub policy: Retention,
+    /// On or off, and why, in a sentence.
+    pub why: String,
+    /// The newest creation time retention has removed; older memory is on the
+    /// server only (a search asks it).
+    pub pruned_up_to: Option<UnixMillis>,
+}
+
+impl RetentionState {
+    /// The state of `policy`, having removed records up to `pruned_up_to`.
+    pub fn new(policy: Retention, pruned_up_to: Option<UnixMillis>) -> RetentionState {
+        RetentionState {
+            why: policy.describe(),
+            policy,
+            pruned_up_to,
+        }
+    }
+
+    fn line(&self) -> String {
+        match self.pruned_up_to {
+            Some(t) => format!("{}; removed up to {}", self.why, timefmt::full(t)),
+            None => self.why.clone(),
+        }
+    }
 }
 
 impl SyncState {
@@ -60,6 +93,7 @@ impl SyncState {
             "conflicts:  {} unacknowledged (see `solaria conflicts`)",
             self.conflicts
         );
+        let _ = writeln!(out, "retention:  {}", self.retention.line());
         out
     }
 }
@@ -124,6 +158,7 @@ impl StatsReport {
             ),
             None => "sync:          not configured (memory stays on this machine)".into(),
         });
+        line(format!("retention:     {}", self.sync.retention.line()));
         out
     }
 }
