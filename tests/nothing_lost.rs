@@ -309,3 +309,149 @@ fn solaria_does_not_capture_itself_and_an_empty_session_is_not_in_the_context() 
         "the other session is: {context}"
     );
 }
+
+const DAY_MS: i64 = 86_400_000;
+
+/// Prompts in their own sessions, each made `days` old (creation times rewritten
+/// in the store: the hooks stamp records with the time they run).
+fn old_prompts(edge: &Edge, ages: &[(i64, &str)]) {
+    let now = solaria_shared::UnixMillis::now().0;
+    for (n, (days, text)) in ages.iter().enumerate() {
+        edge.prompt(&format!("old-{n}"), text);
+        let db = edge.db();
+        let when = now - days * DAY_MS;
+        for sql in [
+            "UPDATE observations SET created_at = ?1 WHERE title = ?2",
+            "UPDATE sessions SET started_at = ?1 WHERE id IN (SELECT session_id FROM observations WHERE title = ?2)",
+        ] {
+            db.execute(sql, rusqlite::params![when, text]).expect("age");
+        }
+    }
+}
+
+fn count(edge: &Edge, sql: &str) -> i64 {
+    edge.db().query_row(sql, [], |r| r.get(0)).expect("count")
+}
+
+#[test]
+fn without_a_server_retention_is_off_unless_asked_and_a_dry_run_removes_nothing() {
+    let edge = Edge::new("laptop");
+    old_prompts(
+        &edge,
+        &[
+            (10, "ten days zeppelin"),
+            (45, "forty-five days zeppelin"),
+            (90, "ninety days zeppelin"),
+            (120, "a hundred and twenty days zeppelin"),
+        ],
+    );
+    let all = "SELECT count(*) FROM observations";
+    assert_eq!(count(&edge, all), 4);
+
+    let out = edge.ok(&["serve", "--once"]);
+    let log = std::fs::read_to_string(edge.data().join("logs/serve.log")).expect("serve log");
+    assert!(
+        log.contains("retention off: no central server"),
+        "{out}{log}"
+    );
+    assert_eq!(
+        count(&edge, all),
+        4,
+        "the daemon's first prune keeps the only copy"
+    );
+    let out = edge.ok(&["prune"]);
+    assert!(
+        out.contains("Retention is off") && out.contains("Nothing was removed"),
+        "{out}"
+    );
+    assert_eq!(count(&edge, all), 4, "so does `solaria prune`");
+    let status = edge.ok(&["status"]);
+    assert!(
+        status.contains("retention:  off: no central server"),
+        "{status}"
+    );
+    let stats: Value = serde_json::from_str(&edge.ok(&["stats", "--json"])).expect("json");
+    assert_eq!(stats["sync"]["retention"]["mode"], "off", "{stats}");
+
+    std::fs::write(
+        edge.data().join("config.toml"),
+        "machine_name = \"laptop\"\n[retention]\nlocal = true\n",
+    )
+    .expect("config");
+    let out = edge.ok(&["prune", "--dry-run"]);
+    assert!(out.contains("Retention is on (local"), "{out}");
+    assert!(
+        out.contains("Would remove 3 observation(s) (3 prompt), 0 summar(y/ies), 0 empty session(s), created "),
+        "{out}"
+    );
+    assert!(out.contains("Nothing was removed (dry run)"), "{out}");
+    assert_eq!(count(&edge, all), 4, "a dry run removes nothing");
+    let status = edge.ok(&["status"]);
+    assert!(status.contains("retention:  on (local"), "{status}");
+
+    let out = edge.ok(&["prune"]);
+    assert!(out.contains("Removed 3 observation(s)"), "{out}");
+    assert_eq!(count(&edge, all), 1, "the ten-day-old prompt stays");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_finds_what_retention_removed_on_the_server_and_says_when_it_cannot() {
+    use solaria_tests::central::{Central, Options};
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let edge = Edge::new("laptop");
+    edge.enroll(&c, acct).await;
+    old_prompts(
+        &edge,
+        &[
+            (60, "the zeppelin hangar lease from last winter"),
+            (2, "zeppelin mooring mast this week"),
+        ],
+    );
+    let out = edge.ok(&["sync"]);
+    assert!(out.contains("pushed"), "{out}");
+    let out = edge.ok(&["prune"]);
+    assert!(out.contains("Removed 1 observation(s)"), "{out}");
+    assert_eq!(count(&edge, "SELECT count(*) FROM observations"), 1);
+
+    let hits = edge.search("zeppelin");
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    let old = hits
+        .iter()
+        .find(|h| h["title"].as_str().is_some_and(|t| t.contains("hangar")))
+        .expect("the pruned prompt, found on the server");
+    assert_eq!(old["remote"], true, "{old}");
+    let recent = hits
+        .iter()
+        .find(|h| h["title"].as_str().is_some_and(|t| t.contains("mooring")))
+        .expect("the local prompt");
+    assert_eq!(recent["remote"], false, "{recent}");
+    let index = edge.ok(&["search", "zeppelin"]);
+    let line = index
+        .lines()
+        .find(|l| l.contains("hangar"))
+        .expect("listed");
+    assert!(line.ends_with("(remote)"), "{index}");
+    // A query that starts after what was removed does not ask the server.
+    let recent_only = edge.ok(&["search", "--json", "zeppelin", "--since", "7d"]);
+    assert!(!recent_only.contains("hangar"), "{recent_only}");
+
+    c.stop().await;
+    let out = edge.run(&["search", "zeppelin"]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("mooring") && !stdout.contains("hangar"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("was pruned here and the central service did not answer"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+}

@@ -71,7 +71,7 @@ impl Args {
             mode: self.mode,
         };
         let found = search::search(app, &request, Model::DaemonOrLoad)?;
-        if let Some(why) = &found.fell_back {
+        for why in [&found.fell_back, &found.note].into_iter().flatten() {
             eprintln!("solaria: {why}");
         }
         super::print(self.json, &found.hits, || found.text(reader))
