@@ -305,8 +305,9 @@ fn search_finds_a_captured_prompt_by_its_words() {
     assert_eq!(body["hits"].as_array().expect("hits").len(), 1, "{body}");
     let (_, body) = api.get("/api/search?q=zeppelin&type=tool_use");
     assert_eq!(body["hits"].as_array().expect("hits").len(), 0, "{body}");
-    let (_, body) = api.get("/api/search?q=zeppelin&project=elsewhere");
-    assert_eq!(body["hits"].as_array().expect("hits").len(), 0, "{body}");
+    // An unknown project is an error, not an empty answer (tests/nothing_lost.rs).
+    let (status, body) = api.get("/api/search?q=zeppelin&project=elsewhere");
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     // An explicit lexical mode; FTS syntax is searched as text, never an error.
     let (status, body) = api.get("/api/search?q=zeppelin+OR+%22NEAR(%2A&mode=lexical");
     assert_eq!(status, StatusCode::OK, "{body}");

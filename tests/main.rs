@@ -12,6 +12,7 @@ mod edge_cli;
 mod local_api;
 mod mcp_rmcp_client;
 mod mcp_stdio;
+mod nothing_lost;
 mod pg_harness;
 mod recorded_sessions;
 mod semantic;

@@ -63,6 +63,11 @@ impl App {
         self.config.sync.server.is_some() || credentials::path(&self.paths.data_dir).exists()
     }
 
+    /// The retention in force on this machine (`Retention::decide`).
+    pub fn retention(&self) -> crate::store::retention::Retention {
+        crate::store::retention::Retention::decide(&self.config.retention, self.server_configured())
+    }
+
     /// The project of the current directory.
     pub fn current_project(&self) -> Project {
         let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());

@@ -88,18 +88,29 @@ impl Default for ContextConfig {
     }
 }
 
-/// How long records are kept locally.
+/// How long records are kept locally. Whether retention runs at all is decided in
+/// one place, `store::retention::Retention::decide`: with a central service, only
+/// what it acknowledged goes; without one, nothing goes unless `local` is set.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetentionConfig {
+    /// Prune even without a central service, where this machine holds the only
+    /// copy (what goes is gone for good). Off by default.
+    pub local: bool,
+    /// Observations (raw events) older than this go.
     pub observations_days: i64,
+    /// Summaries older than this go; their own rule, never tied to observations.
     pub summaries_days: i64,
+    /// Records older than this get no vector made (a restore does not embed years
+    /// of memory; `solaria embed --all` does). A vector, once made, stays as long
+    /// as its record.
     pub embeddings_days: i64,
 }
 
 impl Default for RetentionConfig {
     fn default() -> Self {
         RetentionConfig {
+            local: false,
             observations_days: 30,
             summaries_days: 365,
             embeddings_days: 30,

@@ -8,7 +8,7 @@
 use crate::app::App;
 use crate::http;
 use crate::semantic::{self, PassOptions};
-use crate::store::retention::{self, Policy};
+use crate::store::retention;
 use crate::sync::SyncOptions;
 use solaria_shared::UnixMillis;
 use std::io::Write;
@@ -54,6 +54,7 @@ impl Options {
                 self.embed_every
             ),
         );
+        log(app, &format!("retention {}", app.retention().describe()));
         if !self.once {
             start_api(app);
         }
@@ -237,19 +238,18 @@ fn prune_if_due(app: &App) -> Result<(), Box<dyn std::error::Error>> {
     if now.0 - last < WEEK_MS {
         return Ok(());
     }
-    let r = &app.config.retention;
-    let policy = Policy {
-        observations_days: r.observations_days,
-        summaries_days: r.summaries_days,
-        embeddings_days: r.embeddings_days,
-        server_configured: app.server_configured(),
-    };
-    let counts = retention::prune(&mut store, policy, now)?;
+    let retention = app.retention();
+    let pruned = retention::prune(&mut store, &retention, now)?;
     store.write(|w| w.set_state("last_prune_at", &now.0.to_string()))?;
-    log(
-        app,
-        &format!("prune: {} record(s) past retention removed", counts.total()),
-    );
+    if retention.is_on() {
+        log(
+            app,
+            &format!(
+                "prune: {} record(s) past retention removed",
+                pruned.counts.total()
+            ),
+        );
+    }
     Ok(())
 }
 

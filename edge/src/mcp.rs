@@ -58,7 +58,7 @@ pub struct ServeError(String);
 pub struct SearchParams {
     /// What to look for: a few keywords. Any text is valid (operators and punctuation are searched as text).
     pub query: String,
-    /// Only this project (its key, e.g. `github.com/acme/api`, or its name).
+    /// Only this project: its name, its key (`github.com/acme/api`), its `owner/repo`, or a path inside it.
     #[serde(default)]
     pub project: Option<String>,
     /// Only this type: `tool_use`, `prompt`, `note` or `summary`.
@@ -105,7 +105,7 @@ pub struct GetObservationsParams {
 /// `memory_get_context` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ContextParams {
-    /// The project (key or name); defaults to the project of the server's working directory.
+    /// The project (name, key, `owner/repo`, or a path inside it); defaults to the project of the server's working directory.
     #[serde(default)]
     pub project: Option<String>,
 }
@@ -273,7 +273,7 @@ fn error_text(e: &OpError) -> String {
         OpError::NotFound(_) => {
             format!("{e} (ids come from memory_search or memory_timeline)")
         }
-        OpError::UnknownProject(_) => format!("{e} (see memory_stats)"),
+        OpError::UnknownProject { .. } => format!("{e} (see memory_stats)"),
         other => other.to_string(),
     }
 }

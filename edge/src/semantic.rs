@@ -72,7 +72,8 @@ pub struct PassOptions {
     pub budget: Duration,
 }
 
-/// The cut-off of the embeddings' retention (`retention.embeddings_days`).
+/// Records created before this get no vector made (`retention.embeddings_days`);
+/// vectors already made stay with their records.
 pub fn embed_since(config: &Config, now: UnixMillis) -> UnixMillis {
     now.minus_days(config.retention.embeddings_days.max(0))
 }

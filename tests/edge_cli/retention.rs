@@ -23,13 +23,14 @@ fn age_everything(m: &Edge, days: i64) {
 #[test]
 fn prune_applies_retention_without_a_server() {
     let m = Edge::new("test-machine");
+    m.write_config("[retention]\nlocal = true\n");
     let p = project(m.root.path(), "api", None);
     m.hook("user-prompt-submit", prompt("old", &p, "ancient history"));
     m.hook("stop", stop("old", &p));
     age_everything(&m, 40);
     m.hook("user-prompt-submit", prompt("new", &p, "fresh work"));
     let out = m.ok_in(&p, &["prune"]);
-    assert!(out.contains("Pruned 1 observation"), "{out}");
+    assert!(out.contains("Removed 1 observation"), "{out}");
     assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
     assert_eq!(
         m.count("SELECT count(*) FROM summaries"),
@@ -95,8 +96,8 @@ fn retention_never_deletes_what_is_not_yet_pushed_once_a_server_is_configured() 
         "its session stays with it"
     );
 
-    // Without the server, the same record goes.
-    m.write_config("");
+    // Without the server, with local retention asked for, the same record goes.
+    m.write_config("[retention]\nlocal = true\n");
     m.ok_in(&p, &["prune"]);
     assert_eq!(m.count("SELECT count(*) FROM observations"), 0);
 }

@@ -146,7 +146,12 @@ pub fn capture(
         HookEvent::PostToolUse | HookEvent::PostToolUseFailure
     ) {
         let tool = payload.tool_name.as_deref().unwrap_or("");
-        if config.capture.skip_tools.iter().any(|t| t == tool) {
+        let input = payload
+            .tool_input
+            .as_ref()
+            .unwrap_or(&serde_json::Value::Null);
+        if config.capture.skip_tools.iter().any(|t| t == tool) || observe::is_own_tool(tool, input)
+        {
             return Ok(None);
         }
     }

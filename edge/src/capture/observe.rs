@@ -26,6 +26,38 @@ pub struct Bounds {
 
 const TITLE_CHARS: usize = 120;
 
+/// Whether a tool call is SOLARIA looking at its own memory, which is not
+/// captured (it would fill the memory with searches of the memory): a call of
+/// its MCP tools (`mcp__solaria__*`), Claude Code's `ToolSearch` lookups (the
+/// agent finding those tools), and a Bash command that runs the `solaria` CLI
+/// (its first word, after any `VAR=value`, is `solaria` or a path ending in
+/// `/solaria`).
+pub fn is_own_tool(tool: &str, input: &Value) -> bool {
+    let mcp_prefix = format!("mcp__{}__", crate::claude_code::MCP_SERVER_NAME);
+    if tool.starts_with(&mcp_prefix) || tool == "ToolSearch" {
+        return true;
+    }
+    if tool != "Bash" {
+        return false;
+    }
+    let command = str_field(input, "command").unwrap_or("");
+    let program = command
+        .split_whitespace()
+        .find(|word| !is_assignment(word))
+        .unwrap_or("")
+        .trim_matches(|c| c == '"' || c == '\'');
+    program == "solaria" || program.ends_with("/solaria")
+}
+
+/// `NAME=value`, as a shell reads a variable set for one command.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
 /// The content of a PostToolUse event. Secrets are redacted before anything else
 /// happens to the text, so no later step (truncation included) can expose part of
 /// one.
@@ -312,6 +344,26 @@ mod tests {
         max_input_bytes: 1_000,
         max_response_bytes: 2_000,
     };
+
+    #[test]
+    fn solaria_looking_at_its_own_memory_is_recognised() {
+        let bash = |c: &str| is_own_tool("Bash", &json!({"command": c}));
+        assert!(is_own_tool("mcp__solaria__memory_search", &json!({})));
+        assert!(is_own_tool("ToolSearch", &json!({"query": "memory"})));
+        assert!(bash("solaria search jwt"));
+        assert!(bash("  /home/u/.local/bin/solaria status"));
+        assert!(bash("SOLARIA_HOME=/tmp/x solaria stats"));
+        assert!(bash("\"./target/debug/solaria\" show O#1"));
+        assert!(!bash("cargo run -p solaria -- search"));
+        assert!(!bash("solaria-central serve"));
+        assert!(!bash("cd solaria && cargo test"));
+        assert!(!bash("grep solaria README.md"));
+        assert!(!is_own_tool("mcp__github__get_issue", &json!({})));
+        assert!(!is_own_tool(
+            "Read",
+            &json!({"file_path": "/usr/bin/solaria"})
+        ));
+    }
 
     #[test]
     fn titles_say_what_happened() {

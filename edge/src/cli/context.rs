@@ -6,7 +6,7 @@ use solaria_edge::ops::context::context_of;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The project (key or name); defaults to the current directory's.
+    /// The project (name, key, owner/repo, or a path inside it); defaults to the current directory's.
     #[arg(long, short)]
     project: Option<String>,
     /// Print the hook's JSON output instead of the text.

@@ -13,7 +13,7 @@ pub struct Args {
     /// What to look for; any text is a valid query.
     #[arg(required = true, num_args = 1..)]
     query: Vec<String>,
-    /// Only this project (key or name).
+    /// Only this project: its name, key (github.com/acme/api), owner/repo, or a path inside it.
     #[arg(long, short)]
     project: Option<String>,
     /// Only this type: tool_use, prompt, note or summary.
@@ -71,7 +71,7 @@ impl Args {
             mode: self.mode,
         };
         let found = search::search(app, &request, Model::DaemonOrLoad)?;
-        if let Some(why) = &found.fell_back {
+        for why in [&found.fell_back, &found.note].into_iter().flatten() {
             eprintln!("solaria: {why}");
         }
         super::print(self.json, &found.hits, || found.text(reader))

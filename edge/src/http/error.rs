@@ -66,7 +66,7 @@ impl From<OpError> for ApiError {
             OpError::NotFound(_) => {
                 ApiError::not_found(format!("{e} (ids come from /api/search or a timeline)"))
             }
-            OpError::UnknownProject(_) => ApiError::not_found(format!("{e} (see /api/stats)")),
+            OpError::UnknownProject { .. } => ApiError::not_found(format!("{e} (see /api/stats)")),
             OpError::NotLoggedIn(_) => {
                 ApiError::new(StatusCode::CONFLICT, "not_logged_in", e.to_string())
             }

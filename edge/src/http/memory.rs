@@ -108,7 +108,7 @@ pub(super) async fn context_of_project(
     let Query(p) = params?;
     let name = given(p.project).ok_or_else(|| {
         ApiError::bad_request(
-            "`project` is required: a project key or name (/api/context?project=api)",
+            "`project` is required: a project name, key, owner/repo or path (/api/context?project=api)",
         )
     })?;
     s.blocking(move |app| context_of(app, Some(&name))).await

@@ -4,7 +4,7 @@
 use super::{OpError, OpResult};
 use crate::app::App;
 use crate::context;
-use crate::store::{Store, records};
+use crate::store::Store;
 use serde::Serialize;
 use solaria_shared::{Project, UnixMillis};
 
@@ -31,12 +31,18 @@ impl ProjectContext {
     }
 }
 
-/// The project a caller named (a key or a name), or the current directory's.
+/// The project a caller named (`ops::project::resolve`: the most recent one
+/// when a name is shared), or the current directory's.
 pub fn project(app: &App, store: &Store, name: Option<&str>) -> OpResult<Project> {
     match name {
         None => Ok(app.current_project()),
-        Some(name) => records::resolve_project(store.conn(), name)?
-            .ok_or_else(|| OpError::UnknownProject(name.chars().take(80).collect())),
+        Some(name) => super::project::resolve(store, name)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| OpError::UnknownProject {
+                name: name.chars().take(80).collect(),
+                suggestions: Vec::new(),
+            }),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod context;
 mod daemon_client;
 pub mod forget;
 pub mod input;
+pub mod project;
 pub mod records;
 pub mod remote;
 pub mod search;
@@ -32,9 +33,13 @@ pub enum OpError {
     /// No record has this id (ids as the caller gave them).
     #[error("no record with id {}", quoted(.0))]
     NotFound(Vec<String>),
-    /// No project of the memory has this name or key.
-    #[error("no project named {0:?} in the memory")]
-    UnknownProject(String),
+    /// No project of the memory has this name, key, slug or path; the closest
+    /// known ones (`name (key)`, at most three) are suggested.
+    #[error("no project named {name:?} in the memory{}", did_you_mean(.suggestions))]
+    UnknownProject {
+        name: String,
+        suggestions: Vec<String>,
+    },
     /// The operation needs a central service and this machine has none.
     #[error(transparent)]
     NotLoggedIn(SyncError),
@@ -53,6 +58,13 @@ pub enum OpError {
     App(#[from] AppError),
     #[error(transparent)]
     Store(StoreError),
+}
+
+fn did_you_mean(suggestions: &[String]) -> String {
+    if suggestions.is_empty() {
+        return String::new();
+    }
+    format!("; closest: {}", suggestions.join(", "))
 }
 
 fn quoted(ids: &[String]) -> String {

@@ -8,6 +8,10 @@ use crate::present::search::RemoteResult;
 use crate::store::search::SearchQuery;
 use crate::sync::SyncError;
 use crate::sync::client::Client;
+use crate::sync::credentials::Credentials;
+use solaria_shared::UnixMillis;
+use solaria_shared::wire::{SearchHit, SearchResponse};
+use std::time::Duration;
 
 /// Runs `query` on the central service this machine is logged in to.
 pub fn search(app: &App, query: &SearchQuery) -> OpResult<RemoteResult> {
@@ -25,10 +29,53 @@ pub fn search(app: &App, query: &SearchQuery) -> OpResult<RemoteResult> {
         super::search::DEFAULT_LIMIT,
         1..=super::search::MAX_LIMIT,
     )?;
+    let client = Client::new(&creds.server, creds.ca_cert.as_deref())
+        .map_err(|e| OpError::remote("search", &creds.server, e.into()))?;
+    let answer = ask(&client, &creds, query, limit)?;
+    Ok(RemoteResult {
+        server: creds.server,
+        query: answer.query,
+        hits: answer.hits,
+    })
+}
+
+/// How long a search of this machine waits for the central service's part of it
+/// (the range local retention removed), both requests together.
+pub const PRUNED_RANGE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The central service's hits for `query` created up to `up_to` (what local
+/// retention removed here), within [`PRUNED_RANGE_TIMEOUT`] and without retries.
+pub(crate) fn search_pruned_range(
+    creds: &Credentials,
+    query: &SearchQuery,
+    up_to: UnixMillis,
+) -> OpResult<Vec<SearchHit>> {
+    let client = Client::impatient(
+        &creds.server,
+        creds.ca_cert.as_deref(),
+        PRUNED_RANGE_TIMEOUT / 2,
+    )
+    .map_err(|e| OpError::remote("search", &creds.server, e.into()))?;
+    // The server's `to` is exclusive; `up_to` itself was removed.
+    let end = up_to.0.saturating_add(1);
+    let until = UnixMillis(query.until.map_or(end, |u| u.0.min(end)));
+    let query = SearchQuery {
+        until: Some(until),
+        ..query.clone()
+    };
+    let limit = query.limit.clamp(1, super::search::MAX_LIMIT);
+    Ok(ask(&client, creds, &query, limit)?.hits)
+}
+
+/// One search request to the central service: a token, then the query.
+fn ask(
+    client: &Client,
+    creds: &Credentials,
+    query: &SearchQuery,
+    limit: usize,
+) -> OpResult<SearchResponse> {
     let failed = |e: SyncError| OpError::remote("search", &creds.server, e);
-    let client =
-        Client::new(&creds.server, creds.ca_cert.as_deref()).map_err(|e| failed(e.into()))?;
-    let jwt = client.token(&creds).map_err(|e| failed(e.into()))?;
+    let jwt = client.token(creds).map_err(|e| failed(e.into()))?;
     let mut params: Vec<(&str, String)> =
         vec![("q", query.text.clone()), ("limit", limit.to_string())];
     let optional = [
@@ -40,10 +87,5 @@ pub fn search(app: &App, query: &SearchQuery) -> OpResult<RemoteResult> {
         ("current_project", query.current_project.clone()),
     ];
     params.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
-    let answer = client.search(&jwt, &params).map_err(|e| failed(e.into()))?;
-    Ok(RemoteResult {
-        server: creds.server,
-        query: answer.query,
-        hits: answer.hits,
-    })
+    client.search(&jwt, &params).map_err(|e| failed(e.into()))
 }

@@ -2,13 +2,14 @@
 //! search behind `solaria search`, `/memory search`, the MCP `memory_search` tool
 //! and `GET /api/search`. Each hit comes back cited and with its machine named.
 
-use super::{OpResult, daemon_client, input};
+use super::{OpResult, daemon_client, input, remote};
 use crate::app::App;
 use crate::present::search::{CitedHit, SearchResult};
 use crate::search_mode::SearchMode;
 use crate::semantic::{self, ModelSource};
-use crate::store::Store;
 use crate::store::search::{Hit, SearchQuery};
+use crate::store::{Store, retention};
+use crate::timefmt;
 
 /// The most results one search returns.
 pub const MAX_LIMIT: usize = 100;
@@ -42,6 +43,7 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
         1..=MAX_LIMIT,
     )?;
     let store = app.store()?;
+    let request = &with_project_resolved(&store, request)?;
     if model == Model::DaemonOrLoad
         && needs_model(app, &store, request)?
         && let Some(answer) = daemon_client::search(&app.paths, request)
@@ -60,12 +62,93 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
         request.mode,
         source,
     )?;
-    Ok(SearchResult {
+    let mut result = SearchResult {
         query: request.query.text.clone(),
         mode: searched.mode,
         fell_back: searched.fell_back,
+        note: None,
         hits: cite(&store, searched.hits),
-    })
+    };
+    reach_into_pruned(app, &store, &request.query, &mut result)?;
+    Ok(result)
+}
+
+/// When local retention removed records older than the query may reach, asks the
+/// central service for that range (if this machine is logged in) and merges its
+/// hits, labelled remote, into the ranking. A server that does not answer in
+/// time leaves the local hits and a note.
+fn reach_into_pruned(
+    app: &App,
+    store: &Store,
+    query: &SearchQuery,
+    result: &mut SearchResult,
+) -> OpResult<()> {
+    let Some(up_to) = retention::pruned_up_to(store.conn())? else {
+        return Ok(());
+    };
+    if query.since.is_some_and(|since| since.0 > up_to.0) || query.text.trim().is_empty() {
+        return Ok(());
+    }
+    let Some(creds) = app.credentials()? else {
+        return Ok(());
+    };
+    let hits = match remote::search_pruned_range(&creds, query, up_to) {
+        Ok(hits) => hits,
+        Err(e) => {
+            result.note = Some(format!(
+                "memory before {} was pruned here and the central service did not answer ({e}); only this machine's results are shown",
+                timefmt::full(up_to)
+            ));
+            return Ok(());
+        }
+    };
+    let me = store.machine_id();
+    for hit in hits {
+        let id = hit.id.to_string();
+        if result.hits.iter().any(|h| h.hit.id == id) {
+            continue;
+        }
+        result.hits.push(CitedHit {
+            cite: hit.cite,
+            machine_name: hit.machine_name,
+            this_machine: hit.machine_id == me,
+            remote: true,
+            hit: Hit {
+                id,
+                record_type: hit.hit_type,
+                title: hit.title,
+                project: hit.project,
+                project_name: hit.project_name,
+                machine_id: hit.machine_id.to_string(),
+                session_id: hit.session_id.to_string(),
+                created_at: hit.created_at.0,
+                tokens: hit.tokens,
+                score: hit.score,
+            },
+        });
+    }
+    result.hits.sort_by(|a, b| {
+        b.hit
+            .score
+            .total_cmp(&a.hit.score)
+            .then(b.hit.created_at.cmp(&a.hit.created_at))
+    });
+    result.hits.truncate(query.limit.max(1));
+    Ok(())
+}
+
+/// The request with its project filter checked (`ops::project::resolve`: an
+/// unknown project is an error, not an empty answer) and, when it names one
+/// project, replaced by that project's key (a relative path means the same to a
+/// daemon running elsewhere).
+fn with_project_resolved(store: &Store, request: &SearchRequest) -> OpResult<SearchRequest> {
+    let mut request = request.clone();
+    if let Some(text) = &request.query.project
+        && let [one] = super::project::resolve(store, text)?.as_slice()
+    {
+        request.query.project = Some(one.key.clone());
+    }
+    Ok(request)
 }
 
 /// Whether the search would embed its query (then a running daemon, whose model
@@ -88,6 +171,7 @@ pub fn cite(store: &Store, hits: Vec<Hit>) -> Vec<CitedHit> {
                 cite: hit.record_type.citation(&hit.id, &hit.session_id),
                 machine_name: machine.map_or_else(|| hit.machine_id.clone(), |m| names.name(m)),
                 this_machine: machine == Some(store.machine_id()),
+                remote: false,
                 hit,
             }
         })

@@ -3,9 +3,10 @@
 
 use super::OpResult;
 use crate::app::App;
-use crate::present::stats::{StatsReport, SyncState};
+use crate::present::stats::{RetentionState, StatsReport, SyncState};
 use crate::semantic;
 use crate::store::Store;
+use crate::store::retention;
 use crate::store::sync as store_sync;
 use crate::store::views;
 
@@ -29,6 +30,7 @@ fn read_sync_state(app: &App, store: &Store) -> OpResult<SyncState> {
         pending: store_sync::pending_push(conn, store.machine_id())?,
         conflicts: store_sync::conflicts(conn, false)?.len(),
         clock_offset_ms: store.wall().offset_ms,
+        retention: RetentionState::new(app.retention(), retention::pruned_up_to(conn)?),
     })
 }
 

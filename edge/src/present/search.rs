@@ -19,6 +19,10 @@ pub struct SearchResult {
     /// not load, or did not make the stored vectors), and what to do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fell_back: Option<String>,
+    /// What the results may miss: local retention removed older records and the
+    /// central service, asked for them, did not answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub hits: Vec<CitedHit>,
 }
 
@@ -32,6 +36,10 @@ pub struct CitedHit {
     pub machine_name: String,
     /// Written by this machine (a person is not told its own machine's name).
     pub this_machine: bool,
+    /// Found on the central service: local retention removed it from this
+    /// machine (`solaria show` needs the server for it).
+    #[serde(default)]
+    pub remote: bool,
 }
 
 /// One line of the compact index: citation, time, type, title, `~tokens` to read
@@ -41,8 +49,9 @@ pub fn index_line(h: &CitedHit, reader: Reader) -> String {
         Reader::Person { .. } if h.this_machine => String::new(),
         _ => format!(" @{}", h.machine_name),
     };
+    let remote = if h.remote { "  (remote)" } else { "" };
     format!(
-        "{} {} {:<8} {}  ~{}t  {}{machine}",
+        "{} {} {:<8} {}  ~{}t  {}{machine}{remote}",
         h.cite,
         reader.when(UnixMillis(h.hit.created_at)),
         h.hit.record_type.as_str(),
@@ -56,9 +65,13 @@ impl SearchResult {
     /// The index, then how to go on; an agent is also told when the search fell
     /// back to words (a person's terminal shows that on its own line, apart).
     pub fn text(&self, reader: Reader) -> String {
-        let note = match (&self.fell_back, reader) {
-            (Some(why), Reader::Agent) => format!("\nNote: {why}"),
-            _ => String::new(),
+        let note: String = match reader {
+            Reader::Agent => [&self.fell_back, &self.note]
+                .into_iter()
+                .flatten()
+                .map(|why| format!("\nNote: {why}"))
+                .collect(),
+            Reader::Person { .. } => String::new(),
         };
         if self.hits.is_empty() {
             return match reader {
@@ -149,6 +162,7 @@ mod tests {
             hit,
             machine_name: if this_machine { "laptop" } else { "desktop" }.into(),
             this_machine,
+            remote: false,
         }
     }
 
@@ -184,6 +198,7 @@ mod tests {
             query: "jwt".into(),
             mode: SearchMode::Hybrid,
             fell_back: Some("searched by words only: no model".into()),
+            note: None,
             hits: vec![hit(RecordType::Note, true), hit(RecordType::Note, false)],
         };
         let person = result.text(Reader::Person { now: UnixMillis(0) });
@@ -204,6 +219,7 @@ mod tests {
             query: "jwt".into(),
             mode: SearchMode::Lexical,
             fell_back: None,
+            note: None,
             hits: vec![],
         };
         assert_eq!(

@@ -2,6 +2,7 @@
 //! `memory_stats` tool and `/api/stats` / `/api/status` report, in one shape.
 
 use crate::semantic;
+use crate::store::retention::Retention;
 use crate::store::sync::LastSync;
 use crate::store::views::Stats;
 use crate::timefmt;
@@ -26,6 +27,38 @@ pub struct SyncState {
     /// The correction this machine's clock needs to read the server's time (ms;
     /// positive: behind), learned at the last sync and applied to every stamp.
     pub clock_offset_ms: i64,
+    /// Whether local retention runs, and why.
+    pub retention: RetentionState,
+}
+
+/// The retention in force and what it has removed.
+#[derive(Debug, Clone, Serialize)]
+pub struct RetentionState {
+    #[serde(flatten)]
+    pub policy: Retention,
+    /// On or off, and why, in a sentence.
+    pub why: String,
+    /// The newest creation time retention has removed; older memory is on the
+    /// server only (a search asks it).
+    pub pruned_up_to: Option<UnixMillis>,
+}
+
+impl RetentionState {
+    /// The state of `policy`, having removed records up to `pruned_up_to`.
+    pub fn new(policy: Retention, pruned_up_to: Option<UnixMillis>) -> RetentionState {
+        RetentionState {
+            why: policy.describe(),
+            policy,
+            pruned_up_to,
+        }
+    }
+
+    fn line(&self) -> String {
+        match self.pruned_up_to {
+            Some(t) => format!("{}; removed up to {}", self.why, timefmt::full(t)),
+            None => self.why.clone(),
+        }
+    }
 }
 
 impl SyncState {
@@ -66,6 +99,7 @@ impl SyncState {
         if let Some(note) = super::clock_note(self.clock_offset_ms) {
             let _ = writeln!(out, "clock:      {note}");
         }
+        let _ = writeln!(out, "retention:  {}", self.retention.line());
         out
     }
 }
@@ -130,6 +164,7 @@ impl StatsReport {
             ),
             None => "sync:          not configured (memory stays on this machine)".into(),
         });
+        line(format!("retention:     {}", self.sync.retention.line()));
         out
     }
 }

@@ -187,31 +187,81 @@ pub fn observations_of_session(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The project a user names by key or by human name (the most recent one when a
-/// name is shared), if the memory holds it.
-pub fn resolve_project(
-    conn: &Connection,
-    key_or_name: &str,
-) -> Result<Option<Project>, StoreError> {
-    // Two indexed lookups; a single `key = ? OR name = ?` may scan every session.
-    for column in ["project_key", "project_name"] {
+/// The project a user names (see [`matching_projects`]): the most recent one
+/// when several share a name, if the memory holds it.
+pub fn resolve_project(conn: &Connection, text: &str) -> Result<Option<Project>, StoreError> {
+    Ok(matching_projects(conn, text)?.into_iter().next())
+}
+
+/// The projects a `--project` value names, by the one rule every surface uses:
+/// the project's key (`github.com/acme/billing-api`); else its name
+/// (`billing-api`; several projects may share one, most recent first); else the
+/// end of its key after a `/` (`acme/billing-api`, the owner/repo slug). Empty
+/// when the value names no project of the memory. Paths are the operations'
+/// business (`ops::project`), which turn them into a key first.
+pub fn matching_projects(conn: &Connection, text: &str) -> Result<Vec<Project>, StoreError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    if let Some(p) = project_by_key(conn, text)? {
+        return Ok(vec![p]);
+    }
+    // Indexed (sessions_project_name); the name of each key's latest session.
+    let by_name: Vec<Project> = conn
+        .prepare_cached(
+            "SELECT project_key, project_name, max(started_at) FROM sessions
+             WHERE project_name = ?1 GROUP BY project_key ORDER BY 3 DESC",
+        )?
+        .query_map([text], project_row)?
+        .collect::<Result<_, _>>()?;
+    if !by_name.is_empty() || !text.contains('/') {
+        return Ok(by_name);
+    }
+    let suffix = format!("/{}", text.trim_matches('/').to_lowercase());
+    Ok(known_projects(conn)?
+        .into_iter()
+        .filter(|p| p.key.to_lowercase().ends_with(&suffix))
+        .collect())
+}
+
+/// The project whose key is `key`: from its latest session, else from a record
+/// (a project known only through pulled records has no local session row).
+fn project_by_key(conn: &Connection, key: &str) -> Result<Option<Project>, StoreError> {
+    for sql in [
+        "SELECT project_key, project_name FROM sessions WHERE project_key = ?1
+         ORDER BY started_at DESC LIMIT 1",
+        "SELECT project_key, project_name FROM summaries WHERE project_key = ?1 LIMIT 1",
+        "SELECT project_key, project_name FROM observations WHERE project_key = ?1 LIMIT 1",
+    ] {
         let found = conn
-            .prepare_cached(&format!(
-                "SELECT project_key, project_name FROM sessions WHERE {column} = ?1
-                 ORDER BY started_at DESC LIMIT 1"
-            ))?
-            .query_row([key_or_name], |r| {
-                Ok(Project {
-                    key: r.get(0)?,
-                    name: r.get(1)?,
-                })
-            })
+            .prepare_cached(sql)?
+            .query_row([key], project_row)
             .optional()?;
         if found.is_some() {
             return Ok(found);
         }
     }
     Ok(None)
+}
+
+/// Every project with a live session, most recently worked on first (each with
+/// the name of its latest session).
+pub fn known_projects(conn: &Connection) -> Result<Vec<Project>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT project_key, project_name, max(started_at) FROM sessions
+             WHERE deleted = 0 GROUP BY project_key ORDER BY 3 DESC",
+        )?
+        .query_map([], project_row)?
+        .collect::<Result<_, _>>()?)
+}
+
+fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
+    Ok(Project {
+        key: r.get(0)?,
+        name: r.get(1)?,
+    })
 }
 
 /// The display name of a machine (its id when unknown).

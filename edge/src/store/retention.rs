@@ -2,6 +2,7 @@
 //! not): the two ways a record leaves this machine's memory.
 
 use super::{Store, StoreError};
+use crate::config::RetentionConfig;
 use crate::store::records;
 use crate::store::views::{self, AnyRecord};
 use crate::summary;
@@ -191,63 +192,210 @@ fn forget_where(
     })
 }
 
-/// The retention policy.
-#[derive(Debug, Clone, Copy)]
-pub struct Policy {
+/// The key in `sync_state` of the newest creation time retention has removed
+/// (ms): before it, this machine's memory may be incomplete and a search asks the
+/// central service too (`ops::search`).
+pub const PRUNED_UP_TO_KEY: &str = "pruned_up_to";
+
+/// Whether retention runs, and on what terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetentionMode {
+    /// No central service and no `[retention] local = true`: this machine holds
+    /// the only copy, and nothing is removed.
+    Off,
+    /// A central service is configured: what it has acknowledged goes once old.
+    AfterServer,
+    /// No central service, but the user asked for local retention: old records go
+    /// for good.
+    Local,
+}
+
+/// The retention in force: the one place that decides whether records leave this
+/// machine, used by `solaria prune`, the daemon and the status reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Retention {
+    pub mode: RetentionMode,
     pub observations_days: i64,
     pub summaries_days: i64,
-    /// Vectors of records older than this are dropped (the records stay, found by
-    /// their words).
-    pub embeddings_days: i64,
-    /// A server is configured: records it has not acknowledged are kept.
-    pub server_configured: bool,
 }
 
-/// Deletes, on this machine only, observations and summaries past their retention,
-/// and sessions left empty and past the summaries' retention. Once a server is
-/// configured, this machine's changes the server has not acknowledged are kept.
-pub fn prune(store: &mut Store, policy: Policy, now: UnixMillis) -> Result<Counts, StoreError> {
-    let counts = prune_records(store, policy, now)?;
+impl Retention {
+    /// The retention `config` asks for on a machine with (or without) a server.
+    pub fn decide(config: &RetentionConfig, server_configured: bool) -> Retention {
+        let mode = match (server_configured, config.local) {
+            (true, _) => RetentionMode::AfterServer,
+            (false, true) => RetentionMode::Local,
+            (false, false) => RetentionMode::Off,
+        };
+        Retention {
+            mode,
+            observations_days: config.observations_days,
+            summaries_days: config.summaries_days,
+        }
+    }
+
+    /// Whether anything can be removed.
+    pub fn is_on(&self) -> bool {
+        self.mode != RetentionMode::Off
+    }
+
+    /// One line: on or off, and why.
+    pub fn describe(&self) -> String {
+        let ages = format!(
+            "observations after {} days, summaries after {} days",
+            self.observations_days, self.summaries_days
+        );
+        match self.mode {
+            RetentionMode::Off => "off: no central server, so this machine holds the only copy \
+                 (set `[retention] local = true` to prune it anyway)"
+                .to_string(),
+            RetentionMode::AfterServer => {
+                format!(
+                    "on: {ages}, once the server has them (older memory stays searchable there)"
+                )
+            }
+            RetentionMode::Local => {
+                format!("on (local, `[retention] local = true`): {ages}, deleted for good")
+            }
+        }
+    }
+}
+
+/// What a prune removes (or, dry, would remove).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Pruned {
+    pub counts: Counts,
+    /// Observations by kind (`prompt`, `tool_use`, …).
+    pub by_kind: Vec<(String, usize)>,
+    /// The oldest and newest creation time among the observations and summaries.
+    pub oldest: Option<i64>,
+    pub newest: Option<i64>,
+}
+
+/// The cut-offs and the "already on the server" condition, shared by the dry run
+/// and the prune so that both mean the same records.
+struct Cut {
+    obs_cutoff: i64,
+    sum_cutoff: i64,
+    me: String,
+    cursor: i64,
+}
+
+// "Pushed" = written elsewhere (the server has it) or acknowledged.
+const OBSERVATIONS_WHERE: &str =
+    "FROM observations WHERE created_at < ?1 AND (machine_id <> ?2 OR updated <= ?3)";
+const SUMMARIES_WHERE: &str =
+    "FROM summaries WHERE created_at < ?1 AND (machine_id <> ?2 OR updated <= ?3)";
+const SESSIONS_WHERE: &str =
+    "FROM sessions WHERE started_at < ?1 AND (machine_id <> ?2 OR updated <= ?3)
+     AND NOT EXISTS (SELECT 1 FROM observations o WHERE o.session_id = sessions.id)
+     AND NOT EXISTS (SELECT 1 FROM summaries s WHERE s.session_id = sessions.id)";
+
+impl Cut {
+    fn new(store: &Store, r: &Retention, now: UnixMillis) -> Result<Cut, StoreError> {
+        let cursor = match r.mode {
+            RetentionMode::AfterServer => {
+                super::sync::cursor(store.conn(), super::sync::PUSH_CURSOR_KEY)?
+            }
+            _ => i64::MAX,
+        };
+        Ok(Cut {
+            obs_cutoff: now.minus_days(r.observations_days).0,
+            sum_cutoff: now.minus_days(r.summaries_days).0,
+            me: store.machine_id().to_string(),
+            cursor,
+        })
+    }
+
+    /// What these cut-offs select, read without removing anything.
+    fn measure(&self, conn: &rusqlite::Connection) -> Result<Pruned, StoreError> {
+        let obs = params![self.obs_cutoff, self.me, self.cursor];
+        let sum = params![self.sum_cutoff, self.me, self.cursor];
+        let range = |sql: &str, p: &[&dyn rusqlite::ToSql]| {
+            conn.query_row(sql, p, |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as usize,
+                    r.get::<_, Option<i64>>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                ))
+            })
+        };
+        let (observations, o_min, o_max) = range(
+            &format!("SELECT count(*), min(created_at), max(created_at) {OBSERVATIONS_WHERE}"),
+            obs,
+        )?;
+        let (summaries, s_min, s_max) = range(
+            &format!("SELECT count(*), min(created_at), max(created_at) {SUMMARIES_WHERE}"),
+            sum,
+        )?;
+        let sessions: i64 =
+            conn.query_row(&format!("SELECT count(*) {SESSIONS_WHERE}"), sum, |r| {
+                r.get(0)
+            })?;
+        let by_kind = conn
+            .prepare(&format!(
+                "SELECT kind, count(*) {OBSERVATIONS_WHERE} GROUP BY kind ORDER BY 2 DESC"
+            ))?
+            .query_map(obs, |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?
+            .collect::<Result<_, _>>()?;
+        Ok(Pruned {
+            counts: Counts {
+                sessions: sessions as usize,
+                observations,
+                summaries,
+            },
+            by_kind,
+            oldest: [o_min, s_min].into_iter().flatten().min(),
+            newest: [o_max, s_max].into_iter().flatten().max(),
+        })
+    }
+}
+
+/// What [`prune`] would remove now, removing nothing.
+pub fn plan(store: &Store, r: &Retention, now: UnixMillis) -> Result<Pruned, StoreError> {
+    if !r.is_on() {
+        return Ok(Pruned::default());
+    }
+    Cut::new(store, r, now)?.measure(store.conn())
+}
+
+/// Deletes, on this machine only, observations and summaries past their retention
+/// (each kind by its own age), and sessions left empty and past the summaries'
+/// retention; nothing when retention is off. With a server, this machine's changes
+/// it has not acknowledged are kept. A record's vector goes with it, never before.
+/// The newest creation time removed is kept (`PRUNED_UP_TO_KEY`).
+pub fn prune(store: &mut Store, r: &Retention, now: UnixMillis) -> Result<Pruned, StoreError> {
+    if !r.is_on() {
+        return Ok(Pruned::default());
+    }
+    let cut = Cut::new(store, r, now)?;
+    let pruned = store.write(|w| {
+        let pruned = cut.measure(w.tx())?;
+        let tx = w.tx();
+        let obs = params![cut.obs_cutoff, cut.me, cut.cursor];
+        let sum = params![cut.sum_cutoff, cut.me, cut.cursor];
+        tx.execute(&format!("DELETE {OBSERVATIONS_WHERE}"), obs)?;
+        tx.execute(&format!("DELETE {SUMMARIES_WHERE}"), sum)?;
+        tx.execute(&format!("DELETE {SESSIONS_WHERE}"), sum)?;
+        if let Some(newest) = pruned.newest {
+            let before: i64 = super::sync::state(tx, PRUNED_UP_TO_KEY)?
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            w.set_state(PRUNED_UP_TO_KEY, &newest.max(before).to_string())?;
+        }
+        Ok(pruned)
+    })?;
     super::vectors::drop_removed(store)?;
-    super::vectors::prune_before(store, now.minus_days(policy.embeddings_days))?;
-    if counts.total() > 0 {
+    if pruned.counts.total() > 0 {
         scrub_indexes(store)?;
     }
-    Ok(counts)
+    Ok(pruned)
 }
 
-fn prune_records(store: &mut Store, policy: Policy, now: UnixMillis) -> Result<Counts, StoreError> {
-    let obs_cutoff = now.minus_days(policy.observations_days).0;
-    let sum_cutoff = now.minus_days(policy.summaries_days).0;
-    let cursor: i64 = if policy.server_configured {
-        super::sync::cursor(store.conn(), super::sync::PUSH_CURSOR_KEY)?
-    } else {
-        i64::MAX
-    };
-    store.write(|w| {
-        let me = w.machine_id().to_string();
-        let tx = w.tx();
-        // "Pushed" = written elsewhere (the server has it) or acknowledged.
-        let pushed = "(machine_id <> ?2 OR updated <= ?3)";
-        let mut counts = Counts {
-            observations: tx.execute(
-                &format!("DELETE FROM observations WHERE created_at < ?1 AND {pushed}"),
-                params![obs_cutoff, me, cursor],
-            )?,
-            ..Counts::default()
-        };
-        counts.summaries = tx.execute(
-            &format!("DELETE FROM summaries WHERE created_at < ?1 AND {pushed}"),
-            params![sum_cutoff, me, cursor],
-        )?;
-        counts.sessions = tx.execute(
-            &format!(
-                "DELETE FROM sessions WHERE started_at < ?1 AND {pushed}
-                 AND NOT EXISTS (SELECT 1 FROM observations o WHERE o.session_id = sessions.id)
-                 AND NOT EXISTS (SELECT 1 FROM summaries s WHERE s.session_id = sessions.id)"
-            ),
-            params![sum_cutoff, me, cursor],
-        )?;
-        Ok(counts)
-    })
+/// The newest creation time local retention has removed, if it ever removed any.
+pub fn pruned_up_to(conn: &rusqlite::Connection) -> Result<Option<UnixMillis>, StoreError> {
+    Ok(super::sync::state(conn, PRUNED_UP_TO_KEY)?
+        .and_then(|v| v.parse().ok())
+        .map(UnixMillis))
 }

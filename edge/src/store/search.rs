@@ -40,7 +40,7 @@ pub use solaria_shared::RecordType;
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
     pub text: String,
-    /// Only this project (key or name).
+    /// Only this project: key, name or `owner/repo` (`records::matching_projects`).
     pub project: Option<String>,
     pub record_type: Option<RecordType>,
     /// Only records last written by this machine (its id or its name).
@@ -217,22 +217,12 @@ pub(crate) fn lexical_candidates(
     Ok(out)
 }
 
-/// The project keys a `--project` value names (a key, or a human name).
+/// The project keys a `--project` value names (`records::matching_projects`).
 fn project_keys(conn: &Connection, project: &str) -> Result<Vec<String>, StoreError> {
-    // Two indexed lookups; one `… OR …` with DISTINCT lets the planner scan them all.
-    let mut stmt = conn.prepare_cached(
-        "SELECT ?1 WHERE EXISTS (SELECT 1 FROM sessions WHERE project_key = ?1)
-         UNION
-         SELECT DISTINCT project_key FROM sessions WHERE project_name = ?1",
-    )?;
-    let mut keys: Vec<String> = stmt
-        .query_map([project], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    if keys.is_empty() {
-        // A project known only through pulled records has no local session row.
-        keys.push(project.to_string());
-    }
-    Ok(keys)
+    Ok(super::records::matching_projects(conn, project)?
+        .into_iter()
+        .map(|p| p.key)
+        .collect())
 }
 
 /// The machine a `--machine` value names (an id, or a machine's name).

@@ -396,37 +396,6 @@ pub fn drop_removed(store: &mut Store) -> Result<usize, StoreError> {
     })
 }
 
-/// Deletes the vectors of records created before `cutoff` (the embeddings'
-/// retention); the records themselves stay, found by words alone.
-pub fn prune_before(store: &mut Store, cutoff: UnixMillis) -> Result<usize, StoreError> {
-    if index_model(store.conn())?.is_none() {
-        return Ok(0);
-    }
-    store.write(|w| {
-        let tx = w.tx();
-        let mut removed = 0;
-        for source in Source::ALL {
-            let rows: Vec<i64> = tx
-                .prepare(&format!(
-                    "SELECT rowid FROM {} WHERE created_at < ?1",
-                    source.base()
-                ))?
-                .query_map([cutoff.0], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            let mut dequeue =
-                tx.prepare_cached("DELETE FROM vector_queue WHERE source = ?1 AND row = ?2")?;
-            for row in rows {
-                removed += remove(tx, source, row)?;
-                dequeue.execute(params![source.code(), row])?;
-            }
-        }
-        if removed > 0 {
-            bump_generation(tx)?;
-        }
-        Ok(removed)
-    })
-}
-
 /// How many candidates the bit-vector pass hands to exact rescoring, per
 /// neighbour wanted.
 const COARSE_FACTOR: usize = 4;
@@ -711,7 +680,7 @@ mod tests {
     }
 
     #[test]
-    fn embeddings_past_their_retention_go_and_their_records_stay() {
+    fn a_vector_stays_with_its_record_and_goes_with_it() {
         use solaria_shared::{
             Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
         };
@@ -779,15 +748,27 @@ mod tests {
         complete(&mut store, &work, &vectors).expect("complete");
         assert_eq!(stored(store.conn()).expect("count"), 2);
 
-        let removed = prune_before(&mut store, now.minus_days(30)).expect("prune");
-        assert_eq!(removed, 1, "the 40-day-old note loses its vector");
-        assert_eq!(stored(store.conn()).expect("count"), 1);
-        let notes: i64 = store
-            .conn()
-            .query_row("SELECT count(*) FROM observations", [], |r| r.get(0))
-            .expect("count");
-        assert_eq!(notes, 2, "records stay, searchable by their words");
+        use crate::store::retention::{self, Retention, RetentionMode};
+        let mut r = Retention {
+            mode: RetentionMode::Off,
+            observations_days: 30,
+            summaries_days: 365,
+        };
+        retention::prune(&mut store, &r, now).expect("prune");
+        assert_eq!(
+            stored(store.conn()).expect("count"),
+            2,
+            "kept records keep their vectors, whatever their age"
+        );
+        r.mode = RetentionMode::Local;
+        let pruned = retention::prune(&mut store, &r, now).expect("prune");
+        assert_eq!(pruned.counts.observations, 1, "the 40-day-old note goes");
+        assert_eq!(
+            stored(store.conn()).expect("count"),
+            1,
+            "and its vector with it"
+        );
         let near = nearest(store.conn(), Source::Observations, &unit(0.5, 8), 5).expect("knn");
-        assert_eq!(near.len(), 1, "only the recent note is found by meaning");
+        assert_eq!(near.len(), 1, "the recent note is still found by meaning");
     }
 }

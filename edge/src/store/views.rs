@@ -146,7 +146,8 @@ pub fn stats(conn: &Connection, me: solaria_shared::MachineId) -> Result<Stats, 
     })
 }
 
-/// The most recent live summaries of a project, newest first.
+/// The most recent live summaries of a project, newest first; a session in
+/// which nothing was captured has nothing to say and is left out.
 pub fn recent_summaries(
     conn: &Connection,
     project_key: &str,
@@ -154,7 +155,8 @@ pub fn recent_summaries(
 ) -> Result<Vec<Summary>, StoreError> {
     let sql = format!(
         "SELECT {SUMMARY_COLUMNS} FROM summaries
-         WHERE project_key = ?1 AND deleted = 0 ORDER BY created_at DESC LIMIT ?2"
+         WHERE project_key = ?1 AND deleted = 0 AND observation_count > 0
+         ORDER BY created_at DESC LIMIT ?2"
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(params![project_key, limit as i64], summary_from_row)?;

@@ -102,17 +102,38 @@ pub struct Client {
     /// The server's time by the `Date` header of its last answer, and this
     /// machine's (real) time when it came: `(server_ms, local_ms)`.
     server_time: std::sync::Mutex<Option<(i64, i64)>>,
+    attempts: u32,
 }
 
 impl Client {
     /// A client for `server`, trusting `ca_cert` (PEM) in addition to the web roots.
     /// The address must pass [`check_server`].
     pub fn new(server: &str, ca_cert: Option<&Path>) -> Result<Client, ClientError> {
+        Client::build(server, ca_cert, REQUEST_TIMEOUT, ATTEMPTS)
+    }
+
+    /// A client that gives up after `timeout` per request (connecting included) and
+    /// never retries: for a question that must not hold its caller up long (a
+    /// search reaching into what local retention removed).
+    pub fn impatient(
+        server: &str,
+        ca_cert: Option<&Path>,
+        timeout: Duration,
+    ) -> Result<Client, ClientError> {
+        Client::build(server, ca_cert, timeout, 1)
+    }
+
+    fn build(
+        server: &str,
+        ca_cert: Option<&Path>,
+        timeout: Duration,
+        attempts: u32,
+    ) -> Result<Client, ClientError> {
         check_server(server)?;
         let _ = rustls::crypto::ring::default_provider().install_default();
         let mut builder = reqwest::blocking::Client::builder()
-            .timeout(REQUEST_TIMEOUT)
-            .connect_timeout(Duration::from_secs(10))
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
             .min_tls_version(reqwest::tls::Version::TLS_1_2)
             .user_agent(concat!("solaria/", env!("CARGO_PKG_VERSION")));
         if let Some(path) = ca_cert {
@@ -131,6 +152,7 @@ impl Client {
             http,
             server: server.trim_end_matches('/').to_string(),
             server_time: std::sync::Mutex::new(None),
+            attempts,
         })
     }
 
@@ -147,7 +169,7 @@ impl Client {
         loop {
             attempt += 1;
             match self.once(&make) {
-                Err(e) if e.transient() && attempt < ATTEMPTS => {
+                Err(e) if e.transient() && attempt < self.attempts => {
                     let base = 250u64 << attempt;
                     let jitter = u64::from(uuid::Uuid::new_v4().as_bytes()[0]) * base / 255;
                     std::thread::sleep(Duration::from_millis(base / 2 + jitter / 2));
