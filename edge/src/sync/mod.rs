@@ -293,3 +293,37 @@ fn prepare_outgoing(r: &WireRecord) -> WireRecord {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sync::last_sync;
+
+    fn outcome_read_back(outcome: Result<SyncReport, SyncError>) -> store_sync::LastSync {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
+        record_outcome(&mut store, &outcome).expect("recorded");
+        last_sync(store.conn()).expect("read")
+    }
+
+    #[test]
+    fn a_sync_the_server_refused_records_of_is_partial_never_success() {
+        let clean = outcome_read_back(Ok(SyncReport::default()));
+        assert_eq!(clean.status, Some(SyncStatus::Success));
+        let refused = outcome_read_back(Ok(SyncReport {
+            pushed: 3,
+            rejected: vec!["0192…: version stamp is ahead".into()],
+            ..SyncReport::default()
+        }));
+        assert_eq!(refused.status, Some(SyncStatus::Partial));
+        assert!(
+            refused
+                .detail
+                .as_deref()
+                .is_some_and(|d| d.contains("rejected 1")),
+            "{refused:?}"
+        );
+        let failed = outcome_read_back(Err(SyncError::NotLoggedIn));
+        assert_eq!(failed.status, Some(SyncStatus::Failed));
+    }
+}
