@@ -33,5 +33,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 SOLARIA_TEST_DATABASE_URL="$(bash deploy/pg.sh start "$pg_dir")"
 export SOLARIA_TEST_DATABASE_URL
+# The behaviour tests drive the real `solaria` and `solaria-central` binaries; cargo
+# builds a package's binaries only for its own integration tests, so build them first.
+echo "== cargo build (the binaries the tests drive)"
+cargo build --workspace --bins --quiet
 echo "== cargo test (PostgreSQL at $SOLARIA_TEST_DATABASE_URL)"
 cargo test --workspace
