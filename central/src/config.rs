@@ -5,6 +5,7 @@
 
 use crate::secret::Secret;
 use serde::Deserialize;
+use solaria_shared::text::edit_distance;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -186,24 +187,6 @@ fn nearest_key(unknown: &str) -> Option<&'static str> {
         .filter(|(d, k)| *d <= 2.max(k.len() / 4))
         .min()
         .map(|(_, k)| k)
-}
-
-/// Levenshtein distance, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 /// Loads the settings: the TOML file (if given), then `SOLARIA_<KEY>` environment

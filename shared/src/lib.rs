@@ -12,6 +12,7 @@ pub mod private;
 pub mod ranking;
 pub mod record;
 pub mod redact;
+pub mod text;
 pub mod time;
 pub mod wire;
 

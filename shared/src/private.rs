@@ -1,4 +1,4 @@
-//! `<private>…</private>` spans (SPEC §6): text the user marked as never leaving this
+//! `<private>…</private>` spans: text the user marked as never leaving this
 //! machine. It is stored and searchable locally and stripped from everything sent out.
 //!
 //! Rules, all fail-safe (when in doubt, strip more):

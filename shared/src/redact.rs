@@ -1,4 +1,4 @@
-//! Secret redaction (SPEC §10): every secret in text or JSON is replaced by
+//! Secret redaction: every secret in text or JSON is replaced by
 //! `[REDACTED:<TYPE>]` before anything is stored or sent, on the edge and on central.
 //!
 //! Families and their labels, tried in this order so the precise label wins over a

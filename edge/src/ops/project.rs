@@ -8,6 +8,7 @@
 use super::{OpError, OpResult};
 use crate::store::{Store, records};
 use solaria_shared::Project;
+use solaria_shared::text::edit_distance;
 use std::path::{Path, PathBuf};
 
 /// The most projects an unknown name's error suggests.
@@ -90,24 +91,6 @@ fn closest(known: &[Project], text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Levenshtein distance in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,14 +100,6 @@ mod tests {
             key: key.into(),
             name: name.into(),
         }
-    }
-
-    #[test]
-    fn edit_distance_counts_characters() {
-        assert_eq!(edit_distance("billing", "billing"), 0);
-        assert_eq!(edit_distance("biling", "billing"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("añb", "anb"), 1);
     }
 
     #[test]
