@@ -386,6 +386,12 @@ async fn remote_search_and_restore_of_a_fresh_machine() {
         "answered by the server: {remote}"
     );
     assert!(fresh.search("websocket").is_empty(), "nothing local yet");
+    // A project named the way this machine knows it (its `owner/repo` slug or a path
+    // inside it) means the same project to the server.
+    let by_path = a.ok(&["search", "--remote", "--project", ".", "websocket"]);
+    let by_slug = a.ok(&["search", "--remote", "--project", "acme/api", "websocket"]);
+    assert!(by_path.contains("[O#"), "{by_path}");
+    assert!(by_slug.contains("[O#"), "{by_slug}");
     let out = fresh.ok(&["restore"]);
     assert!(
         out.contains("pulled 31"),

@@ -29,6 +29,10 @@ pub fn search(app: &App, query: &SearchQuery) -> OpResult<RemoteResult> {
         super::search::DEFAULT_LIMIT,
         1..=super::search::MAX_LIMIT,
     )?;
+    let query = &SearchQuery {
+        project: query.project.as_deref().map(|p| project_key(app, p)),
+        ..query.clone()
+    };
     let client = Client::new(&creds.server, creds.ca_cert.as_deref())
         .map_err(|e| OpError::remote("search", &creds.server, e.into()))?;
     let answer = ask(&client, &creds, query, limit)?;
@@ -88,4 +92,18 @@ fn ask(
     ];
     params.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
     client.search(&jwt, &params).map_err(|e| failed(e.into()))
+}
+
+/// The key of the project `text` names when this machine knows exactly one such
+/// project (a path or an `owner/repo` slug means nothing to central); otherwise the
+/// text as given, for central to match: it may hold projects this machine never saw.
+fn project_key(app: &App, text: &str) -> String {
+    let resolved = app
+        .store()
+        .ok()
+        .and_then(|store| super::project::resolve(&store, text).ok());
+    match resolved.as_deref() {
+        Some([one]) => one.key.clone(),
+        _ => text.to_string(),
+    }
 }
