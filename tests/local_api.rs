@@ -4,157 +4,18 @@
 //! listener on 127.0.0.1 only. Build the binary first (`cargo build -p solaria-edge`).
 
 use reqwest::StatusCode;
-use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::Value;
+use solaria_tests::daemon::*;
 use solaria_tests::edge::Edge;
 use solaria_tests::free_port;
 use solaria_tests::mcp::McpStdio;
 use solaria_tests::semantic::{copy_model, corrupt_weights, minilm};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const MACHINE: &str = "laptop";
-
-/// A `solaria serve` process, killed (and reaped) when dropped, also when a test
-/// fails.
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A running `solaria serve` whose API listens, and a client for it.
-struct Serve {
-    _daemon: Daemon,
-    addr: SocketAddr,
-    token: String,
-    http: Client,
-}
-
-impl Serve {
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// A request carrying the right token.
-    fn authed(&self, method: reqwest::Method, path: &str) -> RequestBuilder {
-        self.http
-            .request(method, self.url(path))
-            .bearer_auth(&self.token)
-    }
-
-    fn get(&self, path: &str) -> (StatusCode, Value) {
-        answer(self.authed(reqwest::Method::GET, path))
-    }
-
-    fn post(&self, path: &str) -> (StatusCode, Value) {
-        answer(self.authed(reqwest::Method::POST, path))
-    }
-}
-
-/// Sends `request`; its status and JSON body (every answer is JSON).
-fn answer(request: RequestBuilder) -> (StatusCode, Value) {
-    let response = request.send().expect("the API answers");
-    let status = response.status();
-    let text = response.text().expect("body");
-    let body = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("answer {status} is not JSON ({e}): {text:?}"));
-    (status, body)
-}
-
-/// Sets `[serve] http_port` in the edge's config.
-fn configure_port(edge: &Edge, port: u16) {
-    std::fs::write(
-        edge.data().join("config.toml"),
-        format!("machine_name = \"{MACHINE}\"\n\n[serve]\nhttp_port = {port}\n"),
-    )
-    .expect("config");
-}
-
-/// Starts `solaria serve` with the configured port; scheduled syncs and vector
-/// passes far apart.
-fn spawn_serve(edge: &Edge) -> Daemon {
-    let child = edge
-        .cmd()
-        .args(["serve", "--every", "86400", "--embed-every", "3600"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start solaria serve");
-    Daemon(child)
-}
-
-fn serve_log(edge: &Edge) -> String {
-    std::fs::read_to_string(edge.data().join("logs/serve.log")).unwrap_or_default()
-}
-
-/// Waits up to 30 s for `ready` (polling); panics with the serve log if it never is.
-fn wait_for<T>(
-    edge: &Edge,
-    daemon: &mut Daemon,
-    what: &str,
-    mut ready: impl FnMut() -> Option<T>,
-) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(v) = ready() {
-            return v;
-        }
-        if let Ok(Some(status)) = daemon.0.try_wait() {
-            panic!(
-                "solaria serve exited ({status}) before {what}:\n{}",
-                serve_log(edge)
-            );
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no {what} after 30 s:\n{}",
-            serve_log(edge)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Starts `solaria serve` on a free port and waits until the API listens (it
-/// writes `serve.addr` then).
-fn serve(edge: &Edge) -> Serve {
-    configure_port(edge, free_port());
-    serve_as_configured(edge)
-}
-
-/// Starts `solaria serve` with the edge's config as it is (a port set in it).
-fn serve_as_configured(edge: &Edge) -> Serve {
-    let addr_file = edge.data().join("serve.addr");
-    // A previous daemon's file must not be taken for this one's.
-    let _ = std::fs::remove_file(&addr_file);
-    let mut daemon = spawn_serve(edge);
-    let addr = wait_for(edge, &mut daemon, "serve.addr", || {
-        std::fs::read_to_string(&addr_file)
-            .ok()
-            .and_then(|t| t.trim().parse::<SocketAddr>().ok())
-    });
-    let token = std::fs::read_to_string(edge.data().join("api-token"))
-        .expect("the token file exists once the API listens")
-        .trim()
-        .to_string();
-    let http = Client::builder()
-        .timeout(Duration::from_secs(60))
-        .no_proxy()
-        .build()
-        .expect("client");
-    Serve {
-        _daemon: daemon,
-        addr,
-        token,
-        http,
-    }
-}
 
 /// A machine whose memory holds one prompt.
 fn edge_with_a_prompt() -> Edge {
@@ -834,7 +695,7 @@ fn a_stopped_daemon_removes_its_address_file() {
     let mut api = serve(&edge);
     let addr_file = edge.data().join("serve.addr");
     assert!(addr_file.exists());
-    let pid = api._daemon.0.id().to_string();
+    let pid = api.daemon.0.id().to_string();
     let status = std::process::Command::new("kill")
         .args(["-TERM", &pid])
         .status()
@@ -842,7 +703,7 @@ fn a_stopped_daemon_removes_its_address_file() {
     assert!(status.success());
     let deadline = Instant::now() + Duration::from_secs(20);
     let exited = loop {
-        if let Ok(Some(status)) = api._daemon.0.try_wait() {
+        if let Ok(Some(status)) = api.daemon.0.try_wait() {
             break status;
         }
         assert!(Instant::now() < deadline, "solaria serve ignored SIGTERM");

@@ -6,101 +6,10 @@
 //! (`cargo build --workspace --all-targets`).
 
 use reqwest::StatusCode;
-use reqwest::blocking::Client;
 use serde_json::{Value, json};
+use solaria_tests::daemon::serve_with;
 use solaria_tests::edge::Edge;
-use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
-
-/// A `solaria serve` process, killed (and reaped) when dropped.
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A running daemon's local API.
-struct Api {
-    _daemon: Daemon,
-    addr: SocketAddr,
-    token: String,
-    http: Client,
-}
-
-impl Api {
-    /// Starts `solaria serve` on a free port (config `extra` appended) and waits
-    /// until the API listens.
-    fn start(edge: &Edge, extra: &str) -> Api {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        std::fs::write(
-            edge.data().join("config.toml"),
-            format!("machine_name = \"laptop\"\n{extra}\n[serve]\nhttp_port = {port}\n"),
-        )
-        .expect("config");
-        let addr_file = edge.data().join("serve.addr");
-        let _ = std::fs::remove_file(&addr_file);
-        let mut daemon = Daemon(
-            edge.cmd()
-                .args(["serve", "--every", "86400", "--embed-every", "3600"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("start solaria serve"),
-        );
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let addr = loop {
-            if let Some(addr) = std::fs::read_to_string(&addr_file)
-                .ok()
-                .and_then(|t| t.trim().parse::<SocketAddr>().ok())
-            {
-                break addr;
-            }
-            assert!(
-                daemon.0.try_wait().expect("wait").is_none(),
-                "solaria serve exited"
-            );
-            assert!(Instant::now() < deadline, "the API never listened");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let token = std::fs::read_to_string(edge.data().join("api-token"))
-            .expect("token")
-            .trim()
-            .to_string();
-        let http = Client::builder()
-            .timeout(Duration::from_secs(60))
-            .no_proxy()
-            .build()
-            .expect("client");
-        Api {
-            _daemon: daemon,
-            addr,
-            token,
-            http,
-        }
-    }
-
-    /// `GET path` with `query`; the status and JSON body.
-    fn get(&self, path: &str, query: &[(&str, &str)]) -> (StatusCode, Value) {
-        let response = self
-            .http
-            .get(format!("http://{}{path}", self.addr))
-            .query(query)
-            .bearer_auth(&self.token)
-            .send()
-            .expect("the API answers");
-        let status = response.status();
-        (status, response.json().expect("JSON"))
-    }
-}
 
 /// A second project of the same machine, `billing-api` at
 /// `github.com/acme/billing-api`, with one prompt.
@@ -199,20 +108,20 @@ fn a_project_is_named_by_its_name_key_slug_or_a_path_and_an_unknown_one_is_an_er
         );
     }
 
-    let api = Api::start(&edge, "");
+    let api = serve_with(&edge, "");
     for form in [
         "api",
         api_key,
         "acme/api",
         inside_api.to_str().expect("path"),
     ] {
-        let (status, body) = api.get("/api/search", &[("q", "zeppelin"), ("project", form)]);
+        let (status, body) = api.get_with("/api/search", &[("q", "zeppelin"), ("project", form)]);
         assert_eq!(status, StatusCode::OK, "{form}: {body}");
         let hits = body["hits"].as_array().expect("hits");
         assert_eq!(hits.len(), 1, "{form}: {body}");
         assert_eq!(hits[0]["project"], api_key, "{form}");
     }
-    let (status, body) = api.get("/api/context", &[("project", "acme/billing-api")]);
+    let (status, body) = api.get_with("/api/context", &[("project", "acme/billing-api")]);
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["project"]["key"], "github.com/acme/billing-api");
     for (path, query) in [
@@ -222,7 +131,7 @@ fn a_project_is_named_by_its_name_key_slug_or_a_path_and_an_unknown_one_is_an_er
         ),
         ("/api/context", &[("project", "acme/biling-api")][..]),
     ] {
-        let (status, body) = api.get(path, query);
+        let (status, body) = api.get_with(path, query);
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {body}");
         let error = body["error"].as_str().expect("error");
         assert!(

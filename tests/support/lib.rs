@@ -5,6 +5,7 @@
 //! [`semantic`] finds the embedding models and counts vectors.
 
 pub mod central;
+pub mod daemon;
 pub mod edge;
 pub mod mcp;
 pub mod payloads;
