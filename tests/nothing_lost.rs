@@ -176,14 +176,8 @@ fn solaria_does_not_capture_itself_and_an_empty_session_is_not_in_the_context() 
         "mcp__github__get_issue",
         json!({"issue_number": 7}),
     );
-    let titles: Vec<String> = edge
-        .db()
-        .prepare("SELECT title FROM observations ORDER BY created_at, rowid")
-        .expect("prepare")
-        .query_map([], |r| r.get(0))
-        .expect("query")
-        .collect::<Result<_, _>>()
-        .expect("rows");
+    let titles: Vec<String> =
+        edge.strings("SELECT title FROM observations ORDER BY created_at, rowid");
     assert_eq!(
         titles.len(),
         3,

@@ -77,14 +77,7 @@ fn retention_never_deletes_what_is_not_yet_pushed_once_a_server_is_configured() 
     .expect("foreign");
     drop(db);
     m.ok_in(&p, &["prune"]);
-    let left: Vec<String> = m
-        .db()
-        .prepare("SELECT title FROM observations ORDER BY title")
-        .expect("prepare")
-        .query_map([], |r| r.get(0))
-        .expect("query")
-        .collect::<Result<_, _>>()
-        .expect("rows");
+    let left: Vec<String> = m.strings("SELECT title FROM observations ORDER BY title");
     assert_eq!(
         left,
         vec!["old work 2"],

@@ -112,6 +112,17 @@ impl Edge {
         self.db().query_row(sql, [], |r| r.get(0)).expect("count")
     }
 
+    /// The first column of every row `sql` selects from the store, as text.
+    pub fn strings(&self, sql: &str) -> Vec<String> {
+        self.db()
+            .prepare(sql)
+            .expect("prepare")
+            .query_map([], |r| r.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows")
+    }
+
     /// What the hooks logged.
     pub fn hook_log(&self) -> String {
         std::fs::read_to_string(self.data().join("logs/hooks.log")).unwrap_or_default()

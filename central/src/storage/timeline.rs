@@ -2,13 +2,12 @@
 //! pages (the account's live records in feed order).
 
 use super::records::{
-    OBSERVATION_COLS, RECORD_TABLES, SESSION_COLS, SUMMARY_COLS, observation_row, session_row,
-    summary_row,
+    OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, observation_row, session_row, summary_row,
 };
 use super::{AccountId, Storage, StorageError, read_snapshot};
 use solaria_shared::wire::{MachineName, RestorePage, WireRecord};
 use solaria_shared::{Observation, Session, Summary};
-use sqlx::{AssertSqlSafe, Row};
+use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 
 /// A session with its records, oldest first.
@@ -118,35 +117,17 @@ impl Storage {
         since: i64,
         limit: usize,
     ) -> Result<RestorePage, StorageError> {
-        // One snapshot for the three tables, as for the change feed.
-        let mut tx = read_snapshot(self).await?;
-        let mut all: Vec<(i64, Option<WireRecord>)> = Vec::new();
-        for (table, cols, map) in RECORD_TABLES {
-            let rows = sqlx::query(AssertSqlSafe(format!(
-                "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
-            )))
-            .bind(account.0)
-            .bind(since)
-            .bind(limit as i64 + 1)
-            .fetch_all(&mut *tx)
-            .await?;
-            for row in &rows {
-                let live = !row.try_get::<bool, _>("deleted")?;
-                all.push((
-                    row.try_get("seq")?,
-                    if live { Some(map(row)?) } else { None },
-                ));
-            }
-        }
-        tx.commit().await?;
-        all.sort_by_key(|(seq, _)| *seq);
-        let more = all.len() > limit;
-        all.truncate(limit);
-        let next = all.last().map_or(since, |(seq, _)| *seq);
+        // The change feed's page, less its tombstones: one reader of the feed.
+        let page = super::records::changes(self, account, since, limit).await?;
         Ok(RestorePage {
-            records: all.into_iter().filter_map(|(_, r)| r).collect(),
-            next,
-            more,
+            records: page
+                .changes
+                .into_iter()
+                .map(|c| c.record)
+                .filter(|r| !r.meta().deleted)
+                .collect(),
+            next: page.next,
+            more: page.more,
         })
     }
 }
