@@ -1,7 +1,7 @@
 //! How a record is cited in every text an agent or a person reads, on the edge and
 //! on central alike: `[O#id]` an observation, `[S#id]` a session (a session summary is
 //! cited by its session), and the knowledge kinds `[D#id]` decision, `[M#id]` memory,
-//! `[C#sha7]` commit, `[I#id]` iteration, `[E#id]` event. One grammar: what
+//! `[C#sha7]` commit, `[I#id]` iteration, `[E#id]` event, `[L#id]` link. One grammar: what
 //! [`Citation`]'s `Display` writes, its `FromStr` reads back.
 
 use serde::{Deserialize, Serialize};
@@ -19,10 +19,11 @@ pub enum CitedKind {
     Commit,
     Iteration,
     Event,
+    Link,
 }
 
 impl CitedKind {
-    const ALL: [CitedKind; 7] = [
+    const ALL: [CitedKind; 8] = [
         CitedKind::Observation,
         CitedKind::Session,
         CitedKind::Decision,
@@ -30,6 +31,7 @@ impl CitedKind {
         CitedKind::Commit,
         CitedKind::Iteration,
         CitedKind::Event,
+        CitedKind::Link,
     ];
 
     /// The letter before `#`.
@@ -42,6 +44,7 @@ impl CitedKind {
             CitedKind::Commit => 'C',
             CitedKind::Iteration => 'I',
             CitedKind::Event => 'E',
+            CitedKind::Link => 'L',
         }
     }
 
@@ -108,7 +111,7 @@ impl fmt::Display for Citation {
 /// Text that is not a citation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "`{input}` is not a citation (expected [O#id], [S#id], [D#id], [M#id], [C#sha], [I#id] or [E#id])"
+    "`{input}` is not a citation (expected [O#id], [S#id], [D#id], [M#id], [C#sha], [I#id], [E#id] or [L#id])"
 )]
 pub struct ParseCitationError {
     input: String,

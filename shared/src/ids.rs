@@ -12,7 +12,7 @@ use uuid::Uuid;
     "`{input}` is not a valid id (expected a UUID such as 0192f3e4-5b6c-7d8e-9f00-112233445566)"
 )]
 pub struct ParseIdError {
-    input: String,
+    pub(crate) input: String,
 }
 
 macro_rules! uuid_newtype {
@@ -52,15 +52,17 @@ macro_rules! uuid_newtype {
         }
 
         impl FromStr for $name {
-            type Err = ParseIdError;
+            type Err = $crate::ids::ParseIdError;
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 Uuid::parse_str(s.trim())
                     .map(Self)
-                    .map_err(|_| ParseIdError { input: s.chars().take(80).collect() })
+                    .map_err(|_| $crate::ids::ParseIdError { input: s.chars().take(80).collect() })
             }
         }
     };
 }
+
+pub(crate) use uuid_newtype;
 
 uuid_newtype!(
     /// One machine running the edge agent; generated once, kept in the data dir.

@@ -4,6 +4,7 @@
 use crate::citation::Citation;
 use crate::hlc::Hlc;
 use crate::ids::{MachineId, ObservationId, SessionId, SummaryId};
+use crate::knowledge::KnowledgeKind;
 use crate::time::UnixMillis;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -117,8 +118,9 @@ impl FromStr for ObservationKind {
     }
 }
 
-/// What a search hit or a type filter names: an observation of some kind, or a
-/// session summary. The edge and central search, filter and cite by it.
+/// What a search hit or a type filter names: an observation of some kind, a
+/// session summary, or a kind of knowledge. The edge and central search, filter
+/// and cite by it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordType {
@@ -126,6 +128,11 @@ pub enum RecordType {
     Prompt,
     Note,
     Summary,
+    Decision,
+    Memory,
+    Commit,
+    Iteration,
+    Event,
 }
 
 impl RecordType {
@@ -136,25 +143,71 @@ impl RecordType {
             RecordType::Prompt => "prompt",
             RecordType::Note => "note",
             RecordType::Summary => "summary",
+            RecordType::Decision => "decision",
+            RecordType::Memory => "memory",
+            RecordType::Commit => "commit",
+            RecordType::Iteration => "iteration",
+            RecordType::Event => "event",
         }
     }
 
-    /// The observation kind this type selects (`None` for summaries).
+    /// Every type, in the documented order.
+    pub const ALL: [RecordType; 9] = [
+        RecordType::ToolUse,
+        RecordType::Prompt,
+        RecordType::Note,
+        RecordType::Summary,
+        RecordType::Decision,
+        RecordType::Memory,
+        RecordType::Commit,
+        RecordType::Iteration,
+        RecordType::Event,
+    ];
+
+    /// The observation kind this type selects (`None` for the other types).
     pub fn observation_kind(self) -> Option<ObservationKind> {
         match self {
             RecordType::ToolUse => Some(ObservationKind::ToolUse),
             RecordType::Prompt => Some(ObservationKind::Prompt),
             RecordType::Note => Some(ObservationKind::Note),
-            RecordType::Summary => None,
+            _ => None,
         }
     }
 
+    /// The knowledge kind this type selects (`None` for events of sessions).
+    pub fn knowledge_kind(self) -> Option<KnowledgeKind> {
+        match self {
+            RecordType::Decision => Some(KnowledgeKind::Decision),
+            RecordType::Memory => Some(KnowledgeKind::Memory),
+            RecordType::Commit => Some(KnowledgeKind::Commit),
+            RecordType::Iteration => Some(KnowledgeKind::Iteration),
+            RecordType::Event => Some(KnowledgeKind::Event),
+            _ => None,
+        }
+    }
+
+    /// The type of a knowledge record of `kind` (links are not search results).
+    pub fn of_knowledge(kind: KnowledgeKind) -> Option<RecordType> {
+        RecordType::ALL
+            .into_iter()
+            .find(|t| t.knowledge_kind() == Some(kind))
+    }
+
     /// How a record of this type is cited: an observation by its own id, a
-    /// summary by its session (as everywhere a session is shown).
+    /// summary by its session (as everywhere a session is shown), knowledge by its
+    /// id (a commit by its sha: `Knowledge::citation`, which search hits use).
     pub fn citation(self, id: impl fmt::Display, session_id: impl fmt::Display) -> Citation {
+        use crate::citation::CitedKind;
         match self {
             RecordType::Summary => Citation::session(session_id),
-            _ => Citation::observation(id),
+            RecordType::ToolUse | RecordType::Prompt | RecordType::Note => {
+                Citation::observation(id)
+            }
+            RecordType::Decision => Citation::new(CitedKind::Decision, id),
+            RecordType::Memory => Citation::new(CitedKind::Memory, id),
+            RecordType::Commit => Citation::new(CitedKind::Commit, id),
+            RecordType::Iteration => Citation::new(CitedKind::Iteration, id),
+            RecordType::Event => Citation::new(CitedKind::Event, id),
         }
     }
 }
@@ -177,14 +230,19 @@ impl fmt::Display for RecordType {
 
 /// The error for an unknown record type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown type `{0}` (expected tool_use, prompt, note or summary)")]
+#[error(
+    "unknown type `{0}` (expected tool_use, prompt, note, summary, decision, memory, commit, iteration or event)"
+)]
 pub struct ParseRecordTypeError(String);
 
 impl FromStr for RecordType {
     type Err = ParseRecordTypeError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "summary" => Ok(RecordType::Summary),
+        let t = s.trim();
+        if let Some(found) = RecordType::ALL.into_iter().find(|r| r.as_str() == t) {
+            return Ok(found);
+        }
+        match t {
             other => other
                 .parse::<ObservationKind>()
                 .map(RecordType::from)
@@ -279,7 +337,8 @@ mod tests {
         }
         assert_eq!("tool".parse::<RecordType>(), Ok(RecordType::ToolUse));
         let e = "decisions".parse::<RecordType>().expect_err("unknown");
-        assert!(e.to_string().contains("tool_use, prompt, note or summary"));
+        assert!(e.to_string().contains("tool_use, prompt, note, summary, decision"));
+        assert_eq!("decision".parse::<RecordType>(), Ok(RecordType::Decision));
         assert_eq!(RecordType::Summary.citation("x", "s").to_string(), "[S#s]");
         assert_eq!(RecordType::Note.citation("x", "s").to_string(), "[O#x]");
     }

@@ -3,6 +3,7 @@
 
 use crate::hlc::Hlc;
 use crate::ids::MachineId;
+use crate::knowledge::Knowledge;
 use crate::record::{Observation, Session, Summary};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -15,14 +16,22 @@ fn map_project(p: &mut crate::record::Project, f: &mut dyn FnMut(&str) -> String
 /// The most records one `POST /memory/sync` may carry.
 pub const MAX_BATCH: usize = 1000;
 
-/// One record of any kind, tagged with its type. New kinds (memory, commit) are new
-/// variants; the envelope and the protocol stay the same.
+/// The wire type of knowledge records. Added after the first release: a server
+/// lists it in [`TokenResponse::types`] when it stores them, and an edge asks for
+/// it (`types=knowledge` on the change feed and restore) when it reads them, so
+/// that neither side ever sends the other a type it cannot parse.
+pub const KNOWLEDGE_TYPE: &str = "knowledge";
+
+/// One record of any kind, tagged with its type. New kinds are new variants; the
+/// envelope and the protocol stay the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum WireRecord {
     Session(Session),
     Observation(Observation),
     Summary(Summary),
+    /// Decisions, memories, links, commits, iterations and their events.
+    Knowledge(Knowledge),
 }
 
 impl WireRecord {
@@ -32,6 +41,17 @@ impl WireRecord {
             WireRecord::Session(s) => *s.id.as_uuid(),
             WireRecord::Observation(o) => *o.id.as_uuid(),
             WireRecord::Summary(s) => *s.id.as_uuid(),
+            WireRecord::Knowledge(k) => *k.id.as_uuid(),
+        }
+    }
+
+    /// The project it belongs to.
+    pub fn project(&self) -> &crate::record::Project {
+        match self {
+            WireRecord::Session(s) => &s.project,
+            WireRecord::Observation(o) => &o.project,
+            WireRecord::Summary(s) => &s.project,
+            WireRecord::Knowledge(k) => &k.project,
         }
     }
 
@@ -51,6 +71,7 @@ impl WireRecord {
             WireRecord::Session(s) => &s.meta,
             WireRecord::Observation(o) => &o.meta,
             WireRecord::Summary(s) => &s.meta,
+            WireRecord::Knowledge(k) => &k.meta,
         }
     }
 
@@ -90,6 +111,7 @@ impl WireRecord {
                 list(&mut s.key_points, text);
                 list(&mut s.tags, text);
             }
+            WireRecord::Knowledge(k) => k.map_user_text(text),
         }
     }
 
@@ -99,6 +121,7 @@ impl WireRecord {
             WireRecord::Session(_) => "session",
             WireRecord::Observation(_) => "observation",
             WireRecord::Summary(_) => "summary",
+            WireRecord::Knowledge(_) => KNOWLEDGE_TYPE,
         }
     }
 }
@@ -118,6 +141,12 @@ impl From<Observation> for WireRecord {
 impl From<Summary> for WireRecord {
     fn from(s: Summary) -> Self {
         WireRecord::Summary(s)
+    }
+}
+
+impl From<Knowledge> for WireRecord {
+    fn from(k: Knowledge) -> Self {
+        WireRecord::Knowledge(k)
     }
 }
 
@@ -201,6 +230,12 @@ pub struct TokenResponse {
     pub token: String,
     /// Unix seconds.
     pub expires_at: i64,
+    /// The record types the server stores beyond the first release's three
+    /// (sessions, observations, summaries): [`KNOWLEDGE_TYPE`]. A server of the
+    /// first release sends none, and an edge then holds back the records of
+    /// types it does not list (they wait, unpushed, until the server is upgraded).
+    #[serde(default)]
+    pub types: Vec<String>,
 }
 
 /// Every error answer of the API.
