@@ -39,6 +39,26 @@ pub fn weight(ctx: &RankContext<'_>, project: &str, tags: &[String], created: Un
     }
 }
 
+/// A superseded, retracted or expired decision or memory: still found (the audit
+/// trail), below what stands.
+pub const NO_LONGER_STANDING: f64 = 0.3;
+
+/// The weight of a knowledge record (decision, memory, commit…). Knowledge does
+/// not age like events do: a decision taken last year still stands, so the project
+/// rule applies without the age steps; what no longer stands ranks low.
+pub fn knowledge_weight(ctx: &RankContext<'_>, project: &str, stands: bool) -> f64 {
+    let base = if ctx.project.is_none_or(|p| p == project) {
+        SAME_PROJECT_LAST_WEEK
+    } else {
+        OTHER_PROJECT
+    };
+    if stands {
+        base
+    } else {
+        base * NO_LONGER_STANDING
+    }
+}
+
 /// Final score: relevance (higher is better, e.g. negated bm25) times the weight.
 pub fn score(relevance: f64, weight: f64) -> f64 {
     relevance * weight
