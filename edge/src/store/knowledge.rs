@@ -299,3 +299,28 @@ pub fn latest_iteration(
         .query_row(&sql, [project_key], knowledge_from_row)
         .optional()?)
 }
+
+/// How long after its start a session without an end still counts as open.
+const OPEN_SESSION_HOURS: i64 = 24;
+
+/// The session an agent of `project` on this machine is most likely in now (the
+/// latest not ended, started in the last day): knowledge recorded meanwhile
+/// belongs to it.
+pub fn open_session(
+    conn: &Connection,
+    project_key: &str,
+    machine: solaria_shared::MachineId,
+) -> Result<Option<SessionId>, StoreError> {
+    let since = UnixMillis::now().0 - OPEN_SESSION_HOURS * 3_600_000;
+    let id: Option<String> = conn
+        .query_row(
+            "SELECT id FROM sessions
+             WHERE project_key = ?1 AND machine_id = ?2 AND deleted = 0 AND ended_at IS NULL
+               AND started_at >= ?3
+             ORDER BY started_at DESC LIMIT 1",
+            params![project_key, machine.to_string(), since],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(id.and_then(|s| s.parse().ok()))
+}
