@@ -82,7 +82,8 @@ pub async fn timeline(
     Ok(Json(ops::timeline(&state.storage, caller, id).await?))
 }
 
-/// `GET /memory/restore?since=&limit=`: the account's live records, page by page.
+/// `GET /memory/restore?since=&limit=&types=`: the account's live records, page by page
+/// (knowledge records only with `types=knowledge`).
 pub async fn restore(
     State(state): State<AppState>,
     caller: Caller,
