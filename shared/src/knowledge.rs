@@ -834,8 +834,14 @@ mod tests {
 
     #[test]
     fn branches_suggest_an_iteration_kind_and_trunks_none() {
-        assert_eq!(iteration_kind_of_branch("fix/login-loop"), IterationKind::Fix);
-        assert_eq!(iteration_kind_of_branch("keyset-pagination"), IterationKind::Feature);
+        assert_eq!(
+            iteration_kind_of_branch("fix/login-loop"),
+            IterationKind::Fix
+        );
+        assert_eq!(
+            iteration_kind_of_branch("keyset-pagination"),
+            IterationKind::Feature
+        );
         assert!(is_trunk("main"));
         assert!(!is_trunk("feat/x"));
     }

@@ -337,7 +337,10 @@ mod tests {
         }
         assert_eq!("tool".parse::<RecordType>(), Ok(RecordType::ToolUse));
         let e = "decisions".parse::<RecordType>().expect_err("unknown");
-        assert!(e.to_string().contains("tool_use, prompt, note, summary, decision"));
+        assert!(
+            e.to_string()
+                .contains("tool_use, prompt, note, summary, decision")
+        );
         assert_eq!("decision".parse::<RecordType>(), Ok(RecordType::Decision));
         assert_eq!(RecordType::Summary.citation("x", "s").to_string(), "[S#s]");
         assert_eq!(RecordType::Note.citation("x", "s").to_string(), "[O#x]");

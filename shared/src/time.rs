@@ -5,7 +5,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Milliseconds since 1970-01-01T00:00:00Z. Used for when something happened
 /// (`created_at`, `started_at`); ordering of edits uses [`crate::Hlc`] instead.
-#[derive(Default, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Default, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct UnixMillis(pub i64);
 

@@ -20,6 +20,11 @@
 //! time filter reaches older ones. Every statement runs unprepared, planned with its
 //! values (the tsquery is folded into a constant).
 //!
+//! Three tables are searched: observations, summaries and knowledge (decisions,
+//! memories, commits, iterations, events; links are not results). A decision or
+//! memory that no longer stands ranks lower (`ranking::standing`). A knowledge hit
+//! recorded outside any agent session carries the nil session id.
+//!
 //! Queries: `websearch_to_tsquery` in English and Spanish (the `search` columns hold
 //! both stemmings), which never fails on user syntax. When no record matches every
 //! word, the words are searched again joined by `or`.
@@ -29,7 +34,7 @@ use super::{AccountId, Storage, StorageError, key_condition};
 use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, RankContext};
 use solaria_shared::wire::{MatchMode, SearchHit};
-use solaria_shared::{MachineId, ObservationKind, SessionId, UnixMillis};
+use solaria_shared::{KnowledgeKind, MachineId, ObservationKind, SessionId, UnixMillis};
 use sqlx::postgres::{PgArguments, PgRow};
 use sqlx::query::Query;
 use sqlx::{AssertSqlSafe, Postgres, Row};
@@ -80,6 +85,8 @@ struct Candidate {
     session_id: SessionId,
     created_at: i64,
     tags: Vec<String>,
+    /// A knowledge record's status (`active` for the other tables).
+    status: String,
     chars: i64,
     rank: f64,
 }
@@ -199,12 +206,13 @@ impl Storage {
                     tags: &req.tags,
                     now: req.now,
                 };
-                let weight =
+                let mut weight =
                     ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at));
-                let cite = match c.hit_type {
-                    RecordType::Summary => solaria_shared::Citation::session(c.session_id),
-                    _ => solaria_shared::Citation::observation(c.id),
-                };
+                if let Some(kind) = c.hit_type.knowledge_kind() {
+                    weight *= ranking::standing(kind, &c.status);
+                }
+                // Knowledge is cited by `Knowledge::citation` below (a commit by its sha).
+                let cite = c.hit_type.citation(c.id, c.session_id);
                 SearchHit {
                     id: c.id,
                     hit_type: c.hit_type,
@@ -231,7 +239,34 @@ impl Storage {
                 .then(b.id.cmp(&a.id))
         });
         hits.truncate(req.limit);
+        self.cite_knowledge(account, &mut hits).await?;
         Ok((mode, hits))
+    }
+
+    /// Cites the knowledge hits as the records cite themselves
+    /// (`Knowledge::citation`: a commit by its sha, which only its body holds).
+    async fn cite_knowledge(
+        &self,
+        account: AccountId,
+        hits: &mut [SearchHit],
+    ) -> Result<(), StorageError> {
+        let ids: Vec<Uuid> = hits
+            .iter()
+            .filter(|h| h.hit_type.knowledge_kind().is_some())
+            .map(|h| h.id)
+            .collect();
+        let found: HashMap<Uuid, solaria_shared::Citation> = self
+            .knowledge_by_ids(account, &ids)
+            .await?
+            .into_iter()
+            .map(|k| (*k.id.as_uuid(), k.citation()))
+            .collect();
+        for hit in hits.iter_mut() {
+            if let Some(cite) = found.get(&hit.id) {
+                hit.cite = cite.clone();
+            }
+        }
+        Ok(())
     }
 
     /// The newest matches of `text` in each part of the scope, with their `ts_rank`:
@@ -336,7 +371,7 @@ impl Storage {
 fn ranked(rows: &str) -> String {
     format!(
         "SELECT c.part, c.type, c.id, c.title, c.project_key, c.project_name, c.machine_id,
-                c.session_id, c.created_at, c.tags, c.chars,
+                c.session_id, c.created_at, c.tags, c.status, c.chars,
                 ts_rank(c.search, {TSQUERY}, 1)::float8 AS rank
          FROM ({rows}) AS c"
     )
@@ -346,13 +381,8 @@ fn ranked(rows: &str) -> String {
 fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
     let ty: String = row.try_get("type")?;
     let title: String = row.try_get("title")?;
-    let hit_type = match ty.as_str() {
-        "summary" => RecordType::Summary,
-        other => other
-            .parse::<ObservationKind>()
-            .map(RecordType::from)
-            .unwrap_or(RecordType::Note),
-    };
+    // The observation kinds, `summary` and the knowledge kinds (links never match).
+    let hit_type = ty.parse::<RecordType>().unwrap_or(RecordType::Note);
     Ok((
         row.try_get("part")?,
         Candidate {
@@ -369,6 +399,7 @@ fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
             session_id: SessionId::from_uuid(row.try_get("session_id")?),
             created_at: row.try_get("created_at")?,
             tags: strings(row, "tags")?,
+            status: row.try_get("status")?,
             chars: row.try_get::<Option<i64>, _>("chars")?.unwrap_or(0),
             rank: row.try_get::<Option<f64>, _>("rank")?.unwrap_or(0.0),
         },
@@ -379,6 +410,7 @@ fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
 enum Table {
     Observations,
     Summaries,
+    Knowledge,
 }
 
 impl Table {
@@ -386,6 +418,19 @@ impl Table {
         match self {
             Table::Observations => "memory_observations_remote",
             Table::Summaries => "memory_summaries_remote",
+            Table::Knowledge => "memory_knowledge",
+        }
+    }
+
+    /// Whether a search for `hit_type` (every type when `None`) reads this table.
+    fn holds(self, hit_type: Option<RecordType>) -> bool {
+        let Some(t) = hit_type else {
+            return true;
+        };
+        match self {
+            Table::Observations => t.observation_kind().is_some(),
+            Table::Summaries => t == RecordType::Summary,
+            Table::Knowledge => t.knowledge_kind().is_some(),
         }
     }
 }
@@ -404,6 +449,8 @@ impl Part {
             (Table::Summaries, false) => 1,
             (Table::Observations, true) => 2,
             (Table::Summaries, true) => 3,
+            (Table::Knowledge, false) => 4,
+            (Table::Knowledge, true) => 5,
         }
     }
 }
@@ -431,24 +478,15 @@ struct Scope<'a> {
 // parameter, and every statement binds the same list (see `Scope::bind`).
 impl Scope<'_> {
     fn parts(&self) -> Vec<Part> {
-        let want_obs = self.req.hit_type.is_none_or(|t| t != RecordType::Summary);
-        let want_sum = self.req.hit_type.is_none_or(|t| t == RecordType::Summary);
         let mut parts = Vec::new();
         for current in [false, true] {
             if current && self.current_keys.is_none() {
                 continue;
             }
-            if want_obs {
-                parts.push(Part {
-                    table: Table::Observations,
-                    current,
-                });
-            }
-            if want_sum {
-                parts.push(Part {
-                    table: Table::Summaries,
-                    current,
-                });
+            for table in [Table::Observations, Table::Summaries, Table::Knowledge] {
+                if table.holds(self.req.hit_type) {
+                    parts.push(Part { table, current });
+                }
             }
         }
         parts
@@ -465,11 +503,12 @@ impl Scope<'_> {
         text: &'q str,
         extra: Extra,
     ) -> Query<'q, Postgres, PgArguments> {
-        let kind = self
-            .req
-            .hit_type
-            .and_then(RecordType::observation_kind)
-            .map(|k| k.as_str());
+        // The `kind` column of the one table a typed search reads.
+        let kind = self.req.hit_type.and_then(|t| {
+            t.observation_kind()
+                .map(ObservationKind::as_str)
+                .or(t.knowledge_kind().map(KnowledgeKind::as_str))
+        });
         sqlx::query(AssertSqlSafe(sql))
             .bind(account.0)
             .bind(text)
@@ -520,9 +559,11 @@ impl Scope<'_> {
                 " AND machine_id = ANY($5)"
             });
         }
-        if part.table == Table::Observations
-            && self.req.hit_type.is_some_and(|t| t != RecordType::Summary)
-        {
+        if part.table == Table::Knowledge {
+            // Links relate records; they are no answer of their own.
+            sql.push_str(" AND kind <> 'link'");
+        }
+        if part.table != Table::Summaries && self.req.hit_type.is_some() {
             sql.push_str(" AND kind = $8");
         }
         sql
@@ -533,11 +574,20 @@ impl Scope<'_> {
         match table {
             Table::Observations => {
                 "kind AS type, title, (length(title) + length(input) + length(response))::int8 AS chars, \
-                 id, project_key, project_name, machine_id, session_id, created_at, tags, search"
+                 id, project_key, project_name, machine_id, session_id, created_at, tags, \
+                 'active'::text AS status, search"
             }
             Table::Summaries => {
                 "'summary'::text AS type, left(summary, 400) AS title, length(summary)::int8 AS chars, \
-                 id, project_key, project_name, machine_id, session_id, created_at, tags, search"
+                 id, project_key, project_name, machine_id, session_id, created_at, tags, \
+                 'active'::text AS status, search"
+            }
+            // Knowledge recorded outside an agent session has no session: the nil id.
+            Table::Knowledge => {
+                "kind AS type, title, (length(title) + length(search_text))::int8 AS chars, \
+                 id, project_key, project_name, machine_id, \
+                 coalesce(session_id, '00000000-0000-0000-0000-000000000000'::uuid) AS session_id, \
+                 created_at, coalesce(body->'tags', '[]'::jsonb) AS tags, status, search"
             }
         }
     }
