@@ -1,6 +1,5 @@
 //! The ranking weights (docs/DESIGN.md, Ranking), applied to text relevance on both sides.
 
-use crate::knowledge::{KnowledgeKind, Standing};
 use crate::time::UnixMillis;
 
 /// Same project, written in the last 7 days.
@@ -11,9 +10,6 @@ pub const SAME_PROJECT_LAST_MONTH: f64 = 0.8;
 pub const SIMILAR_TAGS: f64 = 0.6;
 /// Any other project.
 pub const OTHER_PROJECT: f64 = 0.4;
-/// A decision or memory that no longer stands (superseded or retracted): still
-/// found (the audit trail), below the ones that stand. Multiplies the weight above.
-pub const SET_ASIDE: f64 = 0.5;
 
 /// What a search is relative to: the project the user is in (if any), the tags of
 /// interest and the present moment.
@@ -43,14 +39,23 @@ pub fn weight(ctx: &RankContext<'_>, project: &str, tags: &[String], created: Un
     }
 }
 
-/// The factor of a knowledge record's standing: [`SET_ASIDE`] for a decision or a
-/// memory whose `status` is superseded or retracted, 1 for everything else (an
-/// iteration's `completed` is no setting aside).
-pub fn standing(kind: KnowledgeKind, status: &str) -> f64 {
-    let judged = matches!(kind, KnowledgeKind::Decision | KnowledgeKind::Memory);
-    match status.parse::<Standing>() {
-        Ok(Standing::Superseded | Standing::Retracted) if judged => SET_ASIDE,
-        _ => 1.0,
+/// A superseded, retracted or expired decision or memory: still found (the audit
+/// trail), below what stands.
+pub const NO_LONGER_STANDING: f64 = 0.3;
+
+/// The weight of a knowledge record (decision, memory, commit…). Knowledge does
+/// not age like events do: a decision taken last year still stands, so the project
+/// rule applies without the age steps; what no longer stands ranks low.
+pub fn knowledge_weight(ctx: &RankContext<'_>, project: &str, stands: bool) -> f64 {
+    let base = if ctx.project.is_none_or(|p| p == project) {
+        SAME_PROJECT_LAST_WEEK
+    } else {
+        OTHER_PROJECT
+    };
+    if stands {
+        base
+    } else {
+        base * NO_LONGER_STANDING
     }
 }
 
@@ -82,15 +87,6 @@ mod tests {
         assert_eq!(weight(&c, "p", &[], now.minus_days(29)), 0.8);
         assert_eq!(weight(&c, "p", &[], now.minus_days(90)), 0.6);
         assert_eq!(weight(&c, "q", &[], now.minus_days(1)), 0.4);
-    }
-
-    #[test]
-    fn superseded_and_retracted_knowledge_ranks_lower() {
-        assert_eq!(standing(KnowledgeKind::Decision, "active"), 1.0);
-        assert_eq!(standing(KnowledgeKind::Decision, "superseded"), SET_ASIDE);
-        assert_eq!(standing(KnowledgeKind::Memory, "retracted"), SET_ASIDE);
-        assert_eq!(standing(KnowledgeKind::Iteration, "completed"), 1.0);
-        assert_eq!(standing(KnowledgeKind::Commit, ""), 1.0);
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod context;
 mod daemon_client;
 pub mod forget;
 pub mod input;
+pub mod knowledge;
 pub mod project;
 pub mod records;
 pub mod remote;

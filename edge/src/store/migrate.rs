@@ -11,6 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0001_init.sql"),
     include_str!("../../../migrations/edge/0002_vectors.sql"),
     include_str!("../../../migrations/edge/0003_erasure_final.sql"),
+    include_str!("../../../migrations/edge/0004_knowledge.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

@@ -6,6 +6,7 @@
 //! so concurrent hook processes serialise cleanly and stamps never go backwards.
 
 pub mod hybrid;
+pub mod knowledge;
 mod migrate;
 pub mod records;
 pub mod retention;
@@ -19,6 +20,10 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, Transactio
 use solaria_shared::{Hlc, HlcClock, MachineId, UnixMillis};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// The tables of records that sync, each with the same envelope columns (id,
+/// machine_id, updated, deleted). Constants, never input.
+pub(crate) const SYNCED_TABLES: [&str; 4] = ["sessions", "observations", "summaries", "knowledge"];
 
 /// How long a writer waits for another process's write to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -18,7 +18,7 @@ pub(crate) const SUMMARY_COLUMNS: &str = "id, machine_id, updated, deleted, sess
     project_key, project_name, text, key_points, tags, observation_count, created_at";
 
 /// Reads a UUID-typed column, failing the row (not panicking) on damage.
-fn id_col<T: std::str::FromStr>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
+pub(crate) fn id_col<T: std::str::FromStr>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
     let text: String = row.get(idx)?;
     text.parse().map_err(|_| {
         rusqlite::Error::FromSqlConversionFailure(
@@ -37,7 +37,7 @@ fn json_col<T: serde::de::DeserializeOwned + Default>(
     Ok(serde_json::from_str(&text).unwrap_or_default())
 }
 
-fn meta(row: &Row<'_>) -> rusqlite::Result<RecordMeta> {
+pub(crate) fn meta(row: &Row<'_>) -> rusqlite::Result<RecordMeta> {
     Ok(RecordMeta {
         machine_id: id_col::<MachineId>(row, 1)?,
         updated: Hlc::from_i64(row.get(2)?),

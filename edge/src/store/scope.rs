@@ -21,7 +21,13 @@ pub fn project(key: &str) -> String {
 
 /// The token of an observation kind.
 pub fn kind(kind: ObservationKind) -> String {
-    format!("zzk{}", kind.as_str().replace('_', ""))
+    kind_named(kind.as_str())
+}
+
+/// The token of a kind by name (observation kinds and knowledge kinds share one
+/// namespace: their names never collide).
+pub fn kind_named(name: &str) -> String {
+    format!("zzk{}", name.replace('_', ""))
 }
 
 /// The token of a machine.
@@ -32,6 +38,16 @@ pub fn machine(machine: MachineId) -> String {
 /// The `scope` text of an observation.
 pub fn observation(project_key: &str, k: ObservationKind, m: MachineId) -> String {
     format!("{} {} {}", project(project_key), kind(k), machine(m))
+}
+
+/// The `scope` text of a knowledge record.
+pub fn knowledge(project_key: &str, k: solaria_shared::KnowledgeKind, m: MachineId) -> String {
+    format!(
+        "{} {} {}",
+        project(project_key),
+        kind_named(k.as_str()),
+        machine(m)
+    )
 }
 
 /// The `scope` text of a summary.

@@ -2,6 +2,7 @@
 //! versions received from the central service with the shared last-write-wins rule,
 //! and the bookkeeping (cursors, conflicts, machine names, the last sync's state).
 
+use super::knowledge::{KNOWLEDGE_COLUMNS, knowledge_from_row};
 use super::records::{
     OBSERVATION_COLUMNS, SESSION_COLUMNS, SUMMARY_COLUMNS, observation_from_row, session_from_row,
     summary_from_row,
@@ -151,7 +152,7 @@ impl Writer<'_> {
         );
         let me = self.machine_id().to_string();
         let mut pending: Vec<(&'static str, String, Hlc)> = Vec::new();
-        for table in ["sessions", "observations", "summaries"] {
+        for table in super::SYNCED_TABLES {
             let mut stmt = self.tx().prepare(&format!(
                 "SELECT id, updated FROM {table} WHERE machine_id = ?1 AND updated > ?2"
             ))?;
@@ -180,13 +181,12 @@ impl Writer<'_> {
             )?;
         }
         if !ahead.is_empty() || self.clock.last().physical_ms() > ahead_of.physical_ms() {
-            let latest: Option<i64> = self.tx().query_row(
-                "SELECT max(m) FROM (SELECT max(updated) AS m FROM sessions
-                     UNION ALL SELECT max(updated) FROM observations
-                     UNION ALL SELECT max(updated) FROM summaries)",
-                [],
-                |r| r.get(0),
-            )?;
+            let union = super::SYNCED_TABLES
+                .map(|t| format!("SELECT max(updated) AS m FROM {t}"))
+                .join(" UNION ALL ");
+            let latest: Option<i64> =
+                self.tx()
+                    .query_row(&format!("SELECT max(m) FROM ({union})"), [], |r| r.get(0))?;
             self.set_clock(Hlc::from_i64(latest.unwrap_or(0)));
         }
         Ok(ClockCorrection {
@@ -250,6 +250,10 @@ pub fn pending(
     for s in stmt.query_map(args, summary_from_row)? {
         all.push(WireRecord::Summary(s?));
     }
+    let mut stmt = conn.prepare(&query(KNOWLEDGE_COLUMNS, "knowledge"))?;
+    for k in stmt.query_map(args, knowledge_from_row)? {
+        all.push(WireRecord::Knowledge(k?));
+    }
     // Each table gave its oldest `limit`: the oldest `limit` of the union are exact.
     all.sort_by_key(|r| r.updated());
     all.truncate(limit);
@@ -266,7 +270,8 @@ pub fn pending_count(conn: &Connection, me: MachineId, cursor: i64) -> Result<i6
     Ok(conn.query_row(
         "SELECT (SELECT count(*) FROM sessions WHERE machine_id = ?1 AND updated > ?2)
               + (SELECT count(*) FROM observations WHERE machine_id = ?1 AND updated > ?2)
-              + (SELECT count(*) FROM summaries WHERE machine_id = ?1 AND updated > ?2)",
+              + (SELECT count(*) FROM summaries WHERE machine_id = ?1 AND updated > ?2)
+              + (SELECT count(*) FROM knowledge WHERE machine_id = ?1 AND updated > ?2)",
         params![me.to_string(), cursor],
         |r| r.get(0),
     )?)
@@ -311,6 +316,14 @@ fn local_version(w: &Writer<'_>, r: &WireRecord) -> Result<Option<WireRecord>, S
             )
             .optional()?
             .map(WireRecord::Summary),
+        WireRecord::Knowledge(_) => conn
+            .query_row(
+                &format!("SELECT {KNOWLEDGE_COLUMNS} FROM knowledge WHERE id = ?1"),
+                [&id],
+                knowledge_from_row,
+            )
+            .optional()?
+            .map(WireRecord::Knowledge),
     })
 }
 
@@ -367,6 +380,7 @@ impl Writer<'_> {
                     )?;
                     self.put_summary(s)?
                 }
+                WireRecord::Knowledge(k) => self.put_knowledge(k)?,
             }
             done.stored += 1;
         }

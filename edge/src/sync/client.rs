@@ -7,8 +7,8 @@ use super::credentials::Credentials;
 use serde::de::DeserializeOwned;
 use solaria_shared::MachineId;
 use solaria_shared::wire::{
-    ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, MachineName, SyncResponse,
-    TokenRequest, TokenResponse, WireRecord,
+    ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, KNOWLEDGE_TYPE, MachineName,
+    SyncResponse, TokenRequest, TokenResponse, WireRecord,
 };
 use std::io::Write;
 use std::path::Path;
@@ -240,13 +240,17 @@ impl Client {
 
     /// A short-lived token for these credentials.
     pub fn token(&self, creds: &Credentials) -> Result<String, ClientError> {
+        Ok(self.grant(creds)?.token)
+    }
+
+    /// A short-lived token for these credentials, with the record types the
+    /// server stores (`TokenResponse::types`).
+    pub fn grant(&self, creds: &Credentials) -> Result<TokenResponse, ClientError> {
         let req = TokenRequest {
             machine_id: creds.machine_id,
             credential: creds.credential.clone(),
         };
-        let answer: TokenResponse =
-            self.send(|| self.http.post(self.url("/memory/token")).json(&req))?;
-        Ok(answer.token)
+        self.send(|| self.http.post(self.url("/memory/token")).json(&req))
     }
 
     /// Pushes one batch, gzip-compressed.
@@ -274,11 +278,14 @@ impl Client {
         })
     }
 
-    /// One page of the change feed.
+    /// One page of the change feed, knowledge records included (a server of the
+    /// first release ignores `types` and sends none).
     pub fn changes(&self, jwt: &str, since: i64, limit: usize) -> Result<ChangesPage, ClientError> {
         self.send(|| {
             self.http
-                .get(self.url(&format!("/memory/changes?since={since}&limit={limit}")))
+                .get(self.url(&format!(
+                    "/memory/changes?since={since}&limit={limit}&types={KNOWLEDGE_TYPE}"
+                )))
                 .bearer_auth(jwt)
         })
     }

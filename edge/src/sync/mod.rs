@@ -19,9 +19,13 @@ use client::{Client, ClientError};
 use credentials::Credentials;
 use serde::Serialize;
 use solaria_shared::private::{strip_private, strip_private_json};
-use solaria_shared::wire::{MAX_BATCH, RecordOutcome, WireRecord};
+use solaria_shared::wire::{KNOWLEDGE_TYPE, MAX_BATCH, RecordOutcome, WireRecord};
 use solaria_shared::{UnixMillis, hlc};
 use std::time::{Duration, Instant};
+
+/// The sync-state key saying which record types this machine's pull cursor has
+/// read the feed with (`knowledge` once it asked for knowledge records).
+pub const FEED_TYPES_KEY: &str = "feed_types";
 
 /// The most changes pulled per page.
 const PULL_PAGE: usize = 1000;
@@ -94,7 +98,9 @@ pub fn run(
         }
     };
     let client = Client::new(&creds.server, creds.ca_cert.as_deref())?;
-    let jwt = client.token(creds)?;
+    let grant = client.grant(creds)?;
+    let jwt = grant.token;
+    let server_stores_knowledge = grant.types.iter().any(|t| t == KNOWLEDGE_TYPE);
     let mut report = SyncReport::default();
 
     // Stamp by the server's clock from now on, and give the changes stamped ahead
@@ -121,7 +127,24 @@ pub fn run(
     loop {
         check_time()?;
         let cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
-        let batch = store_sync::pending(store.conn(), me, cursor, MAX_BATCH)?;
+        let mut batch = store_sync::pending(store.conn(), me, cursor, MAX_BATCH)?;
+        // A server of the first release cannot parse knowledge records: push what
+        // comes before the first one and keep it and the rest pending (nothing
+        // is lost; they go once the server is upgraded).
+        let held_at = (!server_stores_knowledge)
+            .then(|| {
+                batch.iter().position(|r| {
+                    matches!(r, WireRecord::Knowledge(_)) && !is_local_only(r, &options.local_only)
+                })
+            })
+            .flatten();
+        if let Some(k) = held_at {
+            batch.truncate(k);
+            let waiting = store_sync::pending_count(store.conn(), me, cursor)?;
+            report.rejected.push(format!(
+                "{waiting} records wait, starting with a decision, memory or other knowledge record: the server does not store knowledge records yet. Upgrade the central service, then sync again; nothing is lost"
+            ));
+        }
         let Some(last) = batch.last().map(|r| r.updated().as_i64()) else {
             break;
         };
@@ -175,7 +198,7 @@ pub fn run(
             }
             w.set_state(PUSH_CURSOR_KEY, &new_cursor.to_string())
         })?;
-        if refused_at.is_some() {
+        if refused_at.is_some() || held_at.is_some() {
             break;
         }
         let left = store_sync::pending_count(store.conn(), me, new_cursor)?;
@@ -185,7 +208,15 @@ pub fn run(
         });
     }
 
-    // Pull.
+    // Pull. A machine that pulled before it knew knowledge records (an edge of
+    // the first release, since upgraded) reads the feed once more from the start:
+    // its cursor went past the knowledge the server left out for it. Re-applying
+    // what it already holds changes nothing (last write wins).
+    let knew_knowledge =
+        store_sync::state(store.conn(), FEED_TYPES_KEY)?.as_deref() == Some(KNOWLEDGE_TYPE);
+    if server_stores_knowledge && !knew_knowledge {
+        store.write(|w| w.set_state(PULL_CURSOR_KEY, "0"))?;
+    }
     loop {
         check_time()?;
         let since = store_sync::cursor(store.conn(), PULL_CURSOR_KEY)?;
@@ -205,6 +236,9 @@ pub fn run(
         if !page.more {
             break;
         }
+    }
+    if server_stores_knowledge && !knew_knowledge {
+        store.write(|w| w.set_state(FEED_TYPES_KEY, KNOWLEDGE_TYPE))?;
     }
     // Records erased elsewhere lose their vectors now, not at the next embedding pass.
     crate::store::vectors::drop_removed(store)?;
@@ -273,11 +307,7 @@ pub fn record_outcome(
 }
 
 fn is_local_only(r: &WireRecord, local_only: &[String]) -> bool {
-    let project = match r {
-        WireRecord::Session(s) => &s.project,
-        WireRecord::Observation(o) => &o.project,
-        WireRecord::Summary(s) => &s.project,
-    };
+    let project = r.project();
     local_only
         .iter()
         .any(|p| *p == project.key || *p == project.name)

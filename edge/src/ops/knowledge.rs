@@ -1,0 +1,617 @@
+//! Knowledge as people and agents record and read it: log a decision, remember a
+//! fact or a preference (an open question when unsure), supersede either (the old
+//! version stays readable), link two records, start and complete iterations, and
+//! list what stands. The rules of what a record means live in
+//! `solaria_shared::knowledge`; here they are applied to this machine's store.
+
+use super::input::{clip, given};
+use super::{OpError, OpResult};
+use crate::app::App;
+use crate::store::knowledge::{self as kstore, KnowledgeFilter};
+use crate::store::{Store, StoreError, Writer};
+use solaria_shared::knowledge::{
+    Band, Confidence, Decision, Event, EventKind, Impact, Iteration, IterationKind,
+    IterationStatus, Link, LinkKind, Memory, MemoryType, Standing, is_trunk,
+    iteration_kind_of_branch,
+};
+use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, Project, UnixMillis};
+use std::path::Path;
+
+/// The longest text a knowledge field keeps (characters); longer is cut.
+pub const MAX_FIELD_CHARS: usize = 8_000;
+/// The most items a list field (alternatives, tags) keeps.
+pub const MAX_LIST_ITEMS: usize = 32;
+
+/// Where a record is written: its project (named, or the current directory's)
+/// and the git branch there (to infer an iteration).
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// A project as `--project` names it; the current directory's when `None`.
+    pub project: Option<String>,
+}
+
+/// `solaria decide`, `memory_log_decision`.
+#[derive(Debug, Clone, Default)]
+pub struct DecisionRequest {
+    pub scope: Scope,
+    pub title: String,
+    pub context: String,
+    pub chosen: String,
+    pub alternatives: Vec<String>,
+    pub rationale: String,
+    pub impact: Option<Impact>,
+    pub phase: String,
+    pub tags: Vec<String>,
+    /// The iteration it belongs to (a reference); the active one (or the
+    /// branch's) when `None`.
+    pub iteration: Option<String>,
+}
+
+/// `solaria remember`, `memory_remember`.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryRequest {
+    pub scope: Scope,
+    pub memory_type: MemoryType,
+    pub content: String,
+    pub confidence: Option<Confidence>,
+    pub tags: Vec<String>,
+    pub expires_at: Option<UnixMillis>,
+}
+
+/// What superseding replaces an old decision or memory with.
+#[derive(Debug, Clone)]
+pub enum Replacement {
+    Decision(DecisionRequest),
+    Memory(MemoryRequest),
+}
+
+/// A record written, with what it changed.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub record: Knowledge,
+    /// Records updated alongside (the superseded version; an inferred iteration).
+    pub touched: Vec<Knowledge>,
+}
+
+fn field(name: &str, text: &str) -> OpResult<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(OpError::BadInput(format!("`{name}` is required")));
+    }
+    Ok(cut(t))
+}
+
+fn cut(text: &str) -> String {
+    text.trim().chars().take(MAX_FIELD_CHARS).collect()
+}
+
+fn list_field(items: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in items.iter().map(|i| cut(i)).filter(|i| !i.is_empty()) {
+        if !out.contains(&item) && out.len() < MAX_LIST_ITEMS {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// The project a scope names: the memory's project for a name, else the
+/// current directory's (which the memory may not know yet).
+pub fn project_of(app: &App, store: &Store, scope: &Scope) -> OpResult<Project> {
+    match given(scope.project.clone()) {
+        Some(name) => super::project::resolve(store, &name)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| OpError::BadInput(format!("no project named {:?}", clip(&name)))),
+        None => Ok(app.current_project()),
+    }
+}
+
+/// The git branch checked out in `dir`, if it is a repository (reads `.git/HEAD`
+/// directly: no process, so it is cheap enough for any surface).
+pub fn branch_at(dir: &Path) -> Option<String> {
+    let mut d = Some(dir);
+    while let Some(here) = d {
+        let git = here.join(".git");
+        let head_file = if git.is_dir() {
+            git.join("HEAD")
+        } else if git.is_file() {
+            // A worktree: `.git` names the real git dir.
+            let text = std::fs::read_to_string(&git).ok()?;
+            let target = text.trim().strip_prefix("gitdir:")?.trim().to_string();
+            Path::new(&target).join("HEAD")
+        } else {
+            d = here.parent();
+            continue;
+        };
+        let head = std::fs::read_to_string(head_file).ok()?;
+        return head
+            .trim()
+            .strip_prefix("ref: refs/heads/")
+            .map(str::to_string);
+    }
+    None
+}
+
+/// One reference resolved to one live record (of `kind`, when given). An
+/// ambiguous short id is an error that lists the candidates.
+pub fn find_one(
+    store: &Store,
+    reference: &str,
+    kind: Option<KnowledgeKind>,
+) -> OpResult<Knowledge> {
+    let bare = strip_citation(reference);
+    let mut found = kstore::find_knowledge(store.conn(), &bare, kind)?;
+    match found.len() {
+        0 => Err(OpError::NotFound(vec![clip(reference)])),
+        1 => Ok(found.remove(0)),
+        _ => Err(OpError::BadInput(format!(
+            "{:?} names {} records ({}); give more of the id",
+            clip(reference),
+            found.len(),
+            found
+                .iter()
+                .map(|k| k.citation().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// `[D#id]`, `D#id` or a bare id → the id text.
+fn strip_citation(reference: &str) -> String {
+    match solaria_shared::Citation::parse_lenient(reference) {
+        Ok(Some(c)) => c.id,
+        _ => reference.trim().to_string(),
+    }
+}
+
+/// The iteration a new record of `project` belongs to: the one named; else the
+/// project's active iteration; else, on a git branch that is not a trunk, the
+/// branch's iteration (started now if there is none yet; every machine derives
+/// the same id for it, so they share one). `None` on a trunk with nothing active.
+/// Also returns the iteration it started, if it did.
+pub(crate) fn iteration_for(
+    w: &mut Writer<'_>,
+    project: &Project,
+    named: Option<KnowledgeId>,
+    branch: Option<&str>,
+) -> Result<(Option<KnowledgeId>, Option<Knowledge>), StoreError> {
+    if named.is_some() {
+        return Ok((named, None));
+    }
+    if let Some(active) = kstore::active_iteration(w.tx(), &project.key)? {
+        return Ok((Some(active.id), None));
+    }
+    let Some(branch) = branch.filter(|b| !is_trunk(b)) else {
+        return Ok((None, None));
+    };
+    let id = KnowledgeId::stable(&project.key, &format!("branch:{branch}"));
+    if let Some(existing) = kstore::get_knowledge(w.tx(), id)? {
+        // The branch's iteration was completed: the work goes on without one.
+        return Ok((
+            (!existing.meta.deleted && existing.status() == IterationStatus::Active.as_str())
+                .then_some(id),
+            None,
+        ));
+    }
+    let now = UnixMillis(w.tick().physical_ms() as i64);
+    let iteration = w.record_knowledge(
+        id,
+        project,
+        None,
+        KnowledgeBody::Iteration(Iteration {
+            title: branch.to_string(),
+            iteration_kind: iteration_kind_of_branch(branch),
+            description: format!("Inferred from the git branch {branch}"),
+            status: IterationStatus::Active,
+            started_at: now,
+            completed_at: None,
+            branch: branch.to_string(),
+        }),
+    )?;
+    record_event(
+        w,
+        &iteration,
+        EventKind::Started,
+        "inferred from the git branch",
+    )?;
+    Ok((Some(id), Some(iteration)))
+}
+
+/// The iteration a request names, resolved before writing.
+fn named_iteration(store: &Store, reference: Option<&str>) -> OpResult<Option<KnowledgeId>> {
+    match reference.filter(|r| !r.trim().is_empty()) {
+        Some(r) => Ok(Some(find_one(store, r, Some(KnowledgeKind::Iteration))?.id)),
+        None => Ok(None),
+    }
+}
+
+fn record_event(
+    w: &mut Writer<'_>,
+    iteration: &Knowledge,
+    event: EventKind,
+    detail: &str,
+) -> Result<Knowledge, StoreError> {
+    let at = UnixMillis(w.tick().physical_ms() as i64);
+    w.record_knowledge(
+        KnowledgeId::new(),
+        &iteration.project,
+        None,
+        KnowledgeBody::Event(Event {
+            iteration: Some(iteration.id),
+            event,
+            detail: cut(detail),
+            at,
+        }),
+    )
+}
+
+fn decision_body(r: &DecisionRequest, now: UnixMillis) -> OpResult<Decision> {
+    Ok(Decision {
+        title: field("title", &r.title)?,
+        context: cut(&r.context),
+        chosen: field("chosen", &r.chosen)?,
+        alternatives: list_field(&r.alternatives),
+        rationale: cut(&r.rationale),
+        impact: r.impact.unwrap_or_default(),
+        phase: cut(&r.phase),
+        decided_at: now,
+        iteration: None,
+        tags: list_field(&r.tags),
+        status: Standing::Active,
+        supersedes: None,
+        superseded_by: None,
+    })
+}
+
+fn memory_body(r: &MemoryRequest) -> OpResult<Memory> {
+    Ok(Memory {
+        memory_type: r.memory_type,
+        content: field("content", &r.content)?,
+        confidence: r.confidence.unwrap_or_default(),
+        tags: list_field(&r.tags),
+        expires_at: r.expires_at,
+        status: Standing::Active,
+        supersedes: None,
+        superseded_by: None,
+    })
+}
+
+/// Records a decision in its project (and iteration).
+pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
+    let mut store = app.store()?;
+    let project = project_of(app, &store, &request.scope)?;
+    let now = UnixMillis::now();
+    let mut body = decision_body(request, now)?;
+    let branch = branch_for(&request.scope);
+    let named = named_iteration(&store, request.iteration.as_deref())?;
+    let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
+    Ok(store.write(|w| {
+        let (iteration, inferred) = iteration_for(w, &project, named, branch.as_deref())?;
+        body.iteration = iteration;
+        let record = w.record_knowledge(
+            KnowledgeId::new(),
+            &project,
+            session,
+            KnowledgeBody::Decision(body),
+        )?;
+        Ok(Written {
+            record,
+            touched: inferred.into_iter().collect(),
+        })
+    })?)
+}
+
+/// Records a curated memory; below 0.5 confidence it is an open question.
+pub fn remember(app: &App, request: &MemoryRequest) -> OpResult<Written> {
+    let mut store = app.store()?;
+    let project = project_of(app, &store, &request.scope)?;
+    let body = memory_body(request)?;
+    let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
+    let record = store.write(|w| {
+        w.record_knowledge(
+            KnowledgeId::new(),
+            &project,
+            session,
+            KnowledgeBody::Memory(body),
+        )
+    })?;
+    Ok(Written {
+        record,
+        touched: Vec::new(),
+    })
+}
+
+/// Replaces a decision or a memory with a new version: the new record points to
+/// the old (`supersedes`), the old one is marked superseded and points to the new
+/// (`superseded_by`). Nothing is overwritten; both stay readable.
+pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Written> {
+    let mut store = app.store()?;
+    let want = match replacement {
+        Replacement::Decision(_) => KnowledgeKind::Decision,
+        Replacement::Memory(_) => KnowledgeKind::Memory,
+    };
+    let previous = find_one(&store, old, Some(want))?;
+    if !previous.stands(UnixMillis::now()) {
+        return Err(OpError::BadInput(format!(
+            "{} is {} already; supersede the version that stands",
+            previous.citation(),
+            previous.status()
+        )));
+    }
+    let now = UnixMillis::now();
+    let new_id = KnowledgeId::new();
+    let (new_body, old_body) = match (replacement, &previous.body) {
+        (Replacement::Decision(r), KnowledgeBody::Decision(d)) => {
+            let mut next = decision_body(r, now)?;
+            next.supersedes = Some(previous.id);
+            next.iteration = d.iteration;
+            let mut old = d.clone();
+            old.status = Standing::Superseded;
+            old.superseded_by = Some(new_id);
+            (KnowledgeBody::Decision(next), KnowledgeBody::Decision(old))
+        }
+        (Replacement::Memory(r), KnowledgeBody::Memory(m)) => {
+            let mut next = memory_body(r)?;
+            next.supersedes = Some(previous.id);
+            let mut old = m.clone();
+            old.status = Standing::Superseded;
+            old.superseded_by = Some(new_id);
+            (KnowledgeBody::Memory(next), KnowledgeBody::Memory(old))
+        }
+        _ => {
+            return Err(OpError::BadInput(format!(
+                "{} is a {}, not a {want}",
+                previous.citation(),
+                previous.kind()
+            )));
+        }
+    };
+    let session = kstore::open_session(store.conn(), &previous.project.key, store.machine_id())?;
+    Ok(store.write(|w| {
+        let record = w.record_knowledge(new_id, &previous.project, session, new_body)?;
+        let old = w.revise_knowledge(&previous, old_body)?;
+        Ok(Written {
+            record,
+            touched: vec![old],
+        })
+    })?)
+}
+
+/// Links two knowledge records (`from` `relation` `to`). Linking the same pair
+/// the same way twice, on any machine, makes one link.
+pub fn link(app: &App, from: &str, relation: LinkKind, to: &str, note: &str) -> OpResult<Written> {
+    let mut store = app.store()?;
+    let a = find_one(&store, from, None)?;
+    let b = find_one(&store, to, None)?;
+    if a.id == b.id {
+        return Err(OpError::BadInput(
+            "a record cannot be linked to itself".into(),
+        ));
+    }
+    let id = KnowledgeId::stable(
+        &a.project.key,
+        &format!("link:{}:{relation}:{}", a.id, b.id),
+    );
+    let body = KnowledgeBody::Link(Link {
+        from: Some(a.id),
+        to: Some(b.id),
+        relation,
+        note: cut(note),
+    });
+    let record = store.write(|w| match kstore::get_knowledge(w.tx(), id)? {
+        Some(existing) if !existing.meta.deleted => Ok(existing),
+        _ => w.record_knowledge(id, &a.project, None, body),
+    })?;
+    Ok(Written {
+        record,
+        touched: Vec::new(),
+    })
+}
+
+/// `solaria iteration start`, `memory_start_iteration`.
+pub fn start_iteration(
+    app: &App,
+    scope: &Scope,
+    kind: IterationKind,
+    title: &str,
+    description: &str,
+) -> OpResult<Written> {
+    let mut store = app.store()?;
+    let project = project_of(app, &store, scope)?;
+    let title = field("title", title)?;
+    let branch = branch_for(scope).unwrap_or_default();
+    store
+        .write(|w| {
+            let now = UnixMillis(w.tick().physical_ms() as i64);
+            let record = w.record_knowledge(
+                KnowledgeId::new(),
+                &project,
+                None,
+                KnowledgeBody::Iteration(Iteration {
+                    title,
+                    iteration_kind: kind,
+                    description: cut(description),
+                    status: IterationStatus::Active,
+                    started_at: now,
+                    completed_at: None,
+                    branch,
+                }),
+            )?;
+            let event = record_event(w, &record, EventKind::Started, "")?;
+            Ok(Written {
+                record,
+                touched: vec![event],
+            })
+        })
+        .map_err(OpError::from)
+}
+
+/// Completes (or abandons) an iteration: the named one, else the project's active one.
+pub fn complete_iteration(
+    app: &App,
+    scope: &Scope,
+    reference: Option<&str>,
+    abandoned: bool,
+    note: &str,
+) -> OpResult<Written> {
+    let mut store = app.store()?;
+    let iteration = match given(reference.map(str::to_string)) {
+        Some(r) => find_one(&store, &r, Some(KnowledgeKind::Iteration))?,
+        None => {
+            let project = project_of(app, &store, scope)?;
+            kstore::active_iteration(store.conn(), &project.key)?.ok_or_else(|| {
+                OpError::BadInput(format!(
+                    "no active iteration in {}; name one (`solaria iteration show` lists the latest)",
+                    project.name
+                ))
+            })?
+        }
+    };
+    let KnowledgeBody::Iteration(mut body) = iteration.body.clone() else {
+        return Err(OpError::BadInput(format!(
+            "{} is not an iteration",
+            iteration.citation()
+        )));
+    };
+    if body.status != IterationStatus::Active {
+        return Err(OpError::BadInput(format!(
+            "{} is {} already",
+            iteration.citation(),
+            body.status
+        )));
+    }
+    let (status, event) = if abandoned {
+        (IterationStatus::Abandoned, EventKind::Abandoned)
+    } else {
+        (IterationStatus::Completed, EventKind::Completed)
+    };
+    store
+        .write(|w| {
+            body.status = status;
+            body.completed_at = Some(UnixMillis(w.tick().physical_ms() as i64));
+            let record = w.revise_knowledge(&iteration, KnowledgeBody::Iteration(body))?;
+            let e = record_event(w, &record, event, note)?;
+            Ok(Written {
+                record,
+                touched: vec![e],
+            })
+        })
+        .map_err(OpError::from)
+}
+
+/// An iteration with what belongs to it.
+#[derive(Debug, Clone)]
+pub struct IterationView {
+    pub iteration: Knowledge,
+    /// Its decisions, commits and events, oldest first.
+    pub members: Vec<Knowledge>,
+}
+
+/// The named iteration, else the project's active one, else its latest.
+pub fn get_iteration(app: &App, scope: &Scope, reference: Option<&str>) -> OpResult<IterationView> {
+    let store = app.store()?;
+    let iteration = match given(reference.map(str::to_string)) {
+        Some(r) => find_one(&store, &r, Some(KnowledgeKind::Iteration))?,
+        None => {
+            let project = project_of(app, &store, scope)?;
+            match kstore::active_iteration(store.conn(), &project.key)? {
+                Some(i) => i,
+                None => kstore::latest_iteration(store.conn(), &project.key)?.ok_or_else(|| {
+                    OpError::NotFound(vec![format!("an iteration of {}", project.name)])
+                })?,
+            }
+        }
+    };
+    let members = kstore::members_of_iteration(store.conn(), iteration.id)?;
+    Ok(IterationView { iteration, members })
+}
+
+/// What a knowledge listing asks for.
+#[derive(Debug, Clone, Default)]
+pub struct ListRequest {
+    /// One project (as `--project` names it); every project when `None`.
+    pub project: Option<String>,
+    pub kinds: Vec<KnowledgeKind>,
+    /// Superseded, retracted and expired records too.
+    pub all: bool,
+    /// Only memories in this confidence band (open questions, or to validate).
+    pub band: Option<Band>,
+    pub limit: usize,
+}
+
+/// Knowledge records, newest first.
+pub fn list(app: &App, request: &ListRequest) -> OpResult<Vec<Knowledge>> {
+    let store = app.store()?;
+    let projects = match given(request.project.clone()) {
+        Some(p) => Some(
+            super::project::resolve(&store, &p)?
+                .into_iter()
+                .map(|p| p.key)
+                .collect(),
+        ),
+        None => None,
+    };
+    let filter = KnowledgeFilter {
+        kinds: request.kinds.clone(),
+        projects,
+        include_inactive: request.all,
+        limit: if request.band.is_some() {
+            0
+        } else {
+            request.limit
+        },
+    };
+    let mut found = kstore::list_knowledge(store.conn(), &filter, UnixMillis::now())?;
+    if let Some(band) = request.band {
+        found
+            .retain(|k| matches!(&k.body, KnowledgeBody::Memory(m) if m.confidence.band() == band));
+        if request.limit > 0 {
+            found.truncate(request.limit);
+        }
+    }
+    Ok(found)
+}
+
+/// A record with the records linked to it (both ways) and, for a superseded
+/// record, the chain of versions.
+#[derive(Debug, Clone)]
+pub struct Related {
+    pub record: Knowledge,
+    pub links: Vec<Knowledge>,
+    /// The other ends of `links` (and of commits' decisions), by id.
+    pub others: Vec<Knowledge>,
+}
+
+/// `record` with its links, both ways.
+pub fn related(store: &Store, record: Knowledge) -> OpResult<Related> {
+    let links = kstore::links_of(store.conn(), record.id)?;
+    let mut others: Vec<Knowledge> = Vec::new();
+    for l in &links {
+        for id in l.references() {
+            if id != record.id
+                && !others.iter().any(|o| o.id == id)
+                && let Some(k) = kstore::get_knowledge(store.conn(), id)?
+                && !k.meta.deleted
+            {
+                others.push(k);
+            }
+        }
+    }
+    Ok(Related {
+        record,
+        links,
+        others,
+    })
+}
+
+/// The branch to infer an iteration from: the current directory's, unless the
+/// scope names another project.
+fn branch_for(scope: &Scope) -> Option<String> {
+    if given(scope.project.clone()).is_some() {
+        return None;
+    }
+    let cwd = std::env::current_dir().ok()?;
+    branch_at(&cwd)
+}
