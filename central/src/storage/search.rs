@@ -21,9 +21,10 @@
 //! values (the tsquery is folded into a constant).
 //!
 //! Three tables are searched: observations, summaries and knowledge (decisions,
-//! memories, commits, iterations, events; links are not results). A decision or
-//! memory that no longer stands ranks lower (`ranking::standing`). A knowledge hit
-//! recorded outside any agent session carries the nil session id.
+//! memories, commits, iterations, events; links are not results). Knowledge is
+//! weighted by `ranking::knowledge_weight` (it does not age; what no longer stands,
+//! `Knowledge::stands`, ranks low), read whole for that and for its citation. A
+//! knowledge hit recorded outside any agent session carries the nil session id.
 //!
 //! Queries: `websearch_to_tsquery` in English and Spanish (the `search` columns hold
 //! both stemmings), which never fails on user syntax. When no record matches every
@@ -34,7 +35,7 @@ use super::{AccountId, Storage, StorageError, key_condition};
 use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, RankContext};
 use solaria_shared::wire::{MatchMode, SearchHit};
-use solaria_shared::{KnowledgeKind, MachineId, ObservationKind, SessionId, UnixMillis};
+use solaria_shared::{Knowledge, KnowledgeKind, MachineId, ObservationKind, SessionId, UnixMillis};
 use sqlx::postgres::{PgArguments, PgRow};
 use sqlx::query::Query;
 use sqlx::{AssertSqlSafe, Postgres, Row};
@@ -85,8 +86,6 @@ struct Candidate {
     session_id: SessionId,
     created_at: i64,
     tags: Vec<String>,
-    /// A knowledge record's status (`active` for the other tables).
-    status: String,
     chars: i64,
     rank: f64,
 }
@@ -188,6 +187,19 @@ impl Storage {
 
         let ids: Vec<MachineId> = candidates.iter().map(|c| c.machine_id).collect();
         let names = self.machine_names(account, &ids).await?;
+        // Knowledge candidates whole: whether each stands, and how it is cited (a
+        // commit by its sha), are the shared rules' to say.
+        let knowledge_ids: Vec<Uuid> = candidates
+            .iter()
+            .filter(|c| c.hit_type.knowledge_kind().is_some())
+            .map(|c| c.id)
+            .collect();
+        let knowledge: HashMap<Uuid, Knowledge> = self
+            .knowledge_by_ids(account, &knowledge_ids)
+            .await?
+            .into_iter()
+            .map(|k| (*k.id.as_uuid(), k))
+            .collect();
         let mut seen = HashSet::new();
         let mut hits: Vec<SearchHit> = candidates
             .into_iter()
@@ -206,13 +218,16 @@ impl Storage {
                     tags: &req.tags,
                     now: req.now,
                 };
-                let mut weight =
-                    ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at));
-                if let Some(kind) = c.hit_type.knowledge_kind() {
-                    weight *= ranking::standing(kind, &c.status);
-                }
-                // Knowledge is cited by `Knowledge::citation` below (a commit by its sha).
-                let cite = c.hit_type.citation(c.id, c.session_id);
+                let (weight, cite) = match knowledge.get(&c.id) {
+                    Some(k) => (
+                        ranking::knowledge_weight(&ctx, &c.project_key, k.stands(req.now)),
+                        k.citation(),
+                    ),
+                    None => (
+                        ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at)),
+                        c.hit_type.citation(c.id, c.session_id),
+                    ),
+                };
                 SearchHit {
                     id: c.id,
                     hit_type: c.hit_type,
@@ -239,34 +254,7 @@ impl Storage {
                 .then(b.id.cmp(&a.id))
         });
         hits.truncate(req.limit);
-        self.cite_knowledge(account, &mut hits).await?;
         Ok((mode, hits))
-    }
-
-    /// Cites the knowledge hits as the records cite themselves
-    /// (`Knowledge::citation`: a commit by its sha, which only its body holds).
-    async fn cite_knowledge(
-        &self,
-        account: AccountId,
-        hits: &mut [SearchHit],
-    ) -> Result<(), StorageError> {
-        let ids: Vec<Uuid> = hits
-            .iter()
-            .filter(|h| h.hit_type.knowledge_kind().is_some())
-            .map(|h| h.id)
-            .collect();
-        let found: HashMap<Uuid, solaria_shared::Citation> = self
-            .knowledge_by_ids(account, &ids)
-            .await?
-            .into_iter()
-            .map(|k| (*k.id.as_uuid(), k.citation()))
-            .collect();
-        for hit in hits.iter_mut() {
-            if let Some(cite) = found.get(&hit.id) {
-                hit.cite = cite.clone();
-            }
-        }
-        Ok(())
     }
 
     /// The newest matches of `text` in each part of the scope, with their `ts_rank`:
@@ -371,7 +359,7 @@ impl Storage {
 fn ranked(rows: &str) -> String {
     format!(
         "SELECT c.part, c.type, c.id, c.title, c.project_key, c.project_name, c.machine_id,
-                c.session_id, c.created_at, c.tags, c.status, c.chars,
+                c.session_id, c.created_at, c.tags, c.chars,
                 ts_rank(c.search, {TSQUERY}, 1)::float8 AS rank
          FROM ({rows}) AS c"
     )
@@ -399,7 +387,6 @@ fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
             session_id: SessionId::from_uuid(row.try_get("session_id")?),
             created_at: row.try_get("created_at")?,
             tags: strings(row, "tags")?,
-            status: row.try_get("status")?,
             chars: row.try_get::<Option<i64>, _>("chars")?.unwrap_or(0),
             rank: row.try_get::<Option<f64>, _>("rank")?.unwrap_or(0.0),
         },
@@ -574,20 +561,18 @@ impl Scope<'_> {
         match table {
             Table::Observations => {
                 "kind AS type, title, (length(title) + length(input) + length(response))::int8 AS chars, \
-                 id, project_key, project_name, machine_id, session_id, created_at, tags, \
-                 'active'::text AS status, search"
+                 id, project_key, project_name, machine_id, session_id, created_at, tags, search"
             }
             Table::Summaries => {
                 "'summary'::text AS type, left(summary, 400) AS title, length(summary)::int8 AS chars, \
-                 id, project_key, project_name, machine_id, session_id, created_at, tags, \
-                 'active'::text AS status, search"
+                 id, project_key, project_name, machine_id, session_id, created_at, tags, search"
             }
             // Knowledge recorded outside an agent session has no session: the nil id.
             Table::Knowledge => {
                 "kind AS type, title, (length(title) + length(search_text))::int8 AS chars, \
                  id, project_key, project_name, machine_id, \
                  coalesce(session_id, '00000000-0000-0000-0000-000000000000'::uuid) AS session_id, \
-                 created_at, coalesce(body->'tags', '[]'::jsonb) AS tags, status, search"
+                 created_at, coalesce(body->'tags', '[]'::jsonb) AS tags, search"
             }
         }
     }
