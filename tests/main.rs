@@ -9,6 +9,7 @@ mod central_mcp;
 mod central_ops;
 mod central_query;
 mod edge_cli;
+mod knowledge;
 mod local_api;
 mod mcp_rmcp_client;
 mod mcp_stdio;

@@ -6,6 +6,7 @@ use super::records::{id_col, meta};
 use super::{StoreError, Writer, scope};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use solaria_shared::knowledge::{IterationStatus, KnowledgeBody, SHORT_ID_CHARS};
+use solaria_shared::redact::redact;
 use solaria_shared::{Knowledge, KnowledgeId, KnowledgeKind, Project, SessionId, UnixMillis};
 
 /// The columns [`knowledge_from_row`] maps.
@@ -96,7 +97,9 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Writes a new knowledge record of this machine, stamped now.
+    /// Writes a new knowledge record of this machine, stamped now. Its text is
+    /// redacted first, as captured events are: no secret reaches the file
+    /// (`<private>` spans stay here; they are stripped from what leaves).
     pub fn record_knowledge(
         &mut self,
         id: KnowledgeId,
@@ -105,7 +108,8 @@ impl Writer<'_> {
         body: KnowledgeBody,
     ) -> Result<Knowledge, StoreError> {
         let stamp = self.tick();
-        let k = Knowledge::new(id, self.machine_id(), stamp, project.clone(), session, body);
+        let mut k = Knowledge::new(id, self.machine_id(), stamp, project.clone(), session, body);
+        k.map_user_text(&mut |t| redact(t).into_owned());
         self.put_knowledge(&k)?;
         Ok(k)
     }
@@ -121,6 +125,7 @@ impl Writer<'_> {
         next.meta.machine_id = self.machine_id();
         next.meta.updated = stamp;
         next.body = body;
+        next.map_user_text(&mut |t| redact(t).into_owned());
         self.put_knowledge(&next)?;
         Ok(next)
     }

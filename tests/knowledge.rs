@@ -1,0 +1,417 @@
+//! Knowledge memory through the real binaries: decisions and memories recorded by
+//! an agent (MCP) or a person (CLI), superseded never overwritten, linked both
+//! ways, grouped in iterations, found by `why` on another machine after a sync
+//! (real PostgreSQL behind TLS), with secrets and private spans kept out of it.
+
+use serde_json::{Value, json};
+use solaria_tests::central::{Central, Options};
+use solaria_tests::edge::Edge;
+use solaria_tests::mcp::McpStdio;
+
+const SECRET: &str = "ghp_FAKEabcdefghijklmnopqrstuvwxyz012345";
+
+async fn tls_central() -> (Central, solaria_central::storage::AccountId) {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    (c, acct)
+}
+
+/// The decision id in a `Recorded [D#…] …` answer.
+fn cited_id(text: &str, letter: char) -> String {
+    let start = text
+        .find(&format!("[{letter}#"))
+        .unwrap_or_else(|| panic!("no [{letter}#…] in {text}"))
+        + 3;
+    let end = text[start..].find(']').expect("closing bracket") + start;
+    text[start..end].to_string()
+}
+
+fn decide(edge: &Edge, args: &[&str]) -> Value {
+    let mut all = vec!["decide", "--json"];
+    all.extend_from_slice(args);
+    edge.json(&edge.project, &all)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_an_agent_logs_on_one_machine_answers_why_on_the_other() {
+    let (c, acct) = tls_central().await;
+    let laptop = Edge::new("laptop");
+    let desktop = Edge::new("desktop");
+    laptop.enroll(&c, acct).await;
+    desktop.enroll(&c, acct).await;
+
+    let mut mcp = McpStdio::start(&laptop);
+    mcp.initialize("claude-code");
+    let answer = mcp.ok(
+        "memory_log_decision",
+        json!({
+            "title": "No ORM for the billing tables",
+            "context": "Billing queries need window functions <private>client is Initech</private>",
+            "chosen": "Plain SQL with sqlx and compile-time checked queries",
+            "alternatives": ["Diesel", "SeaORM"],
+            "rationale": format!("An ORM hides the window functions we rely on; token {SECRET} was in the paste"),
+            "impact": "high",
+            "tags": ["billing", "database"]
+        }),
+    );
+    assert!(answer.starts_with("Recorded [D#"), "{answer}");
+    let id = cited_id(&answer, 'D');
+    let tools = mcp.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for tool in [
+        "memory_log_decision",
+        "memory_remember",
+        "memory_supersede",
+        "memory_link",
+        "memory_decisions",
+        "memory_why",
+        "memory_get_iteration",
+        "memory_start_iteration",
+        "memory_complete_iteration",
+    ] {
+        assert!(names.contains(&tool), "{tool} offered: {names:?}");
+    }
+    mcp.close();
+
+    // No secret reaches this machine's file; the private span stays here only.
+    let bytes = laptop.store_bytes();
+    assert!(
+        !String::from_utf8_lossy(&bytes).contains(SECRET),
+        "the secret was redacted before the write"
+    );
+
+    laptop.ok(&["sync"]);
+    let out = desktop.ok(&["sync"]);
+    assert!(out.contains("pulled"), "{out}");
+
+    let why = desktop.ok(&["why", "ORM", "billing"]);
+    assert!(why.contains(&format!("[D#{id}]")), "{why}");
+    assert!(
+        why.contains("An ORM hides the window functions"),
+        "rationale: {why}"
+    );
+    assert!(why.contains("Diesel; SeaORM"), "alternatives: {why}");
+    assert!(why.contains("@laptop"), "the machine it came from: {why}");
+    assert!(
+        !why.contains("Initech"),
+        "the private span stayed home: {why}"
+    );
+
+    // PostgreSQL holds neither the secret nor the private span.
+    let stored: Vec<String> = sqlx::query_scalar("SELECT body::text FROM memory_knowledge")
+        .fetch_all(c.storage.pool())
+        .await
+        .expect("rows");
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert!(
+        !stored[0].contains(SECRET) && !stored[0].contains("Initech"),
+        "{stored:?}"
+    );
+    assert!(stored[0].contains("window functions"), "{stored:?}");
+
+    // The agent on the desktop gets the same answer through MCP, cited.
+    let mut mcp = McpStdio::start(&desktop);
+    mcp.initialize("claude-code");
+    let text = mcp.ok("memory_why", json!({"query": "why no ORM"}));
+    assert!(
+        text.contains(&format!("[D#{id}]")) && text.contains("rationale:"),
+        "{text}"
+    );
+    let list = mcp.ok("memory_decisions", json!({}));
+    assert!(list.contains("No ORM for the billing tables"), "{list}");
+    mcp.close();
+    c.stop().await;
+}
+
+#[test]
+fn superseding_keeps_the_old_version_readable_and_out_of_the_way() {
+    let edge = Edge::new("laptop");
+    let first = decide(
+        &edge,
+        &[
+            "--title",
+            "Offset pagination",
+            "--chosen",
+            "LIMIT/OFFSET",
+            "--rationale",
+            "simplest",
+        ],
+    );
+    let old = first["record"]["id"].as_str().expect("id").to_string();
+    let out = edge.ok(&[
+        "supersede",
+        &format!("D#{old}"),
+        "--title",
+        "Keyset pagination",
+        "--chosen",
+        "WHERE id > last_seen ORDER BY id",
+        "--rationale",
+        "offset scans grow with the page number",
+        "-a",
+        "LIMIT/OFFSET",
+    ]);
+    assert!(out.contains("Recorded [D#"), "{out}");
+    assert!(
+        out.contains("[superseded]"),
+        "the old version is shown as set aside: {out}"
+    );
+
+    let standing = edge.ok(&["decisions"]);
+    assert!(standing.contains("Keyset pagination"), "{standing}");
+    assert!(!standing.contains("Offset pagination"), "{standing}");
+    let all = edge.ok(&["decisions", "--all"]);
+    assert!(
+        all.contains("Offset pagination") && all.contains("[superseded]"),
+        "{all}"
+    );
+
+    // The old version is still readable in full, pointing to its successor.
+    let shown = edge.ok(&["show", &format!("[D#{old}]")]);
+    assert!(shown.contains("rationale: simplest"), "{shown}");
+    assert!(shown.contains("superseded by: [D#"), "{shown}");
+    // `why` puts the standing decision first.
+    let why = edge.ok(&["why", "pagination"]);
+    let keyset = why.find("Keyset pagination").expect("standing one");
+    let offset = why.find("Offset pagination").unwrap_or(usize::MAX);
+    assert!(keyset < offset, "{why}");
+    // Superseding what is already superseded is refused, clearly.
+    let again = edge.run(&["supersede", &old, "--title", "x", "--chosen", "y"]);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("superseded already"),
+        "{again:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_machines_superseding_the_same_decision_converge_with_a_conflict() {
+    let (c, acct) = tls_central().await;
+    let laptop = Edge::new("laptop");
+    let desktop = Edge::new("desktop");
+    laptop.enroll(&c, acct).await;
+    desktop.enroll(&c, acct).await;
+    let d = decide(&laptop, &["--title", "Cache", "--chosen", "none"]);
+    let old = d["record"]["id"].as_str().expect("id").to_string();
+    laptop.ok(&["sync"]);
+    desktop.ok(&["sync"]);
+
+    // Both supersede it before either syncs; the laptop's edit is the later one
+    // and reaches central first, so the desktop's loses when it arrives.
+    desktop.ok(&[
+        "supersede",
+        &old,
+        "--title",
+        "Cache",
+        "--chosen",
+        "in-process LRU",
+    ]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    laptop.ok(&["supersede", &old, "--title", "Cache", "--chosen", "Redis"]);
+    laptop.ok(&["sync"]);
+    desktop.ok(&["sync"]);
+    laptop.ok(&["sync"]);
+
+    let successor = |e: &Edge| {
+        e.json(&e.project, &["show", "--json", &old])[0]["body"]["superseded_by"]
+            .as_str()
+            .expect("superseded_by")
+            .to_string()
+    };
+    assert_eq!(
+        successor(&laptop),
+        successor(&desktop),
+        "one winner everywhere"
+    );
+    let conflicts = desktop.ok(&["conflicts"]);
+    assert!(
+        conflicts.contains(&old) && conflicts.contains("knowledge"),
+        "the losing edit is kept as a conflict: {conflicts}"
+    );
+    // Both new versions exist and are readable on both machines.
+    for e in [&laptop, &desktop] {
+        let all = e.ok(&["decisions", "--all"]);
+        assert!(
+            all.contains("Redis") && all.contains("in-process LRU"),
+            "{all}"
+        );
+    }
+    c.stop().await;
+}
+
+#[test]
+fn unsure_memories_are_open_questions_and_links_read_both_ways() {
+    let edge = Edge::new("laptop");
+    let question = edge.json(
+        &edge.project,
+        &[
+            "remember",
+            "--json",
+            "-c",
+            "0.3",
+            "the team may prefer tabs",
+        ],
+    );
+    assert_eq!(question["record"]["body"]["confidence"], 0.3);
+    edge.ok(&[
+        "remember",
+        "-c",
+        "0.7",
+        "-t",
+        "preference",
+        "likes small commits",
+    ]);
+    let stated = edge.json(
+        &edge.project,
+        &[
+            "remember",
+            "--json",
+            "-t",
+            "principle",
+            "never break the hook contract",
+        ],
+    );
+    let m = stated["record"]["id"].as_str().expect("id").to_string();
+
+    let questions = edge.ok(&["questions"]);
+    assert!(
+        questions.contains("may prefer tabs") && questions.contains("open question"),
+        "{questions}"
+    );
+    assert!(!questions.contains("small commits"), "{questions}");
+    let unconfirmed = edge.ok(&["memories", "--unconfirmed"]);
+    assert!(
+        unconfirmed.contains("likes small commits") && unconfirmed.contains("to validate"),
+        "{unconfirmed}"
+    );
+    assert!(!unconfirmed.contains("hook contract"), "{unconfirmed}");
+
+    let d = decide(
+        &edge,
+        &["--title", "Hooks exit 0", "--chosen", "swallow every error"],
+    );
+    let d = d["record"]["id"].as_str().expect("id").to_string();
+    edge.ok(&["link", &format!("[M#{m}]"), "supports", &format!("D#{d}")]);
+    // Twice is one link.
+    edge.ok(&["link", &m, "supports", &d]);
+    assert_eq!(
+        edge.count("SELECT count(*) FROM knowledge WHERE kind = 'link'"),
+        1
+    );
+    let from_decision = edge.ok(&["show", &d]);
+    assert!(
+        from_decision.contains(&format!("supports (by) [M#{m}]")),
+        "{from_decision}"
+    );
+    let from_memory = edge.ok(&["show", &m]);
+    assert!(
+        from_memory.contains(&format!("supports [D#{d}]")),
+        "{from_memory}"
+    );
+
+    // Bad input: a clear error, nothing written.
+    let before = edge.count("SELECT count(*) FROM knowledge");
+    let bad = edge.run(&["remember", "-c", "1.5", "x"]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("0.0 to 1.0"),
+        "{bad:?}"
+    );
+    let no_choice = edge.run(&["decide", "--title", "Something"]);
+    assert!(!no_choice.status.success());
+    assert!(
+        String::from_utf8_lossy(&no_choice.stderr).contains("`chosen` is required"),
+        "{no_choice:?}"
+    );
+    assert_eq!(edge.count("SELECT count(*) FROM knowledge"), before);
+}
+
+#[test]
+fn iterations_group_decisions_and_a_branch_starts_one() {
+    let edge = Edge::new("laptop");
+    let started = edge.json(
+        &edge.project,
+        &["iteration", "start", "--json", "-k", "fix", "Login", "loop"],
+    );
+    let i = started["record"]["id"].as_str().expect("id").to_string();
+    decide(&edge, &["--title", "Retry once", "--chosen", "one retry"]);
+    let shown = edge.ok(&["iteration", "show"]);
+    assert!(
+        shown.contains(&format!("[I#{i}]")) && shown.contains("iteration (fix): Login loop"),
+        "{shown}"
+    );
+    assert!(shown.contains("decision: Retry once"), "{shown}");
+    assert!(shown.contains("event: started"), "{shown}");
+    edge.ok(&["iteration", "complete", "--note", "fixed"]);
+    let done = edge.ok(&["iteration", "show", &i]);
+    assert!(
+        done.contains("[completed]") && done.contains("event: completed fixed"),
+        "{done}"
+    );
+
+    // No active iteration, on a feature branch: the branch's iteration holds the decision.
+    std::fs::write(
+        edge.project.join(".git/HEAD"),
+        "ref: refs/heads/feat/keyset\n",
+    )
+    .expect("HEAD");
+    decide(
+        &edge,
+        &["--title", "Cursor format", "--chosen", "base64 id"],
+    );
+    let inferred = edge.ok(&["iteration", "show"]);
+    assert!(
+        inferred.contains("iteration (feature): feat/keyset"),
+        "{inferred}"
+    );
+    assert!(inferred.contains("Cursor format"), "{inferred}");
+    // The same branch on another decision: the same iteration, not a new one.
+    decide(&edge, &["--title", "Page size", "--chosen", "50"]);
+    assert_eq!(
+        edge.count("SELECT count(*) FROM knowledge WHERE kind = 'iteration'"),
+        2
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edge_upgraded_from_the_first_release_reads_the_knowledge_it_was_not_sent() {
+    let (c, acct) = tls_central().await;
+    let laptop = Edge::new("laptop");
+    let desktop = Edge::new("desktop");
+    laptop.enroll(&c, acct).await;
+    desktop.enroll(&c, acct).await;
+    laptop.prompt("s1", "pick a queue");
+    let d = decide(
+        &laptop,
+        &["--title", "Queue", "--chosen", "PostgreSQL SKIP LOCKED"],
+    );
+    let id = d["record"]["id"].as_str().expect("id").to_string();
+    laptop.ok(&["sync"]);
+
+    // What an edge of the first release saw: the feed without knowledge, its cursor
+    // past the decision, no record of having asked for knowledge.
+    desktop.ok(&["sync"]);
+    let db = desktop.db();
+    db.execute("DELETE FROM knowledge", [])
+        .expect("as before the upgrade");
+    db.execute("DELETE FROM sync_state WHERE key = 'feed_types'", [])
+        .expect("state");
+    drop(db);
+    assert!(desktop.ok(&["decisions"]).contains("No decisions"));
+
+    desktop.ok(&["sync"]);
+    let after = desktop.ok(&["decisions"]);
+    assert!(
+        after.contains(&format!("[D#{id}]")),
+        "re-read once after the upgrade: {after}"
+    );
+    c.stop().await;
+}
