@@ -85,6 +85,7 @@ fn assert_tombstone(record: &WireRecord, before: &WireRecord, by: &Machine) {
             );
         }
         WireRecord::Session(s) => assert!(s.cwd.is_empty(), "{s:?}"),
+        WireRecord::Knowledge(k) => assert_eq!(k.body, k.erased(), "{k:?}"),
     }
 }
 
