@@ -242,12 +242,10 @@ impl FromStr for RecordType {
         if let Some(found) = RecordType::ALL.into_iter().find(|r| r.as_str() == t) {
             return Ok(found);
         }
-        match t {
-            other => other
-                .parse::<ObservationKind>()
-                .map(RecordType::from)
-                .map_err(|_| ParseRecordTypeError(other.chars().take(40).collect())),
-        }
+        // Aliases of observation kinds (`tool` for `tool_use`).
+        t.parse::<ObservationKind>()
+            .map(RecordType::from)
+            .map_err(|_| ParseRecordTypeError(t.chars().take(40).collect()))
     }
 }
 

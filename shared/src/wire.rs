@@ -328,11 +328,12 @@ pub const RESTORE_MAX_LIMIT: usize = 1000;
 /// One search result: enough to cite it and to decide whether to fetch it whole.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
-    /// The observation's id, or the summary's id for a summary.
+    /// The record's id (an observation's, a summary's, a knowledge record's).
     pub id: Uuid,
     #[serde(rename = "type")]
     pub hit_type: RecordType,
-    /// How to cite it: `[O#id]` for an observation, `[S#session]` for a summary.
+    /// How to cite it: `[O#id]` an observation, `[S#session]` a summary, `[D#id]`,
+    /// `[M#id]`, `[C#sha7]`, `[I#id]`, `[E#id]` knowledge.
     pub cite: crate::Citation,
     pub title: String,
     /// The project key.
@@ -341,6 +342,8 @@ pub struct SearchHit {
     /// The machine that last wrote the record, and its name.
     pub machine_id: MachineId,
     pub machine_name: String,
+    /// The session the record belongs to; the nil UUID for knowledge recorded
+    /// outside a session (kept a plain id so first-release edges still parse it).
     pub session_id: SessionId,
     pub created_at: UnixMillis,
     /// About how many tokens the full record costs to read (~4 characters a token).
@@ -406,7 +409,8 @@ pub struct TimelineResponse {
 /// `GET /memory/restore` response body: one page of the account's live records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RestorePage {
-    /// Sessions, observations and summaries in change-feed order (a session comes
+    /// Records in change-feed order (knowledge records only when asked for with
+    /// `types=knowledge`) (a session comes
     /// before the records its machine pushed after it). Tombstones are left out, so a
     /// page may hold fewer records than its limit (even none while `more` is true).
     pub records: Vec<WireRecord>,
