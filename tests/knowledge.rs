@@ -342,8 +342,10 @@ fn iterations_group_decisions_and_a_branch_starts_one() {
         &["iteration", "start", "--json", "-k", "fix", "Login", "loop"],
     );
     let i = started["record"]["id"].as_str().expect("id").to_string();
+    edge.prompt("s1", "the login page loops forever");
     decide(&edge, &["--title", "Retry once", "--chosen", "one retry"]);
     let shown = edge.ok(&["iteration", "show"]);
+    assert!(shown.contains("sessions (1): [S#"), "its session belongs to it by time: {shown}");
     assert!(
         shown.contains(&format!("[I#{i}]")) && shown.contains("iteration (fix): Login loop"),
         "{shown}"

@@ -85,7 +85,7 @@ pub fn ident(rng: &mut Rng) -> String {
     format!("{}_{}", word(rng.zipf(5_000)), word(rng.zipf(5_000)))
 }
 
-fn sentence(rng: &mut Rng, words: usize) -> String {
+pub fn sentence(rng: &mut Rng, words: usize) -> String {
     (0..words)
         .map(|_| {
             if rng.below(3) == 0 {

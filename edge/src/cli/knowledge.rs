@@ -471,6 +471,7 @@ impl IterationArgs {
                 let page = IterationPage {
                     iteration: view.iteration,
                     members: view.members,
+                    sessions: view.sessions,
                 };
                 super::print(json, &page, || page.text(person()))
             }

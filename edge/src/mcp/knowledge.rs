@@ -386,6 +386,7 @@ decisions, commits and events in order. Without `id`: the project's active itera
             Ok(IterationPage {
                 iteration: view.iteration,
                 members: view.members,
+                sessions: view.sessions,
             }
             .text(Reader::Agent))
         })

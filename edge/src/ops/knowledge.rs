@@ -510,6 +510,8 @@ pub struct IterationView {
     pub iteration: Knowledge,
     /// Its decisions, commits and events, oldest first.
     pub members: Vec<Knowledge>,
+    /// The project's sessions started while it was active.
+    pub sessions: Vec<solaria_shared::Session>,
 }
 
 /// The named iteration, else the project's active one, else its latest.
@@ -528,7 +530,20 @@ pub fn get_iteration(app: &App, scope: &Scope, reference: Option<&str>) -> OpRes
         }
     };
     let members = kstore::members_of_iteration(store.conn(), iteration.id)?;
-    Ok(IterationView { iteration, members })
+    let sessions = match &iteration.body {
+        KnowledgeBody::Iteration(i) => kstore::sessions_between(
+            store.conn(),
+            &iteration.project.key,
+            i.started_at,
+            i.completed_at.unwrap_or_else(UnixMillis::now),
+        )?,
+        _ => Vec::new(),
+    };
+    Ok(IterationView {
+        iteration,
+        members,
+        sessions,
+    })
 }
 
 /// What a knowledge listing asks for.

@@ -304,6 +304,8 @@ pub struct RelatedPage {
 pub struct IterationPage {
     pub iteration: Knowledge,
     pub members: Vec<Knowledge>,
+    /// The sessions of its project while it was active.
+    pub sessions: Vec<solaria_shared::Session>,
 }
 
 impl IterationPage {
@@ -320,6 +322,14 @@ impl IterationPage {
         }
         for m in &self.members {
             let _ = writeln!(out, "  {}", line(m, reader));
+        }
+        if !self.sessions.is_empty() {
+            let cited: Vec<String> = self
+                .sessions
+                .iter()
+                .map(|s| solaria_shared::Citation::session(s.id).to_string())
+                .collect();
+            let _ = writeln!(out, "  sessions ({}): {}", cited.len(), cited.join(" "));
         }
         out
     }

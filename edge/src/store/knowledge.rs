@@ -329,3 +329,25 @@ pub fn open_session(
         .optional()?;
     Ok(id.and_then(|s| s.parse().ok()))
 }
+
+/// The live sessions of a project started between `from` and `to`: the sessions
+/// of an iteration (they belong to it by time).
+pub fn sessions_between(
+    conn: &Connection,
+    project_key: &str,
+    from: UnixMillis,
+    to: UnixMillis,
+) -> Result<Vec<solaria_shared::Session>, StoreError> {
+    let sql = format!(
+        "SELECT {} FROM sessions
+         WHERE project_key = ?1 AND deleted = 0 AND started_at >= ?2 AND started_at <= ?3
+         ORDER BY started_at",
+        super::records::SESSION_COLUMNS
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(
+        params![project_key, from.0, to.0],
+        super::records::session_from_row,
+    )?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
