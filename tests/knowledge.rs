@@ -343,9 +343,28 @@ fn iterations_group_decisions_and_a_branch_starts_one() {
     );
     let i = started["record"]["id"].as_str().expect("id").to_string();
     edge.prompt("s1", "the login page loops forever");
-    decide(&edge, &["--title", "Retry once", "--chosen", "one retry"]);
+    let retry = decide(&edge, &["--title", "Retry once", "--chosen", "one retry"]);
+    let retry = retry["record"]["id"].as_str().expect("id").to_string();
+    // Recorded while the agent's session was open: its timeline shows it.
+    let timeline = edge.ok(&["timeline", &format!("[D#{retry}]")]);
+    assert!(
+        timeline.contains("the login page loops forever"),
+        "{timeline}"
+    );
+    assert!(
+        timeline.contains("recorded in this session:") && timeline.contains("decision: Retry once"),
+        "{timeline}"
+    );
+    let only = edge.ok(&["timeline", "--type", "decision", &retry]);
+    assert!(
+        !only.contains("loops forever") && only.contains("Retry once"),
+        "{only}"
+    );
     let shown = edge.ok(&["iteration", "show"]);
-    assert!(shown.contains("sessions (1): [S#"), "its session belongs to it by time: {shown}");
+    assert!(
+        shown.contains("sessions (1): [S#"),
+        "its session belongs to it by time: {shown}"
+    );
     assert!(
         shown.contains(&format!("[I#{i}]")) && shown.contains("iteration (fix): Login loop"),
         "{shown}"

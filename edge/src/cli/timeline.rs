@@ -15,6 +15,9 @@ pub struct Args {
     /// Events shown after the anchor.
     #[arg(long, short, default_value_t = DEFAULT_WINDOW)]
     after: usize,
+    /// Only records of this type: tool_use, prompt, note, decision, memory, commit, iteration, event.
+    #[arg(long = "type", short = 't')]
+    record_type: Option<solaria_shared::RecordType>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -26,6 +29,7 @@ impl Args {
             id: self.id,
             before: self.before,
             after: self.after,
+            kind: self.record_type,
         };
         let page = records::timeline(app, &request)?;
         let reader = Reader::Person {

@@ -76,6 +76,9 @@ pub(super) async fn search(
 pub(super) struct WindowParams {
     before: Option<String>,
     after: Option<String>,
+    /// Only records of this type (`tool_use`, `decision`…).
+    #[serde(rename = "type")]
+    record_type: Option<String>,
 }
 
 pub(super) async fn timeline(
@@ -89,6 +92,7 @@ pub(super) async fn timeline(
         id,
         before: bounded_text("before", p.before, DEFAULT_WINDOW, 0..=MAX_WINDOW)?,
         after: bounded_text("after", p.after, DEFAULT_WINDOW, 0..=MAX_WINDOW)?,
+        kind: input::parsed("type", p.record_type)?,
     };
     s.blocking(move |app| records::timeline(app, &request))
         .await

@@ -100,6 +100,10 @@ pub struct TimelineParams {
     /// Events shown after the anchor (default 5, at most 50).
     #[serde(default)]
     pub after: Option<usize>,
+    /// Only records of this type: `tool_use`, `prompt`, `note`, or knowledge recorded in the
+    /// session: `decision`, `memory`, `commit`, `iteration`, `event`.
+    #[serde(default, rename = "type")]
+    pub record_type: Option<String>,
 }
 
 /// `memory_get_observations` arguments.
@@ -309,6 +313,7 @@ fn timeline_text(app: &App, p: TimelineParams) -> Result<String, OpError> {
         id: p.id,
         before: p.before.unwrap_or(DEFAULT_WINDOW),
         after: p.after.unwrap_or(DEFAULT_WINDOW),
+        kind: input::parsed("type", p.record_type)?,
     };
     Ok(ops::records::timeline(app, &request)?.text(Reader::Agent))
 }

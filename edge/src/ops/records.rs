@@ -23,6 +23,8 @@ pub struct TimelineRequest {
     pub id: String,
     pub before: usize,
     pub after: usize,
+    /// Only records of this type (an observation kind or a knowledge kind).
+    pub kind: Option<solaria_shared::RecordType>,
 }
 
 /// What happened around a record in its session.
@@ -35,7 +37,7 @@ pub fn timeline(app: &App, request: &TimelineRequest) -> OpResult<TimelinePage> 
     )?;
     let after = input::bounded("after", Some(request.after), DEFAULT_WINDOW, 0..=MAX_WINDOW)?;
     let store = app.store()?;
-    let timeline = views::timeline(store.conn(), &request.id, before, after)?;
+    let timeline = views::timeline(store.conn(), &request.id, before, after, request.kind)?;
     let mut names = MachineNames::new(&store);
     names.name(timeline.session.meta.machine_id);
     for o in &timeline.entries {

@@ -64,6 +64,12 @@ impl TimelinePage {
         if t.hidden_after > 0 {
             let _ = writeln!(out, "  … {} later event(s)", t.hidden_after);
         }
+        if !t.knowledge.is_empty() {
+            out.push_str("  recorded in this session:\n");
+        }
+        for k in &t.knowledge {
+            let _ = writeln!(out, "  {}", super::knowledge::line(k, reader));
+        }
         out
     }
 }

@@ -351,3 +351,17 @@ pub fn sessions_between(
     )?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// The live knowledge recorded in a session, oldest first.
+pub fn knowledge_of_session(
+    conn: &Connection,
+    session: SessionId,
+) -> Result<Vec<Knowledge>, StoreError> {
+    let sql = format!(
+        "SELECT {KNOWLEDGE_COLUMNS} FROM knowledge
+         WHERE session_id = ?1 AND deleted = 0 ORDER BY created_at, rowid"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([session.to_string()], knowledge_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

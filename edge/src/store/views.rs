@@ -70,14 +70,18 @@ pub struct Timeline {
     /// Observations of the session not shown before / after the window.
     pub hidden_before: usize,
     pub hidden_after: usize,
+    /// Decisions, memories, commits… recorded in the session, oldest first.
+    pub knowledge: Vec<solaria_shared::Knowledge>,
 }
 
-/// The timeline around `id` (an observation, a session or a summary).
+/// The timeline around `id` (an observation, a session, a summary, or knowledge
+/// recorded in a session), with only records of `kind` when given.
 pub fn timeline(
     conn: &Connection,
     id: &str,
     before: usize,
     after: usize,
+    kind: Option<solaria_shared::RecordType>,
 ) -> Result<Timeline, StoreError> {
     let (session_id, anchor) = match resolve(conn, id)? {
         AnyRecord::Observation(o) => (o.session_id, Some(o.id)),
@@ -91,7 +95,13 @@ pub fn timeline(
     let session = records::get_session(conn, session_id)?
         .ok_or_else(|| StoreError::NotFound(session_id.to_string()))?;
     let summary = records::summary_of_session(conn, session_id)?.filter(|s| !s.meta.deleted);
-    let all = records::observations_of_session(conn, session_id)?;
+    let mut all = records::observations_of_session(conn, session_id)?;
+    all.retain(|o| kind.is_none_or(|k| k.observation_kind() == Some(o.kind)));
+    let mut knowledge = super::knowledge::knowledge_of_session(conn, session_id)?;
+    knowledge.retain(|k| {
+        solaria_shared::RecordType::of_knowledge(k.kind())
+            .is_some_and(|t| kind.is_none_or(|want| want == t))
+    });
     let center = anchor
         .and_then(|a| all.iter().position(|o| o.id == a))
         .unwrap_or(0);
@@ -111,6 +121,7 @@ pub fn timeline(
         entries: all[start..end].to_vec(),
         hidden_before,
         hidden_after,
+        knowledge,
     })
 }
 
