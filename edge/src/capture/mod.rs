@@ -3,6 +3,7 @@
 //! the hook log and the process still exits 0; only SessionStart prints, and only
 //! Claude Code's `hookSpecificOutput` JSON.
 
+mod commit;
 pub mod observe;
 pub mod payload;
 mod transcript;
