@@ -1,5 +1,6 @@
 //! The command line: one file per subcommand, each with its arguments and `run`.
 
+mod commits;
 mod conflicts;
 mod context;
 mod embed;
@@ -75,6 +76,8 @@ enum Command {
     Model(model::Args),
     /// Make the vectors records wait for, now (the daemon does it in the background).
     Embed(embed::Args),
+    /// The project's commits (captured as the agent commits); `import` the history.
+    Commits(commits::Args),
     /// Entry point of the `/memory` slash command in Claude Code.
     #[command(hide = true)]
     Slash(slash::Args),
@@ -122,6 +125,7 @@ impl Cli {
             Command::Mcp(a) => a.run(&app),
             Command::Model(a) => a.run(&app),
             Command::Embed(a) => a.run(&app),
+            Command::Commits(a) => a.run(&app),
         }
     }
 }
