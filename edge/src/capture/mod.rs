@@ -301,7 +301,8 @@ fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
         Some(r) => r.get("stdout").and_then(|s| s.as_str()).unwrap_or(""),
         None => "",
     };
-    let now = UnixMillis::now();
+    // To the second, like git's own commit time (which the daemon fills in).
+    let now = UnixMillis(UnixMillis::now().0.div_euclid(1000) * 1000);
     for seen in commit::seen(command, stdout, Path::new(cwd)) {
         let full = crate::gitdir::locate(&seen.dir)
             .and_then(|dirs| Some((dirs.full_sha(&seen.abbrev)?, dirs.work)));

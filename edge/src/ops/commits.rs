@@ -345,11 +345,14 @@ pub fn import(app: &App, since: Option<UnixMillis>, dir: &Path) -> OpResult<Impo
                 Outcome::Updated => report.updated += 1,
                 Outcome::Known => report.known += 1,
             }
-            report.unresolved.extend(
-                s.unresolved
-                    .iter()
-                    .map(|r| format!("{} names D#{r}", s.record.citation())),
-            );
+            // A known commit's trailers were reported when it was recorded.
+            if s.outcome != Outcome::Known {
+                report.unresolved.extend(
+                    s.unresolved
+                        .iter()
+                        .map(|r| format!("{} names D#{r}", s.record.citation())),
+                );
+            }
         }
     }
     Ok(report)
