@@ -25,7 +25,7 @@ async fn delete(c: &Central, m: &Machine, path: &str) -> (u16, Value) {
 }
 
 fn counts(sessions: u64, observations: u64, summaries: u64) -> Value {
-    json!({ "sessions": sessions, "observations": observations, "summaries": summaries })
+    json!({ "sessions": sessions, "observations": observations, "summaries": summaries, "knowledge": 0 })
 }
 
 async fn change_seq(c: &Central, account: solaria_central::storage::AccountId) -> i64 {
@@ -85,6 +85,7 @@ fn assert_tombstone(record: &WireRecord, before: &WireRecord, by: &Machine) {
             );
         }
         WireRecord::Session(s) => assert!(s.cwd.is_empty(), "{s:?}"),
+        WireRecord::Knowledge(k) => assert_eq!(k.body, k.erased(), "{k:?}"),
     }
 }
 
@@ -581,7 +582,7 @@ async fn deleting_the_account_removes_every_row_and_its_tokens_stop_working() {
     assert_eq!(
         body,
         json!({
-            "sessions": 2, "observations": 4, "summaries": 2, "machines": 2,
+            "sessions": 2, "observations": 4, "summaries": 2, "knowledge": 0, "machines": 2,
             "enrollment_tokens": 3, "sync_log": 2, "context_injections": 1
         })
     );

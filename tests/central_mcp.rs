@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use solaria_tests::central::{Central, Machine};
 use solaria_tests::records::{observation, session, stamp, summary, wire};
 
-/// An MCP client of `/mcp` as one machine.
-struct Client<'a> {
+/// An MCP client of `/mcp` as one machine (`central_knowledge` uses it too).
+pub(crate) struct Client<'a> {
     c: &'a Central,
     token: Option<String>,
     session: Option<String>,
@@ -16,7 +16,7 @@ struct Client<'a> {
 }
 
 impl<'a> Client<'a> {
-    fn new(c: &'a Central, m: Option<&Machine>) -> Client<'a> {
+    pub(crate) fn new(c: &'a Central, m: Option<&Machine>) -> Client<'a> {
         Client {
             c,
             token: m.map(|m| m.jwt.clone()),
@@ -76,7 +76,7 @@ impl<'a> Client<'a> {
             .unwrap_or_else(|| panic!("{method}: no answer with id {id} in {body}"))
     }
 
-    async fn initialize(&mut self) -> Value {
+    pub(crate) async fn initialize(&mut self) -> Value {
         let init = self
             .request(
                 "initialize",
@@ -101,7 +101,7 @@ impl<'a> Client<'a> {
     }
 
     /// A tool call: (is it a tool error, its text).
-    async fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
+    pub(crate) async fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
         let v = self
             .request("tools/call", json!({"name": tool, "arguments": arguments}))
             .await;
@@ -116,7 +116,7 @@ impl<'a> Client<'a> {
         (result["isError"] == json!(true), text)
     }
 
-    async fn call_ok(&mut self, tool: &str, arguments: Value) -> String {
+    pub(crate) async fn call_ok(&mut self, tool: &str, arguments: Value) -> String {
         let (error, text) = self.call(tool, arguments.clone()).await;
         assert!(!error, "{tool} {arguments}: {text}");
         text
@@ -195,7 +195,9 @@ async fn mcp_over_http_is_authenticated_and_scoped_to_the_account() {
     assert_eq!(
         names,
         [
+            "memory_decisions",
             "memory_get_context",
+            "memory_get_iteration",
             "memory_get_observations",
             "memory_search_remote",
             "memory_timeline"

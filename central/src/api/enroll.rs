@@ -8,7 +8,9 @@ use crate::storage::{EnrollmentError, MachineStatus};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use solaria_shared::wire::{EnrollRequest, EnrollResponse, TokenRequest, TokenResponse};
+use solaria_shared::wire::{
+    EnrollRequest, EnrollResponse, KNOWLEDGE_TYPE, TokenRequest, TokenResponse,
+};
 
 const MAX_NAME: usize = 100;
 
@@ -57,7 +59,13 @@ pub async fn token(
                 .jwt
                 .issue(req.machine_id, account.0)
                 .map_err(ApiError::internal)?;
-            Ok(Json(TokenResponse { token, expires_at }))
+            Ok(Json(TokenResponse {
+                token,
+                expires_at,
+                // The types this server stores beyond the first release's: an
+                // edge pushes its knowledge records only to a server that lists it.
+                types: vec![KNOWLEDGE_TYPE.into()],
+            }))
         }
         MachineStatus::Revoked => Err(ApiError::new(
             StatusCode::FORBIDDEN,

@@ -3,7 +3,8 @@
 //!
 //! Records become tombstones (content erased, a newer version in the change feed) so
 //! that the deletion reaches every edge; the answer counts them per kind:
-//! `{"sessions": 1, "observations": 12, "summaries": 1}`. Deleting the account removes
+//! `{"sessions": 1, "observations": 12, "summaries": 1, "knowledge": 0}` (a session's
+//! knowledge is not erased with it: it outlives the conversation). Deleting the account removes
 //! it outright and answers what it held. Anything the caller's account does not hold
 //! answers 404, the same whether it is unknown or another account's.
 
@@ -40,6 +41,7 @@ async fn erase(
         sessions = counts.sessions,
         observations = counts.observations,
         summaries = counts.summaries,
+        knowledge = counts.knowledge,
         "erased"
     );
     Ok(Json(counts))
@@ -57,7 +59,8 @@ pub async fn erase_record(
     erase(&state, caller, ErasureTarget::Record(id), missing).await
 }
 
-/// `DELETE /memory/sessions/{id}`: a session, its observations and its summary.
+/// `DELETE /memory/sessions/{id}`: a session, its observations and its summary (not
+/// the knowledge recorded in it).
 pub async fn erase_session(
     State(state): State<AppState>,
     caller: Caller,
@@ -109,6 +112,7 @@ pub async fn erase_account(
         sessions: held.sessions,
         observations: held.observations,
         summaries: held.summaries,
+        knowledge: held.knowledge,
     });
     tracing::info!(
         account = %caller.account,
@@ -116,6 +120,7 @@ pub async fn erase_account(
         sessions = held.sessions,
         observations = held.observations,
         summaries = held.summaries,
+        knowledge = held.knowledge,
         machines = held.machines,
         "account erased"
     );

@@ -16,6 +16,7 @@
 //! The server is stateless (no MCP sessions): any replica answers any request, like
 //! the rest of the API.
 
+use super::knowledge_text::{decisions_text, iteration_text};
 use super::{ApiError, AppState, Caller};
 use crate::ops::{self, FoundObservations, OpError};
 use crate::timefmt::utc;
@@ -48,12 +49,13 @@ const MAX_FIELD_CHARS: usize = 20_000;
 
 /// What the server tells the agent at `initialize`.
 const INSTRUCTIONS: &str = "SOLARIA Memory (central): what was done in past coding sessions on every \
-machine of your account (prompts, tool uses, session summaries). Work cheapest first: \
+machine of your account (prompts, tool uses, session summaries, decisions, commits). Work cheapest first: \
 1) memory_search_remote with a few keywords gives a compact index, one line per record with its citation; \
 2) memory_timeline on an interesting id shows its session; \
 3) memory_get_observations fetches the full records you need, by id. \
-memory_get_context gives a project's recent history. \
-Cite what you use by its [O#id] / [S#session] tag, time and machine; answer from the records, not by guessing.";
+memory_get_context gives a project's recent history; memory_decisions lists what was decided and why, \
+memory_get_iteration a unit of work with its decisions, commits and events. \
+Cite what you use by its [O#id] / [S#session] / [D#id] tag, time and machine; answer from the records, not by guessing.";
 
 /// The `/mcp` service: [`authenticate`] in front of rmcp's streamable HTTP server.
 pub fn service(state: AppState) -> axum::Router {
@@ -101,9 +103,42 @@ pub struct SearchParams {
     /// Only records written by this machine (its name or id).
     #[serde(default)]
     pub machine: Option<String>,
+    /// Only one type: tool_use, prompt, note, summary, decision, memory, commit,
+    /// iteration or event.
+    #[serde(default, rename = "type")]
+    pub hit_type: Option<String>,
     /// Most results (default 20, at most 100).
     #[serde(default)]
     pub limit: Option<usize>,
+}
+
+/// `memory_decisions` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DecisionsParams {
+    /// Only this project (its key, e.g. `github.com/acme/api`, or its name).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Superseded and retracted decisions too (default: only active ones).
+    #[serde(default)]
+    pub all: bool,
+    /// Only decisions matching these words (English or Spanish), best match first.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// Most decisions (default 50, at most 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// `memory_get_iteration` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IterationParams {
+    /// An iteration id or its citation (`[I#…]`). Without it, the active (or latest)
+    /// iteration of `project`.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The project (key or name) whose active or latest iteration to show.
+    #[serde(default)]
+    pub project: Option<String>,
 }
 
 /// `memory_get_context` arguments.
@@ -145,10 +180,12 @@ impl CentralMemory {
 
     #[tool(
         description = "Step 1 of 3. Search the memory of every machine of the account (prompts, tool uses, \
-session summaries; English or Spanish). Returns a compact index, one line per record: its citation ([O#id] \
-for an observation, [S#session] for a session summary), time (UTC), machine, type, title, project and \
-~tokens to read it in full. Then call memory_timeline on an id to see its session, and \
-memory_get_observations for full records."
+session summaries, decisions, memories, commits, iterations, events; English or Spanish). Returns a compact \
+index, one line per record: its citation ([O#id] an observation, [S#session] a session summary, [D#id] a \
+decision, [M#id] a memory, [C#sha] a commit, [I#id] an iteration, [E#id] an event), time (UTC), machine, \
+type, title, project and ~tokens to read it in full. `type` keeps one type. Then call memory_timeline on an \
+observation's id to see its session, memory_get_observations for full records, memory_decisions for \
+decisions in full."
     )]
     async fn memory_search_remote(
         &self,
@@ -201,6 +238,35 @@ session. Fetch only the ids you need; unknown ids are reported as not found."
     ) -> Result<CallToolResult, McpError> {
         let caller = caller(&parts)?;
         Ok(answer(self.observations(caller, p).await))
+    }
+
+    #[tool(
+        description = "The decisions recorded on every machine of the account, newest first: each cited \
+[D#id] with its time (UTC), machine, status, title and project, then what it answered (context), what was \
+chosen, why (rationale) and the alternatives set aside. Only active decisions unless `all` is true; \
+`project` keeps one project (key or name); `query` keeps those matching some words (English or Spanish)."
+    )]
+    async fn memory_decisions(
+        &self,
+        Extension(parts): Extension<Parts>,
+        Parameters(p): Parameters<DecisionsParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let caller = caller(&parts)?;
+        Ok(answer(self.decisions(caller, p).await))
+    }
+
+    #[tool(
+        description = "An iteration (a unit of work: feature, fix, spike…) with the decisions [D#id], \
+commits [C#sha] and events [E#id] recorded in it, each with time (UTC) and machine. Give its `id` (or \
+[I#…] citation), or a `project` (key or name) for that project's active iteration, else its latest."
+    )]
+    async fn memory_get_iteration(
+        &self,
+        Extension(parts): Extension<Parts>,
+        Parameters(p): Parameters<IterationParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let caller = caller(&parts)?;
+        Ok(answer(self.iteration(caller, p).await))
     }
 }
 
@@ -271,6 +337,7 @@ impl CentralMemory {
             q: Some(p.query),
             project: p.project,
             machine: p.machine,
+            hit_type: p.hit_type,
             limit: Some(limit),
             ..ops::SearchParams::default()
         };
@@ -278,6 +345,30 @@ impl CentralMemory {
             .await
             .map_err(tool_error)?;
         Ok(search_text(&found))
+    }
+
+    async fn decisions(&self, caller: Caller, p: DecisionsParams) -> Result<String, String> {
+        let params = ops::DecisionsParams {
+            project: p.project,
+            all: p.all,
+            q: p.query,
+            limit: p.limit,
+        };
+        let found = ops::decisions(&self.state.storage, caller, params)
+            .await
+            .map_err(tool_error)?;
+        Ok(decisions_text(&found))
+    }
+
+    async fn iteration(&self, caller: Caller, p: IterationParams) -> Result<String, String> {
+        let params = ops::IterationParams {
+            id: p.id,
+            project: p.project,
+        };
+        let found = ops::iteration(&self.state.storage, caller, params)
+            .await
+            .map_err(tool_error)?;
+        Ok(iteration_text(&found))
     }
 
     async fn context(&self, caller: Caller, p: ContextParams) -> Result<String, String> {

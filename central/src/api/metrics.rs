@@ -199,6 +199,7 @@ pub fn count_erased(counts: &ErasedCounts) {
         ("session", counts.sessions),
         ("observation", counts.observations),
         ("summary", counts.summaries),
+        ("knowledge", counts.knowledge),
     ] {
         if n > 0 {
             erased.get_or_create(&KindLabels { kind }).inc_by(n);

@@ -7,6 +7,7 @@ mod erase;
 mod error;
 mod health;
 mod json;
+mod knowledge_text;
 mod limit;
 mod mcp;
 pub mod metrics;
@@ -96,6 +97,8 @@ pub fn router(state: AppState) -> Router {
         .route("/memory/context/{project}", get(query::context))
         .route("/memory/timeline/{session}", get(query::timeline))
         .route("/memory/restore", get(query::restore))
+        .route("/memory/decisions", get(query::decisions))
+        .route("/memory/iteration", get(query::iteration))
         .route("/memory/records/{id}", delete(erase::erase_record))
         .route("/memory/sessions/{id}", delete(erase::erase_session))
         .route("/memory/projects/{project}", delete(erase::erase_project))

@@ -1,5 +1,6 @@
 //! Cross-device queries over REST: `GET /memory/search`, `GET /memory/context/{project}`,
-//! `GET /memory/timeline/{session}` and `GET /memory/restore`. Each handler reads its
+//! `GET /memory/timeline/{session}`, `GET /memory/restore`, and knowledge:
+//! `GET /memory/decisions` and `GET /memory/iteration`. Each handler reads its
 //! parameters, runs the operation of `crate::ops` (the `/mcp` tools run the same ones)
 //! and answers its result as JSON. Every query is scoped to the caller's account;
 //! another account's ids read exactly like unknown ones (404).
@@ -10,7 +11,10 @@
 
 use super::error::ApiError;
 use super::{AppState, Caller};
-use crate::ops::{self, ContextParams, RestoreParams, SearchParams};
+use crate::ops::{
+    self, ContextParams, DecisionsAnswer, DecisionsParams, IterationAnswer, IterationParams,
+    RestoreParams, SearchParams,
+};
 use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -82,7 +86,8 @@ pub async fn timeline(
     Ok(Json(ops::timeline(&state.storage, caller, id).await?))
 }
 
-/// `GET /memory/restore?since=&limit=`: the account's live records, page by page.
+/// `GET /memory/restore?since=&limit=&types=`: the account's live records, page by page
+/// (knowledge records only with `types=knowledge`).
 pub async fn restore(
     State(state): State<AppState>,
     caller: Caller,
@@ -90,5 +95,29 @@ pub async fn restore(
 ) -> Result<Json<RestorePage>, ApiError> {
     Ok(Json(
         ops::restore(&state.storage, caller, params(query)?).await?,
+    ))
+}
+
+/// `GET /memory/decisions?project=&all=&q=&limit=`: the account's decisions, active
+/// ones only unless `all=true`, newest first (best match first with `q`).
+pub async fn decisions(
+    State(state): State<AppState>,
+    caller: Caller,
+    query: Result<Query<DecisionsParams>, QueryRejection>,
+) -> Result<Json<DecisionsAnswer>, ApiError> {
+    Ok(Json(
+        ops::decisions(&state.storage, caller, params(query)?).await?,
+    ))
+}
+
+/// `GET /memory/iteration?id=` or `?project=`: an iteration (by id, else the
+/// project's active or latest one) with its decisions, commits and events.
+pub async fn iteration(
+    State(state): State<AppState>,
+    caller: Caller,
+    query: Result<Query<IterationParams>, QueryRejection>,
+) -> Result<Json<IterationAnswer>, ApiError> {
+    Ok(Json(
+        ops::iteration(&state.storage, caller, params(query)?).await?,
     ))
 }

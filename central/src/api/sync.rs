@@ -1,9 +1,10 @@
-//! `POST /memory/sync` (push a batch) and `GET /memory/changes` (pull the feed).
+//! `POST /memory/sync` (push a batch) and `GET /memory/changes` (pull the feed;
+//! `types=knowledge` adds the knowledge records, see `storage::FeedTypes`).
 
 use super::error::ApiError;
 use super::json::ApiJson;
 use super::{AppState, Caller};
-use crate::storage::{self, SyncKind};
+use crate::storage::{self, FeedTypes, SyncKind};
 use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -59,6 +60,10 @@ pub struct ChangesParams {
     #[serde(default)]
     since: i64,
     limit: Option<usize>,
+    /// Record types beyond the first release's three, comma-separated
+    /// (`knowledge`); without it the page holds only sessions, observations and
+    /// summaries, the types every edge parses.
+    types: Option<String>,
 }
 
 /// The most changes one page may hold.
@@ -76,7 +81,14 @@ pub async fn changes(
     }
     let limit = params.limit.unwrap_or(500).clamp(1, MAX_PAGE);
     Ok(Json(
-        storage::changes(&state.storage, caller.account, params.since, limit).await?,
+        storage::changes(
+            &state.storage,
+            caller.account,
+            params.since,
+            limit,
+            FeedTypes::parse(params.types.as_deref()),
+        )
+        .await?,
     ))
 }
 

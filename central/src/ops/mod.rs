@@ -4,10 +4,15 @@
 //! render text from it. Validation, limits and account scoping live here, once.
 
 mod context;
+mod knowledge;
 mod search;
 mod timeline;
 
 pub use context::{ContextParams, context};
+pub use knowledge::{
+    DecisionsAnswer, DecisionsParams, IterationAnswer, IterationParams, decisions, iteration,
+    parse_knowledge_id,
+};
 pub use search::{SearchParams, search};
 pub use timeline::{FoundObservations, RestoreParams, observations, restore, timeline};
 

@@ -58,15 +58,11 @@ pub async fn search(
     {
         return Err(OpError::Invalid("`from` must be earlier than `to`".into()));
     }
-    let hit_type = match given(p.hit_type) {
-        None => None,
-        Some(t) if t == "summary" => Some(RecordType::Summary),
-        Some(t) => Some(RecordType::from(
-            t.parse::<solaria_shared::ObservationKind>().map_err(|_| {
-                OpError::Invalid("`type` must be one of tool_use, prompt, note, summary".into())
-            })?,
-        )),
-    };
+    // Every record type, knowledge kinds included (links are not search results).
+    let hit_type = given(p.hit_type)
+        .map(|t| t.parse::<RecordType>())
+        .transpose()
+        .map_err(|e| OpError::Invalid(format!("`type`: {e}")))?;
     let tags: Vec<String> = given(p.tags)
         .map(|t| {
             t.split(',')

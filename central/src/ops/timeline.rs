@@ -2,7 +2,7 @@
 //! restore pages of the account's live records.
 
 use super::{Caller, OpError};
-use crate::storage::Storage;
+use crate::storage::{FeedTypes, Storage};
 use serde::Deserialize;
 use solaria_shared::wire::{
     RESTORE_DEFAULT_LIMIT, RESTORE_MAX_LIMIT, RestorePage, TimelineResponse,
@@ -86,7 +86,7 @@ pub async fn observations(
     })
 }
 
-/// A restore page as asked: `GET /memory/restore?since=&limit=`.
+/// A restore page as asked: `GET /memory/restore?since=&limit=&types=`.
 #[derive(Debug, Default, Deserialize)]
 pub struct RestoreParams {
     /// The `next` of the previous page (0 to start).
@@ -94,6 +94,9 @@ pub struct RestoreParams {
     pub since: i64,
     /// Clamped to `1..=RESTORE_MAX_LIMIT`.
     pub limit: Option<usize>,
+    /// Record types beyond the first release's three, comma-separated
+    /// (`knowledge`), as on the change feed.
+    pub types: Option<String>,
 }
 
 /// One page of the account's live records, in feed order.
@@ -112,5 +115,8 @@ pub async fn restore(
         .limit
         .unwrap_or(RESTORE_DEFAULT_LIMIT)
         .clamp(1, RESTORE_MAX_LIMIT);
-    Ok(storage.restore(caller.account, p.since, limit).await?)
+    let types = FeedTypes::parse(p.types.as_deref());
+    Ok(storage
+        .restore(caller.account, p.since, limit, types)
+        .await?)
 }

@@ -4,7 +4,8 @@
 //! A tombstone keeps the sync envelope (id, session, project) and erases the content,
 //! exactly as the edge's `forget` does: observations lose title, input, response,
 //! files, metadata and tags; summaries their text, key points and tags; sessions their
-//! working directory. It is a new version: `deleted = true`, stamped by the server's
+//! working directory; knowledge records their body (`{}`), title and search text
+//! (their kind stays, so the edge reads an erased body of that kind). It is a new version: `deleted = true`, stamped by the server's
 //! hybrid logical clock later than every version it replaces (so it wins LWW on every
 //! node), written as the calling machine, with a new seq in the account's change feed.
 //!
@@ -13,6 +14,10 @@
 //! `change_seq` advanced in the same transaction, so the feed stays gap-free and
 //! ordered by commit, and no batch can change the targets between reading and
 //! rewriting them.
+//!
+//! Knowledge outlives the session it was recorded in: erasing a session (or a
+//! session's id as a record) leaves the decisions, memories and commits written
+//! during it, which are erased by their own id, their project or their machine.
 //!
 //! An account is erased by deleting its row: every table references it with
 //! `ON DELETE CASCADE`, so nothing of it is left, and its machines' tokens stop
@@ -29,9 +34,10 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ErasureTarget {
     /// One record of any kind by id. A session's id erases the whole session (its
-    /// observations and summary too), as the edge's `forget` does.
+    /// observations and summary too, not its knowledge), as the edge's `forget` does.
     Record(Uuid),
-    /// A session, its observations and its summary.
+    /// A session, its observations and its summary. Not the knowledge recorded in
+    /// it: a decision outlives the conversation it was made in.
     Session(Uuid),
     /// Every record of a project, named by its key or its name.
     Project(String),
@@ -46,12 +52,15 @@ pub struct ErasedCounts {
     pub sessions: u64,
     pub observations: u64,
     pub summaries: u64,
+    /// Decisions, memories, links, commits, iterations and events.
+    #[serde(default)]
+    pub knowledge: u64,
 }
 
 impl ErasedCounts {
     /// All records erased.
     pub fn total(&self) -> u64 {
-        self.sessions + self.observations + self.summaries
+        self.sessions + self.observations + self.summaries + self.knowledge
     }
 }
 
@@ -61,6 +70,8 @@ pub struct AccountErasure {
     pub sessions: u64,
     pub observations: u64,
     pub summaries: u64,
+    #[serde(default)]
+    pub knowledge: u64,
     pub machines: u64,
     pub enrollment_tokens: u64,
     pub sync_log: u64,
@@ -85,6 +96,13 @@ const SESSIONS: Table = Table {
     name: "memory_sessions",
     wipe: "cwd = ''",
 };
+const KNOWLEDGE: Table = Table {
+    name: "memory_knowledge",
+    wipe: "body = '{}'::jsonb, title = '', search_text = ''",
+};
+
+/// Every record table, in the order their tombstones take seqs.
+const ALL_TABLES: [&Table; 4] = [&OBSERVATIONS, &SUMMARIES, &SESSIONS, &KNOWLEDGE];
 
 /// The rows of one table a target selects: a SQL condition on `$2` (bound as text).
 /// Written here, never built from input.
@@ -95,12 +113,13 @@ struct Selection {
 
 fn selections(target: &ErasureTarget) -> Vec<Selection> {
     let all = |condition: &'static str| {
-        [&OBSERVATIONS, &SUMMARIES, &SESSIONS]
+        ALL_TABLES
             .into_iter()
             .map(|table| Selection { table, condition })
             .collect::<Vec<_>>()
     };
     match target {
+        // Not the knowledge recorded in the session (see the module doc).
         ErasureTarget::Session(_) => vec![
             Selection {
                 table: &OBSERVATIONS,
@@ -232,6 +251,7 @@ impl Storage {
             match s.table.name {
                 t if t == SESSIONS.name => counts.sessions += n,
                 t if t == OBSERVATIONS.name => counts.observations += n,
+                t if t == KNOWLEDGE.name => counts.knowledge += n,
                 _ => counts.summaries += n,
             }
         }
@@ -263,6 +283,7 @@ impl Storage {
                  (SELECT count(*) FROM memory_sessions WHERE account_id = $1) AS sessions,
                  (SELECT count(*) FROM memory_observations_remote WHERE account_id = $1) AS observations,
                  (SELECT count(*) FROM memory_summaries_remote WHERE account_id = $1) AS summaries,
+                 (SELECT count(*) FROM memory_knowledge WHERE account_id = $1) AS knowledge,
                  (SELECT count(*) FROM memory_machines WHERE account_id = $1) AS machines,
                  (SELECT count(*) FROM enrollment_tokens WHERE account_id = $1) AS enrollment_tokens,
                  (SELECT count(*) FROM memory_sync_log WHERE account_id = $1) AS sync_log,
@@ -278,6 +299,7 @@ impl Storage {
             sessions: n("sessions")?,
             observations: n("observations")?,
             summaries: n("summaries")?,
+            knowledge: n("knowledge")?,
             machines: n("machines")?,
             enrollment_tokens: n("enrollment_tokens")?,
             sync_log: n("sync_log")?,
@@ -299,7 +321,7 @@ async fn record_table(
     account: AccountId,
     id: Uuid,
 ) -> Result<Option<&'static str>, StorageError> {
-    for table in [&OBSERVATIONS, &SUMMARIES, &SESSIONS] {
+    for table in ALL_TABLES {
         let found: Option<i32> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
             "SELECT 1 FROM {} WHERE account_id = $1 AND id = $2",
             table.name

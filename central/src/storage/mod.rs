@@ -4,6 +4,7 @@
 mod accounts;
 mod context;
 mod erase;
+mod knowledge;
 mod names;
 mod records;
 mod search;
@@ -12,7 +13,8 @@ mod timeline;
 pub use accounts::{AccountId, EnrollmentError, MachineInfo, MachineStatus};
 pub use context::{RecentObservation, RecentSummary};
 pub use erase::{AccountErasure, ErasedCounts, ErasureTarget};
-pub use records::{SyncKind, changes};
+pub use knowledge::{DecisionQuery, IterationQuery, IterationRecords};
+pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
 pub use timeline::Timeline;
 

@@ -3,7 +3,7 @@
 
 use super::{AccountId, Storage, StorageError};
 use solaria_shared::{MachineId, Project};
-use sqlx::Row;
+use sqlx::{AssertSqlSafe, Row};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -24,21 +24,23 @@ impl Storage {
         .bind(key_or_name)
         .fetch_optional(self.pool())
         .await?;
-        let by_key = match by_key {
-            Some(name) => Some(name),
-            // Observations whose session record has not arrived still name a project.
-            None => {
-                sqlx::query_scalar(
-                    "SELECT project_name FROM memory_observations_remote
-                     WHERE account_id = $1 AND project_key = $2 AND NOT deleted
-                     ORDER BY created_at DESC LIMIT 1",
-                )
-                .bind(account.0)
-                .bind(key_or_name)
-                .fetch_optional(self.pool())
-                .await?
+        // Observations whose session record has not arrived still name a project; so
+        // does knowledge, which may be all a project holds (decisions recorded by hand).
+        let mut by_key = by_key;
+        for table in ["memory_observations_remote", "memory_knowledge"] {
+            if by_key.is_some() {
+                break;
             }
-        };
+            by_key = sqlx::query_scalar(AssertSqlSafe(format!(
+                "SELECT project_name FROM {table}
+                 WHERE account_id = $1 AND project_key = $2 AND NOT deleted
+                 ORDER BY created_at DESC LIMIT 1"
+            )))
+            .bind(account.0)
+            .bind(key_or_name)
+            .fetch_optional(self.pool())
+            .await?;
+        }
         if let Some(name) = by_key {
             return Ok(vec![Project {
                 key: key_or_name.to_string(),
@@ -46,9 +48,14 @@ impl Storage {
             }]);
         }
         let rows = sqlx::query(
-            "SELECT DISTINCT ON (project_key) project_key, project_name FROM memory_sessions
-             WHERE account_id = $1 AND project_name = $2 AND NOT deleted
-             ORDER BY project_key, started_at DESC",
+            "SELECT DISTINCT ON (project_key) project_key, project_name FROM (
+                 SELECT project_key, project_name, started_at AS at FROM memory_sessions
+                 WHERE account_id = $1 AND project_name = $2 AND NOT deleted
+                 UNION ALL
+                 SELECT project_key, project_name, created_at AS at FROM memory_knowledge
+                 WHERE account_id = $1 AND project_name = $2 AND NOT deleted
+             ) AS named
+             ORDER BY project_key, at DESC",
         )
         .bind(account.0)
         .bind(key_or_name)

@@ -20,6 +20,7 @@
 //! account therefore commit in seq order, and a reader that has seen seq N will never
 //! later find a committed row below N: no change is skipped.
 
+use super::knowledge::{KNOWLEDGE_COLS, KNOWLEDGE_TABLE, knowledge_row, upsert_knowledge};
 use super::{AccountId, Storage, StorageError, read_snapshot};
 use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS};
 use solaria_shared::private::strip_private;
@@ -84,6 +85,8 @@ macro_rules! replaces_where {
         " WHERE (EXCLUDED.deleted AND NOT t.deleted) OR (EXCLUDED.deleted = t.deleted AND (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id))"
     };
 }
+// The knowledge upsert (`knowledge.rs`) keeps the same rule.
+pub(super) use replaces_where;
 
 /// Why a record is refused before any storage happens.
 fn validate(record: &WireRecord, pusher: MachineId, now: UnixMillis) -> Option<String> {
@@ -147,18 +150,21 @@ impl Storage {
         .await?;
         let mut seq = end - chosen.len() as i64;
         let (mut sessions, mut observations, mut summaries) = (Vec::new(), Vec::new(), Vec::new());
+        let mut knowledge = Vec::new();
         for &i in &chosen {
             seq += 1;
             match &records[i] {
                 WireRecord::Session(s) => sessions.push((seq, s)),
                 WireRecord::Observation(o) => observations.push((seq, o)),
                 WireRecord::Summary(s) => summaries.push((seq, s)),
+                WireRecord::Knowledge(k) => knowledge.push((seq, k)),
             }
         }
         let mut applied: Vec<Uuid> = Vec::new();
         applied.extend(upsert_sessions(&mut tx, account, &sessions).await?);
         applied.extend(upsert_observations(&mut tx, account, &observations).await?);
         applied.extend(upsert_summaries(&mut tx, account, &summaries).await?);
+        applied.extend(upsert_knowledge(&mut tx, account, &knowledge).await?);
 
         // Not applied: either a replay of the stored version, or a newer one won.
         let missing: Vec<Uuid> = chosen
@@ -387,7 +393,7 @@ pub(super) const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, 
 pub(super) const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
     project_name, summary, key_points, tags, observations_count, created_at";
 
-fn meta(row: &PgRow) -> Result<RecordMeta, sqlx::Error> {
+pub(super) fn meta(row: &PgRow) -> Result<RecordMeta, sqlx::Error> {
     Ok(RecordMeta {
         machine_id: MachineId::from_uuid(row.try_get("machine_id")?),
         updated: Hlc::from_i64(row.try_get("updated")?),
@@ -395,7 +401,7 @@ fn meta(row: &PgRow) -> Result<RecordMeta, sqlx::Error> {
     })
 }
 
-fn project(row: &PgRow) -> Result<Project, sqlx::Error> {
+pub(super) fn project(row: &PgRow) -> Result<Project, sqlx::Error> {
     Ok(Project {
         key: row.try_get("project_key")?,
         name: row.try_get("project_name")?,
@@ -461,9 +467,11 @@ pub(crate) fn summary_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
 /// Maps a row of one record table to its record.
 pub(super) type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
 
-/// The three record tables: name, columns selected, and their mapper. Names and
-/// columns are constants, never input.
-pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 3] = [
+/// The record tables: name, columns selected, and their mapper. Names and columns
+/// are constants, never input. The first three are the first release's types,
+/// which every edge parses; the last, knowledge, goes only to a reader that asks
+/// for it ([`FeedTypes`]).
+pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 4] = [
     ("memory_sessions", SESSION_COLS, session_row),
     (
         "memory_observations_remote",
@@ -471,7 +479,36 @@ pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 3] = [
         observation_row,
     ),
     ("memory_summaries_remote", SUMMARY_COLS, summary_row),
+    (KNOWLEDGE_TABLE, KNOWLEDGE_COLS, knowledge_row),
 ];
+
+/// The record types a reader of the change feed (or of restore) can parse beyond
+/// the first release's three: an edge of that release parses only sessions,
+/// observations and summaries, and would fail on a page holding anything else, so
+/// newer types are sent only to a reader that names them (`types=knowledge`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FeedTypes {
+    pub knowledge: bool,
+}
+
+impl FeedTypes {
+    /// Reads a `types` parameter: comma-separated wire type names. Names this
+    /// server does not store are ignored (a newer edge may ask for more than an
+    /// older server has; `TokenResponse::types` tells it what there is).
+    pub fn parse(types: Option<&str>) -> FeedTypes {
+        let mut out = FeedTypes::default();
+        for name in types.unwrap_or("").split(',').map(str::trim) {
+            if name == solaria_shared::wire::KNOWLEDGE_TYPE {
+                out.knowledge = true;
+            }
+        }
+        out
+    }
+
+    fn includes(self, table: &str) -> bool {
+        table != KNOWLEDGE_TABLE || self.knowledge
+    }
+}
 
 /// The stored versions of `ids` (any kind) in one account.
 async fn fetch_by_ids(
@@ -500,18 +537,24 @@ async fn fetch_by_ids(
     Ok(found)
 }
 
-/// The account's changes after `since`, oldest first, at most `limit`.
+/// The account's changes after `since`, oldest first, at most `limit`, of the
+/// first release's types and of the newer ones in `types`. Changes of types left
+/// out are skipped, not waited for: `next` may pass them.
 pub async fn changes(
     storage: &Storage,
     account: AccountId,
     since: i64,
     limit: usize,
+    types: FeedTypes,
 ) -> Result<ChangesPage, StorageError> {
-    // One snapshot for the three tables: read separately, a batch committing
-    // between two reads could put its lower seqs behind the cursor.
+    // One snapshot for the tables: read separately, a batch committing between two
+    // reads could put its lower seqs behind the cursor.
     let mut tx = read_snapshot(storage).await?;
     let mut all: Vec<Change> = Vec::new();
     for (table, cols, map) in RECORD_TABLES {
+        if !types.includes(table) {
+            continue;
+        }
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
         )))
@@ -537,4 +580,20 @@ pub async fn changes(
         next,
         more,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FeedTypes;
+
+    #[test]
+    fn only_a_reader_that_names_knowledge_gets_it() {
+        assert!(!FeedTypes::parse(None).knowledge);
+        assert!(!FeedTypes::parse(Some("")).knowledge);
+        assert!(!FeedTypes::parse(Some("comments")).knowledge);
+        assert!(FeedTypes::parse(Some("knowledge")).knowledge);
+        assert!(FeedTypes::parse(Some("comments, knowledge")).knowledge);
+        assert!(!FeedTypes::default().includes("memory_knowledge"));
+        assert!(FeedTypes::default().includes("memory_sessions"));
+    }
 }

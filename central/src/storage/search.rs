@@ -20,6 +20,12 @@
 //! time filter reaches older ones. Every statement runs unprepared, planned with its
 //! values (the tsquery is folded into a constant).
 //!
+//! Three tables are searched: observations, summaries and knowledge (decisions,
+//! memories, commits, iterations, events; links are not results). Knowledge is
+//! weighted by `ranking::knowledge_weight` (it does not age; what no longer stands,
+//! `Knowledge::stands`, ranks low), read whole for that and for its citation. A
+//! knowledge hit recorded outside any agent session carries the nil session id.
+//!
 //! Queries: `websearch_to_tsquery` in English and Spanish (the `search` columns hold
 //! both stemmings), which never fails on user syntax. When no record matches every
 //! word, the words are searched again joined by `or`.
@@ -29,7 +35,7 @@ use super::{AccountId, Storage, StorageError, key_condition};
 use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, RankContext};
 use solaria_shared::wire::{MatchMode, SearchHit};
-use solaria_shared::{MachineId, ObservationKind, SessionId, UnixMillis};
+use solaria_shared::{Knowledge, KnowledgeKind, MachineId, ObservationKind, SessionId, UnixMillis};
 use sqlx::postgres::{PgArguments, PgRow};
 use sqlx::query::Query;
 use sqlx::{AssertSqlSafe, Postgres, Row};
@@ -181,6 +187,19 @@ impl Storage {
 
         let ids: Vec<MachineId> = candidates.iter().map(|c| c.machine_id).collect();
         let names = self.machine_names(account, &ids).await?;
+        // Knowledge candidates whole: whether each stands, and how it is cited (a
+        // commit by its sha), are the shared rules' to say.
+        let knowledge_ids: Vec<Uuid> = candidates
+            .iter()
+            .filter(|c| c.hit_type.knowledge_kind().is_some())
+            .map(|c| c.id)
+            .collect();
+        let knowledge: HashMap<Uuid, Knowledge> = self
+            .knowledge_by_ids(account, &knowledge_ids)
+            .await?
+            .into_iter()
+            .map(|k| (*k.id.as_uuid(), k))
+            .collect();
         let mut seen = HashSet::new();
         let mut hits: Vec<SearchHit> = candidates
             .into_iter()
@@ -199,11 +218,15 @@ impl Storage {
                     tags: &req.tags,
                     now: req.now,
                 };
-                let weight =
-                    ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at));
-                let cite = match c.hit_type {
-                    RecordType::Summary => solaria_shared::Citation::session(c.session_id),
-                    _ => solaria_shared::Citation::observation(c.id),
+                let (weight, cite) = match knowledge.get(&c.id) {
+                    Some(k) => (
+                        ranking::knowledge_weight(&ctx, &c.project_key, k.stands(req.now)),
+                        k.citation(),
+                    ),
+                    None => (
+                        ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at)),
+                        c.hit_type.citation(c.id, c.session_id),
+                    ),
                 };
                 SearchHit {
                     id: c.id,
@@ -346,13 +369,8 @@ fn ranked(rows: &str) -> String {
 fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
     let ty: String = row.try_get("type")?;
     let title: String = row.try_get("title")?;
-    let hit_type = match ty.as_str() {
-        "summary" => RecordType::Summary,
-        other => other
-            .parse::<ObservationKind>()
-            .map(RecordType::from)
-            .unwrap_or(RecordType::Note),
-    };
+    // The observation kinds, `summary` and the knowledge kinds (links never match).
+    let hit_type = ty.parse::<RecordType>().unwrap_or(RecordType::Note);
     Ok((
         row.try_get("part")?,
         Candidate {
@@ -379,6 +397,7 @@ fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
 enum Table {
     Observations,
     Summaries,
+    Knowledge,
 }
 
 impl Table {
@@ -386,6 +405,19 @@ impl Table {
         match self {
             Table::Observations => "memory_observations_remote",
             Table::Summaries => "memory_summaries_remote",
+            Table::Knowledge => "memory_knowledge",
+        }
+    }
+
+    /// Whether a search for `hit_type` (every type when `None`) reads this table.
+    fn holds(self, hit_type: Option<RecordType>) -> bool {
+        let Some(t) = hit_type else {
+            return true;
+        };
+        match self {
+            Table::Observations => t.observation_kind().is_some(),
+            Table::Summaries => t == RecordType::Summary,
+            Table::Knowledge => t.knowledge_kind().is_some(),
         }
     }
 }
@@ -404,6 +436,8 @@ impl Part {
             (Table::Summaries, false) => 1,
             (Table::Observations, true) => 2,
             (Table::Summaries, true) => 3,
+            (Table::Knowledge, false) => 4,
+            (Table::Knowledge, true) => 5,
         }
     }
 }
@@ -431,24 +465,15 @@ struct Scope<'a> {
 // parameter, and every statement binds the same list (see `Scope::bind`).
 impl Scope<'_> {
     fn parts(&self) -> Vec<Part> {
-        let want_obs = self.req.hit_type.is_none_or(|t| t != RecordType::Summary);
-        let want_sum = self.req.hit_type.is_none_or(|t| t == RecordType::Summary);
         let mut parts = Vec::new();
         for current in [false, true] {
             if current && self.current_keys.is_none() {
                 continue;
             }
-            if want_obs {
-                parts.push(Part {
-                    table: Table::Observations,
-                    current,
-                });
-            }
-            if want_sum {
-                parts.push(Part {
-                    table: Table::Summaries,
-                    current,
-                });
+            for table in [Table::Observations, Table::Summaries, Table::Knowledge] {
+                if table.holds(self.req.hit_type) {
+                    parts.push(Part { table, current });
+                }
             }
         }
         parts
@@ -465,11 +490,12 @@ impl Scope<'_> {
         text: &'q str,
         extra: Extra,
     ) -> Query<'q, Postgres, PgArguments> {
-        let kind = self
-            .req
-            .hit_type
-            .and_then(RecordType::observation_kind)
-            .map(|k| k.as_str());
+        // The `kind` column of the one table a typed search reads.
+        let kind = self.req.hit_type.and_then(|t| {
+            t.observation_kind()
+                .map(ObservationKind::as_str)
+                .or(t.knowledge_kind().map(KnowledgeKind::as_str))
+        });
         sqlx::query(AssertSqlSafe(sql))
             .bind(account.0)
             .bind(text)
@@ -520,9 +546,11 @@ impl Scope<'_> {
                 " AND machine_id = ANY($5)"
             });
         }
-        if part.table == Table::Observations
-            && self.req.hit_type.is_some_and(|t| t != RecordType::Summary)
-        {
+        if part.table == Table::Knowledge {
+            // Links relate records; they are no answer of their own.
+            sql.push_str(" AND kind <> 'link'");
+        }
+        if part.table != Table::Summaries && self.req.hit_type.is_some() {
             sql.push_str(" AND kind = $8");
         }
         sql
@@ -538,6 +566,13 @@ impl Scope<'_> {
             Table::Summaries => {
                 "'summary'::text AS type, left(summary, 400) AS title, length(summary)::int8 AS chars, \
                  id, project_key, project_name, machine_id, session_id, created_at, tags, search"
+            }
+            // Knowledge recorded outside an agent session has no session: the nil id.
+            Table::Knowledge => {
+                "kind AS type, title, (length(title) + length(search_text))::int8 AS chars, \
+                 id, project_key, project_name, machine_id, \
+                 coalesce(session_id, '00000000-0000-0000-0000-000000000000'::uuid) AS session_id, \
+                 created_at, coalesce(body->'tags', '[]'::jsonb) AS tags, search"
             }
         }
     }

@@ -109,16 +109,17 @@ impl Storage {
     }
 
     /// One page of the account's live records after feed position `since`, in feed
-    /// order. A page reads at most `limit` rows; tombstones among them are left out
+    /// order, of the first release's types and of the newer ones in `types`. A page reads at most `limit` rows; tombstones among them are left out
     /// but move the cursor, so `next` is a change-feed position like any other.
     pub async fn restore(
         &self,
         account: AccountId,
         since: i64,
         limit: usize,
+        types: super::FeedTypes,
     ) -> Result<RestorePage, StorageError> {
         // The change feed's page, less its tombstones: one reader of the feed.
-        let page = super::records::changes(self, account, since, limit).await?;
+        let page = super::records::changes(self, account, since, limit, types).await?;
         Ok(RestorePage {
             records: page
                 .changes

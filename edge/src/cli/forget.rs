@@ -27,12 +27,13 @@ impl Args {
         };
         let counts = forget(app, &target)?;
         println!(
-            "Forgot {} record(s): {} observation(s), {} summar(y/ies), {} session(s). \
+            "Forgot {} record(s): {} observation(s), {} summar(y/ies), {} session(s), {} decision(s)/memor(y/ies)/other knowledge. \
              Their content is erased here; the deletion reaches other machines at the next sync.",
             counts.total(),
             counts.observations,
             counts.summaries,
-            counts.sessions
+            counts.sessions,
+            counts.knowledge
         );
         Ok(())
     }

@@ -7,6 +7,7 @@ mod embed;
 mod forget;
 mod hook;
 mod install;
+mod knowledge;
 mod login;
 mod mcp;
 mod model;
@@ -76,6 +77,24 @@ enum Command {
     Model(model::Args),
     /// Make the vectors records wait for, now (the daemon does it in the background).
     Embed(embed::Args),
+    /// Record a decision: what was chosen, the alternatives, and why.
+    Decide(knowledge::DecideArgs),
+    /// The decisions that stand (with --all, superseded and retracted ones too).
+    Decisions(knowledge::ListArgs),
+    /// Why something is the way it is: decisions and memories first, with their rationale and commits.
+    Why(knowledge::WhyArgs),
+    /// Remember a fact, a preference, a principle… (below 0.5 confidence: an open question).
+    Remember(knowledge::RememberArgs),
+    /// Curated memories that stand.
+    Memories(knowledge::MemoriesArgs),
+    /// Open questions: memories too unsure to hold (confidence below 0.5).
+    Questions(knowledge::ListArgs),
+    /// Replace a decision or a memory with a new version (the old one stays readable).
+    Supersede(knowledge::SupersedeArgs),
+    /// Link two knowledge records (implements, supports, contradicts, depends_on…).
+    Link(knowledge::LinkArgs),
+    /// Units of work: start, complete, show (with their decisions, commits and events).
+    Iteration(knowledge::IterationArgs),
     /// The project's commits (captured as the agent commits); `import` the history.
     Commits(commits::Args),
     /// Entry point of the `/memory` slash command in Claude Code.
@@ -125,6 +144,15 @@ impl Cli {
             Command::Mcp(a) => a.run(&app),
             Command::Model(a) => a.run(&app),
             Command::Embed(a) => a.run(&app),
+            Command::Decide(a) => a.run(&app),
+            Command::Decisions(a) => a.decisions(&app),
+            Command::Why(a) => a.run(&app),
+            Command::Remember(a) => a.run(&app),
+            Command::Memories(a) => a.run(&app),
+            Command::Questions(a) => a.questions(&app),
+            Command::Supersede(a) => a.run(&app),
+            Command::Link(a) => a.run(&app),
+            Command::Iteration(a) => a.run(&app),
             Command::Commits(a) => a.run(&app),
         }
     }

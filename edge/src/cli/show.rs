@@ -5,7 +5,7 @@ use solaria_edge::ops::records;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Record ids (observation, session or summary) or citations, as printed by search.
+    /// Record ids or citations as printed ([O#…], [S#…], [D#…], [M#…], [C#sha], [I#…], [E#…]), short ids too.
     #[arg(required = true, num_args = 1..)]
     ids: Vec<String>,
     /// Print JSON.

@@ -7,7 +7,10 @@
 use super::input::{clip, given};
 use super::{OpError, OpResult};
 use crate::app::App;
+use crate::present::MachineLabels;
+use crate::present::knowledge::{RelatedPage, WhyAnswer};
 use crate::store::knowledge::{self as kstore, KnowledgeFilter};
+use crate::store::search::{self, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, Writer};
 use solaria_shared::knowledge::{
     Band, Confidence, Decision, Event, EventKind, Impact, Iteration, IterationKind,
@@ -614,4 +617,89 @@ fn branch_for(scope: &Scope) -> Option<String> {
     }
     let cwd = std::env::current_dir().ok()?;
     branch_at(&cwd)
+}
+
+/// `solaria why QUERY`, `memory_why`.
+#[derive(Debug, Clone, Default)]
+pub struct WhyRequest {
+    pub query: String,
+    /// One project (as `--project` names it); every project when `None`.
+    pub project: Option<String>,
+    /// The most decisions and memories answered (default [`WHY_DEFAULT`]).
+    pub limit: usize,
+}
+
+/// Decisions and memories a `why` answers with unless asked otherwise.
+pub const WHY_DEFAULT: usize = 5;
+/// Events listed after the knowledge.
+const WHY_HISTORY: usize = 3;
+
+/// Why something is the way it is: the decisions and memories the words find
+/// (standing ones first: superseded versions rank low), each with what
+/// implements or relates to it, then the events that mention the words. Words
+/// only, so it answers at once and the same on every machine.
+pub fn why(app: &App, request: &WhyRequest) -> OpResult<(WhyAnswer, MachineLabels)> {
+    let text = request.query.trim();
+    if text.is_empty() {
+        return Err(OpError::BadInput(
+            "`query` is required: say what the decision was about".into(),
+        ));
+    }
+    let limit = super::input::bounded(
+        "limit",
+        Some(request.limit).filter(|l| *l > 0),
+        WHY_DEFAULT,
+        1..=50,
+    )?;
+    let store = app.store()?;
+    if let Some(p) = given(request.project.clone()) {
+        super::project::resolve(&store, &p)?;
+    }
+    let current = app.current_project().key;
+    let query = |record_type: Option<RecordType>, n: usize| SearchQuery {
+        text: text.to_string(),
+        project: given(request.project.clone()),
+        record_type,
+        limit: n,
+        current_project: Some(current.clone()),
+        ..SearchQuery::default()
+    };
+    let mut hits = Vec::new();
+    for t in [RecordType::Decision, RecordType::Memory] {
+        hits.extend(search::search(store.conn(), &query(Some(t), limit))?);
+    }
+    search::sort_hits(&mut hits);
+    hits.truncate(limit);
+    let mut knowledge = Vec::new();
+    for hit in &hits {
+        let Ok(id) = hit.id.parse::<KnowledgeId>() else {
+            continue;
+        };
+        if let Some(k) = kstore::get_knowledge(store.conn(), id)? {
+            let r = related(&store, k)?;
+            knowledge.push(RelatedPage {
+                record: r.record,
+                links: r.links,
+                linked: r.others,
+            });
+        }
+    }
+    let history_hits: Vec<_> = search::search(store.conn(), &query(None, WHY_HISTORY * 4))?
+        .into_iter()
+        .filter(|h| h.record_type.knowledge_kind().is_none())
+        .take(WHY_HISTORY)
+        .collect();
+    let history = super::search::cite(&store, history_hits);
+    let mut names = super::MachineNames::new(&store);
+    for r in &knowledge {
+        names.name(r.record.meta.machine_id);
+    }
+    Ok((
+        WhyAnswer {
+            query: text.chars().take(200).collect(),
+            knowledge,
+            history,
+        },
+        names.labels(),
+    ))
 }

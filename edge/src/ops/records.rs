@@ -68,6 +68,7 @@ pub fn get(app: &App, ids: &[String]) -> OpResult<RecordsPage> {
         records: Vec::new(),
         missing: Vec::new(),
         session_points: BTreeMap::new(),
+        knowledge_links: BTreeMap::new(),
         machines: Default::default(),
     };
     for id in ids {
@@ -91,6 +92,12 @@ pub fn get(app: &App, ids: &[String]) -> OpResult<RecordsPage> {
             }
             AnyRecord::Summary(s) => {
                 names.name(s.meta.machine_id);
+            }
+            AnyRecord::Knowledge(k) => {
+                names.name(k.meta.machine_id);
+                let related = super::knowledge::related(&store, k.clone())?;
+                page.knowledge_links
+                    .insert(k.id, (related.links, related.others));
             }
         }
         page.records.push(record);

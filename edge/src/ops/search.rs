@@ -161,6 +161,17 @@ fn needs_model(app: &App, store: &Store, request: &SearchRequest) -> OpResult<bo
     Ok(mode != SearchMode::Lexical)
 }
 
+/// How a hit is cited: by its type, and a commit by its sha.
+fn citation_of(store: &Store, hit: &Hit) -> solaria_shared::Citation {
+    if hit.record_type == solaria_shared::RecordType::Commit
+        && let Ok(id) = hit.id.parse::<solaria_shared::KnowledgeId>()
+        && let Ok(Some(k)) = crate::store::knowledge::get_knowledge(store.conn(), id)
+    {
+        return k.citation();
+    }
+    hit.record_type.citation(&hit.id, &hit.session_id)
+}
+
 /// The store's hits with their citations and machine names.
 pub fn cite(store: &Store, hits: Vec<Hit>) -> Vec<CitedHit> {
     let mut names = super::MachineNames::new(store);
@@ -168,7 +179,7 @@ pub fn cite(store: &Store, hits: Vec<Hit>) -> Vec<CitedHit> {
         .map(|hit| {
             let machine = hit.machine_id.parse().ok();
             CitedHit {
-                cite: hit.record_type.citation(&hit.id, &hit.session_id),
+                cite: citation_of(store, &hit),
                 machine_name: machine.map_or_else(|| hit.machine_id.clone(), |m| names.name(m)),
                 this_machine: machine == Some(store.machine_id()),
                 remote: false,

@@ -8,6 +8,7 @@
 //! `sync.rs` (what a sync did).
 
 pub mod commits;
+pub mod knowledge;
 pub mod records;
 pub mod search;
 pub mod stats;

@@ -5,7 +5,7 @@ use super::{MachineLabels, Reader, pretty};
 use crate::store::views::{AnyRecord, Timeline};
 use crate::timefmt;
 use serde::Serialize;
-use solaria_shared::{Citation, Observation, SessionId};
+use solaria_shared::{Citation, Knowledge, KnowledgeId, Observation, SessionId};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -77,6 +77,10 @@ pub struct RecordsPage {
     /// The key points of the summaries of the sessions among `records`.
     #[serde(skip)]
     pub session_points: BTreeMap<SessionId, Vec<String>>,
+    /// The links of the knowledge records among `records` (both ways), and the
+    /// records at their other ends.
+    #[serde(skip)]
+    pub knowledge_links: BTreeMap<KnowledgeId, (Vec<Knowledge>, Vec<Knowledge>)>,
     pub machines: MachineLabels,
 }
 
@@ -135,7 +139,23 @@ impl RecordsPage {
                     line(format!("  - {point}"));
                 }
             }
+            AnyRecord::Knowledge(k) => {
+                let mut text = String::new();
+                super::knowledge::full(k, m, &mut text);
+                if let Some((links, linked)) = self.knowledge_links.get(&k.id) {
+                    for rel in super::knowledge::relations(k, links, linked) {
+                        text.push_str(&format!("  {rel}\n"));
+                    }
+                }
+                out_text(text, &mut line);
+            }
         }
+    }
+}
+
+fn out_text(text: String, line: &mut impl FnMut(String)) {
+    for l in text.lines() {
+        line(l.to_string());
     }
 }
 

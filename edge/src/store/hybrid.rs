@@ -127,7 +127,10 @@ fn gather(
     };
     let mut lexical_vectors = HashMap::new();
     for c in &lexical {
-        if let Some(v) = vectors::stored_vector(conn, source_of(c.table), c.rowid)? {
+        let Some(source) = source_of(c.table) else {
+            continue;
+        };
+        if let Some(v) = vectors::stored_vector(conn, source, c.rowid)? {
             lexical_vectors.insert(key(c), v);
         }
     }
@@ -166,9 +169,9 @@ fn rank(
     Ok(hits)
 }
 
-/// A candidate's identity across both tables.
+/// A candidate's identity across the tables.
 fn key(c: &Candidate) -> (u8, i64) {
-    (matches!(c.table, Table::Summaries) as u8, c.rowid)
+    (c.table as u8, c.rowid)
 }
 
 /// Turns a cosine similarity into a relevance in 0..=1 that means the same for
@@ -207,10 +210,13 @@ struct Neighbour {
     similarity: f64,
 }
 
-fn source_of(table: Table) -> Source {
+/// The vectors of a table's records (knowledge records are not embedded yet:
+/// they are found by their words).
+fn source_of(table: Table) -> Option<Source> {
     match table {
-        Table::Observations => Source::Observations,
-        Table::Summaries => Source::Summaries,
+        Table::Observations => Some(Source::Observations),
+        Table::Summaries => Some(Source::Summaries),
+        Table::Knowledge => None,
     }
 }
 
@@ -233,11 +239,11 @@ fn neighbours(
         NEIGHBOURS.max(limit * 3)
     };
     let mut out = Vec::new();
-    for table in [Table::Observations, Table::Summaries] {
-        if !table.wanted(q.record_type) {
+    for table in Table::ALL {
+        let Some(source) = source_of(table).filter(|_| table.wanted(q.record_type)) else {
             continue;
-        }
-        for (rowid, similarity) in vectors::nearest(conn, source_of(table), vector, k)? {
+        };
+        for (rowid, similarity) in vectors::nearest(conn, source, vector, k)? {
             let Some(row) = search::read_row(conn, table, rowid)? else {
                 continue;
             };

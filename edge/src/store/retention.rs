@@ -16,12 +16,14 @@ pub struct Counts {
     pub sessions: usize,
     pub observations: usize,
     pub summaries: usize,
+    /// Decisions, memories, commits… (a project's, or one by id).
+    pub knowledge: usize,
 }
 
 impl Counts {
     /// All records touched.
     pub fn total(&self) -> usize {
-        self.sessions + self.observations + self.summaries
+        self.sessions + self.observations + self.summaries + self.knowledge
     }
 }
 
@@ -30,6 +32,9 @@ const WIPE_OBSERVATION: &str = "deleted = 1, title = '', input = '', response = 
     files = '[]', metadata = '{}', tags = '[]'";
 const WIPE_SUMMARY: &str = "deleted = 1, text = '', key_points = '[]', tags = '[]'";
 const WIPE_SESSION: &str = "deleted = 1, cwd = ''";
+// A knowledge tombstone keeps its kind and an empty body (`KnowledgeBody::erased`).
+const WIPE_KNOWLEDGE: &str = "deleted = 1, title = '', text = '', body = '{}', sha = '', \
+    status = 'active'";
 
 /// What to forget.
 #[derive(Debug, Clone)]
@@ -68,7 +73,8 @@ fn scrub_indexes(store: &mut Store) -> Result<(), StoreError> {
     store.write(|w| {
         w.tx().execute_batch(
             "INSERT INTO observations_fts (observations_fts) VALUES ('optimize');
-             INSERT INTO summaries_fts (summaries_fts) VALUES ('optimize');",
+             INSERT INTO summaries_fts (summaries_fts) VALUES ('optimize');
+             INSERT INTO knowledge_fts (knowledge_fts) VALUES ('optimize');",
         )?;
         Ok(())
     })
@@ -93,11 +99,17 @@ fn forget_records(store: &mut Store, target: &ForgetTarget) -> Result<Counts, St
             }
             AnyRecord::Summary(s) => return forget_summary_only(store, &s.id.to_string()),
             AnyRecord::Session(s) => ("session", s.id.to_string()),
+            AnyRecord::Knowledge(k) => return forget_knowledge(store, "id", &k.id.to_string()),
         },
         ForgetTarget::Session(id) => match views::resolve(store.conn(), id)? {
             AnyRecord::Session(s) => ("session", s.id.to_string()),
             AnyRecord::Observation(o) => ("session", o.session_id.to_string()),
             AnyRecord::Summary(s) => ("session", s.session_id.to_string()),
+            // Knowledge outlives the session it was recorded in.
+            AnyRecord::Knowledge(k) => match k.session_id {
+                Some(session) => ("session", session.to_string()),
+                None => return Err(StoreError::NotFound(id.chars().take(80).collect())),
+            },
         },
         ForgetTarget::Project(p) => {
             let project = records::resolve_project(store.conn(), p)?
@@ -110,7 +122,25 @@ fn forget_records(store: &mut Store, target: &ForgetTarget) -> Result<Counts, St
     } else {
         "project_key"
     };
-    forget_where(store, col, &value, true)
+    let mut counts = forget_where(store, col, &value, true)?;
+    if col == "project_key" {
+        counts.knowledge = forget_knowledge(store, "project_key", &value)?.knowledge;
+    }
+    Ok(counts)
+}
+
+/// Tombstones the knowledge records whose `column` (`id` or `project_key`, our
+/// own names) equals `value`.
+fn forget_knowledge(store: &mut Store, column: &str, value: &str) -> Result<Counts, StoreError> {
+    store.write(|w| {
+        let stamp = w.tick().as_i64();
+        let me = w.machine_id().to_string();
+        let knowledge = w.tx().execute(
+            &format!("UPDATE knowledge SET {WIPE_KNOWLEDGE}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0"),
+            params![value, stamp, me],
+        )?;
+        Ok(Counts { knowledge, ..Counts::default() })
+    })
 }
 
 /// Rewrites a session's summary from the observations it has left, so that a
@@ -340,10 +370,12 @@ impl Cut {
             .query_map(obs, |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?
             .collect::<Result<_, _>>()?;
         Ok(Pruned {
+            // Knowledge is never pruned with raw events.
             counts: Counts {
                 sessions: sessions as usize,
                 observations,
                 summaries,
+                knowledge: 0,
             },
             by_kind,
             oldest: [o_min, s_min].into_iter().flatten().min(),

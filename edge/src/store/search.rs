@@ -199,7 +199,7 @@ pub(crate) fn lexical_candidates(
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
-    for table in [Table::Observations, Table::Summaries] {
+    for table in Table::ALL {
         if !table.wanted(r.query.record_type) {
             continue;
         }
@@ -236,17 +236,25 @@ fn machine_id(conn: &Connection, machine: &str) -> Result<Option<String>, StoreE
         .optional()?)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The searched tables (links are not indexed: they are found from their ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Table {
     Observations,
     Summaries,
+    Knowledge,
 }
 
 impl Table {
+    pub(crate) const ALL: [Table; 3] = [Table::Observations, Table::Summaries, Table::Knowledge];
+
     pub(crate) fn wanted(self, t: Option<RecordType>) -> bool {
+        let Some(t) = t else {
+            return true;
+        };
         match self {
-            Table::Observations => t != Some(RecordType::Summary),
-            Table::Summaries => matches!(t, None | Some(RecordType::Summary)),
+            Table::Observations => t.observation_kind().is_some(),
+            Table::Summaries => t == RecordType::Summary,
+            Table::Knowledge => t.knowledge_kind().is_some(),
         }
     }
 
@@ -254,6 +262,7 @@ impl Table {
         match self {
             Table::Observations => "observations_fts",
             Table::Summaries => "summaries_fts",
+            Table::Knowledge => "knowledge_fts",
         }
     }
 
@@ -261,6 +270,7 @@ impl Table {
         match self {
             Table::Observations => "observations",
             Table::Summaries => "summaries",
+            Table::Knowledge => "knowledge",
         }
     }
 
@@ -269,6 +279,7 @@ impl Table {
         match self {
             Table::Observations => "{title body tool}",
             Table::Summaries => "{text key_points tags}",
+            Table::Knowledge => "{title text}",
         }
     }
 
@@ -290,6 +301,11 @@ impl Table {
             && let Some(kind) = q.record_type.and_then(RecordType::observation_kind)
         {
             parts.push(format!("scope : {}", scope::kind(kind)));
+        }
+        if self == Table::Knowledge
+            && let Some(kind) = q.record_type.and_then(RecordType::knowledge_kind)
+        {
+            parts.push(format!("scope : {}", scope::kind_named(kind.as_str())));
         }
         (!parts.is_empty()).then(|| parts.join(" AND "))
     }
@@ -474,6 +490,13 @@ pub(crate) fn read_row(
                     session_id, created_at, tags, length(text) + length(key_points)
              FROM summaries WHERE rowid = ?1 AND deleted = 0"
         }
+        Table::Knowledge => {
+            "SELECT id, kind, title, project_key, project_name, machine_id,
+                    coalesce(session_id, ''), created_at,
+                    coalesce(json_extract(body, '$.tags'), '[]'), length(title) + length(text),
+                    status, json_extract(body, '$.expires_at')
+             FROM knowledge WHERE rowid = ?1 AND deleted = 0"
+        }
     };
     Ok(conn
         .prepare_cached(sql)?
@@ -489,6 +512,13 @@ pub(crate) fn read_row(
                 created_at: r.get(7)?,
                 tags: r.get(8)?,
                 size: r.get(9)?,
+                standing: match table {
+                    Table::Knowledge => Some(Standing {
+                        status: r.get(10)?,
+                        expires_at: r.get(11)?,
+                    }),
+                    _ => None,
+                },
             })
         })
         .optional()?)
@@ -507,6 +537,15 @@ pub(crate) struct Row {
     created_at: i64,
     tags: String,
     size: i64,
+    /// Knowledge only: whether it still stands.
+    standing: Option<Standing>,
+}
+
+/// What decides whether a knowledge row stands (`Knowledge::stands`, from columns).
+#[derive(Debug)]
+struct Standing {
+    status: String,
+    expires_at: Option<i64>,
 }
 
 impl Row {
@@ -532,6 +571,13 @@ impl Row {
             tags: &ctx_tags,
             now,
         };
+        if let Some(standing) = &self.standing {
+            let stands = matches!(
+                standing.status.as_str(),
+                "active" | "completed" | "abandoned"
+            ) && standing.expires_at.is_none_or(|at| at > now.0);
+            return ranking::knowledge_weight(&ctx, &self.project, stands);
+        }
         ranking::weight(&ctx, &self.project, &tags, UnixMillis(self.created_at))
     }
 
@@ -540,7 +586,9 @@ impl Row {
         Hit {
             record_type: match table {
                 Table::Summaries => RecordType::Summary,
-                Table::Observations => self.kind.parse().unwrap_or(RecordType::Note),
+                Table::Observations | Table::Knowledge => {
+                    self.kind.parse().unwrap_or(RecordType::Note)
+                }
             },
             id: self.id,
             title: self.title,

@@ -16,9 +16,11 @@ pub enum AnyRecord {
     Observation(Observation),
     Session(Session),
     Summary(Summary),
+    Knowledge(solaria_shared::Knowledge),
 }
 
-/// Finds a record of any kind by its id.
+/// Finds a record of any kind by its id, or a knowledge record by its citation,
+/// short id or (a commit) sha.
 pub fn resolve(conn: &Connection, id: &str) -> Result<AnyRecord, StoreError> {
     let not_found = || StoreError::NotFound(id.chars().take(80).collect());
     // Accept citations as printed ([O#id], [S#id]) as well as bare ids.
@@ -35,7 +37,26 @@ pub fn resolve(conn: &Connection, id: &str) -> Result<AnyRecord, StoreError> {
             return Ok(AnyRecord::Summary(s));
         }
     }
+    let kind = cited.as_ref().and_then(|c| knowledge_kind_of(c.kind));
+    let mut found = super::knowledge::find_knowledge(conn, bare, kind)?;
+    if found.len() == 1 {
+        return Ok(AnyRecord::Knowledge(found.remove(0)));
+    }
     Err(not_found())
+}
+
+/// The knowledge kind a citation letter names (`None` for observations and sessions).
+fn knowledge_kind_of(kind: solaria_shared::CitedKind) -> Option<solaria_shared::KnowledgeKind> {
+    use solaria_shared::{CitedKind, KnowledgeKind};
+    match kind {
+        CitedKind::Decision => Some(KnowledgeKind::Decision),
+        CitedKind::Memory => Some(KnowledgeKind::Memory),
+        CitedKind::Commit => Some(KnowledgeKind::Commit),
+        CitedKind::Iteration => Some(KnowledgeKind::Iteration),
+        CitedKind::Event => Some(KnowledgeKind::Event),
+        CitedKind::Link => Some(KnowledgeKind::Link),
+        CitedKind::Observation | CitedKind::Session => None,
+    }
 }
 
 /// What happened around a record: its session, the observations before and after
@@ -62,6 +83,10 @@ pub fn timeline(
         AnyRecord::Observation(o) => (o.session_id, Some(o.id)),
         AnyRecord::Session(s) => (s.id, None),
         AnyRecord::Summary(s) => (s.session_id, None),
+        AnyRecord::Knowledge(k) => match k.session_id {
+            Some(s) => (s, None),
+            None => return Err(StoreError::NotFound(id.chars().take(80).collect())),
+        },
     };
     let session = records::get_session(conn, session_id)?
         .ok_or_else(|| StoreError::NotFound(session_id.to_string()))?;

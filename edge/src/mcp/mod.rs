@@ -6,6 +6,8 @@
 //! Failures a caller can fix (bad arguments, unknown ids, no server) are tool
 //! errors (`isError: true`) with a clear message; the server never dies of them.
 
+mod knowledge;
+
 use crate::app::App;
 use crate::ops::records::{DEFAULT_WINDOW, TimelineRequest};
 use crate::ops::search::{DEFAULT_LIMIT, Model, SearchRequest};
@@ -23,11 +25,15 @@ use std::sync::Arc;
 
 /// What the server tells the agent at `initialize`.
 const INSTRUCTIONS: &str = "SOLARIA Memory: what was done in past coding sessions on this machine \
-(prompts, tool uses, session summaries). Work in three steps, cheapest first: \
+(prompts, tool uses, session summaries) and what was decided and learnt (decisions with their rationale, \
+commits, iterations, curated memories). For history, work in three steps, cheapest first: \
 1) memory_search with a few keywords gives a compact index, one line per record with its id; \
 2) memory_timeline on an interesting id shows what happened around it in its session; \
 3) memory_get_observations fetches the full records you need, by id. \
-Cite what you use by its [O#id] / [S#session] tag, time and machine; answer from the records, not by guessing.";
+For \"why is it like this?\", ask memory_why first: decisions and memories with their rationale and the commits \
+that implement them. When you choose between alternatives for a reason, record it with memory_log_decision. \
+Cite what you use by its tag ([O#id], [S#session], [D#id], [M#id], [C#sha], [I#id], [E#id]), time and machine; \
+answer from the records, not by guessing.";
 
 /// Runs the MCP server on stdin/stdout until the client closes the connection.
 pub fn serve(app: App) -> Result<(), ServeError> {
@@ -61,7 +67,7 @@ pub struct SearchParams {
     /// Only this project: its name, its key (`github.com/acme/api`), its `owner/repo`, or a path inside it.
     #[serde(default)]
     pub project: Option<String>,
-    /// Only this type: `tool_use`, `prompt`, `note` or `summary`.
+    /// Only this type: `tool_use`, `prompt`, `note`, `summary`, `decision`, `memory`, `commit`, `iteration` or `event`.
     #[serde(default, rename = "type")]
     pub record_type: Option<String>,
     /// Only records written by this machine (its name or id).
@@ -85,7 +91,8 @@ pub struct SearchParams {
 /// `memory_timeline` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TimelineParams {
-    /// An observation, session or summary id, or a citation as printed (`[O#…]`, `[S#…]`).
+    /// An observation, session or summary id, or a citation as printed (`[O#…]`, `[S#…]`; a
+    /// decision or memory shows the session it was recorded in).
     pub id: String,
     /// Events shown before the anchor (default 5, at most 50).
     #[serde(default)]
@@ -98,7 +105,8 @@ pub struct TimelineParams {
 /// `memory_get_observations` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GetObservationsParams {
-    /// Record ids or citations from memory_search / memory_timeline (at most 50).
+    /// Record ids or citations from memory_search / memory_timeline (at most 50): `[O#…]`, `[S#…]`,
+    /// `[D#…]`, `[M#…]`, `[C#sha]`, `[I#…]`, `[E#…]`; knowledge records come with their links both ways.
     pub ids: Vec<String>,
 }
 
@@ -139,7 +147,7 @@ impl Memory {
     pub fn new(app: App) -> Memory {
         Memory {
             app: Arc::new(app),
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::knowledge_router(),
         }
     }
 

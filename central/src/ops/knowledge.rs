@@ -1,0 +1,200 @@
+//! Knowledge read back: the account's decisions (`GET /memory/decisions`, the
+//! `memory_decisions` tool) and an iteration with what was recorded in it
+//! (`GET /memory/iteration`, `memory_get_iteration`). A project is named by its key
+//! or its name; another account's ids and projects read like unknown ones.
+
+use super::{Caller, OpError, given};
+use crate::storage::{DecisionQuery, IterationQuery, Storage};
+use serde::{Deserialize, Serialize};
+use solaria_shared::wire::MachineName;
+use solaria_shared::{Citation, Knowledge, MachineId};
+use uuid::Uuid;
+
+/// Decisions a list holds unless asked otherwise.
+pub const DECISIONS_DEFAULT_LIMIT: usize = 50;
+/// The most decisions one list holds.
+pub const DECISIONS_MAX_LIMIT: usize = 200;
+/// The longest query text, in characters.
+const MAX_QUERY_CHARS: usize = 500;
+
+/// A decision list as asked: `GET /memory/decisions?project=&all=&q=&limit=`.
+#[derive(Debug, Default, Deserialize)]
+pub struct DecisionsParams {
+    /// Only this project (key or name).
+    pub project: Option<String>,
+    /// Superseded and retracted decisions too (default: only active ones).
+    #[serde(default)]
+    pub all: bool,
+    /// Only decisions matching these words (English or Spanish), best first.
+    pub q: Option<String>,
+    /// Clamped to `1..=DECISIONS_MAX_LIMIT`.
+    pub limit: Option<usize>,
+}
+
+/// The decisions of a list, newest (or best matching) first, and the names of the
+/// machines that wrote them.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionsAnswer {
+    pub decisions: Vec<Knowledge>,
+    pub machines: Vec<MachineName>,
+}
+
+/// An iteration as asked: `GET /memory/iteration?id=&project=`: by id (or
+/// `[I#…]` citation), else the active (or latest) iteration of the project.
+#[derive(Debug, Default, Deserialize)]
+pub struct IterationParams {
+    pub id: Option<String>,
+    pub project: Option<String>,
+}
+
+/// An iteration with the decisions, commits and events recorded in it (oldest
+/// first), and the names of the machines that wrote them.
+#[derive(Debug, Clone, Serialize)]
+pub struct IterationAnswer {
+    pub iteration: Knowledge,
+    pub decisions: Vec<Knowledge>,
+    pub commits: Vec<Knowledge>,
+    pub events: Vec<Knowledge>,
+    pub machines: Vec<MachineName>,
+}
+
+/// The caller's live decisions.
+#[tracing::instrument(skip_all, fields(machine = %caller.machine, account = %caller.account))]
+pub async fn decisions(
+    storage: &Storage,
+    caller: Caller,
+    p: DecisionsParams,
+) -> Result<DecisionsAnswer, OpError> {
+    let project_keys = match given(p.project) {
+        None => None,
+        Some(name) => Some(project_keys(storage, caller, &name).await?),
+    };
+    let text = given(p.q).map(|q| {
+        q.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(MAX_QUERY_CHARS)
+            .collect::<String>()
+    });
+    let query = DecisionQuery {
+        project_keys,
+        all: p.all,
+        text,
+        limit: p
+            .limit
+            .unwrap_or(DECISIONS_DEFAULT_LIMIT)
+            .clamp(1, DECISIONS_MAX_LIMIT),
+    };
+    let decisions = storage.decisions(caller.account, &query).await?;
+    let machines = names(storage, caller, decisions.iter()).await?;
+    Ok(DecisionsAnswer {
+        decisions,
+        machines,
+    })
+}
+
+/// An iteration of the caller's account with its decisions, commits and events.
+#[tracing::instrument(skip_all, fields(machine = %caller.machine, account = %caller.account))]
+pub async fn iteration(
+    storage: &Storage,
+    caller: Caller,
+    p: IterationParams,
+) -> Result<IterationAnswer, OpError> {
+    let which = match (given(p.id), given(p.project)) {
+        (Some(id), _) => IterationQuery::Id(parse_knowledge_id(&id)?),
+        (None, Some(project)) => {
+            IterationQuery::Project(project_keys(storage, caller, &project).await?)
+        }
+        (None, None) => {
+            return Err(OpError::Invalid(
+                "name the iteration by `id`, or a `project` for its active (or latest) iteration"
+                    .into(),
+            ));
+        }
+    };
+    let found = storage
+        .iteration(caller.account, &which)
+        .await?
+        .ok_or_else(|| {
+            OpError::NotFound(match &which {
+                IterationQuery::Id(id) => format!("iteration {id} not found"),
+                IterationQuery::Project(_) => "this project has no iteration".into(),
+            })
+        })?;
+    let all = std::iter::once(&found.iteration)
+        .chain(&found.decisions)
+        .chain(&found.commits)
+        .chain(&found.events);
+    let machines = names(storage, caller, all).await?;
+    Ok(IterationAnswer {
+        iteration: found.iteration,
+        decisions: found.decisions,
+        commits: found.commits,
+        events: found.events,
+        machines,
+    })
+}
+
+/// The keys of the caller's project named `name` (key or name); not found when it
+/// names none.
+async fn project_keys(
+    storage: &Storage,
+    caller: Caller,
+    name: &str,
+) -> Result<Vec<String>, OpError> {
+    let keys: Vec<String> = storage
+        .resolve_project(caller.account, name)
+        .await?
+        .into_iter()
+        .map(|p| p.key)
+        .collect();
+    if keys.is_empty() {
+        let shown: String = name.chars().take(80).collect();
+        return Err(OpError::NotFound(format!(
+            "no project {shown:?} in this account (give its key, e.g. github.com/acme/api, or its name)"
+        )));
+    }
+    Ok(keys)
+}
+
+/// The id in an id or a citation (`[I#…]`, `D#…`).
+pub fn parse_knowledge_id(raw: &str) -> Result<Uuid, OpError> {
+    let cited = Citation::parse_lenient(raw).ok().flatten();
+    let t = cited.as_ref().map_or(raw, |c| c.id.as_str());
+    Uuid::parse_str(t.trim()).map_err(|_| {
+        let shown: String = raw.chars().take(80).collect();
+        OpError::Invalid(format!(
+            "`{shown}` is not a record id: expected a UUID or a citation such as [I#0192f3e4-5b6c-7d8e-9f00-112233445566]"
+        ))
+    })
+}
+
+/// The names of the machines that wrote `records`, sorted by id.
+async fn names(
+    storage: &Storage,
+    caller: Caller,
+    records: impl Iterator<Item = &Knowledge>,
+) -> Result<Vec<MachineName>, OpError> {
+    let ids: Vec<MachineId> = records.map(|k| k.meta.machine_id).collect();
+    let mut machines: Vec<MachineName> = storage
+        .machine_names(caller.account, &ids)
+        .await?
+        .into_iter()
+        .map(|(id, name)| MachineName { id, name })
+        .collect();
+    machines.sort_by_key(|m| m.id);
+    Ok(machines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_parse_bare_or_cited() {
+        let id = Uuid::now_v7();
+        for raw in [id.to_string(), format!("[I#{id}]"), format!("D#{id}")] {
+            assert_eq!(parse_knowledge_id(&raw).ok(), Some(id), "{raw}");
+        }
+        assert!(parse_knowledge_id("[I#nope]").is_err());
+    }
+}

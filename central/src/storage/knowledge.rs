@@ -1,0 +1,293 @@
+//! Knowledge records in PostgreSQL (`memory_knowledge`): their upsert (called by
+//! `apply_batch`, under the same keep-or-replace rule as every record), their row
+//! mapping, and the reads behind the decision list and the iteration view.
+//!
+//! What search and lists filter on is stored in columns, computed by the shared
+//! rules at ingest (`Knowledge::title`, `search_text`, `status`); the kind's own
+//! fields are the `body` JSON (`KnowledgeBody::fields`), read back with
+//! `KnowledgeBody::from_fields`, so the shape of a body is decided in one place.
+
+use super::records::{meta, project, replaces_where};
+use super::{AccountId, Storage, StorageError, key_condition, read_snapshot};
+use solaria_shared::wire::WireRecord;
+use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, SessionId, UnixMillis};
+use sqlx::postgres::PgRow;
+use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
+use uuid::Uuid;
+
+/// The columns [`knowledge_row`] maps.
+pub(super) const KNOWLEDGE_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, \
+    project_name, session_id, kind, body, created_at";
+
+/// The table.
+pub(super) const KNOWLEDGE_TABLE: &str = "memory_knowledge";
+
+/// Maps a row selected with [`KNOWLEDGE_COLS`]. A tombstone's body is `{}`: the
+/// kind's erased body.
+pub(crate) fn knowledge_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
+    let kind: String = row.try_get("kind")?;
+    let kind: KnowledgeKind = kind
+        .parse()
+        .map_err(|e: solaria_shared::knowledge::ParseNameError| sqlx::Error::Decode(e.into()))?;
+    let fields: serde_json::Value = row.try_get("body")?;
+    let body =
+        KnowledgeBody::from_fields(kind, fields).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+    Ok(WireRecord::Knowledge(Knowledge {
+        id: KnowledgeId::from_uuid(row.try_get("id")?),
+        meta: meta(row)?,
+        project: project(row)?,
+        session_id: row
+            .try_get::<Option<Uuid>, _>("session_id")?
+            .map(SessionId::from_uuid),
+        created_at: UnixMillis(row.try_get("created_at")?),
+        body,
+    }))
+}
+
+/// Inserts or replaces knowledge rows (`seq` each), keeping the stored version
+/// where it wins ([`replaces_where!`](super::records)); the ids written.
+pub(super) async fn upsert_knowledge(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    rows: &[(i64, &Knowledge)],
+) -> Result<Vec<Uuid>, StorageError> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let col = |f: &dyn Fn(&Knowledge) -> String| rows.iter().map(|(_, k)| f(k)).collect::<Vec<_>>();
+    let ids = sqlx::query_scalar(concat!(
+        "INSERT INTO memory_knowledge AS t (account_id, id, machine_id, updated, deleted, seq,
+             project_key, project_name, session_id, kind, status, title, search_text, body, created_at)
+         SELECT $1, u.id, u.machine_id, u.updated, u.deleted, u.seq, u.project_key, u.project_name,
+             u.session_id, u.kind, u.status, u.title, u.search_text, u.body::jsonb, u.created_at
+         FROM UNNEST($2::uuid[], $3::uuid[], $4::int8[], $5::bool[], $6::int8[], $7::text[],
+             $8::text[], $9::uuid[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+             $15::int8[])
+             AS u(id, machine_id, updated, deleted, seq, project_key, project_name, session_id, kind,
+                  status, title, search_text, body, created_at)
+         ON CONFLICT (account_id, id) DO UPDATE SET machine_id = EXCLUDED.machine_id,
+             updated = EXCLUDED.updated, deleted = EXCLUDED.deleted, seq = EXCLUDED.seq,
+             project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
+             session_id = EXCLUDED.session_id, kind = EXCLUDED.kind, status = EXCLUDED.status,
+             title = EXCLUDED.title, search_text = EXCLUDED.search_text, body = EXCLUDED.body,
+             created_at = EXCLUDED.created_at",
+        replaces_where!(),
+        " RETURNING id"
+    ))
+    .bind(account.0)
+    .bind(rows.iter().map(|(_, k)| *k.id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, k)| *k.meta.machine_id.as_uuid()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, k)| k.meta.updated.as_i64()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, k)| k.meta.deleted).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
+    .bind(col(&|k| k.project.key.clone()))
+    .bind(col(&|k| k.project.name.clone()))
+    .bind(
+        rows.iter()
+            .map(|(_, k)| k.session_id.map(|s| *s.as_uuid()))
+            .collect::<Vec<_>>(),
+    )
+    .bind(col(&|k| k.kind().as_str().to_string()))
+    .bind(col(&|k| k.status().to_string()))
+    // A tombstone pushed by an edge carries an erased body; whatever it carries,
+    // central keeps no text of an erased record.
+    .bind(col(&|k| if k.meta.deleted { String::new() } else { k.title() }))
+    .bind(col(&|k| {
+        if k.meta.deleted {
+            String::new()
+        } else {
+            k.search_text()
+        }
+    }))
+    .bind(col(&|k| {
+        if k.meta.deleted {
+            "{}".to_string()
+        } else {
+            k.body.fields().to_string()
+        }
+    }))
+    .bind(rows.iter().map(|(_, k)| k.created_at.0).collect::<Vec<_>>())
+    .fetch_all(&mut **tx)
+    .await?;
+    Ok(ids)
+}
+
+/// Which decisions a list holds.
+#[derive(Debug, Clone, Default)]
+pub struct DecisionQuery {
+    /// Only these project keys (already resolved); `None`: the whole account.
+    pub project_keys: Option<Vec<String>>,
+    /// Superseded and retracted ones too (else only active).
+    pub all: bool,
+    /// Only those matching this `websearch_to_tsquery` text (English or Spanish),
+    /// best match first; else newest first.
+    pub text: Option<String>,
+    pub limit: usize,
+}
+
+/// An iteration with what was recorded in it.
+#[derive(Debug, Clone)]
+pub struct IterationRecords {
+    pub iteration: Knowledge,
+    /// Decisions, commits and events that name the iteration, oldest first.
+    pub decisions: Vec<Knowledge>,
+    pub commits: Vec<Knowledge>,
+    pub events: Vec<Knowledge>,
+}
+
+/// Which iteration to read.
+#[derive(Debug, Clone)]
+pub enum IterationQuery {
+    /// This one.
+    Id(Uuid),
+    /// The active iteration of these project keys, else their latest.
+    Project(Vec<String>),
+}
+
+fn knowledge_of(records: Vec<WireRecord>) -> Vec<Knowledge> {
+    records
+        .into_iter()
+        .filter_map(|r| match r {
+            WireRecord::Knowledge(k) => Some(k),
+            _ => None,
+        })
+        .collect()
+}
+
+impl Storage {
+    /// The account's live decisions the query selects.
+    pub async fn decisions(
+        &self,
+        account: AccountId,
+        q: &DecisionQuery,
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        let mut sql = format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND kind = 'decision' AND NOT deleted"
+        );
+        if let Some(keys) = &q.project_keys {
+            sql.push_str(&key_condition("project_key", "$2", keys));
+        }
+        if !q.all {
+            sql.push_str(" AND status = 'active'");
+        }
+        // Both languages, as the `search` column holds both stemmings.
+        let tsquery =
+            "(websearch_to_tsquery('english', $3) || websearch_to_tsquery('spanish', $3))";
+        if q.text.is_some() {
+            sql.push_str(&format!(
+                " AND search @@ {tsquery} ORDER BY ts_rank(search, {tsquery}, 1) DESC, created_at DESC, id DESC"
+            ));
+        } else {
+            sql.push_str(" ORDER BY created_at DESC, id DESC");
+        }
+        sql.push_str(" LIMIT $4");
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(account.0)
+            .bind(q.project_keys.clone())
+            .bind(q.text.clone())
+            .bind(q.limit as i64)
+            .fetch_all(self.pool())
+            .await?;
+        let records = rows
+            .iter()
+            .map(knowledge_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(knowledge_of(records))
+    }
+
+    /// An iteration of the account with the decisions, commits and events that name
+    /// it, from one snapshot; `None` when the account holds no such live iteration.
+    pub async fn iteration(
+        &self,
+        account: AccountId,
+        which: &IterationQuery,
+    ) -> Result<Option<IterationRecords>, StorageError> {
+        let mut tx = read_snapshot(self).await?;
+        let row = match which {
+            IterationQuery::Id(id) => {
+                sqlx::query(AssertSqlSafe(format!(
+                    "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+                     WHERE account_id = $1 AND id = $2 AND kind = 'iteration' AND NOT deleted"
+                )))
+                .bind(account.0)
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?
+            }
+            IterationQuery::Project(keys) => {
+                sqlx::query(AssertSqlSafe(format!(
+                    "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+                     WHERE account_id = $1 AND kind = 'iteration' AND NOT deleted{keys}
+                     ORDER BY (status = 'active') DESC, created_at DESC, id DESC LIMIT 1",
+                    keys = key_condition("project_key", "$2", keys)
+                )))
+                .bind(account.0)
+                .bind(keys)
+                .fetch_optional(&mut *tx)
+                .await?
+            }
+        };
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let WireRecord::Knowledge(iteration) = knowledge_row(&row)? else {
+            return Ok(None);
+        };
+        // The records that name it live in its project (the listing index).
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND project_key = $2 AND kind IN ('decision', 'commit', 'event')
+                 AND NOT deleted AND body->>'iteration' = $3
+             ORDER BY created_at, id"
+        )))
+        .bind(account.0)
+        .bind(&iteration.project.key)
+        .bind(iteration.id.to_string())
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        let named = knowledge_of(
+            rows.iter()
+                .map(knowledge_row)
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+        let of = |kind: KnowledgeKind| {
+            named
+                .iter()
+                .filter(|k| k.kind() == kind)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        Ok(Some(IterationRecords {
+            decisions: of(KnowledgeKind::Decision),
+            commits: of(KnowledgeKind::Commit),
+            events: of(KnowledgeKind::Event),
+            iteration,
+        }))
+    }
+
+    /// The live knowledge records `ids` of the account (search hits are cited by
+    /// them: a commit by its sha).
+    pub(super) async fn knowledge_by_ids(
+        &self,
+        account: AccountId,
+        ids: &[Uuid],
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge WHERE account_id = $1 AND id = ANY($2)"
+        )))
+        .bind(account.0)
+        .bind(ids)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(knowledge_of(
+            rows.iter()
+                .map(knowledge_row)
+                .collect::<Result<Vec<_>, _>>()?,
+        ))
+    }
+}
