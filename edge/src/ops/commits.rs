@@ -264,8 +264,15 @@ pub fn log_commit(app: &App, request: &CommitRequest) -> OpResult<LoggedCommit> 
             let p = crate::project::detect(&dirs.work);
             p.key == project.key || project_at(&dirs.work).key == project.key
         });
+    // The checkout's branch is the commit's only if the commit is its HEAD (an
+    // older commit may have been made anywhere).
     let branch = given(request.branch.clone())
-        .or_else(|| here.as_ref().and_then(|d| branch_at(&d.work)))
+        .or_else(|| {
+            let dirs = here.as_ref()?;
+            dirs.head_sha()
+                .filter(|head| head.starts_with(&sha))
+                .and_then(|_| branch_at(&dirs.work))
+        })
         .unwrap_or_default();
     let known = here
         .as_ref()
