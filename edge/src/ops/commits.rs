@@ -463,3 +463,95 @@ fn line_of(store: &Store, k: &Knowledge) -> OpResult<CommitLine> {
     }
     Ok(CommitLine::new(k, &decisions))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    fn project() -> Project {
+        Project {
+            key: "github.com/acme/api".into(),
+            name: "api".into(),
+        }
+    }
+
+    fn captured(message: &str) -> Commit {
+        Commit {
+            sha: SHA.into(),
+            message: message.into(),
+            branch: "main".into(),
+            committed_at: UnixMillis(1_700_000_000_000),
+            ..Commit::default()
+        }
+    }
+
+    fn put(store: &mut Store, c: Commit) -> Stored {
+        store
+            .write(|w| store_commit(w, &project(), None, c, false))
+            .expect("stored")
+    }
+
+    #[test]
+    fn a_commit_seen_again_writes_nothing_and_completion_writes_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("store");
+        let first = put(&mut store, captured("Pages"));
+        assert_eq!(first.outcome, Outcome::New);
+        assert_eq!(first.record.id, commit_id("github.com/acme/api", SHA));
+        let again = put(&mut store, captured("Pages"));
+        assert_eq!(again.outcome, Outcome::Known);
+        assert_eq!(again.record.meta.updated, first.record.meta.updated);
+
+        let complete = Commit {
+            author: "Ada".into(),
+            files: vec!["src/page.rs".into()],
+            insertions: 3,
+            complete: true,
+            branch: String::new(),
+            ..captured("Pages\n\nWhy: offsets skip rows.")
+        };
+        let done = put(&mut store, complete.clone());
+        assert_eq!(done.outcome, Outcome::Updated);
+        let KnowledgeBody::Commit(c) = &done.record.body else {
+            panic!("a commit");
+        };
+        assert_eq!(
+            (c.author.as_str(), c.insertions, c.branch.as_str()),
+            ("Ada", 3, "main"),
+            "git's statistics, the captured branch kept"
+        );
+        assert_eq!(c.message, "Pages\n\nWhy: offsets skip rows.");
+        assert_eq!(put(&mut store, complete).outcome, Outcome::Known);
+        let rows: i64 = store
+            .conn()
+            .query_row("SELECT count(*) FROM knowledge", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(rows, 1);
+    }
+
+    #[test]
+    fn secrets_are_redacted_before_the_row_is_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("store");
+        let stored = put(&mut store, captured("Rotate AKIAIOSFODNN7EXAMPLE now"));
+        let back = kstore::get_knowledge(store.conn(), stored.record.id)
+            .expect("read")
+            .expect("there");
+        let KnowledgeBody::Commit(c) = back.body else {
+            panic!("a commit");
+        };
+        assert!(!c.message.contains("AKIAIOSFODNN7EXAMPLE"), "{}", c.message);
+        assert!(c.message.contains("[REDACTED"), "{}", c.message);
+    }
+
+    #[test]
+    fn an_unknown_trailer_is_reported_not_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("store");
+        let stored = put(&mut store, captured("Pages\n\nDecision: D#ffffffffffff"));
+        assert_eq!(stored.outcome, Outcome::New);
+        assert_eq!(stored.unresolved, vec!["ffffffffffff".to_string()]);
+    }
+}

@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn log_output_splits_into_commits_with_their_numstat() {
-        let text = "\0aaaa\0Ada\01700000000\0Two\n\nDecision: D#0123456789ab\n\0\n\n3\t1\tsrc/a.rs\n-\t-\tlogo.png\n0\t2\t\"we\\\"ird.txt\"\n\0bbbb\0Bob\01600000000\0\0\n";
+        let text = "\0aaaa\0Ada\x001700000000\0Two\n\nDecision: D#0123456789ab\n\0\n\n3\t1\tsrc/a.rs\n-\t-\tlogo.png\n0\t2\t\"we\\\"ird.txt\"\n\0bbbb\0Bob\x001600000000\0\0\n";
         let commits = parse(text);
         assert_eq!(commits.len(), 2);
         assert_eq!(commits[0].sha, "aaaa");
