@@ -1,5 +1,7 @@
 //! Hook end to end (store one observation, hook process included,
-//! p95 < 10 ms) and SessionStart context, against a store of 100k observations.
+//! p95 < 10 ms), the same for a `git commit` run through Bash (the observation
+//! and the commit record, its sha made full from the repository's files), and
+//! SessionStart context, against a store of 100k observations.
 //! Baselines from the same run: starting a do-nothing process (`/bin/true`),
 //! `solaria --version` (our process start without touching the store) and, when
 //! Node.js is installed, `node -e ''` — the floor under any hook written in
@@ -70,6 +72,7 @@ fn main() {
         })
         .to_string()
     };
+    let repo = CommitRepo::new(RUNS + 5);
     let start = json!({"session_id": "bench-start", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"}).to_string();
 
     let node = Command::new("node")
@@ -80,13 +83,20 @@ fn main() {
     let mut baseline = Vec::new();
     let mut version = Vec::new();
     let mut hook = Vec::new();
+    let mut commit_hook = Vec::new();
     let mut session_start = Vec::new();
-    for _ in 0..5 {
+    for n in 0..5 {
         spawn(
             solaria,
             &["hook", "post-tool-use"],
             home,
             Some(payload(0).as_bytes()),
+        );
+        spawn(
+            solaria,
+            &["hook", "post-tool-use"],
+            home,
+            Some(repo.payload(RUNS + n).as_bytes()),
         );
     }
     // Interleaved so that machine noise hits every case alike.
@@ -101,6 +111,12 @@ fn main() {
             &["hook", "post-tool-use"],
             home,
             Some(payload(n).as_bytes()),
+        ));
+        commit_hook.push(spawn(
+            solaria,
+            &["hook", "post-tool-use"],
+            home,
+            Some(repo.payload(n).as_bytes()),
         ));
         if n % 4 == 0 {
             session_start.push(spawn(
@@ -122,6 +138,20 @@ fn main() {
         "every hook stored its observation"
     );
 
+    let commits: i64 = store
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM knowledge WHERE kind = 'commit'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(
+        commits as usize,
+        RUNS + 5,
+        "every commit hook stored its commit"
+    );
+
     header("hook processes, store of 100k observations (process start included)");
     row("baseline: /bin/true", summarize(&mut baseline));
     row("baseline: solaria --version", summarize(&mut version));
@@ -133,6 +163,16 @@ fn main() {
     }
     let h = summarize(&mut hook);
     row("solaria hook post-tool-use (store one)", h);
+    let c = summarize(&mut commit_hook);
+    row(
+        "solaria hook post-tool-use, a git commit (+ commit record)",
+        c,
+    );
+    println!(
+        "commit capture / plain capture: p50 {:.2}, p95 {:.2}",
+        c.p50.as_secs_f64() / h.p50.as_secs_f64(),
+        c.p95.as_secs_f64() / h.p95.as_secs_f64()
+    );
     row(
         "solaria hook session-start (context JSON)",
         summarize(&mut session_start),
@@ -152,4 +192,69 @@ fn main() {
         "context::build, busiest project (in process)",
         summarize(&mut ctx),
     );
+}
+
+/// A real repository with one commit per hook run (made once, before timing),
+/// and the PostToolUse payload of each `git commit` as Claude Code sends it.
+struct CommitRepo {
+    _dir: tempfile::TempDir,
+    cwd: String,
+    /// (abbreviated sha, subject) of each commit, oldest first.
+    commits: Vec<(String, String)>,
+}
+
+impl CommitRepo {
+    fn new(count: usize) -> CommitRepo {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", dir.path())
+                .output()
+                .expect("git");
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        git(&["init", "-q", "-b", "feat/keyset-pages"]);
+        git(&["config", "user.name", "Bench"]);
+        git(&["config", "user.email", "bench@example.com"]);
+        git(&["remote", "add", "origin", "git@github.com:acme/bench.git"]);
+        let mut commits = Vec::new();
+        for n in 0..count {
+            let subject = format!("Keyset pagination, step {n}");
+            git(&["commit", "-q", "--allow-empty", "-m", &subject]);
+            let sha = git(&["rev-parse", "--short", "HEAD"]).trim().to_string();
+            commits.push((sha, subject));
+        }
+        let cwd = dir.path().display().to_string();
+        CommitRepo {
+            _dir: dir,
+            cwd,
+            commits,
+        }
+    }
+
+    /// Commit `n` as the agent made it: a heredoc message with a body and a
+    /// trailer, git's summary line in the output. All but the last are found
+    /// among the loose objects, not at HEAD: the slower of the two look-ups.
+    fn payload(&self, n: usize) -> String {
+        let (sha, subject) = &self.commits[n];
+        let command = format!(
+            "git add -A && git commit -m \"$(cat <<'EOF'\n{subject}\n\nOffsets skipped rows under concurrent inserts.\n\nDecision: D#0123456789ab\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\""
+        );
+        json!({
+            "session_id": "bench-commit-session",
+            "transcript_path": "/tmp/none.jsonl",
+            "cwd": self.cwd,
+            "hook_event_name": "PostToolUse",
+            "permission_mode": "default",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "Commit the change"},
+            "tool_response": {"stdout": format!("[feat/keyset-pages {sha}] {subject}\n 2 files changed, 40 insertions(+), 3 deletions(-)\n"), "stderr": "", "interrupted": false},
+            "tool_use_id": format!("toolu_commit_{n}"),
+        })
+        .to_string()
+    }
 }

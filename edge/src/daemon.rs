@@ -1,7 +1,8 @@
 //! The background agent behind `solaria serve`: syncs on a schedule (hourly by
 //! default, with jitter so a fleet does not hit the server at once), applies the
 //! retention policy weekly, and makes the vectors of new and pulled records
-//! (semantic search) in batches between those, while the local HTTP API
+//! (semantic search) in batches between those, completes captured commits
+//! (author, file statistics: `git show`), while the local HTTP API
 //! (`crate::http`, on 127.0.0.1:37777 by default) answers on a thread of its own.
 //! The installer runs it as a user service.
 
@@ -59,12 +60,15 @@ impl Options {
             start_api(app);
         }
         let mut embedder = Embedding::default();
+        // Commits that cannot be completed on this machine: not asked of git again.
+        let mut commits_tried = std::collections::HashSet::new();
         let mut next_round = std::time::Instant::now();
         loop {
             if std::time::Instant::now() >= next_round {
                 self.round(app);
                 next_round = std::time::Instant::now() + jittered(every);
             }
+            complete_commits(app, &mut commits_tried);
             embedder.pass(app);
             if self.once {
                 return;
@@ -226,6 +230,36 @@ impl Embedding {
                 self.model = None;
             }
         }
+    }
+}
+
+/// Fills in author and file statistics of the commits the hooks captured (one
+/// query when none waits; `git show` per commit otherwise, never in a hook).
+fn complete_commits(app: &App, tried: &mut std::collections::HashSet<solaria_shared::KnowledgeId>) {
+    match crate::ops::commits::complete_pending(app, tried) {
+        Ok(r) => {
+            if r.completed > 0 || !r.skipped.is_empty() {
+                log(
+                    app,
+                    &format!(
+                        "commits: {} completed, {} waiting{}",
+                        r.completed,
+                        r.waiting,
+                        r.skipped
+                            .iter()
+                            .map(|s| format!("; {s}"))
+                            .collect::<String>()
+                    ),
+                );
+            }
+            for u in &r.unresolved {
+                log(
+                    app,
+                    &format!("commits: {u}, which is no decision here; not linked"),
+                );
+            }
+        }
+        Err(e) => log(app, &format!("commit completion failed: {e}")),
     }
 }
 

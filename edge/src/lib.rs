@@ -18,6 +18,7 @@ pub mod config;
 pub mod context;
 pub mod daemon;
 pub mod fsutil;
+pub mod gitdir;
 pub mod http;
 pub mod mcp;
 pub mod models;

@@ -1,8 +1,9 @@
 //! The edge on its own, through the real `solaria` binary on throwaway machines
 //! (`solaria_tests::edge::Edge`, the same harness as every other edge test): hook
-//! capture, search, retention and forget, secrets, concurrent hooks, install.
+//! capture, commits, search, retention and forget, secrets, concurrent hooks, install.
 
 mod capture;
+mod commits;
 mod concurrency;
 mod install;
 mod retention;

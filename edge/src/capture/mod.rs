@@ -3,17 +3,20 @@
 //! the hook log and the process still exits 0; only SessionStart prints, and only
 //! Claude Code's `hookSpecificOutput` JSON.
 
+mod commit;
 pub mod observe;
 pub mod payload;
 mod transcript;
 
 use crate::config::{self, Config, Env, Paths};
 use crate::context;
+use crate::ops;
 use crate::project;
 use crate::store::{Store, StoreError, Writer, records};
 use crate::summary;
 use observe::Bounds;
 use payload::{HookEvent, Payload};
+use solaria_shared::knowledge::Commit;
 use solaria_shared::redact::redact;
 use solaria_shared::{
     Observation, ObservationId, ObservationKind, RecordMeta, Session, SessionId, Summary,
@@ -207,7 +210,12 @@ pub fn capture(
                 payload.cwd.as_deref(),
                 bounds,
             );
-            store.write(|w| {
+            let commits = match event {
+                HookEvent::PostToolUse if tool == "Bash" => seen_commits(payload, cwd),
+                _ => SeenCommits::default(),
+            };
+            // The commits go in the observation's transaction: one lock, one fsync.
+            let notes = store.write(|w| {
                 let (session, _) = ensure_session(w, payload, &project, now)?;
                 insert(
                     w,
@@ -216,8 +224,23 @@ pub fn capture(
                     Some(tool),
                     content,
                     now,
-                )
+                )?;
+                let mut notes = Vec::new();
+                for (commit_project, c) in commits.found {
+                    let stored =
+                        ops::commits::store_commit(w, &commit_project, Some(session.id), c, true)?;
+                    notes.extend(stored.unresolved.iter().map(|r| {
+                        format!(
+                            "commit {}: trailer D#{r} names no decision here; not linked",
+                            stored.record.citation()
+                        )
+                    }));
+                }
+                Ok(notes)
             })?;
+            for note in commits.unresolved.iter().chain(&notes) {
+                log_line(paths, event, note);
+            }
             Ok(None)
         }
         HookEvent::Stop | HookEvent::SessionEnd => {
@@ -254,6 +277,55 @@ pub fn capture(
             Ok(None)
         }
     }
+}
+
+/// The commits a Bash call made (see `commit.rs`), each with its project and
+/// its sha made full from the repository's files; and a note for each commit
+/// whose sha could not be made full (left to `solaria commits import`).
+#[derive(Default)]
+struct SeenCommits {
+    found: Vec<(solaria_shared::Project, Commit)>,
+    unresolved: Vec<String>,
+}
+
+fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
+    let mut out = SeenCommits::default();
+    let command = payload
+        .tool_input
+        .as_ref()
+        .and_then(|i| i.get("command"))
+        .and_then(|c| c.as_str())
+        .unwrap_or("");
+    let stdout = match payload.tool_response.as_ref() {
+        Some(serde_json::Value::String(s)) => s.as_str(),
+        Some(r) => r.get("stdout").and_then(|s| s.as_str()).unwrap_or(""),
+        None => "",
+    };
+    // To the second, like git's own commit time (which the daemon fills in).
+    let now = UnixMillis(UnixMillis::now().0.div_euclid(1000) * 1000);
+    for seen in commit::seen(command, stdout, Path::new(cwd)) {
+        let full = crate::gitdir::locate(&seen.dir)
+            .and_then(|dirs| Some((dirs.full_sha(&seen.abbrev)?, dirs.work)));
+        let Some((sha, work)) = full else {
+            out.unresolved.push(format!(
+                "commit {} in {}: sha not found in the repository's files; \
+                 `solaria commits import` there records it",
+                seen.abbrev,
+                redact(&seen.dir.display().to_string())
+            ));
+            continue;
+        };
+        let commit = Commit {
+            sha,
+            message: seen.message.unwrap_or(seen.subject),
+            branch: seen.branch,
+            committed_at: now,
+            complete: false,
+            ..Commit::default()
+        };
+        out.found.push((ops::commits::project_at(&work), commit));
+    }
+    out
 }
 
 /// The session this payload belongs to, created on first sight (a missed

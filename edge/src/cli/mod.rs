@@ -1,5 +1,6 @@
 //! The command line: one file per subcommand, each with its arguments and `run`.
 
+mod commits;
 mod conflicts;
 mod context;
 mod embed;
@@ -94,6 +95,8 @@ enum Command {
     Link(knowledge::LinkArgs),
     /// Units of work: start, complete, show (with their decisions, commits and events).
     Iteration(knowledge::IterationArgs),
+    /// The project's commits (captured as the agent commits); `import` the history.
+    Commits(commits::Args),
     /// Entry point of the `/memory` slash command in Claude Code.
     #[command(hide = true)]
     Slash(slash::Args),
@@ -150,6 +153,7 @@ impl Cli {
             Command::Supersede(a) => a.run(&app),
             Command::Link(a) => a.run(&app),
             Command::Iteration(a) => a.run(&app),
+            Command::Commits(a) => a.run(&app),
         }
     }
 }

@@ -5,9 +5,11 @@
 //! operation, and renders the result with `crate::present` (text) or as JSON.
 //! Nothing here prints, and nothing here knows which surface called.
 
+pub mod commits;
 pub mod context;
 mod daemon_client;
 pub mod forget;
+mod gitlog;
 pub mod input;
 pub mod knowledge;
 pub mod project;

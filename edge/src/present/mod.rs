@@ -7,6 +7,7 @@
 //! (timelines and full records), `stats.rs` (counts and the sync state),
 //! `sync.rs` (what a sync did).
 
+pub mod commits;
 pub mod knowledge;
 pub mod records;
 pub mod search;

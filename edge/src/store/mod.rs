@@ -5,6 +5,7 @@
 //! (`BEGIN IMMEDIATE`) and stamps records with the machine's hybrid logical clock,
 //! so concurrent hook processes serialise cleanly and stamps never go backwards.
 
+pub mod commits;
 pub mod hybrid;
 pub mod knowledge;
 mod migrate;

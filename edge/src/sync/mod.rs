@@ -337,6 +337,32 @@ mod tests {
     }
 
     #[test]
+    fn a_commit_message_leaves_without_its_private_spans() {
+        use solaria_shared::knowledge::Commit;
+        use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, MachineId, Project};
+        let k = Knowledge::new(
+            KnowledgeId::new(),
+            MachineId::new(),
+            solaria_shared::Hlc::new(1_700_000_000_000, 0),
+            Project {
+                key: "github.com/acme/api".into(),
+                name: "api".into(),
+            },
+            None,
+            KnowledgeBody::Commit(Commit {
+                sha: "0123456789abcdef0123456789abcdef01234567".into(),
+                message: "Fix login <private>vault 7731</private>".into(),
+                files: vec!["<private>vault 7731</private>.rs".into()],
+                ..Commit::default()
+            }),
+        );
+        let sent = prepare_outgoing(&WireRecord::Knowledge(k));
+        let json = serde_json::to_string(&sent).expect("serialises");
+        assert!(!json.contains("7731"), "{json}");
+        assert!(json.contains("Fix login"), "{json}");
+    }
+
+    #[test]
     fn a_sync_the_server_refused_records_of_is_partial_never_success() {
         let clean = outcome_read_back(Ok(SyncReport::default()));
         assert_eq!(clean.status, Some(SyncStatus::Success));

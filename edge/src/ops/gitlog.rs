@@ -1,0 +1,171 @@
+//! The `git` processes behind commit import and completion: `git log` (one
+//! process for a whole history) and `git show` (one commit), both with
+//! `--numstat` and a NUL-separated format, parsed here. Never run from a hook.
+
+use solaria_shared::UnixMillis;
+use std::path::Path;
+use std::process::Command;
+
+/// What git says of one commit.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GitCommit {
+    pub sha: String,
+    pub author: String,
+    pub committed_at: UnixMillis,
+    pub message: String,
+    /// Paths changed (renames as a delete and an add), at most [`MAX_FILES`].
+    pub files: Vec<String>,
+    /// Over every changed file, listed or not.
+    pub insertions: u64,
+    pub deletions: u64,
+}
+
+/// The most paths a commit keeps (a vendored tree would otherwise fill the row).
+pub const MAX_FILES: usize = 200;
+
+/// Every field ends with a NUL, and nothing git prints there can hold one (a
+/// message cannot), so splitting on NUL is exact: a leading NUL, then sha,
+/// author, commit time, message, and the numstat text up to the next commit.
+const FORMAT: &str = "--format=%x00%H%x00%an%x00%ct%x00%B%x00";
+
+/// Why git did not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("cannot run `git` ({0}); is git installed and on PATH?")]
+    Spawn(std::io::Error),
+    #[error("git {0}")]
+    Failed(String),
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        // Plain paths, no pager or colour whatever the user's config says, and no
+        // index refresh (a background read must not take the index lock).
+        .args(["-c", "core.quotePath=false", "--no-pager"])
+        .args(args)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("LC_ALL", "C")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(GitError::Spawn)?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first = err.lines().next().unwrap_or("failed").trim().to_string();
+        return Err(GitError::Failed(first));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The history of `HEAD` in `dir`, newest first, at most `max` commits, made
+/// since `since` when given. An empty repository has none.
+pub fn log(dir: &Path, since: Option<UnixMillis>, max: usize) -> Result<Vec<GitCommit>, GitError> {
+    let max = format!("--max-count={max}");
+    let since = since.map(|s| format!("--since=@{}", s.0.div_euclid(1000)));
+    let mut args = vec!["log", "--numstat", "--no-renames", FORMAT, &max];
+    if let Some(s) = &since {
+        args.push(s);
+    }
+    args.extend(["HEAD", "--"]);
+    match git(dir, &args) {
+        Ok(text) => Ok(parse(&text)),
+        Err(GitError::Failed(e)) if e.contains("does not have any commits") => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// One commit of the repository at `dir` (a full or abbreviated sha).
+pub fn show(dir: &Path, sha: &str) -> Result<GitCommit, GitError> {
+    let spec = format!("{sha}^{{commit}}");
+    let text = git(
+        dir,
+        &["show", "--numstat", "--no-renames", FORMAT, &spec, "--"],
+    )?;
+    parse(&text)
+        .into_iter()
+        .next()
+        .ok_or_else(|| GitError::Failed(format!("show {sha}: no commit in the output")))
+}
+
+/// Reads the output of [`FORMAT`] with `--numstat`.
+fn parse(text: &str) -> Vec<GitCommit> {
+    let mut fields = text.split('\0').skip(1);
+    let mut out = Vec::new();
+    while let (Some(sha), Some(author), Some(time), Some(message)) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    {
+        let numstat = fields.next().unwrap_or("");
+        let mut c = GitCommit {
+            sha: sha.trim().to_ascii_lowercase(),
+            author: author.to_string(),
+            committed_at: UnixMillis(time.trim().parse::<i64>().unwrap_or(0) * 1000),
+            message: message.trim_end().to_string(),
+            ..GitCommit::default()
+        };
+        for line in numstat.lines() {
+            let mut parts = line.splitn(3, '\t');
+            let (Some(ins), Some(del), Some(path)) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            // Binary files count as changed, with no lines: `-\t-\tpath`.
+            c.insertions += ins.parse::<u64>().unwrap_or(0);
+            c.deletions += del.parse::<u64>().unwrap_or(0);
+            if c.files.len() < MAX_FILES {
+                c.files.push(unquote(path));
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A path as git prints it: quoted, with C escapes, when it holds a tab, a
+/// newline, a quote or a backslash.
+fn unquote(path: &str) -> String {
+    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else {
+        return path.to_string();
+    };
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_output_splits_into_commits_with_their_numstat() {
+        let text = "\0aaaa\0Ada\x001700000000\0Two\n\nDecision: D#0123456789ab\n\0\n\n3\t1\tsrc/a.rs\n-\t-\tlogo.png\n0\t2\t\"we\\\"ird.txt\"\n\0bbbb\0Bob\x001600000000\0\0\n";
+        let commits = parse(text);
+        assert_eq!(commits.len(), 2);
+        assert_eq!(commits[0].sha, "aaaa");
+        assert_eq!(commits[0].author, "Ada");
+        assert_eq!(commits[0].committed_at, UnixMillis(1_700_000_000_000));
+        assert_eq!(commits[0].message, "Two\n\nDecision: D#0123456789ab");
+        assert_eq!(
+            commits[0].files,
+            vec!["src/a.rs", "logo.png", "we\"ird.txt"]
+        );
+        assert_eq!((commits[0].insertions, commits[0].deletions), (3, 3));
+        assert_eq!(
+            commits[1].message, "",
+            "an empty message is not a separator"
+        );
+        assert!(commits[1].files.is_empty());
+    }
+}
