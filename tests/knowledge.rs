@@ -60,6 +60,17 @@ async fn a_decision_an_agent_logs_on_one_machine_answers_why_on_the_other() {
     );
     assert!(answer.starts_with("Recorded [D#"), "{answer}");
     let id = cited_id(&answer, 'D');
+    // The commit that implements it, named by its trailer (short id).
+    let short = id.replace('-', "");
+    let short = &short[short.len() - 12..];
+    let logged = mcp.ok(
+        "memory_log_commit",
+        json!({
+            "sha": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+            "message": format!("Query billing with sqlx\n\nDecision: D#{short}\n")
+        }),
+    );
+    assert!(logged.contains("[C#a1b2c3d]"), "{logged}");
     let tools = mcp.request("tools/list", json!({}));
     let names: Vec<&str> = tools["result"]["tools"]
         .as_array()
@@ -69,6 +80,7 @@ async fn a_decision_an_agent_logs_on_one_machine_answers_why_on_the_other() {
         .collect();
     for tool in [
         "memory_log_decision",
+        "memory_log_commit",
         "memory_remember",
         "memory_supersede",
         "memory_link",
@@ -102,6 +114,10 @@ async fn a_decision_an_agent_logs_on_one_machine_answers_why_on_the_other() {
     assert!(why.contains("Diesel; SeaORM"), "alternatives: {why}");
     assert!(why.contains("@laptop"), "the machine it came from: {why}");
     assert!(
+        why.contains("implemented by [C#a1b2c3d] Query billing with sqlx"),
+        "which commit implemented it, on the other machine: {why}"
+    );
+    assert!(
         !why.contains("Initech"),
         "the private span stayed home: {why}"
     );
@@ -111,12 +127,17 @@ async fn a_decision_an_agent_logs_on_one_machine_answers_why_on_the_other() {
         .fetch_all(c.storage.pool())
         .await
         .expect("rows");
-    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored.len(), 2, "the decision and its commit: {stored:?}");
     assert!(
-        !stored[0].contains(SECRET) && !stored[0].contains("Initech"),
+        stored
+            .iter()
+            .all(|b| !b.contains(SECRET) && !b.contains("Initech")),
         "{stored:?}"
     );
-    assert!(stored[0].contains("window functions"), "{stored:?}");
+    assert!(
+        stored.iter().any(|b| b.contains("window functions")),
+        "{stored:?}"
+    );
 
     // The agent on the desktop gets the same answer through MCP, cited.
     let mut mcp = McpStdio::start(&desktop);

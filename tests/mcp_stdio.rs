@@ -236,7 +236,7 @@ fn mcp_server_survives_bad_input() {
     let list = server.request("tools/list", json!({}));
     assert_eq!(
         list["result"]["tools"].as_array().map(Vec::len),
-        Some(8),
+        Some(19),
         "{list}"
     );
     server.ok("memory_stats", json!({}));

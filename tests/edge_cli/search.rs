@@ -182,8 +182,12 @@ fn filters_are_honoured() {
         String::from_utf8_lossy(&bad.stderr).contains("7d"),
         "the error says what works"
     );
-    let bad = m.run_in(&api, &["search", "--type", "decision", "deploy"]);
+    let bad = m.run_in(&api, &["search", "--type", "decisions", "deploy"]);
     assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("decision, memory, commit"),
+        "the error lists the types: {bad:?}"
+    );
 }
 
 #[test]

@@ -205,6 +205,24 @@ pub struct CompleteIterationParams {
     pub project: Option<String>,
 }
 
+/// `memory_log_commit` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CommitParams {
+    /// The commit's sha (full, or abbreviated when the repository is on this machine).
+    pub sha: String,
+    /// Its message, when git cannot tell (the repository is not here); git's own wins.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The decisions it implements (`D#…`, full or short ids), besides its `Decision:` trailers.
+    #[serde(default)]
+    pub decision_ids: Option<Vec<String>>,
+    /// The iteration it belongs to (default: the active one, or the branch's).
+    #[serde(default)]
+    pub iteration: Option<String>,
+    #[serde(default)]
+    pub project: Option<String>,
+}
+
 fn written(w: ops::Written) -> String {
     WrittenPage {
         record: w.record,
@@ -283,6 +301,31 @@ on either)."
             let relation = input::parsed("relation", Some(p.relation))?.unwrap_or_default();
             let w = ops::link(app, &p.from, relation, &p.to, &p.note.unwrap_or_default())?;
             Ok(format!("Linked {} {relation} {}\n", p.from.trim(), p.to.trim()) + &written(w))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Record a git commit and the decisions it implements. Commits made through the Bash tool \
+are captured automatically (with their `Decision: D#…` trailers): call this only for a commit made elsewhere, or \
+to link an existing commit to decisions. Recording the same sha twice changes nothing new."
+    )]
+    async fn memory_log_commit(
+        &self,
+        Parameters(p): Parameters<CommitParams>,
+    ) -> Result<CallToolResult, McpError> {
+        self.blocking(move |app| {
+            let request = crate::ops::commits::CommitRequest {
+                scope: Scope {
+                    project: input::given(p.project),
+                },
+                sha: p.sha,
+                message: input::given(p.message),
+                decisions: p.decision_ids.unwrap_or_default(),
+                iteration: input::given(p.iteration),
+                branch: None,
+            };
+            Ok(crate::ops::commits::log_commit(app, &request)?.text())
         })
         .await
     }
