@@ -33,7 +33,14 @@ fn recorded_sessions_are_captured_without_their_secrets() {
     }
     assert!(events > 50);
     let log = std::fs::read_to_string(data.join("logs/hooks.log")).unwrap_or_default();
-    assert!(log.is_empty(), "no event dropped: {log}");
+    // The recordings' `git commit`s name shas this stand-in repository does not
+    // hold: the hook notes each (a later `solaria commits import` records them);
+    // nothing else may be logged.
+    assert!(
+        log.lines()
+            .all(|l| l.contains("sha not found in the repository's files")),
+        "no event dropped: {log}"
+    );
 
     let db = rusqlite::Connection::open(data.join("memory.db")).expect("store");
     let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).expect("count") };

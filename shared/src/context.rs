@@ -10,6 +10,13 @@ pub const SESSIONS_HEADING: &str = "\n## Sessions\n";
 /// Heading before the observations.
 pub const ACTIVITY_HEADING: &str = "\n## Recent activity\n";
 
+/// Claude Code keeps a hook's output up to this many characters; beyond it the
+/// model is shown a 2,000-character preview instead.
+pub const HOOK_OUTPUT_MAX_CHARS: usize = 10_000;
+/// The most characters an injected context holds, whatever the token budget: under
+/// [`HOOK_OUTPUT_MAX_CHARS`] with room for the hook's own framing.
+pub const CONTEXT_MAX_CHARS: usize = 9_000;
+
 /// Approximate tokens of a text (about four characters per token).
 pub fn estimate_tokens(text: &str) -> usize {
     tokens_for_chars(text.chars().count())
@@ -34,49 +41,97 @@ pub struct Assembled {
 
 /// Appends to `header` as many summary lines as fit in [`SUMMARY_SHARE`] of what the
 /// header leaves of `budget`, then as many observation lines as fit in the rest, each
-/// group under its heading. Lines are taken in order (newest first) and the estimate
-/// of the whole never exceeds the budget. Every line should end with a newline.
+/// group under its heading (`assemble_sections` with two sections).
 pub fn assemble(
     header: String,
     summary_lines: &[String],
     observation_lines: &[String],
     budget: usize,
 ) -> Assembled {
+    let out = assemble_sections(
+        header,
+        &[
+            Section {
+                heading: SESSIONS_HEADING,
+                lines: summary_lines,
+                share: SUMMARY_SHARE,
+            },
+            Section {
+                heading: ACTIVITY_HEADING,
+                lines: observation_lines,
+                share: 1.0,
+            },
+        ],
+        budget,
+    );
+    Assembled {
+        text: out.text,
+        summaries: out.taken[0],
+        observations: out.taken[1],
+        budget: out.budget,
+    }
+}
+
+/// One group of lines of a context, under its heading.
+#[derive(Debug, Clone, Copy)]
+pub struct Section<'a> {
+    pub heading: &'a str,
+    /// Best first; each ends with a newline.
+    pub lines: &'a [String],
+    /// The share of what is left of the budget when its turn comes that it may take
+    /// (1.0: all of it).
+    pub share: f64,
+}
+
+/// An assembled context and how many lines of each section it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sectioned {
+    pub text: String,
+    /// Lines taken, per section, in order.
+    pub taken: Vec<usize>,
+    /// The budget applied (raised to fit the header when the header alone is larger).
+    pub budget: usize,
+}
+
+/// Appends the sections to `header` in order: each takes its lines in order while
+/// they fit in its share of what the budget has left at its turn, under its heading
+/// (omitted when it takes none). The estimate of the whole never exceeds the budget,
+/// and the text never exceeds [`CONTEXT_MAX_CHARS`] whatever the budget.
+pub fn assemble_sections(header: String, sections: &[Section<'_>], budget: usize) -> Sectioned {
     let mut used = estimate_tokens(&header);
-    let budget = budget.max(used + 1);
-    let summary_budget = used + ((budget - used) as f64 * SUMMARY_SHARE) as usize;
-    let take = |lines: &[String], heading: &str, limit: usize, used: &mut usize| -> usize {
+    let budget = budget.min(CONTEXT_MAX_CHARS / 4).max(used + 1);
+    let mut chars = header.chars().count();
+    let mut text = header;
+    let mut taken = Vec::with_capacity(sections.len());
+    for section in sections {
+        let limit = used + ((budget - used) as f64 * section.share.clamp(0.0, 1.0)) as usize;
+        let heading_cost = estimate_tokens(section.heading);
+        let heading_chars = section.heading.chars().count();
         let mut n = 0;
-        for line in lines {
-            let heading_cost = if n == 0 { estimate_tokens(heading) } else { 0 };
-            let cost = estimate_tokens(line) + heading_cost;
-            if *used + cost > limit {
+        for line in section.lines {
+            let (extra, extra_chars) = if n == 0 {
+                (heading_cost, heading_chars)
+            } else {
+                (0, 0)
+            };
+            let cost = estimate_tokens(line) + extra;
+            let line_chars = line.chars().count() + extra_chars;
+            if used + cost > limit || chars + line_chars > CONTEXT_MAX_CHARS {
                 break;
             }
-            *used += cost;
+            if n == 0 {
+                text.push_str(section.heading);
+            }
+            text.push_str(line);
+            used += cost;
+            chars += line_chars;
             n += 1;
         }
-        n
-    };
-    let summaries = take(summary_lines, SESSIONS_HEADING, summary_budget, &mut used);
-    let observations = take(observation_lines, ACTIVITY_HEADING, budget, &mut used);
-    let mut text = header;
-    if summaries > 0 {
-        text.push_str(SESSIONS_HEADING);
-        summary_lines[..summaries]
-            .iter()
-            .for_each(|l| text.push_str(l));
+        taken.push(n);
     }
-    if observations > 0 {
-        text.push_str(ACTIVITY_HEADING);
-        observation_lines[..observations]
-            .iter()
-            .for_each(|l| text.push_str(l));
-    }
-    Assembled {
+    Sectioned {
         text,
-        summaries,
-        observations,
+        taken,
         budget,
     }
 }
@@ -113,6 +168,37 @@ mod tests {
         let a = assemble(String::new(), &s, &[], 1_000);
         assert!(estimate_tokens(&a.text) <= (1_000.0 * SUMMARY_SHARE) as usize + 1);
         assert!(!a.text.contains(ACTIVITY_HEADING));
+    }
+
+    #[test]
+    fn sections_take_their_shares_in_order_and_never_pass_the_character_cap() {
+        let k = lines("D", 100, 200);
+        let s = lines("S", 100, 200);
+        let e = lines("O", 100, 200);
+        let sections = [
+            Section {
+                heading: "\n## K\n",
+                lines: &k,
+                share: 0.5,
+            },
+            Section {
+                heading: "\n## S\n",
+                lines: &s,
+                share: 0.5,
+            },
+            Section {
+                heading: "\n## E\n",
+                lines: &e,
+                share: 1.0,
+            },
+        ];
+        let a = assemble_sections(String::new(), &sections, 2_000);
+        assert!(a.taken.iter().all(|n| *n > 0), "{:?}", a.taken);
+        assert!(a.taken[0] >= a.taken[1], "knowledge first: {:?}", a.taken);
+        // A huge budget is still held under what Claude Code shows whole.
+        let big = assemble_sections(String::new(), &sections, 1_000_000);
+        assert!(big.text.chars().count() <= CONTEXT_MAX_CHARS);
+        const { assert!(CONTEXT_MAX_CHARS < HOOK_OUTPUT_MAX_CHARS) };
     }
 
     #[test]

@@ -227,7 +227,7 @@ fn unknown_fields_and_missing_session_start_are_tolerated() {
 }
 
 #[test]
-fn session_start_injects_cited_context_within_the_token_budget() {
+fn session_start_injects_knowledge_first_then_sessions_then_notable_events() {
     let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", Some("https://github.com/acme/api"));
     for n in 0..6 {
@@ -241,6 +241,21 @@ fn session_start_injects_cited_context_within_the_token_budget() {
                 &format!("Task {n}: {}", "make the refresh flow robust ".repeat(20)),
             ),
         );
+        m.hook(
+            "post-tool-use",
+            tool(
+                &s,
+                &p,
+                "Read",
+                json!({"file_path": format!("/src/read_{n}.rs")}),
+                json!({}),
+            ),
+        );
+        let mut failure = base("PostToolUseFailure", &s, &p);
+        failure["tool_name"] = json!("Bash");
+        failure["tool_input"] = json!({"command": format!("cargo test case_{n}_fail")});
+        failure["error"] = json!("Exit code 101\nerror[E0425]: cannot find function");
+        m.hook("post-tool-use-failure", &failure);
         for k in 0..30 {
             m.hook(
                 "post-tool-use",
@@ -255,6 +270,54 @@ fn session_start_injects_cited_context_within_the_token_budget() {
         }
         m.hook("stop", stop(&s, &p));
     }
+    // An empty session says nothing.
+    m.hook("session-start", session_start("empty", &p));
+    m.hook("stop", stop("empty", &p));
+    // Knowledge of the project: a decision that stands, one superseded, a preference,
+    // an open question.
+    let old = m.json(
+        &p,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "Token store",
+            "--chosen",
+            "cookies",
+        ],
+    );
+    let old = old["record"]["id"].as_str().expect("id").to_string();
+    m.ok_in(
+        &p,
+        &[
+            "supersede",
+            &old,
+            "--title",
+            "Token store",
+            "--chosen",
+            "an encrypted keyring",
+            "--rationale",
+            "cookies leaked refresh tokens to subdomains. More text follows here.",
+        ],
+    );
+    m.ok_in(
+        &p,
+        &[
+            "remember",
+            "-t",
+            "preference",
+            "run cargo test before every commit",
+        ],
+    );
+    m.ok_in(
+        &p,
+        &[
+            "remember",
+            "-c",
+            "0.3",
+            "the refresh flow may move to a worker",
+        ],
+    );
     // Another project's memory never leaks into this one's context.
     let other = project(
         m.root.path(),
@@ -277,25 +340,69 @@ fn session_start_injects_cited_context_within_the_token_budget() {
         tokens <= 2_000,
         "within the default budget: ~{tokens} tokens"
     );
-    assert!(tokens > 1_000, "uses the budget: ~{tokens} tokens");
     assert!(!ctx.contains("unrelated secret project"));
-    assert!(ctx.contains("[S#") && ctx.contains("[O#"));
-    // The newest observation comes first and every cited id resolves.
+    // Knowledge first, then sessions, then notable events.
+    let knowledge = ctx.find("## Decisions and knowledge").expect(ctx);
+    let sessions = ctx.find("## Recent sessions").expect(ctx);
+    let events = ctx.find("## Notable events").expect(ctx);
+    assert!(knowledge < sessions && sessions < events, "{ctx}");
     assert!(
-        ctx.find("case_5_29").expect("newest listed")
-            < ctx.find("[O#").map_or(usize::MAX, |i| i + 2000)
+        ctx.contains(
+            "chose an encrypted keyring (why: cookies leaked refresh tokens to subdomains.)"
+        ),
+        "the decision that stands, with a one-line rationale: {ctx}"
     );
+    assert!(
+        !ctx.contains("chose cookies"),
+        "the superseded one is left out: {ctx}"
+    );
+    assert!(
+        ctx.contains("preference: run cargo test before every commit"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("open question: the refresh flow may move to a worker"),
+        "{ctx}"
+    );
+    // Errors and what came after them; no file reads, no routine calls.
+    assert!(
+        ctx.contains("[error]") && ctx.contains("case_5_fail"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("→ then [O#"), "what followed the error: {ctx}");
+    assert!(
+        !ctx.contains("read_5.rs"),
+        "file reads are not notable: {ctx}"
+    );
+    assert!(
+        !ctx.contains("case_5_29"),
+        "routine calls are not notable: {ctx}"
+    );
+    assert!(
+        ctx.find("case_5_fail") < ctx.find("case_4_fail"),
+        "newest first"
+    );
+    // Every cited id resolves.
     let ids: Vec<&str> = ctx
         .split("[O#")
         .skip(1)
         .chain(ctx.split("[S#").skip(1))
+        .chain(ctx.split("[D#").skip(1))
+        .chain(ctx.split("[M#").skip(1))
         .map(|rest| &rest[..36])
         .collect();
-    assert!(ids.len() > 10);
+    assert!(ids.len() >= 6 + 6 + 3, "{ids:?}");
     let shown = m.json(&p, &[&["show", "--json"][..], &ids[..]].concat());
     assert_eq!(shown.as_array().expect("array").len(), ids.len());
+    // `--explain` says what was left out and why.
+    let explained = m.ok_in(&p, &["context", "--explain"]);
+    assert!(
+        explained.contains("1 superseded, retracted or expired left out")
+            && explained.contains("file reads, searches and routine tool calls are left out"),
+        "{explained}"
+    );
 
-    // A smaller configured budget is honoured.
+    // A smaller configured budget is honoured; a huge one stays under Claude Code's cap.
     m.write_config("[context]\ntoken_budget = 300\n");
     let out = m.hook("session-start", session_start("later", &p));
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -303,6 +410,34 @@ fn session_start_injects_cited_context_within_the_token_budget() {
         .as_str()
         .expect("text");
     assert!(ctx.chars().count().div_ceil(4) <= 300);
+    assert!(
+        ctx.contains("## Decisions and knowledge"),
+        "knowledge keeps its place: {ctx}"
+    );
+    let long = "x".repeat(130);
+    for n in 0..40 {
+        m.ok_in(
+            &p,
+            &[
+                "decide",
+                "--title",
+                &format!("Decision {n} {long}"),
+                "--chosen",
+                &long,
+                "--rationale",
+                &long,
+            ],
+        );
+    }
+    m.write_config(
+        "[context]\ntoken_budget = 32000\nmax_sessions = 500\nmax_observations = 5000\n",
+    );
+    let out = m.hook("session-start", session_start("huge", &p));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("text");
+    assert!(ctx.chars().count() < 10_000, "{}", ctx.chars().count());
 }
 
 #[test]

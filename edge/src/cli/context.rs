@@ -12,6 +12,9 @@ pub struct Args {
     /// Print the hook's JSON output instead of the text.
     #[arg(long)]
     json: bool,
+    /// After the context, say what was chosen and why the rest was left out.
+    #[arg(long)]
+    explain: bool,
 }
 
 impl Args {
@@ -20,6 +23,12 @@ impl Args {
         match &found.context {
             Some(text) if self.json => print!("{}", context::hook_output(text)),
             _ => print!("{}", found.text()),
+        }
+        if self.explain {
+            println!("\n---\nWhy this context:");
+            for line in &found.explanation {
+                println!("- {line}");
+            }
         }
         Ok(())
     }

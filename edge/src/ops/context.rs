@@ -16,6 +16,8 @@ pub struct ProjectContext {
     pub context: Option<String>,
     /// About how many tokens `context` costs.
     pub tokens: usize,
+    /// What was chosen and what was left out, one sentence each.
+    pub explanation: Vec<String>,
 }
 
 impl ProjectContext {
@@ -50,10 +52,11 @@ pub fn project(app: &App, store: &Store, name: Option<&str>) -> OpResult<Project
 pub fn context_of(app: &App, project_name: Option<&str>) -> OpResult<ProjectContext> {
     let store = app.store()?;
     let project = project(app, &store, project_name)?;
-    let text = context::build(&store, &project, &app.config.context, UnixMillis::now())?;
+    let built = context::build_explained(&store, &project, &app.config.context, UnixMillis::now())?;
     Ok(ProjectContext {
-        tokens: text.as_deref().map_or(0, context::estimate_tokens),
+        tokens: built.text.as_deref().map_or(0, context::estimate_tokens),
         project,
-        context: text,
+        context: built.text,
+        explanation: built.explanation,
     })
 }

@@ -2,10 +2,8 @@
 //! recent records SessionStart draws its context from.
 
 use super::StoreError;
-use super::records::{
-    self, OBSERVATION_COLUMNS, SUMMARY_COLUMNS, observation_from_row, summary_from_row,
-};
-use rusqlite::{Connection, params};
+use super::records::{self, OBSERVATION_COLUMNS, observation_from_row};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use solaria_shared::{Observation, ObservationId, Session, SessionId, Summary, SummaryId};
 
@@ -182,25 +180,7 @@ pub fn stats(conn: &Connection, me: solaria_shared::MachineId) -> Result<Stats, 
     })
 }
 
-/// The most recent live summaries of a project, newest first; a session in
-/// which nothing was captured has nothing to say and is left out.
-pub fn recent_summaries(
-    conn: &Connection,
-    project_key: &str,
-    limit: usize,
-) -> Result<Vec<Summary>, StoreError> {
-    let sql = format!(
-        "SELECT {SUMMARY_COLUMNS} FROM summaries
-         WHERE project_key = ?1 AND deleted = 0 AND observation_count > 0
-         ORDER BY created_at DESC LIMIT ?2"
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(params![project_key, limit as i64], summary_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// The most recent live observations of a project, newest first, skipping the
-/// sessions listed in `exclude_sessions` (already represented by their summary).
+/// The most recent live observations of a project, newest first.
 pub fn recent_observations(
     conn: &Connection,
     project_key: &str,
@@ -222,4 +202,68 @@ pub fn open_conflicts(conn: &Connection) -> Result<i64, StoreError> {
         [],
         |r| r.get(0),
     )?)
+}
+
+/// One recent session of a project as the context lists it: its summary when it
+/// has one, else its first prompt (a session still going, or one whose agent
+/// stopped before its summary was written).
+#[derive(Debug, Clone)]
+pub struct RecentSession {
+    pub session: Session,
+    pub summary: Option<Summary>,
+    pub first_prompt: Option<String>,
+    /// Its live observations.
+    pub events: i64,
+}
+
+/// The most recent sessions of a project in which something was captured, newest
+/// first (empty sessions are never listed).
+pub fn recent_sessions(
+    conn: &Connection,
+    project_key: &str,
+    limit: usize,
+) -> Result<Vec<RecentSession>, StoreError> {
+    let sql = format!(
+        "SELECT {} FROM sessions s
+         WHERE s.project_key = ?1 AND s.deleted = 0
+           AND EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.id AND o.deleted = 0)
+         ORDER BY s.started_at DESC LIMIT ?2",
+        records::SESSION_COLUMNS
+            .split(", ")
+            .map(|c| format!("s.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let sessions: Vec<Session> = stmt
+        .query_map(
+            params![project_key, limit as i64],
+            records::session_from_row,
+        )?
+        .collect::<Result<_, _>>()?;
+    let mut out = Vec::with_capacity(sessions.len());
+    for session in sessions {
+        let id = session.id.to_string();
+        let summary = records::summary_of_session(conn, session.id)?.filter(|s| !s.meta.deleted);
+        let first_prompt: Option<String> = conn
+            .query_row(
+                "SELECT title FROM observations WHERE session_id = ?1 AND deleted = 0
+                 AND kind = 'prompt' ORDER BY created_at, rowid LIMIT 1",
+                [&id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let events: i64 = conn.query_row(
+            "SELECT count(*) FROM observations WHERE session_id = ?1 AND deleted = 0",
+            [&id],
+            |r| r.get(0),
+        )?;
+        out.push(RecentSession {
+            session,
+            summary,
+            first_prompt,
+            events,
+        });
+    }
+    Ok(out)
 }
