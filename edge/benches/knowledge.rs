@@ -3,6 +3,11 @@
 //! their words, each with its links, then the events), beside a plain lexical
 //! search of the same words in the same run (the baseline the ratio is taken to).
 //!
+//! Then the hook processes on the same store: UserPromptSubmit (capture + recall:
+//! a prompt that touches decisions, one that touches nothing) and SessionStart
+//! (the knowledge-first context), beside PostToolUse (capture only) as the
+//! baseline of the same run.
+//!
 //!     cargo bench -p solaria-edge --bench knowledge
 
 mod support;
@@ -130,5 +135,74 @@ fn main() {
         "\nratio why/search: p50 {:.2}×, p95 {:.2}×",
         w.p50.as_secs_f64() / s.p50.as_secs_f64(),
         w.p95.as_secs_f64() / s.p95.as_secs_f64()
+    );
+    drop(store);
+    hooks(dir.path());
+}
+
+/// Runs `solaria hook EVENT` with `payload` on stdin; its wall time.
+fn hook(home: &std::path::Path, event: &str, payload: &str) -> Duration {
+    use std::io::Write;
+    let t = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_solaria"))
+        .args(["hook", event])
+        .env("SOLARIA_HOME", home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(payload.as_bytes());
+    }
+    child.wait().expect("hook");
+    t.elapsed()
+}
+
+fn hooks(home: &std::path::Path) {
+    let cwd = "/work/bench-project";
+    let event = |session: String, name: &str, extra: serde_json::Value| {
+        let mut v = serde_json::json!({"session_id": session, "cwd": cwd, "hook_event_name": name});
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        v.to_string()
+    };
+    let (mut plain, mut related, mut unrelated, mut start) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for n in 0..RUNS + 3 {
+        // A new session each time: nothing is "already recalled".
+        let s = format!("bench-{n}");
+        let tool = event(s.clone(), "PostToolUse", serde_json::json!({"tool_name": "Bash",
+            "tool_input": {"command": format!("cargo test case_{n}")}, "tool_response": {"stdout": "ok"}}));
+        let touch = event(s.clone(), "UserPromptSubmit", serde_json::json!({
+            "prompt": format!("should we revisit {} {} for this", word(n % 50 + 1), word(n % 50 + 2))}));
+        let none = event(s.clone(), "UserPromptSubmit", serde_json::json!({
+            "prompt": "zzqqxx yyvvww qqzzkk"}));
+        let begin = event(s, "SessionStart", serde_json::json!({"source": "startup"}));
+        let (p, r, u, b) = (
+            hook(home, "post-tool-use", &tool),
+            hook(home, "user-prompt-submit", &touch),
+            hook(home, "user-prompt-submit", &none),
+            hook(home, "session-start", &begin),
+        );
+        if n >= 3 {
+            plain.push(p);
+            related.push(r);
+            unrelated.push(u);
+            start.push(b);
+        }
+    }
+    header("hook processes, 100k observations + 10k decisions + 2k memories");
+    let p = summarize(&mut plain);
+    let r = summarize(&mut related);
+    row("post-tool-use (capture only, baseline)", p);
+    row("user-prompt-submit, prompt touching decisions", r);
+    row("user-prompt-submit, prompt touching nothing", summarize(&mut unrelated));
+    row("session-start (knowledge-first context)", summarize(&mut start));
+    println!(
+        "\nrecall prompt / plain capture: p50 {:.2}×, p95 {:.2}×",
+        r.p50.as_secs_f64() / p.p50.as_secs_f64(),
+        r.p95.as_secs_f64() / p.p95.as_secs_f64()
     );
 }

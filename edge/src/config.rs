@@ -31,6 +31,7 @@ pub struct Config {
     pub machine_name: Option<String>,
     pub capture: CaptureConfig,
     pub context: ContextConfig,
+    pub recall: RecallConfig,
     pub retention: RetentionConfig,
     pub sync: SyncConfig,
     pub search: SearchConfig,
@@ -84,6 +85,29 @@ impl Default for ContextConfig {
             token_budget: 2_000,
             max_sessions: 8,
             max_observations: 40,
+        }
+    }
+}
+
+/// What each prompt brings back from the memory (`ops::recall`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecallConfig {
+    /// Recall into prompts at all.
+    pub enabled: bool,
+    /// Most items added to one prompt.
+    pub max_items: usize,
+    /// The least match (0–1: the share of the prompt's weighted words a record
+    /// holds) an item needs to be added.
+    pub min_score: f64,
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        RecallConfig {
+            enabled: true,
+            max_items: 5,
+            min_score: crate::ops::recall::DEFAULT_MIN_SCORE,
         }
     }
 }

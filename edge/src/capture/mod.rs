@@ -1,6 +1,7 @@
 //! `solaria hook <event>`: capture of Claude Code hook events straight into the
 //! store. The contract: never break or slow the agent. Every failure is logged to
-//! the hook log and the process still exits 0; only SessionStart prints, and only
+//! the hook log and the process still exits 0; only SessionStart (the context) and
+//! UserPromptSubmit (what the prompt recalls, when anything does) print, and only
 //! Claude Code's `hookSpecificOutput` JSON.
 
 mod commit;
@@ -119,7 +120,8 @@ fn read_stdin() -> Result<Vec<u8>, HookError> {
     Ok(bytes)
 }
 
-/// Captures one parsed payload; returns what to print (SessionStart only).
+/// Captures one parsed payload; returns what to print (SessionStart's context,
+/// UserPromptSubmit's recall).
 pub fn capture(
     event: HookEvent,
     payload: &Payload,
@@ -183,11 +185,27 @@ pub fn capture(
                 return Ok(None);
             }
             let content = observe::prompt(prompt, bounds);
-            store.write(|w| {
+            let session = store.write(|w| {
                 let (session, _) = ensure_session(w, payload, &project, now)?;
-                insert(w, &session, ObservationKind::Prompt, None, content, now)
+                insert(w, &session, ObservationKind::Prompt, None, content, now)?;
+                Ok(session.id)
             })?;
-            Ok(None)
+            // The prompt is stored; recall fails open (logged, nothing added).
+            match recall_into(
+                &mut store,
+                config,
+                prompt,
+                &project.key,
+                payload,
+                session,
+                now,
+            ) {
+                Ok(output) => Ok(output),
+                Err(e) => {
+                    log_line(paths, event, &format!("recall skipped: {e}"));
+                    Ok(None)
+                }
+            }
         }
         HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
             let tool = payload
@@ -326,6 +344,31 @@ fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
         out.found.push((ops::commits::project_at(&work), commit));
     }
     out
+}
+
+/// What the memory holds that `prompt` touches, as the hook's output (`None`:
+/// nothing relevant enough, or recall is off), remembered so that the session is
+/// not told the same thing twice.
+fn recall_into(
+    store: &mut Store,
+    config: &Config,
+    prompt: &str,
+    project_key: &str,
+    payload: &Payload,
+    session: solaria_shared::SessionId,
+    now: UnixMillis,
+) -> Result<Option<String>, StoreError> {
+    let agent_session = payload.session_id.as_str();
+    let recall = crate::ops::recall::for_prompt(
+        store,
+        &config.recall,
+        prompt,
+        project_key,
+        Some((agent_session, session)),
+        now,
+    )?;
+    crate::ops::recall::remember_recalled(store, agent_session, &recall, now)?;
+    Ok(recall.hook_output())
 }
 
 /// The session this payload belongs to, created on first sight (a missed

@@ -12,6 +12,7 @@ mod login;
 mod mcp;
 mod model;
 mod prune;
+mod recall;
 mod search;
 mod serve;
 mod show;
@@ -97,6 +98,8 @@ enum Command {
     Iteration(knowledge::IterationArgs),
     /// The project's commits (captured as the agent commits); `import` the history.
     Commits(commits::Args),
+    /// What a prompt would bring back from the memory (the scores, and what would be added).
+    Recall(recall::Args),
     /// Entry point of the `/memory` slash command in Claude Code.
     #[command(hide = true)]
     Slash(slash::Args),
@@ -144,6 +147,7 @@ impl Cli {
             Command::Mcp(a) => a.run(&app),
             Command::Model(a) => a.run(&app),
             Command::Embed(a) => a.run(&app),
+            Command::Recall(a) => a.run(&app),
             Command::Decide(a) => a.run(&app),
             Command::Decisions(a) => a.decisions(&app),
             Command::Why(a) => a.run(&app),

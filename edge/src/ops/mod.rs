@@ -13,6 +13,7 @@ mod gitlog;
 pub mod input;
 pub mod knowledge;
 pub mod project;
+pub mod recall;
 pub mod records;
 pub mod remote;
 pub mod search;

@@ -258,6 +258,7 @@ fn neighbours(
                     table,
                     rowid,
                     confidence: 0.0,
+                    share: 0.0,
                     weight,
                 },
                 similarity,

@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0002_vectors.sql"),
     include_str!("../../../migrations/edge/0003_erasure_final.sql"),
     include_str!("../../../migrations/edge/0004_knowledge.sql"),
+    include_str!("../../../migrations/edge/0005_recall.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

@@ -126,6 +126,28 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
     Ok(hits)
 }
 
+/// A lexical search whose hits come with their share of the query: how much of
+/// the query's weight each holds, 0..=1 (`Candidate::share`), so one threshold means
+/// the same for every query. Best score first.
+pub fn search_with_share(
+    conn: &Connection,
+    q: &SearchQuery,
+) -> Result<Vec<(Hit, f64)>, StoreError> {
+    let limit = q.limit.clamp(1, 500);
+    let Some(resolved) = Resolved::new(conn, q)? else {
+        return Ok(Vec::new());
+    };
+    let mut found = lexical_candidates(conn, &resolved, limit)?;
+    found.sort_by(|a, b| {
+        b.hit
+            .score
+            .total_cmp(&a.hit.score)
+            .then(b.hit.created_at.cmp(&a.hit.created_at))
+    });
+    found.truncate(limit);
+    Ok(found.into_iter().map(|c| (c.hit, c.share)).collect())
+}
+
 /// Best score first; the newer record first on a tie.
 pub(crate) fn sort_hits(hits: &mut [Hit]) {
     hits.sort_by(|a, b| {
@@ -184,6 +206,12 @@ pub(crate) struct Candidate {
     /// How much of the query the record matches, 0..=1 in absolute terms: its text
     /// score over the score of a record matching every term in its title.
     pub confidence: f64,
+    /// The share of the query's weight the record holds, 0..=1: the IDF of the
+    /// terms it matches (title matches counting in full, others half) over that of
+    /// every term, a term no record holds weighing as the rarest one that some
+    /// record holds (in a small memory an unknown word would otherwise outweigh
+    /// every known one). What recall's threshold is compared with.
+    pub share: f64,
     /// The ranking weight (docs/DESIGN.md).
     pub weight: f64,
 }
@@ -387,9 +415,17 @@ fn search_table(
     // Which candidate matches which terms (bit i = term i).
     let mut matched: HashMap<i64, u32> = HashMap::new();
     let mut idfs = Vec::with_capacity(terms.len());
+    // For `share`: a term no record holds weighs as one that a single record holds.
+    let rarest = (1.0 + (rows - 0.5) / 1.5).ln();
+    let mut share_idfs = Vec::with_capacity(terms.len());
     for (i, term) in terms.iter().enumerate() {
         let list = newest_matches(conn, table, &with_scope(term.clone()), q)?;
         idfs.push(idf(&list, rows, max_rowid));
+        share_idfs.push(if list.is_empty() {
+            rarest
+        } else {
+            idf(&list, rows, max_rowid)
+        });
         for rowid in list {
             *matched.entry(rowid).or_default() |= 1 << i;
         }
@@ -438,21 +474,29 @@ fn search_table(
         .collect();
     // The score of a record matching every term, in its title, of average length.
     let ideal: f64 = idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
+    let share_ideal: f64 = share_idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
     Ok(rows_read
         .into_iter()
         .map(|(rowid, row, bits)| {
             let title = row.title.to_lowercase();
-            let text_score: f64 = (0..terms.len())
-                .filter(|i| bits & (1 << i) != 0)
-                .map(|i| {
-                    let boost = if title.contains(&lowered[i]) {
-                        1.0 + TITLE_BOOST
-                    } else {
-                        1.0
-                    };
-                    idfs[i] * boost
-                })
-                .sum();
+            let boost = |i: usize| {
+                if title.contains(&lowered[i]) {
+                    1.0 + TITLE_BOOST
+                } else {
+                    1.0
+                }
+            };
+            let held = |i: &usize| bits & (1 << i) != 0;
+            let text_score: f64 = (0..terms.len()).filter(held).map(|i| idfs[i] * boost(i)).sum();
+            let share = if share_ideal > 0.0 {
+                let held_weight: f64 = (0..terms.len())
+                    .filter(held)
+                    .map(|i| share_idfs[i] * boost(i))
+                    .sum();
+                (held_weight / share_ideal).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
             let coverage = bits.count_ones() as f64 / terms.len() as f64;
             let norm = 1.0 / (1.0 - LENGTH_B + LENGTH_B * row.size.max(1) as f64 / avg_size);
             let relevance = text_score * coverage * norm;
@@ -467,6 +511,7 @@ fn search_table(
                 table,
                 rowid,
                 confidence,
+                share,
                 weight,
             }
         })

@@ -1,0 +1,188 @@
+//! Recall into each prompt through the real hook: a prompt that touches a recorded
+//! decision brings it back (cited, once per session), an unrelated prompt brings
+//! nothing, `solaria recall` shows the scores, and the `[recall]` settings hold.
+
+use serde_json::{Value, json};
+use solaria_tests::edge::Edge;
+
+fn prompt(edge: &Edge, session: &str, text: &str) -> Option<String> {
+    let cwd = edge.project.display().to_string();
+    let out = edge.hook(
+        "user-prompt-submit",
+        json!({"session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": text}),
+    );
+    if out.stdout.is_empty() {
+        return None;
+    }
+    let v: Value = serde_json::from_slice(&out.stdout).expect("hook prints JSON");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    Some(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .expect("text")
+            .to_string(),
+    )
+}
+
+fn memory(edge: &Edge) -> String {
+    let d = edge.json(
+        &edge.project,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "No ORM for the billing tables",
+            "--chosen",
+            "plain SQL through sqlx",
+            "-a",
+            "Diesel",
+            "--rationale",
+            "billing reports need window functions an ORM hides",
+        ],
+    );
+    edge.ok(&[
+        "remember",
+        "-t",
+        "preference",
+        "deploy staging only from the release branch",
+    ]);
+    let cwd = edge.project.display().to_string();
+    edge.prompt(
+        "old",
+        "why is the invoice PDF renderer so slow on large accounts",
+    );
+    edge.hook(
+        "stop",
+        json!({"session_id": "old", "cwd": cwd, "hook_event_name": "Stop"}),
+    );
+    d["record"]["id"].as_str().expect("id").to_string()
+}
+
+#[test]
+fn a_related_prompt_brings_back_the_decision_once_per_session_and_an_unrelated_one_nothing() {
+    let edge = Edge::new("laptop");
+    let id = memory(&edge);
+
+    let added = prompt(&edge, "s1", "let's add an ORM for the billing tables")
+        .expect("the decision is recalled");
+    assert!(added.contains(&format!("[D#{id}]")), "{added}");
+    assert!(
+        added.contains("No ORM for the billing tables") && added.contains("why: billing reports"),
+        "{added}"
+    );
+    assert!(
+        added.lines().count() <= 6,
+        "at most five items, one line each: {added}"
+    );
+
+    assert_eq!(
+        prompt(&edge, "s1", "rename the README heading to Getting started"),
+        None,
+        "an unrelated prompt adds nothing"
+    );
+    let again = prompt(&edge, "s1", "so, an ORM for billing tables: yes or no?");
+    assert!(
+        again.as_deref().is_none_or(|t| !t.contains(&id)),
+        "never twice in one session: {again:?}"
+    );
+    let other = prompt(&edge, "s2", "let's add an ORM for the billing tables")
+        .expect("another session is told again");
+    assert!(other.contains(&id), "{other}");
+
+    // History too: an earlier session's prompt, never the session's own.
+    let slow = prompt(
+        &edge,
+        "s3",
+        "the invoice PDF renderer is slow again for large accounts",
+    )
+    .expect("the earlier session is recalled");
+    assert!(
+        slow.contains("invoice PDF renderer") && slow.contains("[O#"),
+        "{slow}"
+    );
+    let own = prompt(&edge, "s3", "invoice PDF renderer large accounts");
+    assert!(
+        own.as_deref().is_none_or(|t| !t.contains("slow again")),
+        "the session's own prompt is not recalled into it: {own:?}"
+    );
+}
+
+#[test]
+fn recall_shows_the_scores_and_follows_its_settings() {
+    let edge = Edge::new("laptop");
+    let id = memory(&edge);
+    let shown = edge.ok(&["recall", "let's add an ORM for the billing tables"]);
+    assert!(
+        shown.contains(&format!("+ ")) && shown.contains(&id),
+        "{shown}"
+    );
+    let v = edge.json(
+        &edge.project,
+        &[
+            "recall",
+            "--json",
+            "let's add an ORM for the billing tables",
+        ],
+    );
+    let chosen: Vec<&Value> = v["considered"]
+        .as_array()
+        .expect("considered")
+        .iter()
+        .filter(|c| c["chosen"] == true)
+        .collect();
+    assert!(
+        chosen[0]["cite"].as_str().expect("cite").contains(&id),
+        "{v}"
+    );
+    let related = chosen[0]["score"].as_f64().expect("score");
+    let unrelated = edge.json(
+        &edge.project,
+        &[
+            "recall",
+            "--json",
+            "rename the README heading to Getting started",
+        ],
+    );
+    let best_unrelated = unrelated["considered"]
+        .as_array()
+        .expect("considered")
+        .iter()
+        .filter_map(|c| c["score"].as_f64())
+        .fold(0.0, f64::max);
+    assert!(
+        related >= 0.3 && best_unrelated < 0.3,
+        "the default threshold separates them: {related} vs {best_unrelated}"
+    );
+    assert!(
+        edge.ok(&["recall", "rename the README heading"])
+            .contains("Nothing would be added")
+    );
+
+    edge.write_config("[recall]\nmin_score = 0.99\n");
+    assert_eq!(
+        prompt(&edge, "s1", "let's add an ORM for the billing tables"),
+        None
+    );
+    edge.write_config("[recall]\nenabled = false\n");
+    assert_eq!(
+        prompt(&edge, "s2", "let's add an ORM for the billing tables"),
+        None
+    );
+    edge.write_config("[recall]\nmax_items = 1\n");
+    let one = prompt(
+        &edge,
+        "s3",
+        "ORM billing tables, and deploy staging from the release branch",
+    )
+    .expect("one item");
+    assert_eq!(
+        one.lines().filter(|l| l.starts_with("- ")).count(),
+        1,
+        "{one}"
+    );
+    // The prompts themselves were captured whatever recall did.
+    assert_eq!(
+        edge.count("SELECT count(*) FROM observations WHERE kind = 'prompt' AND session_id IN (SELECT id FROM sessions WHERE agent_session_id IN ('s1', 's2', 's3'))"),
+        3
+    );
+}
