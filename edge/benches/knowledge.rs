@@ -173,12 +173,24 @@ fn hooks(home: &std::path::Path) {
     for n in 0..RUNS + 3 {
         // A new session each time: nothing is "already recalled".
         let s = format!("bench-{n}");
-        let tool = event(s.clone(), "PostToolUse", serde_json::json!({"tool_name": "Bash",
-            "tool_input": {"command": format!("cargo test case_{n}")}, "tool_response": {"stdout": "ok"}}));
-        let touch = event(s.clone(), "UserPromptSubmit", serde_json::json!({
-            "prompt": format!("should we revisit {} {} for this", word(n % 50 + 1), word(n % 50 + 2))}));
-        let none = event(s.clone(), "UserPromptSubmit", serde_json::json!({
-            "prompt": "zzqqxx yyvvww qqzzkk"}));
+        let tool = event(
+            s.clone(),
+            "PostToolUse",
+            serde_json::json!({"tool_name": "Bash",
+            "tool_input": {"command": format!("cargo test case_{n}")}, "tool_response": {"stdout": "ok"}}),
+        );
+        let touch = event(
+            s.clone(),
+            "UserPromptSubmit",
+            serde_json::json!({
+            "prompt": format!("should we revisit {} {} for this", word(n % 50 + 1), word(n % 50 + 2))}),
+        );
+        let none = event(
+            s.clone(),
+            "UserPromptSubmit",
+            serde_json::json!({
+            "prompt": "zzqqxx yyvvww qqzzkk"}),
+        );
         let begin = event(s, "SessionStart", serde_json::json!({"source": "startup"}));
         let (p, r, u, b) = (
             hook(home, "post-tool-use", &tool),
@@ -198,8 +210,14 @@ fn hooks(home: &std::path::Path) {
     let r = summarize(&mut related);
     row("post-tool-use (capture only, baseline)", p);
     row("user-prompt-submit, prompt touching decisions", r);
-    row("user-prompt-submit, prompt touching nothing", summarize(&mut unrelated));
-    row("session-start (knowledge-first context)", summarize(&mut start));
+    row(
+        "user-prompt-submit, prompt touching nothing",
+        summarize(&mut unrelated),
+    );
+    row(
+        "session-start (knowledge-first context)",
+        summarize(&mut start),
+    );
     println!(
         "\nrecall prompt / plain capture: p50 {:.2}×, p95 {:.2}×",
         r.p50.as_secs_f64() / p.p50.as_secs_f64(),

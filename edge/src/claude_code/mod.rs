@@ -23,12 +23,18 @@
 //! is run through bash before the prompt reaches Claude, when `allowed-tools`
 //! permits that command.
 //!
+//! Subagents are markdown files in `~/.claude/agents/` or `<project>/.claude/agents/`;
+//! SOLARIA adds `librarian.md` there (`librarian.rs`), which answers historical
+//! questions from the memory with citations.
+//!
 //! Everything SOLARIA adds is recognisable, so [`install`] is idempotent and
 //! [`uninstall`] removes exactly what we added and nothing else. A settings file we
-//! cannot parse is never overwritten; a `memory.md` we did not write is never
-//! overwritten nor deleted.
+//! cannot parse is never overwritten; a `memory.md` or `librarian.md` we did not write
+//! is never overwritten nor deleted (the install stops for a foreign `memory.md`, and
+//! keeps a foreign `librarian.md` and says so).
 
 mod hooks;
+mod librarian;
 mod mcp_entry;
 mod settings;
 mod slash;
@@ -36,6 +42,7 @@ mod slash;
 mod tests;
 
 pub use hooks::{HOOK_EVENTS, HookEvent, hook_command};
+pub use librarian::{LIBRARIAN_FILE_NAME, LIBRARIAN_MARKER, librarian_file};
 pub use mcp_entry::MCP_SERVER_NAME;
 pub use slash::{SlashRequest, parse_slash_args, slash_command_file};
 
@@ -43,7 +50,7 @@ use crate::atomic_file::{Access, write_atomic};
 use hooks::{add_hooks, remove_hooks};
 use mcp_entry::{add_mcp_server, remove_mcp_server};
 use settings::{read_settings, render_settings};
-use slash::{CommandFile, command_file_state};
+use slash::{CommandFile, command_file_state, managed_file_state};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -74,6 +81,8 @@ pub struct Target {
     pub settings_path: PathBuf,
     /// The directory that receives `memory.md`.
     pub commands_dir: PathBuf,
+    /// The directory that receives the Librarian subagent (`librarian.md`).
+    pub agents_dir: PathBuf,
     /// Where Claude Code keeps MCP servers for this scope: `~/.claude.json` (user)
     /// or `<project>/.mcp.json` (project); `solaria mcp` is registered there.
     pub mcp_path: PathBuf,
@@ -94,6 +103,7 @@ impl Target {
         Target {
             settings_path: claude.join("settings.json"),
             commands_dir: claude.join("commands"),
+            agents_dir: claude.join("agents"),
             mcp_path,
         }
     }
@@ -101,6 +111,11 @@ impl Target {
     /// Path of the `/memory` slash-command file.
     pub fn command_path(&self) -> PathBuf {
         self.commands_dir.join(COMMAND_FILE_NAME)
+    }
+
+    /// Path of the Librarian subagent's file.
+    pub fn librarian_path(&self) -> PathBuf {
+        self.agents_dir.join(LIBRARIAN_FILE_NAME)
     }
 }
 
@@ -117,6 +132,20 @@ pub struct InstallReport {
     pub settings_changed: bool,
     /// Whether the slash-command file was written or removed.
     pub command_changed: bool,
+    /// What happened to the Librarian subagent's file.
+    pub librarian: Librarian,
+}
+
+/// What an install or uninstall did with `librarian.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Librarian {
+    Written,
+    Unchanged,
+    Removed,
+    /// A `librarian.md` the user wrote is there: left as it is.
+    KeptYours,
+    /// Nothing of ours was there (uninstall).
+    Absent,
 }
 
 /// Why an install or uninstall stopped. Nothing is written once one of these is found
@@ -215,6 +244,13 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
         CommandFile::Missing => true,
     };
 
+    let librarian_path = target.librarian_path();
+    let desired_librarian = librarian_file();
+    let librarian = match managed_file_state(&librarian_path, LIBRARIAN_MARKER)? {
+        CommandFile::Foreign => Librarian::KeptYours,
+        CommandFile::Ours(current) if current == desired_librarian => Librarian::Unchanged,
+        CommandFile::Ours(_) | CommandFile::Missing => Librarian::Written,
+    };
     let (mcp_original, _) = read_settings(&target.mcp_path)?;
     let mut mcp = mcp_original.clone();
     add_mcp_server(&mut mcp, exe, &target.mcp_path)?;
@@ -236,12 +272,19 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
             render_settings(mcp, &target.mcp_path)?.as_bytes(),
         )?;
     }
+    if librarian == Librarian::Written {
+        write(&librarian_path, desired_librarian.as_bytes())?;
+    }
     Ok(InstallReport {
         settings_path: settings_path.clone(),
         command_path,
-        changed: settings_changed || command_changed || mcp_changed,
+        changed: settings_changed
+            || command_changed
+            || mcp_changed
+            || librarian == Librarian::Written,
         settings_changed,
         command_changed,
+        librarian,
     })
 }
 
@@ -290,13 +333,38 @@ pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
         }
         CommandFile::Missing | CommandFile::Foreign => false,
     };
+    let librarian_path = target.librarian_path();
+    let librarian = match managed_file_state(&librarian_path, LIBRARIAN_MARKER)? {
+        CommandFile::Ours(_) => {
+            remove(&librarian_path)?;
+            Librarian::Removed
+        }
+        CommandFile::Foreign => Librarian::KeptYours,
+        CommandFile::Missing => Librarian::Absent,
+    };
     Ok(InstallReport {
         settings_path: settings_path.clone(),
         command_path,
-        changed: settings_changed || command_changed || mcp_changed,
+        changed: settings_changed
+            || command_changed
+            || mcp_changed
+            || librarian == Librarian::Removed,
         settings_changed,
         command_changed,
+        librarian,
     })
+}
+
+/// Removes a file of ours; one already gone is fine.
+fn remove(path: &Path) -> Result<(), InstallError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(InstallError::Write {
+            path: path.to_owned(),
+            source,
+        }),
+    }
 }
 
 fn exe_str(exe: &Path) -> Result<&str, InstallError> {

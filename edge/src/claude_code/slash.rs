@@ -48,10 +48,15 @@ pub(super) enum CommandFile {
 }
 
 pub(super) fn command_file_state(path: &Path) -> Result<CommandFile, InstallError> {
+    managed_file_state(path, COMMAND_MARKER)
+}
+
+/// Whether the file at `path` is missing, ours (it holds `marker`) or someone else's.
+pub(super) fn managed_file_state(path: &Path, marker: &str) -> Result<CommandFile, InstallError> {
     match fs::read(path) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
-            Ok(if text.contains(COMMAND_MARKER) {
+            Ok(if text.contains(marker) {
                 CommandFile::Ours(text.into_owned())
             } else {
                 CommandFile::Foreign

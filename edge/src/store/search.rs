@@ -487,7 +487,10 @@ fn search_table(
                 }
             };
             let held = |i: &usize| bits & (1 << i) != 0;
-            let text_score: f64 = (0..terms.len()).filter(held).map(|i| idfs[i] * boost(i)).sum();
+            let text_score: f64 = (0..terms.len())
+                .filter(held)
+                .map(|i| idfs[i] * boost(i))
+                .sum();
             let share = if share_ideal > 0.0 {
                 let held_weight: f64 = (0..terms.len())
                     .filter(held)
