@@ -36,7 +36,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Capture a Claude Code hook event (JSON on stdin). Always exits 0.
+    /// Capture a Claude Code hook event, or an OpenCode one (`hook opencode <event>`);
+    /// JSON on stdin. Always exits 0.
     Hook(hook::Args),
     /// Search the memory: a compact index of matching records.
     Search(search::Args),
