@@ -21,6 +21,7 @@ pub mod fsutil;
 pub mod http;
 pub mod mcp;
 pub mod models;
+pub mod opencode;
 pub mod ops;
 pub mod present;
 pub mod project;
