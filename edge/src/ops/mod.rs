@@ -7,6 +7,7 @@
 
 pub mod context;
 mod daemon_client;
+pub mod doctor;
 pub mod forget;
 pub mod input;
 pub mod knowledge;
