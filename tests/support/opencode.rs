@@ -97,6 +97,15 @@ pub struct OpenCodeSetup {
 /// (`solaria install opencode --scope user --no-service`, with
 /// `XDG_CONFIG_HOME=<home>/.config`) and returns what `opencode run` needs:
 /// start it in `m.project` with [`OpenCodeSetup::env`].
+///
+/// Seen with OpenCode 1.18.33 and a scripted Anthropic endpoint: put the provider
+/// (`"provider": {"anthropic": {"options": {"baseURL": …, "apiKey": …}}}`, `"model"`)
+/// and `"permission": {"edit": "allow", "bash": "allow"}` in `<project>/opencode.json`
+/// (project config merges over the user config that holds `mcp.solaria`); on its
+/// first start OpenCode `npm install`s `@opencode-ai/plugin` into the config dir (the
+/// registry must be reachable; our plugin does not import it). Run it in its own
+/// process group and kill the group on timeout. The plugin's forwards of
+/// `session.idle` are detached: poll the store briefly after `opencode run` exits.
 pub fn install_for_opencode(m: &Edge) -> OpenCodeSetup {
     let config_home = m.home().join(".config");
     let mut cmd = m.cmd_in(&m.project);
