@@ -85,17 +85,15 @@ pub fn run(event: &str, env: &Env) {
                 super::capture(hook, &payload, AGENT, config, paths, skew)?;
                 Ok(None)
             }
-            Action::Context(payload) => {
-                let text = super::capture(
-                    HookEvent::SessionStart,
-                    &payload,
-                    AGENT,
-                    config,
-                    paths,
-                    skew,
-                )?;
-                Ok(text)
-            }
+            // The context text itself: the plugin adds it to the system prompt.
+            Action::Context(payload) => Ok(super::capture(
+                HookEvent::SessionStart,
+                &payload,
+                AGENT,
+                config,
+                paths,
+                skew,
+            )?),
             Action::Ignore => Ok(None),
         },
     );
