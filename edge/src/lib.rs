@@ -22,6 +22,7 @@ pub mod gitdir;
 pub mod http;
 pub mod mcp;
 pub mod models;
+pub mod opencode;
 pub mod ops;
 pub mod present;
 pub mod project;

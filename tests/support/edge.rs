@@ -188,9 +188,15 @@ impl Edge {
     /// Runs `solaria hook EVENT` with `stdin` and checks the hook contract: exit 0
     /// and nothing on stderr.
     pub fn hook_raw(&self, event: &str, stdin: &[u8]) -> Output {
+        self.hook_args(&["hook", event], stdin)
+    }
+
+    /// Runs `solaria ARGS` (a hook: `hook …`) with `stdin` from outside the
+    /// project, and checks the hook contract: exit 0 and nothing on stderr.
+    pub fn hook_args(&self, args: &[&str], stdin: &[u8]) -> Output {
         let mut child = self
             .cmd_in(self.root.path())
-            .args(["hook", event])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -1,11 +1,14 @@
-//! `solaria hook <event>`: capture of Claude Code hook events straight into the
-//! store. The contract: never break or slow the agent. Every failure is logged to
-//! the hook log and the process still exits 0; only SessionStart (the context) and
+//! `solaria hook <event>`: capture of Claude Code hook events (and, through
+//! `opencode.rs`, of OpenCode's plugin events) straight into the store. The
+//! contract: never break or slow the agent. Every failure is logged to the hook log
+//! and the process still exits 0; only SessionStart (the context) and
 //! UserPromptSubmit (what the prompt recalls, when anything does) print, and only
-//! Claude Code's `hookSpecificOutput` JSON.
+//! Claude Code's `hookSpecificOutput` JSON (OpenCode's `context` request prints the
+//! plain text).
 
 mod commit;
 pub mod observe;
+pub mod opencode;
 pub mod payload;
 mod transcript;
 
@@ -31,18 +34,43 @@ pub const AGENT: &str = "claude-code";
 /// The largest payload read from stdin; beyond it the event is dropped.
 const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Runs one hook. Never fails and never panics outward: what goes wrong is logged.
+/// Runs one Claude Code hook. Never fails and never panics outward: what goes
+/// wrong is logged.
 pub fn run(event: HookEvent, env: &Env) {
+    run_guarded(event.claude_name(), env, |bytes, config, paths, skew| {
+        let payload = payload::parse(bytes)?;
+        let text = capture(event, &payload, AGENT, config, paths, skew)?;
+        Ok(text.map(|t| context::hook_output(&t)))
+    });
+}
+
+/// The hook contract around `handle`: config read leniently, a watchdog, stdin read
+/// within bounds, panics caught, failures logged under `label`, exit 0 whatever
+/// happens, stdout only for what `handle` returns.
+fn run_guarded(
+    label: &str,
+    env: &Env,
+    handle: impl FnOnce(&[u8], &Config, &Paths, i64) -> Result<Option<String>, HookError>
+    + std::panic::UnwindSafe,
+) {
     let (config, paths, config_error) = config::load_lenient(env);
     if let Some(e) = config_error {
         log_line(
             &paths,
-            event,
+            label,
             &format!("config ignored, using defaults: {e}"),
         );
     }
-    start_watchdog(event, paths.clone(), config.capture.hook_timeout_ms);
-    let outcome = std::panic::catch_unwind(|| handle(event, &config, &paths, env.clock_skew_ms));
+    start_watchdog(
+        label.to_owned(),
+        paths.clone(),
+        config.capture.hook_timeout_ms,
+    );
+    let skew = env.clock_skew_ms;
+    let outcome = std::panic::catch_unwind(|| {
+        let bytes = read_stdin()?;
+        handle(&bytes, &config, &paths, skew)
+    });
     match outcome {
         Ok(Ok(Some(output))) => {
             let mut stdout = std::io::stdout().lock();
@@ -51,10 +79,10 @@ pub fn run(event: HookEvent, env: &Env) {
             let _ = stdout.flush();
         }
         Ok(Ok(None)) => {}
-        Ok(Err(e)) => log_line(&paths, event, &e.to_string()),
+        Ok(Err(e)) => log_line(&paths, label, &e.to_string()),
         Err(_) => log_line(
             &paths,
-            event,
+            label,
             "internal error (panic) while capturing; event dropped",
         ),
     }
@@ -63,12 +91,12 @@ pub fn run(event: HookEvent, env: &Env) {
 /// Ends the process (exit 0, logged) if the hook runs past `timeout_ms`: a stdin
 /// that never closes or a store locked by a stuck process must not hold the agent.
 /// Exiting mid-transaction is safe: SQLite rolls an unfinished write back.
-fn start_watchdog(event: HookEvent, paths: Paths, timeout_ms: u64) {
+fn start_watchdog(label: String, paths: Paths, timeout_ms: u64) {
     std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(timeout_ms));
         log_line(
             &paths,
-            event,
+            &label,
             &format!(
                 "gave up after {timeout_ms} ms (stdin still open or store locked); event dropped"
             ),
@@ -80,7 +108,7 @@ fn start_watchdog(event: HookEvent, paths: Paths, timeout_ms: u64) {
 /// Why an event was not captured.
 #[derive(Debug, thiserror::Error)]
 enum HookError {
-    #[error("no payload: stdin is a terminal (hooks are run by Claude Code with JSON on stdin)")]
+    #[error("no payload: stdin is a terminal (hooks are run by the agent with JSON on stdin)")]
     Terminal,
     #[error("cannot read stdin: {0}")]
     Read(std::io::Error),
@@ -88,19 +116,10 @@ enum HookError {
     TooLarge,
     #[error("{0}; payload dropped")]
     Payload(#[from] payload::PayloadError),
+    #[error("{0}; event dropped")]
+    OpenCode(#[from] opencode::AdaptError),
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-fn handle(
-    event: HookEvent,
-    config: &Config,
-    paths: &Paths,
-    clock_skew_ms: i64,
-) -> Result<Option<String>, HookError> {
-    let bytes = read_stdin()?;
-    let payload = payload::parse(&bytes)?;
-    Ok(capture(event, &payload, config, paths, clock_skew_ms)?)
 }
 
 fn read_stdin() -> Result<Vec<u8>, HookError> {
@@ -120,11 +139,12 @@ fn read_stdin() -> Result<Vec<u8>, HookError> {
     Ok(bytes)
 }
 
-/// Captures one parsed payload; returns what to print (SessionStart's context,
-/// UserPromptSubmit's recall).
+/// Captures one parsed payload for `agent` (the name recorded on its session);
+/// returns what to print (SessionStart's context, UserPromptSubmit's recall).
 pub fn capture(
     event: HookEvent,
     payload: &Payload,
+    agent: &str,
     config: &Config,
     paths: &Paths,
     clock_skew_ms: i64,
@@ -170,14 +190,13 @@ pub fn capture(
     match event {
         HookEvent::SessionStart => {
             store.write(|w| {
-                let (session, created) = ensure_session(w, payload, &project, now)?;
+                let (session, created) = ensure_session(w, payload, agent, &project, now)?;
                 if !created && session.ended_at.is_some() {
                     w.set_session_ended(session.id, None)?;
                 }
                 Ok(())
             })?;
-            let text = context::build(&store, &project, &config.context, now)?;
-            Ok(text.map(|t| context::hook_output(&t)))
+            Ok(context::build(&store, &project, &config.context, now)?)
         }
         HookEvent::UserPromptSubmit => {
             let prompt = payload.prompt.as_deref().unwrap_or("");
@@ -186,7 +205,7 @@ pub fn capture(
             }
             let content = observe::prompt(prompt, bounds);
             let session = store.write(|w| {
-                let (session, _) = ensure_session(w, payload, &project, now)?;
+                let (session, _) = ensure_session(w, payload, agent, &project, now)?;
                 insert(w, &session, ObservationKind::Prompt, None, content, now)?;
                 Ok(session.id)
             })?;
@@ -202,7 +221,7 @@ pub fn capture(
             ) {
                 Ok(output) => Ok(output),
                 Err(e) => {
-                    log_line(paths, event, &format!("recall skipped: {e}"));
+                    log_line(paths, event.claude_name(), &format!("recall skipped: {e}"));
                     Ok(None)
                 }
             }
@@ -234,7 +253,7 @@ pub fn capture(
             };
             // The commits go in the observation's transaction: one lock, one fsync.
             let notes = store.write(|w| {
-                let (session, _) = ensure_session(w, payload, &project, now)?;
+                let (session, _) = ensure_session(w, payload, agent, &project, now)?;
                 insert(
                     w,
                     &session,
@@ -257,7 +276,7 @@ pub fn capture(
                 Ok(notes)
             })?;
             for note in commits.unresolved.iter().chain(&notes) {
-                log_line(paths, event, note);
+                log_line(paths, event.claude_name(), note);
             }
             Ok(None)
         }
@@ -269,7 +288,7 @@ pub fn capture(
                     .and_then(transcript::last_assistant_text)
             });
             store.write(|w| {
-                let (session, _) = ensure_session(w, payload, &project, now)?;
+                let (session, _) = ensure_session(w, payload, agent, &project, now)?;
                 let observations = records::observations_of_session(w.tx(), session.id)?;
                 let draft = summary::summarize(&observations, outcome.as_deref());
                 let previous = records::summary_of_session(w.tx(), session.id)?;
@@ -376,10 +395,11 @@ fn recall_into(
 fn ensure_session(
     w: &mut Writer<'_>,
     payload: &Payload,
+    agent: &str,
     project: &solaria_shared::Project,
     now: UnixMillis,
 ) -> Result<(Session, bool), StoreError> {
-    if let Some(s) = records::find_session_by_agent(w.tx(), AGENT, &payload.session_id)? {
+    if let Some(s) = records::find_session_by_agent(w.tx(), agent, &payload.session_id)? {
         return Ok((s, false));
     }
     let stamp = w.tick();
@@ -393,7 +413,7 @@ fn ensure_session(
         project: project.clone(),
         agent_session_id: payload.session_id.clone(),
         cwd: redact(payload.cwd.as_deref().unwrap_or_default()).into_owned(),
-        agent: AGENT.to_string(),
+        agent: agent.to_string(),
         source: payload
             .source
             .clone()
@@ -438,7 +458,7 @@ fn insert(
 
 /// Appends one line to the hook log (0600, in the private `logs/`), keeping it from
 /// growing without bound.
-fn log_line(paths: &Paths, event: HookEvent, message: &str) {
+fn log_line(paths: &Paths, label: &str, message: &str) {
     use std::os::unix::fs::OpenOptionsExt;
     const MAX_LOG_BYTES: u64 = 4 * 1024 * 1024;
     // Made private before anything is written; if that fails, the open below says so.
@@ -456,5 +476,5 @@ fn log_line(paths: &Paths, event: HookEvent, message: &str) {
         return;
     };
     let when = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
-    let _ = writeln!(file, "{when} {} {message}", event.claude_name());
+    let _ = writeln!(file, "{when} {label} {message}");
 }

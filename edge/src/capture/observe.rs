@@ -160,6 +160,12 @@ fn tool_title(tool: &str, input: &Value, cwd: Option<&str>) -> String {
                 .unwrap_or(".")
         ),
         "Glob" => format!("Glob {}", str_field(input, "pattern").unwrap_or("")),
+        // OpenCode's failed model calls (`capture::opencode`).
+        "SessionError" => format!(
+            "Session error: {} {}",
+            str_field(input, "name").unwrap_or("UnknownError"),
+            str_field(input, "message").unwrap_or("")
+        ),
         "WebFetch" => format!("WebFetch {}", str_field(input, "url").unwrap_or("")),
         "WebSearch" => format!("WebSearch {}", str_field(input, "query").unwrap_or("")),
         "Task" | "Agent" => format!(

@@ -241,7 +241,7 @@ pub(super) fn split_program(command: &str) -> Option<(String, &str)> {
 }
 
 /// Quotes `s` for a POSIX shell when it holds anything but plain path characters.
-pub(super) fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     let plain = !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));

@@ -41,9 +41,11 @@ mod slash;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use hooks::shell_quote;
 pub use hooks::{HOOK_EVENTS, HookEvent, hook_command};
 pub use librarian::{LIBRARIAN_FILE_NAME, LIBRARIAN_MARKER, librarian_file};
 pub use mcp_entry::MCP_SERVER_NAME;
+pub(crate) use settings::json_kind;
 pub use slash::{SlashRequest, parse_slash_args, slash_command_file};
 
 use crate::atomic_file::{Access, write_atomic};
@@ -364,6 +366,71 @@ fn remove(path: &Path) -> Result<(), InstallError> {
             path: path.to_owned(),
             source,
         }),
+    }
+}
+
+/// How one part of an install stands (Claude Code's here, OpenCode's in
+/// `crate::opencode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Presence {
+    /// Not there (or someone else's file in its place).
+    Missing,
+    /// Ours, but not what this solaria would write (an older version, another path).
+    Stale,
+    /// Ours and current.
+    Current,
+}
+
+/// Where a Claude Code install stands, part by part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InstallState {
+    /// Our hooks in settings.json.
+    pub hooks: Presence,
+    /// The `/memory` command file.
+    pub command: Presence,
+    /// The MCP server entry.
+    pub mcp: Presence,
+}
+
+/// Compares what is installed in `target` with what [`install`] would write for
+/// `solaria_exe`. Reads only.
+pub fn state(target: &Target, solaria_exe: &Path) -> Result<InstallState, InstallError> {
+    let exe = exe_str(solaria_exe)?;
+    let (settings, _) = read_settings(&target.settings_path)?;
+    let mut with_ours = settings.clone();
+    let added = add_hooks(&mut with_ours, exe, &target.settings_path);
+    let mut without_ours = settings.clone();
+    remove_hooks(&mut without_ours, &target.settings_path)?;
+    let hooks = presence(&settings, added.ok().map(|()| &with_ours), &without_ours);
+
+    let (mcp_config, _) = read_settings(&target.mcp_path)?;
+    let mut with_ours = mcp_config.clone();
+    let added = add_mcp_server(&mut with_ours, exe, &target.mcp_path);
+    let mut without_ours = mcp_config.clone();
+    remove_mcp_server(&mut without_ours);
+    let mcp = presence(&mcp_config, added.ok().map(|()| &with_ours), &without_ours);
+    let command = match command_file_state(&target.command_path())? {
+        CommandFile::Ours(text) if text == slash_command_file(exe) => Presence::Current,
+        CommandFile::Ours(_) => Presence::Stale,
+        CommandFile::Missing | CommandFile::Foreign => Presence::Missing,
+    };
+    Ok(InstallState {
+        hooks,
+        command,
+        mcp,
+    })
+}
+
+/// Current when adding ours changes nothing; stale when only removing ours would
+/// change something; missing otherwise.
+fn presence<T: PartialEq>(original: &T, with_ours: Option<&T>, without_ours: &T) -> Presence {
+    if with_ours == Some(original) {
+        Presence::Current
+    } else if without_ours != original {
+        Presence::Stale
+    } else {
+        Presence::Missing
     }
 }
 

@@ -66,7 +66,7 @@ pub(super) fn shape_error(
     }
 }
 
-pub(super) fn json_kind(value: &Value) -> &'static str {
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -1,21 +1,25 @@
-//! `solaria install claude-code` and `solaria uninstall claude-code`.
+//! `solaria install claude-code|opencode` and `solaria uninstall claude-code|opencode`.
 
 use anyhow::Context;
 use solaria_edge::claude_code::{self, Scope, Target};
 use solaria_edge::config::Env;
+use solaria_edge::opencode;
 use solaria_edge::service::{self, InstallOutcome};
+use std::path::Path;
 
 /// The agents SOLARIA can be wired into.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Agent {
     ClaudeCode,
+    Opencode,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
     #[arg(value_enum)]
     agent: Agent,
-    /// `user` (~/.claude, every project) or `project` (./.claude, this project only).
+    /// `user` (~/.claude or ~/.config/opencode: every project) or `project`
+    /// (./.claude or ./.opencode and ./opencode.json: this project only).
     #[arg(long, value_enum, default_value = "user")]
     scope: Scope,
     /// Do not register `solaria serve` (sync, retention, vectors, local API) as a
@@ -32,7 +36,8 @@ pub struct UninstallArgs {
     scope: Scope,
 }
 
-fn target(env: &Env, scope: Scope) -> anyhow::Result<Target> {
+/// Claude Code's files for `scope`: under `~/.claude`, or in the current directory.
+pub fn claude_target(env: &Env, scope: Scope) -> anyhow::Result<Target> {
     let home = env
         .home
         .clone()
@@ -41,33 +46,78 @@ fn target(env: &Env, scope: Scope) -> anyhow::Result<Target> {
     Ok(Target::for_scope(scope, &home, &cwd))
 }
 
+/// OpenCode's files for `scope`: under `$XDG_CONFIG_HOME/opencode` (or
+/// `~/.config/opencode`), or in the current directory.
+pub fn opencode_target(env: &Env, scope: Scope) -> anyhow::Result<opencode::Target> {
+    let home = env
+        .home
+        .clone()
+        .context("HOME is not set; cannot find ~/.config/opencode")?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let scope = match scope {
+        Scope::User => opencode::Scope::User,
+        Scope::Project => opencode::Scope::Project,
+    };
+    Ok(opencode::Target::for_scope(
+        scope,
+        &home,
+        env.xdg_config_home.as_deref(),
+        &cwd,
+    ))
+}
+
+fn install_opencode(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
+    let target = opencode_target(env, scope)?;
+    let report = opencode::install(&target, exe)?;
+    if report.changed() {
+        println!(
+            "Installed SOLARIA into OpenCode:\n  plugin:     {}\n  command:    {} (/memory sync | status | search <query>)\n  MCP server: {} (solaria mcp)\n\
+             Start a new OpenCode session to use it.",
+            target.plugin_path().display(),
+            target.command_path().display(),
+            target.config_path.display()
+        );
+    } else {
+        println!(
+            "SOLARIA was already installed in OpenCode ({}; nothing changed).",
+            target.plugin_path().display()
+        );
+    }
+    Ok(())
+}
+
+fn uninstall_opencode(env: &Env, scope: Scope) -> anyhow::Result<()> {
+    let target = opencode_target(env, scope)?;
+    if opencode::uninstall(&target)?.changed() {
+        println!(
+            "Removed SOLARIA's OpenCode plugin {}, the /memory command and its MCP entry in {}; \
+             everything else was kept. Your memory stays in the data dir (see `solaria stats`).",
+            target.plugin_path().display(),
+            target.config_path.display()
+        );
+    } else {
+        println!(
+            "SOLARIA was not installed in OpenCode ({}); nothing changed.",
+            target.config_dir.display()
+        );
+    }
+    Ok(())
+}
+
 impl InstallArgs {
     pub fn run(self, env: &Env) -> anyhow::Result<()> {
-        let Agent::ClaudeCode = self.agent;
         let exe = std::env::current_exe().context("cannot find the solaria executable's path")?;
-        let target = target(env, self.scope)?;
-        let target_mcp = target.mcp_path.clone();
-        let report = claude_code::install(&target, &exe)?;
-        if report.changed {
-            println!(
-                "Installed SOLARIA into Claude Code:\n  hooks:         {}\n  slash command: {} (/memory sync | status | search <query>)\n  MCP server:    {} (solaria mcp)\n\
-                 Start a new Claude Code session to use it.",
-                report.settings_path.display(),
-                report.command_path.display(),
-                target_mcp.display()
-            );
+        if self.agent == Agent::Opencode {
+            install_opencode(env, self.scope, &exe)?;
         } else {
-            println!(
-                "SOLARIA was already installed in {} (nothing changed).",
-                report.settings_path.display()
-            );
+            install_claude_code(env, self.scope, &exe)?;
         }
         if self.no_service {
             return Ok(());
         }
         if self.scope != Scope::User {
             println!(
-                "Background service: not installed by a project-scope install (the daemon serves every project: `solaria install claude-code` at user scope registers it)."
+                "Background service: not installed by a project-scope install (the daemon serves every project: a user-scope install registers it)."
             );
             return Ok(());
         }
@@ -88,11 +138,39 @@ impl InstallArgs {
     }
 }
 
+fn install_claude_code(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
+    {
+        let target = claude_target(env, scope)?;
+        let target_mcp = target.mcp_path.clone();
+        let report = claude_code::install(&target, exe)?;
+        if report.changed {
+            println!(
+                "Installed SOLARIA into Claude Code:\n  hooks:         {}\n  slash command: {} (/memory sync | status | search <query>)\n  MCP server:    {} (solaria mcp)\n\
+                 Start a new Claude Code session to use it.",
+                report.settings_path.display(),
+                report.command_path.display(),
+                target_mcp.display()
+            );
+        } else {
+            println!(
+                "SOLARIA was already installed in {} (nothing changed).",
+                report.settings_path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 impl UninstallArgs {
     pub fn run(self, env: &Env) -> anyhow::Result<()> {
-        let Agent::ClaudeCode = self.agent;
-        let report = claude_code::uninstall(&target(env, self.scope)?)?;
+        if self.agent == Agent::Opencode {
+            uninstall_opencode(env, self.scope)?;
+        } else {
+            uninstall_claude_code(env, self.scope)?;
+        }
+        // The service serves every agent: it goes with the last user-scope install.
         if self.scope == Scope::User
+            && !other_agent_installed(env, self.agent)
             && let Some(unit) = service::uninstall(env)?
         {
             println!(
@@ -100,19 +178,43 @@ impl UninstallArgs {
                 unit.display()
             );
         }
-        if report.changed {
-            println!(
-                "Removed SOLARIA's hooks from {} and the /memory command {}; everything else was kept. \
-                 Your memory stays in the data dir (see `solaria stats`).",
-                report.settings_path.display(),
-                report.command_path.display()
-            );
-        } else {
-            println!(
-                "SOLARIA was not installed in {}; nothing changed.",
-                report.settings_path.display()
-            );
-        }
         Ok(())
     }
+}
+
+/// Whether the agent other than `agent` still has a user-scope install (any part
+/// of it, for any solaria); when that cannot be told, it is assumed so.
+fn other_agent_installed(env: &Env, agent: Agent) -> bool {
+    let Ok(exe) = std::env::current_exe() else {
+        return true;
+    };
+    let found = match agent {
+        Agent::ClaudeCode => opencode_target(env, Scope::User)
+            .and_then(|t| Ok(opencode::state(&t, &exe)?))
+            .map(|s| [s.plugin, s.command, s.mcp]),
+        Agent::Opencode => claude_target(env, Scope::User)
+            .and_then(|t| Ok(claude_code::state(&t, &exe)?))
+            .map(|s| [s.hooks, s.command, s.mcp]),
+    };
+    found.map_or(true, |parts| {
+        parts.iter().any(|p| *p != claude_code::Presence::Missing)
+    })
+}
+
+fn uninstall_claude_code(env: &Env, scope: Scope) -> anyhow::Result<()> {
+    let report = claude_code::uninstall(&claude_target(env, scope)?)?;
+    if report.changed {
+        println!(
+            "Removed SOLARIA's hooks from {} and the /memory command {}; everything else was kept. \
+             Your memory stays in the data dir (see `solaria stats`).",
+            report.settings_path.display(),
+            report.command_path.display()
+        );
+    } else {
+        println!(
+            "SOLARIA was not installed in {}; nothing changed.",
+            report.settings_path.display()
+        );
+    }
+    Ok(())
 }

@@ -3,6 +3,7 @@
 mod commits;
 mod conflicts;
 mod context;
+mod doctor;
 mod embed;
 mod forget;
 mod hook;
@@ -38,7 +39,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Capture a Claude Code hook event (JSON on stdin). Always exits 0.
+    /// Capture a Claude Code hook event, or an OpenCode one (`hook opencode <event>`);
+    /// JSON on stdin. Always exits 0.
     Hook(hook::Args),
     /// Search the memory: a compact index of matching records.
     Search(search::Args),
@@ -54,10 +56,13 @@ enum Command {
     Forget(forget::Args),
     /// Apply the retention policy now (this machine only).
     Prune(prune::Args),
-    /// Wire SOLARIA into an agent (Claude Code).
+    /// Wire SOLARIA into an agent (Claude Code or OpenCode).
     Install(install::InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(install::UninstallArgs),
+    /// Check the installs (Claude Code, OpenCode), the daemon and the last capture
+    /// of each agent; one line per check with the command that fixes it.
+    Doctor(doctor::Args),
     /// Connect this machine to a central service with an enrollment token.
     Login(login::LoginArgs),
     /// Disconnect this machine from its central service (local memory is kept).
@@ -136,6 +141,7 @@ impl Cli {
             Command::Prune(a) => a.run(&app),
             Command::Install(a) => a.run(env),
             Command::Uninstall(a) => a.run(env),
+            Command::Doctor(a) => a.run(env, &app),
             Command::Slash(a) => a.run(&app),
             Command::Login(a) => a.run(&app),
             Command::Logout(a) => a.run(&app),

@@ -32,6 +32,34 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(15);
 /// `GET /api/search` on the daemon serving the data dir of `paths` (docs/LOCAL_API.md).
 /// `None` when no daemon of this version answers.
 pub fn search(paths: &Paths, request: &SearchRequest) -> Option<SearchResult> {
+    let daemon = connect(paths)?;
+    let answer = daemon
+        .client
+        .get(format!("http://{}/api/search", daemon.addr))
+        .bearer_auth(&daemon.token)
+        .query(&params(request))
+        .send()
+        .ok()?;
+    if !answer.status().is_success() {
+        return None;
+    }
+    answer.json().ok()
+}
+
+/// Whether a daemon of this version serves the data dir of `paths` (it answered
+/// `/api/health` and proved it holds the token), and at which address.
+pub fn running(paths: &Paths) -> Option<SocketAddr> {
+    connect(paths).map(|d| d.addr)
+}
+
+/// A daemon that answered and proved it is ours.
+struct Daemon {
+    client: reqwest::blocking::Client,
+    addr: SocketAddr,
+    token: String,
+}
+
+fn connect(paths: &Paths) -> Option<Daemon> {
     let addr: SocketAddr = std::fs::read_to_string(paths.serve_addr())
         .ok()?
         .trim()
@@ -50,7 +78,7 @@ pub fn search(paths: &Paths, request: &SearchRequest) -> Option<SearchResult> {
     // The address may be stale and the port someone else's: the token goes only to
     // a listener that proves it holds it. Another version may shape hits
     // differently: only ask our own.
-    let token = token.trim();
+    let token = token.trim().to_owned();
     let challenge = api_proof::challenge();
     let health: Health = client
         .get(format!("http://{addr}/api/health"))
@@ -60,20 +88,15 @@ pub fn search(paths: &Paths, request: &SearchRequest) -> Option<SearchResult> {
         .json()
         .ok()?;
     if health.version != env!("CARGO_PKG_VERSION")
-        || !api_proof::verify(token, &challenge, &health.proof)
+        || !api_proof::verify(&token, &challenge, &health.proof)
     {
         return None;
     }
-    let answer = client
-        .get(format!("http://{addr}/api/search"))
-        .bearer_auth(token)
-        .query(&params(request))
-        .send()
-        .ok()?;
-    if !answer.status().is_success() {
-        return None;
-    }
-    answer.json().ok()
+    Some(Daemon {
+        client,
+        addr,
+        token,
+    })
 }
 
 /// The request as `/api/search` takes it.

@@ -267,3 +267,28 @@ pub fn recent_sessions(
     }
     Ok(out)
 }
+
+/// When each agent last captured something on this machine (`machine`): its
+/// newest session start or observation, per agent name, in name order.
+pub fn last_capture_by_agent(
+    conn: &Connection,
+    machine: solaria_shared::MachineId,
+) -> Result<Vec<(String, solaria_shared::UnixMillis)>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT agent, MAX(t) FROM (
+             SELECT agent, started_at AS t FROM sessions
+              WHERE deleted = 0 AND machine_id = ?1
+             UNION ALL
+             SELECT s.agent, o.created_at FROM observations o
+               JOIN sessions s ON s.id = o.session_id
+              WHERE o.deleted = 0 AND o.machine_id = ?1
+         ) GROUP BY agent ORDER BY agent",
+    )?;
+    let rows = stmt.query_map(params![machine.to_string()], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            solaria_shared::UnixMillis(r.get(1)?),
+        ))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

@@ -1,0 +1,214 @@
+//! `solaria doctor`: is SOLARIA wired into each agent (Claude Code, OpenCode), does
+//! the daemon answer, and when did each agent last capture something here. One line
+//! per check — `ok`, `missing` or `stale` — with the command that fixes it.
+
+use super::install::{Agent, claude_target, opencode_target};
+use anyhow::Context;
+use serde::Serialize;
+use solaria_edge::app::App;
+use solaria_edge::claude_code::{self, Presence, Scope};
+use solaria_edge::config::Env;
+use solaria_edge::opencode;
+use solaria_edge::ops::doctor;
+use solaria_edge::timefmt;
+use solaria_shared::UnixMillis;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print JSON: `{"ok": …, "checks": [{"check", "status", "detail", "fix"}]}`.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How one check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Ok,
+    Missing,
+    Stale,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Check {
+    check: String,
+    status: Status,
+    detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    ok: bool,
+    checks: Vec<Check>,
+}
+
+impl Args {
+    pub fn run(self, env: &Env, app: &App) -> anyhow::Result<()> {
+        let exe = std::env::current_exe().context("cannot find the solaria executable's path")?;
+        let mut checks = Vec::new();
+        checks.extend(agent_checks(env, Agent::ClaudeCode, &exe));
+        checks.extend(agent_checks(env, Agent::Opencode, &exe));
+        let health = doctor::memory_health(app)?;
+        checks.push(match &health.daemon {
+            Some(addr) => check("daemon", Status::Ok, format!("solaria serve answers on {addr}"), None),
+            None => check(
+                "daemon",
+                Status::Missing,
+                "no solaria serve answers for this data dir (capture still works; sync, vectors and the local API wait)".into(),
+                Some("systemctl --user enable --now solaria (or run `solaria serve`)".into()),
+            ),
+        });
+        let now = UnixMillis::now();
+        for (agent, name) in [("claude-code", "Claude Code"), ("opencode", "OpenCode")] {
+            let last = health.last_capture.iter().find(|(a, _)| a == agent);
+            checks.push(match last {
+                Some((_, t)) => check(
+                    &format!("{agent} capture"),
+                    Status::Ok,
+                    format!("last capture {}", timefmt::short(*t, now)),
+                    None,
+                ),
+                None => check(
+                    &format!("{agent} capture"),
+                    Status::Missing,
+                    "nothing captured on this machine yet".into(),
+                    Some(format!(
+                        "start a session in {name} once SOLARIA is installed for it"
+                    )),
+                ),
+            });
+        }
+        let report = Report {
+            ok: checks.iter().all(|c| c.status == Status::Ok),
+            checks,
+        };
+        super::print(self.json, &report, || text(&report))
+    }
+}
+
+fn check(name: &str, status: Status, detail: String, fix: Option<String>) -> Check {
+    Check {
+        check: name.to_owned(),
+        status,
+        detail,
+        fix,
+    }
+}
+
+fn text(report: &Report) -> String {
+    let mut out = String::new();
+    for c in &report.checks {
+        let status = match c.status {
+            Status::Ok => "ok",
+            Status::Missing => "missing",
+            Status::Stale => "stale",
+        };
+        out.push_str(&format!("{status:<8} {:<20} {}", c.check, c.detail));
+        if let Some(fix) = &c.fix {
+            out.push_str(&format!(" — fix: {fix}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// One part of an install, as found in one scope.
+struct Found {
+    presence: Presence,
+    path: PathBuf,
+    scope: Scope,
+}
+
+/// The install checks of `agent`: each part in the user scope and in the current
+/// directory's project scope; the better of the two counts.
+fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
+    let (name, parts) = match agent {
+        Agent::ClaudeCode => ("claude-code", ["hooks", "mcp", "/memory"]),
+        Agent::Opencode => ("opencode", ["plugin", "mcp", "/memory"]),
+    };
+    let mut found: [Vec<Found>; 3] = Default::default();
+    let mut errors = Vec::new();
+    for scope in [Scope::User, Scope::Project] {
+        match parts_in(env, agent, scope, exe) {
+            Ok(parts) => {
+                for (i, (presence, path)) in parts.into_iter().enumerate() {
+                    found[i].push(Found {
+                        presence,
+                        path,
+                        scope,
+                    });
+                }
+            }
+            Err(e) => errors.push(format!("{e:#}")),
+        }
+    }
+    let mut checks = Vec::new();
+    for (part, found) in parts.iter().zip(found) {
+        let best = found.into_iter().max_by_key(|f| match f.presence {
+            Presence::Current => 2,
+            Presence::Stale => 1,
+            Presence::Missing => 0,
+        });
+        let label = format!("{name} {part}");
+        let install = |scope: Scope| match scope {
+            Scope::User => format!("solaria install {name}"),
+            Scope::Project => format!("solaria install {name} --scope project"),
+        };
+        checks.push(match best {
+            Some(f) if f.presence == Presence::Current => {
+                check(&label, Status::Ok, f.path.display().to_string(), None)
+            }
+            Some(f) if f.presence == Presence::Stale => check(
+                &label,
+                Status::Stale,
+                format!(
+                    "{} is from another solaria or an older version",
+                    f.path.display()
+                ),
+                Some(install(f.scope)),
+            ),
+            _ => check(
+                &label,
+                Status::Missing,
+                errors
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "not installed".to_owned()),
+                Some(install(Scope::User)),
+            ),
+        });
+    }
+    checks
+}
+
+/// `(presence, path)` of each of the agent's three parts in `scope`.
+fn parts_in(
+    env: &Env,
+    agent: Agent,
+    scope: Scope,
+    exe: &Path,
+) -> anyhow::Result<[(Presence, PathBuf); 3]> {
+    Ok(match agent {
+        Agent::ClaudeCode => {
+            let t = claude_target(env, scope)?;
+            let s = claude_code::state(&t, exe)?;
+            [
+                (s.hooks, t.settings_path.clone()),
+                (s.mcp, t.mcp_path.clone()),
+                (s.command, t.command_path()),
+            ]
+        }
+        Agent::Opencode => {
+            let t = opencode_target(env, scope)?;
+            let s = opencode::state(&t, exe)?;
+            [
+                (s.plugin, t.plugin_path()),
+                (s.mcp, t.config_path.clone()),
+                (s.command, t.command_path()),
+            ]
+        }
+    })
+}

@@ -1,0 +1,386 @@
+//! Wires SOLARIA into OpenCode (1.18): a plugin that forwards OpenCode's events to
+//! `solaria hook opencode <event>` and injects the context, SOLARIA's MCP server in
+//! `opencode.json`, and the `/memory` command. Files: `plugin.rs` (the plugin file,
+//! from `solaria.js`), `command.rs` (the `/memory` command file), `config.rs` (the
+//! MCP entry in `opencode.json`/`opencode.jsonc`), `jsonc.rs` (editing JSON with
+//! comments in place).
+//!
+//! OpenCode loads every `*.js`/`*.ts` in `plugin/` or `plugins/` of its config
+//! directories (`~/.config/opencode/`, honouring `XDG_CONFIG_HOME`, and
+//! `<project>/.opencode/`), and every `*.md` in `command/` or `commands/` as a
+//! command named after the file. The config is `opencode.json` or `opencode.jsonc`
+//! (comments and trailing commas allowed) in the config directory (user scope) or
+//! at the project's root (project scope).
+//!
+//! Everything SOLARIA adds is recognisable (a marker line in the files, the
+//! `solaria mcp` command in the MCP entry), so [`install`] is idempotent and
+//! [`uninstall`] removes exactly what we added. The config is edited as text: the
+//! user's bytes are never re-rendered, and uninstall gives them back byte for byte.
+
+mod command;
+mod config;
+pub mod jsonc;
+mod plugin;
+#[cfg(test)]
+mod tests;
+
+pub use command::{COMMAND_FILE_NAME, command_file};
+pub use plugin::{PLUGIN_FILE_NAME, plugin_file};
+
+pub use crate::claude_code::Presence;
+
+use crate::atomic_file::{Access, write_atomic};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Text that marks the plugin file as written by SOLARIA.
+pub const PLUGIN_MARKER: &str = "solaria-managed: opencode plugin";
+/// Text that marks the `/memory` command file as written by SOLARIA (the capture
+/// recognises its expansion by it, too).
+pub const COMMAND_MARKER: &str = crate::capture::opencode::COMMAND_MARKER;
+
+/// Where a SOLARIA install goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    /// `~/.config/opencode/`: every project of this user.
+    User,
+    /// `<project>/.opencode/` and `<project>/opencode.json`: this project only.
+    Project,
+}
+
+/// The OpenCode files one install touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The config directory that receives `plugins/` and `commands/`.
+    pub config_dir: PathBuf,
+    /// `opencode.json` or `opencode.jsonc`, which receives the MCP entry.
+    pub config_path: PathBuf,
+}
+
+impl Target {
+    /// The files of `scope`. `xdg_config_home` is `$XDG_CONFIG_HOME` when set.
+    pub fn for_scope(
+        scope: Scope,
+        home: &Path,
+        xdg_config_home: Option<&Path>,
+        project_dir: &Path,
+    ) -> Target {
+        let (config_dir, config_base) = match scope {
+            Scope::User => {
+                let base = xdg_config_home
+                    .filter(|p| p.is_absolute())
+                    .map_or_else(|| home.join(".config"), Path::to_path_buf)
+                    .join("opencode");
+                (base.clone(), base)
+            }
+            Scope::Project => (project_dir.join(".opencode"), project_dir.to_path_buf()),
+        };
+        // OpenCode reads both; an existing `.jsonc` alone is the user's choice.
+        let json = config_base.join("opencode.json");
+        let jsonc = config_base.join("opencode.jsonc");
+        let config_path = if !json.exists() && jsonc.exists() {
+            jsonc
+        } else {
+            json
+        };
+        Target {
+            config_dir,
+            config_path,
+        }
+    }
+
+    /// The plugin file.
+    pub fn plugin_path(&self) -> PathBuf {
+        self.config_dir.join("plugins").join(PLUGIN_FILE_NAME)
+    }
+
+    /// The `/memory` command file.
+    pub fn command_path(&self) -> PathBuf {
+        self.config_dir.join("commands").join(COMMAND_FILE_NAME)
+    }
+}
+
+/// What [`install`] or [`uninstall`] did, file by file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallReport {
+    /// The plugin file was written or removed.
+    pub plugin_changed: bool,
+    /// The command file was written or removed.
+    pub command_changed: bool,
+    /// The config file was written or removed.
+    pub config_changed: bool,
+}
+
+impl InstallReport {
+    /// Whether any file changed.
+    pub fn changed(&self) -> bool {
+        self.plugin_changed || self.command_changed || self.config_changed
+    }
+}
+
+/// Why an install or uninstall stopped. Every file is read and checked before the
+/// first one is written, so one of these found while reading leaves everything as
+/// it was.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// A file exists but cannot be read.
+    #[error("cannot read {path}: {source}; check its permissions and run the command again")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The config is not JSON (comments and trailing commas allowed).
+    #[error(
+        "{path} is not valid JSON/JSONC ({reason}); fix it or move it aside and run the \
+         command again (SOLARIA never overwrites a config it cannot parse; nothing was changed)"
+    )]
+    InvalidConfig {
+        /// The config file.
+        path: PathBuf,
+        /// The parse error.
+        reason: jsonc::JsoncError,
+    },
+    /// The config is JSON, but a part we must edit has the wrong type.
+    #[error(
+        "{path}: {what} must be an object but is {found}; fix it by hand and run the \
+         command again (nothing was changed)"
+    )]
+    UnexpectedShape {
+        /// The config file.
+        path: PathBuf,
+        /// Which part.
+        what: &'static str,
+        /// What the file holds instead.
+        found: &'static str,
+    },
+    /// A file of ours is in the way, written by someone else.
+    #[error(
+        "{path} already exists and was not written by SOLARIA; SOLARIA will not overwrite \
+         it. Rename or remove it and run the command again (nothing was changed)"
+    )]
+    ForeignFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An MCP server named `solaria` that is not ours is already configured.
+    #[error(
+        "{path} already configures an MCP server named \"solaria\" that does not run this \
+         solaria; rename or remove it, then install again (nothing was changed)"
+    )]
+    ForeignMcpServer {
+        /// The config file.
+        path: PathBuf,
+    },
+    /// The executable path cannot be written into the plugin or the command.
+    #[error("cannot use {path} as the solaria executable: {reason}")]
+    UnusableExePath {
+        /// The path given.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// Writing or removing a file failed.
+    #[error("cannot write {path}: {source}; check the directory's permissions and free space")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+/// What one of our files holds now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileState {
+    /// Not there.
+    Missing,
+    /// Ours (it has our marker), with its text.
+    Ours(String),
+    /// Someone else's.
+    Foreign,
+}
+
+/// Reads one of our files: missing, ours (by `marker`) or someone else's.
+pub fn file_state(path: &Path, marker: &str) -> Result<FileState, InstallError> {
+    match fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            Ok(if text.contains(marker) {
+                FileState::Ours(text.into_owned())
+            } else {
+                FileState::Foreign
+            })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(FileState::Missing),
+        Err(source) => Err(InstallError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Writes the plugin and the `/memory` command for `solaria_exe` (an absolute
+/// path) and registers `solaria mcp` in the config, replacing earlier SOLARIA
+/// versions of them. Nothing is written when all three are already current.
+pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, InstallError> {
+    let exe = exe_str(solaria_exe)?;
+    let plugin_path = target.plugin_path();
+    let command_path = target.command_path();
+    let plugin = plugin_file(exe);
+    let command = command_file(exe);
+    let plugin_changed = needs_write(&plugin_path, PLUGIN_MARKER, &plugin)?;
+    let command_changed = needs_write(&command_path, COMMAND_MARKER, &command)?;
+    let new_config = config::with_mcp(&target.config_path, exe)?;
+
+    if plugin_changed {
+        write(&plugin_path, plugin.as_bytes())?;
+    }
+    if command_changed {
+        write(&command_path, command.as_bytes())?;
+    }
+    let config_changed = new_config.is_some();
+    if let Some(text) = new_config {
+        write(&target.config_path, text.as_bytes())?;
+    }
+    Ok(InstallReport {
+        plugin_changed,
+        command_changed,
+        config_changed,
+    })
+}
+
+/// Removes our plugin, our command and our MCP entry (whatever executable they
+/// name), and the directories that this leaves empty. Everything else stays as
+/// it is, byte for byte.
+pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
+    let plugin_path = target.plugin_path();
+    let command_path = target.command_path();
+    let plugin_ours = matches!(file_state(&plugin_path, PLUGIN_MARKER)?, FileState::Ours(_));
+    let command_ours = matches!(
+        file_state(&command_path, COMMAND_MARKER)?,
+        FileState::Ours(_)
+    );
+    let new_config = config::without_mcp(&target.config_path)?;
+
+    if plugin_ours {
+        remove(&plugin_path)?;
+    }
+    if command_ours {
+        remove(&command_path)?;
+    }
+    let config_changed = new_config.is_some();
+    match new_config {
+        Some(config::Edit::Write(text)) => write(&target.config_path, text.as_bytes())?,
+        Some(config::Edit::Remove) => remove(&target.config_path)?,
+        None => {}
+    }
+    for dir in [
+        plugin_path.parent(),
+        command_path.parent(),
+        Some(target.config_dir.as_path()),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        // Only an empty directory goes: `remove_dir` refuses any other.
+        let _ = fs::remove_dir(dir);
+    }
+    Ok(InstallReport {
+        plugin_changed: plugin_ours,
+        command_changed: command_ours,
+        config_changed,
+    })
+}
+
+/// Where an OpenCode install stands, part by part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InstallState {
+    /// The plugin file.
+    pub plugin: Presence,
+    /// The `/memory` command file.
+    pub command: Presence,
+    /// The MCP entry in the config.
+    pub mcp: Presence,
+}
+
+/// Compares what is installed in `target` with what `install` would write for
+/// `solaria_exe`. Reads only.
+pub fn state(target: &Target, solaria_exe: &Path) -> Result<InstallState, InstallError> {
+    let exe = exe_str(solaria_exe)?;
+    let file = |path: &Path, marker: &str, desired: &str| -> Result<Presence, InstallError> {
+        Ok(match file_state(path, marker)? {
+            FileState::Ours(text) if text == desired => Presence::Current,
+            FileState::Ours(_) => Presence::Stale,
+            FileState::Missing | FileState::Foreign => Presence::Missing,
+        })
+    };
+    let mcp = if !config::has_our_entry(&target.config_path)? {
+        Presence::Missing
+    } else if config::with_mcp(&target.config_path, exe)?.is_none() {
+        Presence::Current
+    } else {
+        Presence::Stale
+    };
+    Ok(InstallState {
+        plugin: file(&target.plugin_path(), PLUGIN_MARKER, &plugin_file(exe))?,
+        command: file(&target.command_path(), COMMAND_MARKER, &command_file(exe))?,
+        mcp,
+    })
+}
+
+fn needs_write(path: &Path, marker: &str, desired: &str) -> Result<bool, InstallError> {
+    match file_state(path, marker)? {
+        FileState::Foreign => Err(InstallError::ForeignFile {
+            path: path.to_owned(),
+        }),
+        FileState::Ours(current) => Ok(current != desired),
+        FileState::Missing => Ok(true),
+    }
+}
+
+fn exe_str(exe: &Path) -> Result<&str, InstallError> {
+    let unusable = |reason| InstallError::UnusableExePath {
+        path: exe.to_owned(),
+        reason,
+    };
+    let s = exe
+        .to_str()
+        .ok_or_else(|| unusable("the path is not valid UTF-8"))?;
+    if !exe.is_absolute() {
+        return Err(unusable(
+            "the path is not absolute (OpenCode runs the plugin from the project directory)",
+        ));
+    }
+    if s.contains(['\n', '\r', '`', '\0', '"']) {
+        return Err(unusable(
+            "the path contains a newline, a NUL, a quote or a back-quote",
+        ));
+    }
+    Ok(s)
+}
+
+/// Writes one file (keeping its mode; a new one is 0600), creating its directory.
+fn write(path: &Path, contents: &[u8]) -> Result<(), InstallError> {
+    let err = |source| InstallError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(err)?;
+    }
+    write_atomic(path, contents, Access::Keep).map_err(err)
+}
+
+fn remove(path: &Path) -> Result<(), InstallError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(InstallError::Write {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}

@@ -1,0 +1,182 @@
+// solaria-managed: opencode plugin. Written by "solaria install opencode" and removed
+// by "solaria uninstall opencode"; a reinstall overwrites edits.
+//
+// SOLARIA Memory for OpenCode (plugin API of OpenCode 1.18): forwards the session's
+// events to `solaria hook opencode <event>` (JSON on its stdin) and adds the
+// project's memory to the system prompt. No dependencies. It never throws into
+// OpenCode and never holds it for long: bus events are fire-and-forget, the awaited
+// hooks wait at most HOOK_WAIT_MS, the context at most CONTEXT_WAIT_MS once per
+// session.
+import { spawn } from "node:child_process";
+
+const SOLARIA = "__SOLARIA_EXE__";
+const HOOK_WAIT_MS = 1500;
+const CONTEXT_WAIT_MS = 3000;
+// A solaria process that outlives this is left to its own watchdog; the queue moves on.
+const RUN_CAP_MS = 10000;
+const BUS_EVENTS = new Set([
+  "session.created",
+  "session.idle",
+  "session.compacted",
+  "session.deleted",
+  "session.error",
+]);
+
+export const SolariaMemory = async (ctx) => {
+  const cwd = (ctx && (ctx.directory || ctx.worktree)) || process.cwd();
+  let queue = Promise.resolve("");
+  const contexts = new Map();
+  const lastText = new Map();
+
+  // A timer that resolves to "" after `ms`; `hold` keeps the runtime alive meanwhile
+  // (only while someone awaits it).
+  const later = (ms, hold) => {
+    let timer;
+    const promise = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(""), ms);
+      if (!hold && timer && typeof timer.unref === "function") timer.unref();
+    });
+    return { promise, cancel: () => clearTimeout(timer) };
+  };
+
+  // Runs `solaria hook opencode <event>` with `payload`; resolves to its stdout
+  // (mode "output") or "", never rejects. Mode "detach" is fire-and-forget: the
+  // process outlives OpenCode if need be and keeps nothing waiting.
+  const run = (event, payload, mode) =>
+    new Promise((resolve) => {
+      const detach = mode === "detach";
+      const cap = later(RUN_CAP_MS, false);
+      let out = "";
+      let done = false;
+      const finish = () => {
+        if (!done) {
+          done = true;
+          cap.cancel();
+          resolve(out);
+        }
+      };
+      cap.promise.then(finish);
+      try {
+        const body = JSON.stringify(payload);
+        const child = spawn(SOLARIA, ["hook", "opencode", event], {
+          cwd,
+          env: process.env,
+          stdio: ["pipe", mode === "output" ? "pipe" : "ignore", "ignore"],
+          detached: detach,
+        });
+        child.on("error", finish);
+        child.on("close", finish);
+        if (mode === "output" && child.stdout) {
+          child.stdout.setEncoding("utf8");
+          child.stdout.on("data", (d) => {
+            out += d;
+          });
+        }
+        child.stdin.on("error", () => {});
+        child.stdin.end(body);
+        if (detach) child.unref();
+      } catch {
+        finish();
+      }
+    });
+
+  // Forwards run one after another so the store sees them in OpenCode's order.
+  const forward = (event, payload, mode) => {
+    const next = queue.then(() => run(event, payload, mode));
+    queue = next;
+    return next;
+  };
+
+  // Waits for `promise`, at most `ms`.
+  const atMost = async (promise, ms) => {
+    const timeout = later(ms, true);
+    try {
+      return await Promise.race([promise, timeout.promise]);
+    } finally {
+      timeout.cancel();
+    }
+  };
+
+  return {
+    event: async (input) => {
+      try {
+        const event = input && input.event;
+        const type = event && event.type;
+        const props = (event && event.properties) || {};
+        if (BUS_EVENTS.has(type)) {
+          const payload = { cwd, properties: props };
+          const id = props.sessionID || (props.info && props.info.id);
+          if (type === "session.idle" && lastText.has(id)) {
+            payload.last_assistant_message = lastText.get(id);
+          }
+          if (type === "session.deleted") {
+            contexts.delete(id);
+            lastText.delete(id);
+          }
+          forward(type, payload, "detach");
+        } else if (
+          type === "message.part.updated" &&
+          props.part &&
+          props.part.type === "tool" &&
+          props.part.state &&
+          props.part.state.status === "error"
+        ) {
+          forward(type, { cwd, properties: { part: props.part } }, "detach");
+        }
+      } catch {
+        // Never into OpenCode.
+      }
+    },
+
+    "chat.message": async (input, output) => {
+      try {
+        const parts = ((output && output.parts) || [])
+          .filter((p) => p && p.type === "text")
+          .map((p) => ({
+            type: "text",
+            text: p.text,
+            synthetic: p.synthetic,
+            ignored: p.ignored,
+          }));
+        await atMost(
+          forward("chat.message", { cwd, input, output: { parts } }, "wait"),
+          HOOK_WAIT_MS,
+        );
+      } catch {}
+    },
+
+    "tool.execute.after": async (input, output) => {
+      try {
+        const o = output || {};
+        await atMost(
+          forward("tool.execute.after", {
+            cwd,
+            input,
+            output: { title: o.title, output: o.output, metadata: o.metadata },
+          }, "wait"),
+          HOOK_WAIT_MS,
+        );
+      } catch {}
+    },
+
+    "experimental.text.complete": async (input, output) => {
+      try {
+        if (input && input.sessionID && output && typeof output.text === "string") {
+          lastText.set(input.sessionID, output.text);
+        }
+      } catch {}
+    },
+
+    "experimental.chat.system.transform": async (input, output) => {
+      try {
+        const id = input && input.sessionID;
+        if (!id || !output || !Array.isArray(output.system)) return;
+        if (!contexts.has(id)) {
+          contexts.set(id, run("context", { cwd, session_id: id }, "output"));
+        }
+        const text = await atMost(contexts.get(id), CONTEXT_WAIT_MS);
+        if (typeof text === "string" && text.trim()) output.system.push(text.trim());
+      } catch {}
+    },
+  };
+};

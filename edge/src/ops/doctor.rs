@@ -1,0 +1,29 @@
+//! What `solaria doctor` asks of the memory itself: whether the daemon answers,
+//! and when each agent last captured something on this machine. (The installs
+//! are the installers' to check: `claude_code::state`, `opencode::state`.)
+
+use super::{OpResult, daemon_client};
+use crate::app::App;
+use crate::store::views;
+use serde::Serialize;
+use solaria_shared::UnixMillis;
+
+/// The memory's side of a health check.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryHealth {
+    /// The daemon's address when a daemon of this version answers for this data dir.
+    pub daemon: Option<String>,
+    /// Per agent name (`claude-code`, `opencode`, …): its last capture here.
+    pub last_capture: Vec<(String, UnixMillis)>,
+}
+
+/// Checks the daemon and reads the last capture per agent.
+pub fn memory_health(app: &App) -> OpResult<MemoryHealth> {
+    let store = app.store()?;
+    let last_capture = views::last_capture_by_agent(store.conn(), store.machine_id())?;
+    let daemon = daemon_client::running(&app.paths).map(|a| a.to_string());
+    Ok(MemoryHealth {
+        daemon,
+        last_capture,
+    })
+}
