@@ -337,12 +337,14 @@ fn is_error(o: &Observation) -> bool {
     o.metadata.get("error").and_then(Value::as_bool) == Some(true)
 }
 
-/// The JSON Claude Code reads from a SessionStart hook's stdout.
-pub fn hook_output(context: &str) -> String {
+/// The JSON Claude Code reads from a hook's stdout to add `text` to what the
+/// model sees (`event`: `SessionStart` for the context, `UserPromptSubmit` for
+/// what a prompt recalls).
+pub fn hook_output(event: &str, text: &str) -> String {
     let v = json!({
         "hookSpecificOutput": {
-            "hookEventName": "SessionStart",
-            "additionalContext": context,
+            "hookEventName": event,
+            "additionalContext": text,
         }
     });
     format!("{v}\n")

@@ -68,6 +68,15 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
     let command = claude.join("commands/memory.md");
     let slash = std::fs::read_to_string(&command).expect("slash command written");
     assert!(slash.contains(&format!("{exe} slash")));
+    let librarian = claude.join("agents/librarian.md");
+    let agent = std::fs::read_to_string(&librarian).expect("the Librarian subagent written");
+    assert!(
+        agent.starts_with("---\nname: librarian\ndescription: ")
+            && agent.contains("memory_why")
+            && agent.contains("holds nothing")
+            && agent.contains("top 3"),
+        "{agent}"
+    );
 
     let again = m.ok_in(m.root.path(), &["install", "claude-code"]);
     assert!(again.contains("already installed"), "{again}");
@@ -113,8 +122,22 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
         "uninstall restores exactly what the user had"
     );
     assert!(!command.exists());
+    assert!(
+        !librarian.exists(),
+        "uninstall removes exactly the Librarian"
+    );
     let noop = m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
     assert!(noop.contains("nothing changed"));
+
+    // A librarian.md of the user's own is never overwritten nor removed.
+    std::fs::write(&librarian, "---\nname: librarian\n---\nmine\n").expect("user file");
+    let out = m.ok_in(m.root.path(), &["install", "claude-code"]);
+    assert!(out.contains("your own file: kept"), "{out}");
+    m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
+    assert_eq!(
+        std::fs::read_to_string(&librarian).expect("kept"),
+        "---\nname: librarian\n---\nmine\n"
+    );
 }
 
 #[test]
@@ -148,8 +171,10 @@ fn project_scope_writes_into_the_project() {
         "project scope leaves the user's config alone"
     );
     assert!(!m.home().join(".claude/settings.json").exists());
+    assert!(p.join(".claude/agents/librarian.md").exists());
     m.ok_in(&p, &["uninstall", "claude-code", "--scope", "project"]);
     assert!(!p.join(".claude/commands/memory.md").exists());
+    assert!(!p.join(".claude/agents/librarian.md").exists());
 }
 
 #[test]

@@ -40,7 +40,7 @@ pub fn run(event: HookEvent, env: &Env) {
     run_guarded(event.claude_name(), env, |bytes, config, paths, skew| {
         let payload = payload::parse(bytes)?;
         let text = capture(event, &payload, AGENT, config, paths, skew)?;
-        Ok(text.map(|t| context::hook_output(&t)))
+        Ok(text.map(|t| context::hook_output(event.claude_name(), &t)))
     });
 }
 
@@ -365,7 +365,7 @@ fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
     out
 }
 
-/// What the memory holds that `prompt` touches, as the hook's output (`None`:
+/// What the memory holds that `prompt` touches, as the text to add to it (`None`:
 /// nothing relevant enough, or recall is off), remembered so that the session is
 /// not told the same thing twice.
 fn recall_into(
@@ -387,7 +387,7 @@ fn recall_into(
         now,
     )?;
     crate::ops::recall::remember_recalled(store, agent_session, &recall, now)?;
-    Ok(recall.hook_output())
+    Ok(recall.additional_context())
 }
 
 /// The session this payload belongs to, created on first sight (a missed

@@ -21,7 +21,7 @@ impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let found = context_of(app, self.project.as_deref())?;
         match &found.context {
-            Some(text) if self.json => print!("{}", context::hook_output(text)),
+            Some(text) if self.json => print!("{}", context::hook_output("SessionStart", text)),
             _ => print!("{}", found.text()),
         }
         if self.explain {

@@ -143,18 +143,26 @@ fn install_claude_code(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()
         let target = claude_target(env, scope)?;
         let target_mcp = target.mcp_path.clone();
         let report = claude_code::install(&target, exe)?;
+        let librarian = target.librarian_path();
         if report.changed {
             println!(
-                "Installed SOLARIA into Claude Code:\n  hooks:         {}\n  slash command: {} (/memory sync | status | search <query>)\n  MCP server:    {} (solaria mcp)\n\
+                "Installed SOLARIA into Claude Code:\n  hooks:         {}\n  slash command: {} (/memory sync | status | search <query>)\n  MCP server:    {} (solaria mcp)\n  subagent:      {} (the Librarian: history questions, answered with citations)\n\
                  Start a new Claude Code session to use it.",
                 report.settings_path.display(),
                 report.command_path.display(),
-                target_mcp.display()
+                target_mcp.display(),
+                librarian.display()
             );
         } else {
             println!(
                 "SOLARIA was already installed in {} (nothing changed).",
                 report.settings_path.display()
+            );
+        }
+        if report.librarian == claude_code::Librarian::KeptYours {
+            println!(
+                "{} is your own file: kept as it is (SOLARIA's Librarian subagent was not installed).",
+                librarian.display()
             );
         }
     }

@@ -104,18 +104,6 @@ impl Recall {
         }
         out
     }
-
-    /// The JSON Claude Code reads from a UserPromptSubmit hook's stdout.
-    pub fn hook_output(&self) -> Option<String> {
-        let text = self.additional_context()?;
-        let v = serde_json::json!({
-            "hookSpecificOutput": {
-                "hookEventName": "UserPromptSubmit",
-                "additionalContext": text,
-            }
-        });
-        Some(format!("{v}\n"))
-    }
 }
 
 /// What a prompt recalls from `store`, for the agent session `agent_session`
