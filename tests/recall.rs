@@ -113,7 +113,7 @@ fn recall_shows_the_scores_and_follows_its_settings() {
     let id = memory(&edge);
     let shown = edge.ok(&["recall", "let's add an ORM for the billing tables"]);
     assert!(
-        shown.contains(&format!("+ ")) && shown.contains(&id),
+        shown.contains("+ ") && shown.contains(&id),
         "{shown}"
     );
     let v = edge.json(
