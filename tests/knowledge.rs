@@ -457,3 +457,53 @@ async fn an_edge_upgraded_from_the_first_release_reads_the_knowledge_it_was_not_
     );
     c.stop().await;
 }
+
+#[test]
+fn memories_live_as_long_as_their_type_and_an_expired_one_leaves_search_but_stays_readable() {
+    let edge = Edge::new("laptop");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as i64;
+    let remember = |args: &[&str]| -> Value {
+        let mut all = vec!["remember", "--json"];
+        all.extend_from_slice(args);
+        edge.json(&edge.project, &all)["record"].clone()
+    };
+    let days = |v: &Value| (v["body"]["expires_at"].as_i64().expect("expires") - now) / 86_400_000;
+    let moment = remember(&["-t", "moment", "shipped the first beta today"]);
+    assert!((29..=30).contains(&days(&moment)), "{moment}");
+    let fact = remember(&["-t", "fact", "staging runs on two small VMs"]);
+    assert!((179..=180).contains(&days(&fact)), "{fact}");
+    let pref = remember(&["-t", "preference", "answers in Spanish"]);
+    assert!(
+        pref["body"]["expires_at"].is_null(),
+        "preferences never expire: {pref}"
+    );
+    let kept = remember(&["-t", "fact", "--expires", "never", "the repo is a monorepo"]);
+    assert!(kept["body"]["expires_at"].is_null(), "{kept}");
+
+    let old = remember(&[
+        "-t",
+        "fact",
+        "--expires",
+        "2020-01-01",
+        "the zeppelin cluster is in eu-west-1",
+    ]);
+    let id = old["id"].as_str().expect("id").to_string();
+    assert!(
+        edge.search("zeppelin").is_empty(),
+        "an expired memory leaves search"
+    );
+    assert!(!edge.ok(&["memories"]).contains("zeppelin"));
+    assert!(
+        edge.ok(&["memories", "--all"]).contains("zeppelin"),
+        "the audit trail keeps it"
+    );
+    assert!(edge.ok(&["show", &id]).contains("expires: 2020-01-01"));
+    assert!(
+        edge.ok(&["recall", "where is the zeppelin cluster"])
+            .contains("Nothing would be added")
+    );
+    assert!(!edge.ok(&["context"]).contains("zeppelin"));
+}

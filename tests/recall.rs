@@ -112,10 +112,7 @@ fn recall_shows_the_scores_and_follows_its_settings() {
     let edge = Edge::new("laptop");
     let id = memory(&edge);
     let shown = edge.ok(&["recall", "let's add an ORM for the billing tables"]);
-    assert!(
-        shown.contains("+ ") && shown.contains(&id),
-        "{shown}"
-    );
+    assert!(shown.contains("+ ") && shown.contains(&id), "{shown}");
     let v = edge.json(
         &edge.project,
         &[

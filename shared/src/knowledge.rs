@@ -148,6 +148,26 @@ named_enum!(
     }
 );
 
+impl MemoryType {
+    /// How long a memory of this type holds unless told otherwise, in days; `None`
+    /// until it is superseded or forgotten. What happened (a moment) fades first,
+    /// then what was promised (a commitment), then facts about the world; who the
+    /// user is and how they work (preferences, principles, relationships, skills,
+    /// patterns) does not expire.
+    pub fn default_lifetime_days(self) -> Option<i64> {
+        match self {
+            MemoryType::Moment => Some(30),
+            MemoryType::Commitment => Some(90),
+            MemoryType::Fact => Some(180),
+            MemoryType::Preference
+            | MemoryType::Relationship
+            | MemoryType::Principle
+            | MemoryType::Skill
+            | MemoryType::Pattern => None,
+        }
+    }
+}
+
 named_enum!(
     /// How two knowledge records relate (`from` → `to`).
     LinkKind, "link kind", {
@@ -557,18 +577,23 @@ impl Knowledge {
     }
 
     /// Whether it stands at `now`: not erased, not superseded or retracted, not
-    /// expired. Only standing knowledge reaches context and `why`.
+    /// expired. Only standing knowledge reaches context, recall and `why`.
     pub fn stands(&self, now: UnixMillis) -> bool {
-        if self.meta.deleted {
+        if self.meta.deleted || self.expired(now) {
             return false;
         }
         match &self.body {
             KnowledgeBody::Decision(d) => d.status == Standing::Active,
-            KnowledgeBody::Memory(m) => {
-                m.status == Standing::Active && m.expires_at.is_none_or(|at| at > now)
-            }
+            KnowledgeBody::Memory(m) => m.status == Standing::Active,
             _ => true,
         }
+    }
+
+    /// Whether its lifetime is over at `now` (a memory past its `expires_at`). An
+    /// expired memory leaves search, recall and context; it stays readable (`show`,
+    /// `memories --all`) until it is forgotten.
+    pub fn expired(&self, now: UnixMillis) -> bool {
+        matches!(&self.body, KnowledgeBody::Memory(m) if m.expires_at.is_some_and(|at| at <= now))
     }
 
     /// The same record erased: envelope kept, every field of the body emptied.

@@ -203,6 +203,8 @@ impl Storage {
         let mut seen = HashSet::new();
         let mut hits: Vec<SearchHit> = candidates
             .into_iter()
+            // An expired memory leaves search (it stays readable by id).
+            .filter(|c| knowledge.get(&c.id).is_none_or(|k| !k.expired(req.now)))
             .filter(|c| seen.insert(c.id))
             .map(|c| {
                 let project = if current_keys.contains(&c.project_key) {

@@ -4,7 +4,8 @@
 
 use solaria_edge::app::App;
 use solaria_edge::ops::knowledge::{
-    self as ops, DecisionRequest, ListRequest, MemoryRequest, Replacement, Scope, WhyRequest,
+    self as ops, DecisionRequest, Expiry, ListRequest, MemoryRequest, Replacement, Scope,
+    WhyRequest,
 };
 use solaria_edge::ops::{OpError, input};
 use solaria_edge::present::Reader;
@@ -145,7 +146,9 @@ pub struct MemoryFields {
     /// A tag (repeat, or separate with `;`).
     #[arg(long = "tag")]
     tags: Vec<String>,
-    /// When it stops holding (2026-12-31, or a span from now: 30d, 2w…).
+    /// When it stops holding: 2026-12-31, a span from now (30d, 2w…) or `never`.
+    /// Default: by type (a moment 30 days, a commitment 90, a fact 180; preferences,
+    /// principles, relationships, skills and patterns never).
     #[arg(long)]
     expires: Option<String>,
     /// The project (default: the current directory's).
@@ -157,12 +160,14 @@ impl MemoryFields {
     fn request(self) -> Result<MemoryRequest, OpError> {
         let now = UnixMillis::now();
         // A span is forward from now here (an expiry is in the future).
-        let expires_at = match input::given(self.expires.clone()) {
+        let expiry = match input::given(self.expires.clone()) {
+            None => Expiry::ByType,
+            Some(text) if text.trim().eq_ignore_ascii_case("never") => Expiry::Never,
             Some(text) if text.trim().ends_with(['d', 'h', 'w', 'm']) => {
                 let back = input::when("expires", Some(text), now)?.unwrap_or(now);
-                Some(UnixMillis(now.0 + (now.0 - back.0)))
+                Expiry::At(UnixMillis(now.0 + (now.0 - back.0)))
             }
-            other => input::when("expires", other, now)?,
+            other => input::when("expires", other, now)?.map_or(Expiry::ByType, Expiry::At),
         };
         Ok(MemoryRequest {
             scope: Scope {
@@ -172,7 +177,7 @@ impl MemoryFields {
             content: self.content.join(" "),
             confidence: self.confidence,
             tags: items(self.tags),
-            expires_at,
+            expiry,
         })
     }
 }
@@ -333,7 +338,7 @@ impl SupersedeArgs {
                 content,
                 confidence: self.confidence,
                 tags: Vec::new(),
-                expires_at: None,
+                expiry: Expiry::ByType,
             }),
             None => Replacement::Decision(self.fields.request()?),
         };

@@ -4,7 +4,8 @@
 
 use super::Memory;
 use crate::ops::knowledge::{
-    self as ops, DecisionRequest, ListRequest, MemoryRequest, Replacement, Scope, WhyRequest,
+    self as ops, DecisionRequest, Expiry, ListRequest, MemoryRequest, Replacement, Scope,
+    WhyRequest,
 };
 use crate::ops::{OpError, input};
 use crate::present::Reader;
@@ -82,7 +83,9 @@ pub struct RememberParams {
     pub confidence: Option<f64>,
     #[serde(default)]
     pub tags: Option<Vec<String>>,
-    /// When it stops holding: `2026-12-31` (default: never).
+    /// When it stops holding: `2026-12-31` or `never`. Default: by type (a moment 30
+    /// days, a commitment 90, a fact 180; preferences, principles, relationships,
+    /// skills and patterns never).
     #[serde(default)]
     pub expires: Option<String>,
     /// The project (default: the current directory's).
@@ -107,7 +110,11 @@ impl RememberParams {
             content: self.content,
             confidence,
             tags: self.tags.unwrap_or_default(),
-            expires_at: input::when("expires", self.expires, UnixMillis::now())?,
+            expiry: match input::given(self.expires) {
+                Some(t) if t.trim().eq_ignore_ascii_case("never") => Expiry::Never,
+                other => input::when("expires", other, UnixMillis::now())?
+                    .map_or(Expiry::ByType, Expiry::At),
+            },
         })
     }
 }

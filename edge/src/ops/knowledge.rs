@@ -58,7 +58,17 @@ pub struct MemoryRequest {
     pub content: String,
     pub confidence: Option<Confidence>,
     pub tags: Vec<String>,
-    pub expires_at: Option<UnixMillis>,
+    pub expiry: Expiry,
+}
+
+/// When a memory stops holding.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Expiry {
+    /// Its type's lifetime (`MemoryType::default_lifetime_days`).
+    #[default]
+    ByType,
+    Never,
+    At(UnixMillis),
 }
 
 /// What superseding replaces an old decision or memory with.
@@ -268,13 +278,21 @@ fn decision_body(r: &DecisionRequest, now: UnixMillis) -> OpResult<Decision> {
     })
 }
 
-fn memory_body(r: &MemoryRequest) -> OpResult<Memory> {
+fn memory_body(r: &MemoryRequest, now: UnixMillis) -> OpResult<Memory> {
+    let expires_at = match r.expiry {
+        Expiry::ByType => r
+            .memory_type
+            .default_lifetime_days()
+            .map(|days| UnixMillis(now.0 + days * 86_400_000)),
+        Expiry::Never => None,
+        Expiry::At(at) => Some(at),
+    };
     Ok(Memory {
         memory_type: r.memory_type,
         content: field("content", &r.content)?,
         confidence: r.confidence.unwrap_or_default(),
         tags: list_field(&r.tags),
-        expires_at: r.expires_at,
+        expires_at,
         status: Standing::Active,
         supersedes: None,
         superseded_by: None,
@@ -310,7 +328,7 @@ pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
 pub fn remember(app: &App, request: &MemoryRequest) -> OpResult<Written> {
     let mut store = app.store()?;
     let project = project_of(app, &store, &request.scope)?;
-    let body = memory_body(request)?;
+    let body = memory_body(request, UnixMillis::now())?;
     let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
     let record = store.write(|w| {
         w.record_knowledge(
@@ -356,7 +374,7 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
             (KnowledgeBody::Decision(next), KnowledgeBody::Decision(old))
         }
         (Replacement::Memory(r), KnowledgeBody::Memory(m)) => {
-            let mut next = memory_body(r)?;
+            let mut next = memory_body(r, now)?;
             next.supersedes = Some(previous.id);
             let mut old = m.clone();
             old.status = Standing::Superseded;

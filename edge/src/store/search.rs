@@ -543,7 +543,10 @@ pub(crate) fn read_row(
                     coalesce(session_id, ''), created_at,
                     coalesce(json_extract(body, '$.tags'), '[]'), length(title) + length(text),
                     status, json_extract(body, '$.expires_at')
-             FROM knowledge WHERE rowid = ?1 AND deleted = 0"
+             FROM knowledge WHERE rowid = ?1 AND deleted = 0
+               -- An expired memory leaves search (Knowledge::expired); it stays readable.
+               AND coalesce(json_extract(body, '$.expires_at'), 9223372036854775807)
+                   > CAST(unixepoch('subsec') * 1000 AS INTEGER)"
         }
     };
     Ok(conn
