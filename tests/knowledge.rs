@@ -4,21 +4,11 @@
 //! (real PostgreSQL behind TLS), with secrets and private spans kept out of it.
 
 use serde_json::{Value, json};
-use solaria_tests::central::{Central, Options};
+use solaria_tests::central::Central;
 use solaria_tests::edge::Edge;
 use solaria_tests::mcp::McpStdio;
 
 const SECRET: &str = "ghp_FAKEabcdefghijklmnopqrstuvwxyz012345";
-
-async fn tls_central() -> (Central, solaria_central::storage::AccountId) {
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
-    let acct = c.account("acme").await;
-    (c, acct)
-}
 
 /// The decision id in a `Recorded [D#…] …` answer.
 fn cited_id(text: &str, letter: char) -> String {
@@ -38,7 +28,7 @@ fn decide(edge: &Edge, args: &[&str]) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_decision_an_agent_logs_on_one_machine_answers_why_on_the_other() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let laptop = Edge::new("laptop");
     let desktop = Edge::new("desktop");
     laptop.enroll(&c, acct).await;
@@ -215,7 +205,7 @@ fn superseding_keeps_the_old_version_readable_and_out_of_the_way() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_machines_superseding_the_same_decision_converge_with_a_conflict() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let laptop = Edge::new("laptop");
     let desktop = Edge::new("desktop");
     laptop.enroll(&c, acct).await;
@@ -425,7 +415,7 @@ fn iterations_group_decisions_and_a_branch_starts_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edge_upgraded_from_the_first_release_reads_the_knowledge_it_was_not_sent() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let laptop = Edge::new("laptop");
     let desktop = Edge::new("desktop");
     laptop.enroll(&c, acct).await;

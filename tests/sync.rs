@@ -9,7 +9,7 @@ use solaria_tests::edge::Edge;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_one_machine_captures_the_other_finds_after_a_sync() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let laptop = Edge::new("laptop");
     let desktop = Edge::new("desktop");
     laptop.enroll(&c, acct).await;
@@ -100,7 +100,7 @@ async fn what_one_machine_captures_the_other_finds_after_a_sync() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_edits_converge_to_the_same_winner_and_the_loser_is_told() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let a = Edge::new("a");
     let b = Edge::new("b");
     a.enroll(&c, acct).await;
@@ -162,7 +162,7 @@ async fn concurrent_edits_converge_to_the_same_winner_and_the_loser_is_told() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn outages_and_revocation_fail_clearly_and_lose_nothing() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let a = Edge::new("a");
     a.enroll(&c, acct).await;
     a.prompt("s", "before the outage");
@@ -226,17 +226,6 @@ async fn outages_and_revocation_fail_clearly_and_lose_nothing() {
 
 const DAY_MS: i64 = 24 * 3600 * 1000;
 
-/// A central service over TLS with one account, `acme`, for machines to enroll in.
-async fn tls_central() -> (Central, solaria_central::storage::AccountId) {
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
-    let acct = c.account("acme").await;
-    (c, acct)
-}
-
 /// The physical times (ms) of the stamps central holds for `machine`'s observations.
 async fn stamps_on_central(c: &Central, machine: &str) -> Vec<i64> {
     let stamps: Vec<i64> = sqlx::query_scalar(
@@ -256,7 +245,7 @@ fn near_now(ms: i64) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_machine_a_day_fast_still_syncs_and_does_not_win_later_edits() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let mut fast = Edge::new("fast");
     fast.env
         .push(("SOLARIA_CLOCK_SKEW_MS".into(), DAY_MS.to_string()));
@@ -317,7 +306,7 @@ async fn a_machine_a_day_fast_still_syncs_and_does_not_win_later_edits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clock_fixed_before_the_first_sync_pushes_at_once() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let mut m = Edge::new("laptop");
     m.enroll(&c, acct).await;
     m.env
@@ -336,7 +325,7 @@ async fn a_clock_fixed_before_the_first_sync_pushes_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_machine_a_day_slow_syncs_and_its_later_edits_are_stamped_now() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let mut slow = Edge::new("slow");
     slow.env
         .push(("SOLARIA_CLOCK_SKEW_MS".into(), (-DAY_MS).to_string()));
@@ -367,7 +356,7 @@ async fn a_machine_a_day_slow_syncs_and_its_later_edits_are_stamped_now() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remote_search_and_restore_of_a_fresh_machine() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let a = Edge::new("laptop");
     a.enroll(&c, acct).await;
     for n in 0..30 {
@@ -409,7 +398,7 @@ async fn remote_search_and_restore_of_a_fresh_machine() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_background_agent_syncs_on_its_schedule() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let a = Edge::new("laptop");
     a.enroll(&c, acct).await;
     let mut agent = a
@@ -448,7 +437,7 @@ async fn the_background_agent_syncs_on_its_schedule() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_local_only_project_never_leaves_the_machine() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let a = Edge::new("laptop");
     std::fs::write(
         a.data().join("config.toml"),
@@ -466,7 +455,7 @@ async fn a_local_only_project_never_leaves_the_machine() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_erasure_sticks_when_a_machine_that_missed_it_writes_the_record_again() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let laptop = Edge::new("laptop");
     let desktop = Edge::new("desktop");
     laptop.enroll(&c, acct).await;
@@ -543,7 +532,7 @@ async fn an_erasure_sticks_when_a_machine_that_missed_it_writes_the_record_again
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_private_span_in_the_project_name_never_reaches_postgres() {
-    let (c, acct) = tls_central().await;
+    let (c, acct) = Central::tls_with_account().await;
     let laptop = Edge::new("laptop");
     laptop.enroll(&c, acct).await;
     // No git remote: the project is the directory, its name the directory's name.

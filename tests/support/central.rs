@@ -94,6 +94,17 @@ impl Central {
         Central::serve(storage, options).await
     }
 
+    /// A TLS server (what edges log in to) with one account, `acme`.
+    pub async fn tls_with_account() -> (Central, AccountId) {
+        let c = Central::start_with(Options {
+            tls: true,
+            ..Options::default()
+        })
+        .await;
+        let acct = c.account("acme").await;
+        (c, acct)
+    }
+
     /// Serves an existing database (e.g. to restart a server on the same data).
     pub async fn serve(storage: Storage, options: Options) -> Central {
         Central::serve_on(storage, options, 0).await

@@ -230,6 +230,27 @@ pub struct CommitParams {
     pub project: Option<String>,
 }
 
+/// A listing of one kind (and confidence band), one cited line per record.
+fn listed(
+    app: &crate::app::App,
+    p: DecisionsParams,
+    what: &'static str,
+    kind: KnowledgeKind,
+    band: Option<Band>,
+) -> Result<String, OpError> {
+    let records = ops::list(
+        app,
+        &ListRequest {
+            project: input::given(p.project),
+            kinds: vec![kind],
+            all: p.all.unwrap_or(false),
+            band,
+            limit: p.limit.unwrap_or(50),
+        },
+    )?;
+    Ok(KnowledgeList { what, records }.text(Reader::Agent))
+}
+
 fn written(w: ops::Written) -> String {
     WrittenPage {
         record: w.record,
@@ -346,24 +367,8 @@ implementing it), pass its [D#id] to memory_get_observations; to find decisions 
         &self,
         Parameters(p): Parameters<DecisionsParams>,
     ) -> Result<CallToolResult, McpError> {
-        self.blocking(move |app| {
-            let records = ops::list(
-                app,
-                &ListRequest {
-                    project: input::given(p.project),
-                    kinds: vec![KnowledgeKind::Decision],
-                    all: p.all.unwrap_or(false),
-                    band: None,
-                    limit: p.limit.unwrap_or(50),
-                },
-            )?;
-            Ok(KnowledgeList {
-                what: "decisions",
-                records,
-            }
-            .text(Reader::Agent))
-        })
-        .await
+        self.blocking(move |app| listed(app, p, "decisions", KnowledgeKind::Decision, None))
+            .await
     }
 
     #[tool(
@@ -398,21 +403,13 @@ about when relevant; and memories inferred but not confirmed when `unconfirmed` 
         Parameters(p): Parameters<DecisionsParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
-            let records = ops::list(
+            listed(
                 app,
-                &ListRequest {
-                    project: input::given(p.project),
-                    kinds: vec![KnowledgeKind::Memory],
-                    all: p.all.unwrap_or(false),
-                    band: Some(Band::OpenQuestion),
-                    limit: p.limit.unwrap_or(50),
-                },
-            )?;
-            Ok(KnowledgeList {
-                what: "open questions",
-                records,
-            }
-            .text(Reader::Agent))
+                p,
+                "open questions",
+                KnowledgeKind::Memory,
+                Some(Band::OpenQuestion),
+            )
         })
         .await
     }
