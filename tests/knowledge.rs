@@ -345,7 +345,10 @@ fn iterations_group_decisions_and_a_branch_starts_one() {
     edge.prompt("s1", "the login page loops forever");
     decide(&edge, &["--title", "Retry once", "--chosen", "one retry"]);
     let shown = edge.ok(&["iteration", "show"]);
-    assert!(shown.contains("sessions (1): [S#"), "its session belongs to it by time: {shown}");
+    assert!(
+        shown.contains("sessions (1): [S#"),
+        "its session belongs to it by time: {shown}"
+    );
     assert!(
         shown.contains(&format!("[I#{i}]")) && shown.contains("iteration (fix): Login loop"),
         "{shown}"

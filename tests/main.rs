@@ -16,6 +16,7 @@ mod mcp_rmcp_client;
 mod mcp_stdio;
 mod nothing_lost;
 mod pg_harness;
+mod real_agents;
 mod recorded_sessions;
 mod semantic;
 mod semantic_failures;

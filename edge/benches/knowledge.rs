@@ -38,7 +38,11 @@ fn add_knowledge(store: &mut Store) {
                     impact: Impact::ALL[i % Impact::ALL.len()],
                     decided_at: UnixMillis::now(),
                     // One in ten was superseded: it stays, ranked low.
-                    status: if i % 10 == 0 { Standing::Superseded } else { Standing::Active },
+                    status: if i % 10 == 0 {
+                        Standing::Superseded
+                    } else {
+                        Standing::Active
+                    },
                     ..Decision::default()
                 });
                 w.record_knowledge(KnowledgeId::new(), &p, None, body)?;
@@ -76,7 +80,10 @@ fn main() {
         ("rare word", word(4_000)),
         ("mid-frequency word", word(60)),
         ("common word (error)", "error".to_string()),
-        ("question with stopwords", format!("why did we choose {}", word(300))),
+        (
+            "question with stopwords",
+            format!("why did we choose {}", word(300)),
+        ),
         ("two words", format!("{} {}", word(30), word(900))),
         ("no match", "zzqqxxyy".to_string()),
     ];

@@ -2,12 +2,15 @@
 //! cargo and replaying recorded Claude Code sessions through them; [`pg`] gives each
 //! test a throwaway PostgreSQL database; [`edge`] drives an edge machine through the real
 //! `solaria` binary; [`mcp`] speaks JSON-RPC to its `solaria mcp` over stdio;
-//! [`semantic`] finds the embedding models and counts vectors.
+//! [`semantic`] finds the embedding models and counts vectors; [`model`] is a scripted
+//! model endpoint and [`agents`] runs the real coding agents against it.
 
+pub mod agents;
 pub mod central;
 pub mod daemon;
 pub mod edge;
 pub mod mcp;
+pub mod model;
 pub mod payloads;
 pub mod pg;
 pub mod records;
