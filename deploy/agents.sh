@@ -53,6 +53,11 @@ install() {
         say "npm is needed to install $spec: install Node.js (https://nodejs.org)"
         return 1
     }
+    # Without a registry npm retries for minutes before it gives up: ask once, briefly.
+    if ! npm ping --fetch-timeout=15000 --fetch-retries=0 >/dev/null 2>&1; then
+        say "cannot reach the npm registry to install $spec"
+        return 1
+    fi
     mkdir -p "$CACHE"
     local tmp
     tmp="$(mktemp -d "$CACHE/.$name.XXXXXX")"

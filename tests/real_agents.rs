@@ -8,6 +8,7 @@ use solaria_tests::agents::{self, AgentRun, CLAUDE_VAR, SESSION_TIMEOUT};
 use solaria_tests::edge::Edge;
 use solaria_tests::model::{ModelServer, Step};
 use std::path::Path;
+use std::time::Duration;
 
 /// A token shaped like a GitHub personal access token: redaction must keep it out of
 /// the store.
@@ -239,4 +240,44 @@ fn the_memory_tools_answer_through_claude_codes_tool_search() {
         0,
         "SOLARIA's own tool calls are not captured as memories"
     );
+}
+
+#[test]
+fn a_model_endpoint_that_hangs_ends_the_session_with_its_work_kept() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = installed_edge();
+    let file = edge.project.join("draft.txt").display().to_string();
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "Write",
+            json!({"file_path": file, "content": "half done\n"}),
+        ),
+        Step::Hang,
+    ]);
+    let mut cmd = agents::claude(&claude, &edge, &model, "Draft the release notes");
+    // Claude Code's own request timeout, short, and no retries: its default is ten
+    // minutes with retries.
+    cmd.env("API_TIMEOUT_MS", "3000")
+        .env("CLAUDE_CODE_MAX_RETRIES", "0");
+    let run = agents::run_timeboxed(cmd, &edge.root.path().join("runs/hang"), SESSION_TIMEOUT);
+    assert!(
+        run.status.is_some() && run.elapsed < Duration::from_secs(60),
+        "Claude Code gives up on the model by itself, hooks and all: {run:?}"
+    );
+    let out: Value = serde_json::from_str(&run.stdout).expect("claude -p prints JSON");
+    assert_eq!(out["is_error"], true, "the session says it failed: {out}");
+    assert_eq!(
+        edge.strings("SELECT title FROM observations WHERE kind = 'tool_use'"),
+        ["Write draft.txt"],
+        "the work done before the model hung is kept"
+    );
+    assert_eq!(
+        edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
+        1,
+        "and the session is closed"
+    );
+    let summary = edge.strings("SELECT text FROM summaries").join("\n");
+    assert!(summary.contains("Changed: api/draft.txt"), "{summary}");
 }
