@@ -281,3 +281,148 @@ fn a_model_endpoint_that_hangs_ends_the_session_with_its_work_kept() {
     let summary = edge.strings("SELECT text FROM summaries").join("\n");
     assert!(summary.contains("Changed: api/draft.txt"), "{summary}");
 }
+
+/// What the hooks cost inside the real agent (a benchmark, run by hand; figures in
+/// docs/BENCHMARKS.md, "Hooks inside the real agent"): the 5-tool coding session,
+/// `SOLARIA_BENCH_RUNS` times (default 20) in each setup, the setups interleaved so
+/// that the machine's noise falls on all of them alike. The hooks run this build's
+/// `solaria`, or the one `SOLARIA_BENCH_SOLARIA` names (a release build: what users run).
+///
+/// ```sh
+/// cargo build --workspace --bins && eval "$(bash deploy/agents.sh)"
+/// cargo test -p solaria-tests -- --ignored --nocapture real_agents::hook_overhead
+/// cargo build --release -p solaria-edge --bin solaria
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::hook_overhead
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn hook_overhead_in_claude_code() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let runs: usize = std::env::var("SOLARIA_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20);
+    let exe = std::env::var_os("SOLARIA_BENCH_SOLARIA")
+        .map(|p| {
+            std::fs::canonicalize(solaria_tests::workspace().join(p))
+                .expect("SOLARIA_BENCH_SOLARIA")
+        })
+        .unwrap_or_else(|| solaria_tests::binary("solaria"));
+    println!("hooks run {}", exe.display());
+    let solaria = Edge::new("laptop");
+    install_with(&solaria, &exe);
+    let hooks_only = Edge::new("laptop");
+    install_with(&hooks_only, &exe);
+    without_mcp_server(&hooks_only);
+    let noop = Edge::new("noop");
+    noop_hooks_like(&solaria, &noop);
+    let baseline = Edge::new("baseline");
+    let setups = [
+        ("no hooks", &baseline),
+        ("no-op hooks (`true`)", &noop),
+        ("SOLARIA hooks, no MCP server", &hooks_only),
+        ("SOLARIA installed (hooks + MCP)", &solaria),
+    ];
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); setups.len()];
+    for i in 0..=runs {
+        for (n, (_, edge)) in setups.iter().enumerate() {
+            let model = ModelServer::start(coding_script(&edge.project));
+            let run = run_claude(
+                &claude,
+                edge,
+                &model,
+                "Write a note about the deploy key",
+                "bench",
+            );
+            run.assert_success();
+            // The first round warms the page cache and the store: not counted.
+            if i > 0 {
+                times[n].push(run.elapsed);
+            }
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let stats: Vec<(f64, f64)> = times
+        .iter_mut()
+        .map(|t| {
+            t.sort();
+            let p95 = t[((t.len() * 95).div_ceil(100)).saturating_sub(1)];
+            (ms(t[t.len() / 2]), ms(p95))
+        })
+        .collect();
+    println!("{runs} runs each, interleaved; wall time of `claude -p` (5 tools, 6 requests)");
+    println!("| setup | median | p95 | median over no hooks |");
+    println!("|---|---|---|---|");
+    for ((name, _), (median, p95)) in setups.iter().zip(&stats) {
+        println!(
+            "| {name} | {median:.0} ms | {p95:.0} ms | {:+.0} ms |",
+            median - stats[0].0
+        );
+    }
+    let noop_cost = stats[1].0 - stats[0].0;
+    for (n, name) in [(2, "hooks only"), (3, "installed")] {
+        println!(
+            "ratio ({name}): SOLARIA's cost over no-op's cost = {:.2} (target <= 1.5)",
+            (stats[n].0 - stats[0].0) / noop_cost
+        );
+    }
+    assert_eq!(
+        solaria.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
+        runs as i64 + 1,
+        "SOLARIA captured every session it was timed on"
+    );
+}
+
+/// `EXE install claude-code --no-service` on `edge`: the hooks and the MCP server run EXE.
+fn install_with(edge: &Edge, exe: &Path) {
+    let out = std::process::Command::new(exe)
+        .current_dir(&edge.project)
+        .env_clear()
+        .env("HOME", edge.home())
+        .env("SOLARIA_HOME", edge.data())
+        .args(["install", "claude-code", "--no-service"])
+        .output()
+        .expect("run solaria install");
+    assert!(out.status.success(), "install: {out:?}");
+}
+
+/// Drops the MCP server entry `solaria install` wrote into `edge`'s `~/.claude.json`.
+fn without_mcp_server(edge: &Edge) {
+    let path = edge.home().join(".claude.json");
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("~/.claude.json"))
+            .expect("json");
+    config["mcpServers"]
+        .as_object_mut()
+        .expect("mcpServers")
+        .remove("solaria");
+    std::fs::write(&path, config.to_string()).expect("write ~/.claude.json");
+}
+
+/// Gives `to` the hooks SOLARIA installed on `from` (same events, same matchers), each
+/// running `true` instead.
+fn noop_hooks_like(from: &Edge, to: &Edge) {
+    let settings = from.home().join(".claude/settings.json");
+    let text = std::fs::read_to_string(settings).expect("settings.json");
+    let mut settings: Value = serde_json::from_str(&text).expect("json");
+    for groups in settings["hooks"]
+        .as_object_mut()
+        .expect("hooks")
+        .values_mut()
+    {
+        for group in groups.as_array_mut().expect("groups") {
+            for hook in group["hooks"].as_array_mut().expect("hooks") {
+                hook["command"] = json!("true");
+            }
+        }
+    }
+    std::fs::create_dir_all(to.home().join(".claude")).expect(".claude");
+    std::fs::write(
+        to.home().join(".claude/settings.json"),
+        settings.to_string(),
+    )
+    .expect("write settings.json");
+}
