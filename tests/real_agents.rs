@@ -58,6 +58,60 @@ fn coding_script(project: &Path) -> Vec<Step> {
     ]
 }
 
+/// The endpoint itself, without an agent: the next step follows the tool results a
+/// request carries, side requests get a short text, unknown paths a 404 (so a broken
+/// harness fails here, not as a puzzling agent run).
+#[test]
+fn the_scripted_endpoint_answers_like_the_messages_api() {
+    let model = ModelServer::start(vec![
+        Step::tool("Bash", json!({"command": "echo hi"})),
+        Step::text("All done."),
+    ]);
+    let http = reqwest::blocking::Client::new();
+    let post = |path: &str, body: Value| {
+        let res = http.post(format!("{}{path}", model.url)).json(&body).send();
+        let res = res.expect("the endpoint answers");
+        (res.status().as_u16(), res.text().expect("body"))
+    };
+    let tools = json!([{"name": "Bash", "input_schema": {"type": "object"}}]);
+    let (status, first) = post(
+        "/v1/messages",
+        json!({"stream": true, "tools": tools, "messages": [{"role": "user", "content": "hi"}]}),
+    );
+    assert_eq!(status, 200);
+    assert!(
+        first.contains("event: message_start") && first.contains("\"stop_reason\":\"tool_use\""),
+        "{first}"
+    );
+    assert!(
+        first.contains(r#"{\"command\":\"echo hi\"}"#),
+        "the input streams as JSON: {first}"
+    );
+    let answered = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "hi"}]},
+    ]);
+    let (_, second) = post(
+        "/v1/messages",
+        json!({"stream": true, "tools": tools, "messages": answered}),
+    );
+    assert!(
+        second.contains("All done.") && second.contains("end_turn"),
+        "{second}"
+    );
+    let (_, side) = post(
+        "/v1/messages",
+        json!({"messages": [{"role": "user", "content": "title?"}]}),
+    );
+    let side: Value = serde_json::from_str(&side).expect("a side request is answered as JSON");
+    assert_eq!(side["stop_reason"], "end_turn");
+    assert_eq!(post("/v1/unknown", json!({})).0, 404);
+    assert_eq!(model.unknown_paths(), ["/v1/unknown"]);
+    assert_eq!(model.turns().len(), 2, "two agent-loop requests recorded");
+    assert_eq!(model.requests().len(), 4, "every request recorded");
+}
+
 /// Runs the coding session on `edge` and checks that Claude Code completed it.
 fn coding_session(claude: &Path, edge: &Edge) {
     let model = ModelServer::start(coding_script(&edge.project));

@@ -194,7 +194,7 @@ fn record(shared: &Shared, path: &str, body: &Bytes) -> Value {
 async fn messages(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     let body = record(&shared, "/v1/messages", &body);
     let request = Request {
-        path: String::new(),
+        path: "/v1/messages".to_string(),
         body,
     };
     let step = if request.offers_tools() {
