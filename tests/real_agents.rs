@@ -494,3 +494,42 @@ fn noop_hooks_like(from: &Edge, to: &Edge) {
     )
     .expect("write settings.json");
 }
+
+/// The harness drives OpenCode too (the OpenCode memory tests build on this): its
+/// scripted session writes a file and runs a command against the same endpoint.
+#[test]
+fn opencode_runs_offline_against_the_scripted_endpoint() {
+    let Some(opencode) = agents::agent_binary(agents::OPENCODE_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    let file = edge.project.join("hello.txt");
+    let model = ModelServer::start(vec![
+        Step::tool("write", json!({"filePath": file, "content": "hello\n"})),
+        Step::tool(
+            "bash",
+            json!({"command": "echo hi", "description": "Say hi"}),
+        ),
+        Step::text("OpenCode is done."),
+    ]);
+    let cmd = agents::opencode(&opencode, &edge, &model, "Write hello.txt");
+    let run = agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs/opencode"),
+        SESSION_TIMEOUT,
+    );
+    run.assert_success();
+    assert!(run.stdout.contains("OpenCode is done."), "{run:?}");
+    assert_eq!(
+        std::fs::read_to_string(&file).ok().as_deref(),
+        Some("hello\n")
+    );
+    let turns = model.turns();
+    assert_eq!(
+        turns.len(),
+        3,
+        "one request per step: {:?}",
+        model.requests()
+    );
+    assert_eq!(turns[2].tool_results(), 2);
+}

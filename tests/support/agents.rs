@@ -1,7 +1,7 @@
 //! Running the real coding agents (installed by `deploy/agents.sh`) on an [`Edge`]:
 //! finding their binaries, the environment that keeps them offline and inside the
 //! machine's HOME, and a time-boxed run in a process group of its own. Agent-neutral
-//! except for the per-agent command builders ([`claude`]).
+//! except for the per-agent command builders ([`claude`], [`opencode`]).
 
 use crate::edge::Edge;
 use crate::{binary, model::ModelServer};
@@ -138,6 +138,10 @@ pub fn agent_env(edge: &Edge) -> Vec<(String, String)> {
         ("DISABLE_AUTOUPDATER", "1"),
         ("DISABLE_ERROR_REPORTING", "1"),
         ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+        ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+        ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+        ("OPENCODE_DISABLE_SHARE", "1"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -157,5 +161,32 @@ pub fn claude(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str) -> Com
         .env("ANTHROPIC_API_KEY", "sk-ant-scripted-not-a-key")
         .args(["-p", prompt, "--output-format", "json"])
         .args(["--allowedTools", "Bash Write Read Edit mcp__solaria"]);
+    cmd
+}
+
+/// `opencode run PROMPT` in `edge`'s project against `model`: the project's
+/// `opencode.json` gets the scripted provider, the model and permission to edit and run
+/// commands, merged into what is there (an installer's plugin entry stays).
+/// OpenCode's tools are lower case (`bash`, `read`, `write`, `edit`; paths in
+/// `filePath`); it takes its project from `PWD`, which [`agent_env`] sets.
+pub fn opencode(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str) -> Command {
+    let config_path = edge.project.join("opencode.json");
+    let mut config: serde_json::Value = std::fs::read_to_string(&config_path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    config["provider"]["anthropic"]["options"] = serde_json::json!({
+        "baseURL": format!("{}/v1", model.url),
+        "apiKey": "sk-ant-scripted-not-a-key",
+    });
+    config["model"] = "anthropic/claude-sonnet-4-5".into();
+    config["permission"]["edit"] = "allow".into();
+    config["permission"]["bash"] = "allow".into();
+    std::fs::write(&config_path, config.to_string()).expect("write opencode.json");
+    let mut cmd = Command::new(bin);
+    cmd.current_dir(&edge.project)
+        .env_clear()
+        .envs(agent_env(edge))
+        .args(["run", prompt]);
     cmd
 }
