@@ -58,9 +58,12 @@ install() {
         say "cannot reach the npm registry to install $spec"
         return 1
     fi
-    mkdir -p "$CACHE"
+    # (errexit does not apply inside `$(install …) || …`: every step checks itself.)
     local tmp
-    tmp="$(mktemp -d "$CACHE/.$name.XXXXXX")"
+    if ! mkdir -p "$CACHE" || ! tmp="$(mktemp -d "$CACHE/.$name.XXXXXX")"; then
+        say "cannot create a directory in $CACHE: set SOLARIA_AGENTS_DIR to a writable place"
+        return 1
+    fi
     say "$spec: installing into $dir"
     # The native binaries come as optional dependencies: they must not be skipped.
     if ! npm install --prefix "$tmp" --no-audit --no-fund --loglevel=error \
@@ -74,9 +77,11 @@ install() {
         say "$spec installed, but $binary is missing: no native build for $os-$arch?"
         return 1
     fi
-    touch "$tmp/.complete"
-    rm -rf "$dir"
-    mv "$tmp" "$dir"
+    if ! { touch "$tmp/.complete" && rm -rf "$dir" && mv "$tmp" "$dir"; }; then
+        rm -rf "$tmp"
+        say "cannot move the install into $dir"
+        return 1
+    fi
     say "$spec: $dir"
     echo "$dir/$binary"
 }
