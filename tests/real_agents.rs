@@ -533,3 +533,172 @@ fn opencode_runs_offline_against_the_scripted_endpoint() {
     );
     assert_eq!(turns[2].tool_results(), 2);
 }
+
+/// What a request offers the model as tools (their names and descriptions), as text.
+fn offered_tools(request: &solaria_tests::model::Request) -> String {
+    request.body["tools"].to_string()
+}
+
+#[test]
+fn a_decision_reaches_the_next_session_and_a_related_prompt_recalls_it() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = installed_edge();
+    let d = edge.json(
+        &edge.project,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "No ORM for the billing tables",
+            "--chosen",
+            "plain SQL through sqlx",
+            "--rationale",
+            "billing reports need window functions an ORM hides",
+        ],
+    );
+    let id = d["record"]["id"].as_str().expect("id").to_string();
+
+    let model = ModelServer::start(vec![Step::text("Understood.")]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "let's add an ORM for the billing tables",
+        "related",
+    )
+    .assert_success();
+    let turns = model.turns();
+    let first = turns.first().expect("the session asked the model");
+    let text = first.text();
+    let context = text
+        .find("SessionStart hook additional context")
+        .expect("the context reached the model");
+    assert!(
+        text[context..].contains("## Decisions and knowledge")
+            && text[context..].contains("No ORM for the billing tables"),
+        "the standing decision is in the session's context: {text}"
+    );
+    let recalled = text
+        .find("SOLARIA memory related to this prompt")
+        .unwrap_or_else(|| panic!("the prompt recalled the decision: {text}"));
+    assert!(
+        text[recalled..].contains(&format!("[D#{id}]"))
+            && text[recalled..].contains("why: billing reports need window functions"),
+        "{text}"
+    );
+    // The Librarian is one of the agent types offered to the model (Claude Code
+    // 2.1 lists them in a system message; earlier ones in the Agent tool).
+    let offered = format!("{text}\n{}", offered_tools(first));
+    assert!(
+        offered.contains("librarian: Answers questions about this project's past"),
+        "the Librarian subagent is discovered: {offered}"
+    );
+
+    let model = ModelServer::start(vec![Step::text("Done.")]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "rename the README heading to Getting started",
+        "unrelated",
+    )
+    .assert_success();
+    let turns = model.turns();
+    let text = turns.first().expect("asked the model").text();
+    assert!(
+        !text.contains("SOLARIA memory related to this prompt"),
+        "an unrelated prompt recalls nothing: {text}"
+    );
+}
+
+#[test]
+fn opencode_and_claude_code_share_one_memory() {
+    let (Some(claude), Some(opencode)) = (
+        agents::agent_binary(CLAUDE_VAR),
+        agents::agent_binary(agents::OPENCODE_VAR),
+    ) else {
+        return;
+    };
+    let edge = installed_edge();
+    let setup = solaria_tests::opencode::install_for_opencode(&edge);
+    assert!(setup.plugin.exists());
+
+    // OpenCode works first, through SOLARIA's plugin.
+    let file = edge.project.join("billing_export.txt");
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "write",
+            json!({"filePath": file, "content": "export the billing ledger as CSV\n"}),
+        ),
+        Step::tool(
+            "bash",
+            json!({"command": "wc -l billing_export.txt", "description": "Count the lines"}),
+        ),
+        Step::text("The billing export is written."),
+    ]);
+    let cmd = agents::opencode(&opencode, &edge, &model, "Write the billing export note");
+    agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs/opencode-first"),
+        SESSION_TIMEOUT,
+    )
+    .assert_success();
+    // The plugin forwards idle/end detached: give it a moment.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while edge.count("SELECT count(*) FROM observations o JOIN sessions s ON s.id = o.session_id WHERE s.agent = 'opencode' AND o.title LIKE '%billing_export%'") < 2
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let opencode_titles = edge.strings(
+        "SELECT o.title FROM observations o JOIN sessions s ON s.id = o.session_id
+         WHERE s.agent = 'opencode' ORDER BY o.created_at, o.rowid",
+    );
+    assert!(
+        opencode_titles
+            .iter()
+            .any(|t| t.contains("Write") && t.contains("billing_export.txt"))
+            && opencode_titles
+                .iter()
+                .any(|t| t.contains("Bash") && t.contains("wc -l")),
+        "OpenCode's work is captured with Claude Code's tool names: {opencode_titles:?}"
+    );
+    let keys = edge.strings("SELECT DISTINCT project_key FROM sessions");
+    assert_eq!(keys.len(), 1, "one project for both agents: {keys:?}");
+
+    // Claude Code, next: its first request knows what OpenCode did.
+    let model = ModelServer::start(vec![Step::text("Noted.")]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "What is the state of the billing export?",
+        "claude-after-opencode",
+    )
+    .assert_success();
+    let turns = model.turns();
+    let text = turns.first().expect("asked the model").text();
+    assert!(
+        text.contains("billing_export") || text.contains("billing export"),
+        "Claude Code is told what OpenCode did: {text}"
+    );
+
+    // And the reverse: what Claude Code did reaches OpenCode's system prompt.
+    coding_session(&claude, &edge);
+    let model = ModelServer::start(vec![Step::text("All clear.")]);
+    let cmd = agents::opencode(&opencode, &edge, &model, "What changed recently?");
+    agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs/opencode-second"),
+        SESSION_TIMEOUT,
+    )
+    .assert_success();
+    let turns = model.turns();
+    let text = turns.first().expect("asked the model").text();
+    assert!(
+        text.contains("# SOLARIA memory") && text.contains("notes.txt"),
+        "OpenCode is told what Claude Code did: {text}"
+    );
+}
