@@ -100,6 +100,11 @@ on desktop login "$server" --token "$token_desktop" --ca-cert "$tls/ca.pem"
 
 say "laptop: a recorded Claude Code session is captured by the real hooks (41 events)"
 replay laptop laptop-auth-refresh.jsonl
+say "laptop: the decision taken in it, recorded with its rationale"
+on laptop decide --title "Rotate refresh tokens on every renewal" \
+  --chosen "a new refresh token per renewal, the old one revoked" \
+  -a "long-lived refresh tokens" -a "sliding expiry only" \
+  --rationale "a stolen refresh token then works once at most" --impact high
 say "laptop: solaria sync"
 on laptop sync
 
@@ -107,7 +112,11 @@ say "desktop: solaria sync (pulls the laptop's memory)"
 on desktop sync
 say "desktop: solaria search renew_jwt (found offline, labelled with the machine)"
 on desktop search renew_jwt --limit 5
-say "desktop: the context its next Claude Code session starts with"
+say "desktop: solaria why refresh tokens (the laptop's decision, with its rationale)"
+on desktop why refresh tokens renewal
+say "desktop: what a related prompt would bring back (recall into the prompt)"
+on desktop recall "should refresh tokens be long-lived?"
+say "desktop: the context its next Claude Code session starts with (knowledge first)"
 on desktop context | head -n 14
 
 say "desktop: its own session, in Spanish, then sync both ways"
@@ -144,4 +153,4 @@ on laptop search Calle Mayor --limit 1 | head -n 1
 
 say "Status"
 on laptop status
-say "Done: capture → sync → cross-device search (words and meaning) and context, over TLS, with PostgreSQL; everything stopped and removed"
+say "Done: capture → sync → cross-device search (words and meaning), decisions and context, over TLS, with PostgreSQL; everything stopped and removed"
