@@ -124,7 +124,11 @@ async fn the_sdk_client_drives_the_stdio_server() {
         text(&around)
     );
     let context = call("memory_get_context", json!({})).await.expect("call");
-    assert!(text(&context).contains("[O#"), "{}", text(&context));
+    assert!(
+        text(&context).contains("[S#") && text(&context).contains("rotate refresh tokens"),
+        "the session, by its first prompt: {}",
+        text(&context)
+    );
     let bad = call("memory_search", json!({"query": 42})).await;
     assert!(
         bad.is_err() || bad.is_ok_and(|r| r.is_error == Some(true)),
