@@ -160,6 +160,24 @@ fn recall_shows_the_scores_and_follows_its_settings() {
         prompt(&edge, "s1", "let's add an ORM for the billing tables"),
         None
     );
+    // The listing shows every chosen item and the best five of the rest.
+    for n in 0..8 {
+        edge.prompt(
+            &format!("p{n}"),
+            &format!("invoice totals differ in report {n}"),
+        );
+    }
+    let listing = edge.ok(&["recall", "invoice totals mismatch"]);
+    assert_eq!(
+        listing.lines().filter(|l| l.starts_with("  - ")).count(),
+        5,
+        "{listing}"
+    );
+    assert!(
+        listing.contains("more left out (`--json` lists them)"),
+        "{listing}"
+    );
+
     edge.write_config("[recall]\nenabled = false\n");
     assert_eq!(
         prompt(&edge, "s2", "let's add an ORM for the billing tables"),

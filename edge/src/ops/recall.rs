@@ -23,6 +23,8 @@ use solaria_shared::{Citation, KnowledgeId, SessionId, UnixMillis};
 /// prompt repeating an earlier one 0.86, unrelated prompts match nothing or at
 /// most 0.08. Provisional until the labelled evaluation (`eval/`) measures it.
 pub const DEFAULT_MIN_SCORE: f64 = 0.3;
+/// Items left out that `solaria recall` still shows, best first.
+const SHOWN_PASSED_OVER: usize = 5;
 /// Candidates read per kind before the threshold.
 const CANDIDATES: usize = 10;
 /// Recalled items are remembered this long per session.
@@ -85,7 +87,15 @@ impl Recall {
         if self.considered.is_empty() {
             out.push_str("  nothing in the memory matches its words\n");
         }
+        // Every chosen item, and the best few of the rest (`--json` has them all).
+        let mut passed_over = 0;
         for c in &self.considered {
+            if !c.chosen {
+                passed_over += 1;
+                if passed_over > SHOWN_PASSED_OVER {
+                    continue;
+                }
+            }
             out.push_str(&format!(
                 "  {} {:.2} {}{}\n",
                 if c.chosen { "+" } else { "-" },
@@ -96,6 +106,12 @@ impl Recall {
                 } else {
                     format!("   ({})", c.reason)
                 }
+            ));
+        }
+        if passed_over > SHOWN_PASSED_OVER {
+            out.push_str(&format!(
+                "  … {} more left out (`--json` lists them)\n",
+                passed_over - SHOWN_PASSED_OVER
             ));
         }
         match self.additional_context() {
