@@ -702,3 +702,74 @@ fn opencode_and_claude_code_share_one_memory() {
         "OpenCode is told what Claude Code did: {text}"
     );
 }
+
+#[test]
+fn an_opencode_session_is_captured_like_a_claude_code_one() {
+    let Some(opencode) = agents::agent_binary(agents::OPENCODE_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    solaria_tests::opencode::install_for_opencode(&edge);
+    let file = edge.project.join("notes.txt");
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "write",
+            json!({"filePath": file, "content": format!("rotate the deploy key\ntoken = {FAKE_SECRET}\n")}),
+        ),
+        Step::tool("read", json!({"filePath": file})),
+        Step::tool(
+            "edit",
+            json!({"filePath": file, "oldString": "rotate the deploy key", "newString": "rotated the deploy key"}),
+        ),
+        Step::tool(
+            "bash",
+            json!({"command": "echo hi", "description": "Say hi"}),
+        ),
+        Step::tool(
+            "bash",
+            json!({"command": "ls /nonexistent-solaria-dir", "description": "List a missing directory"}),
+        ),
+        Step::text("The deploy key note is written and edited."),
+    ]);
+    let cmd = agents::opencode(
+        &opencode,
+        &edge,
+        &model,
+        "Write a note about the deploy key",
+    );
+    agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs/opencode-tools"),
+        SESSION_TIMEOUT,
+    )
+    .assert_success();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while edge.count("SELECT count(*) FROM summaries") < 1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let rows = edge.strings(
+        "SELECT o.title || ' | ' || coalesce(json_extract(o.metadata, '$.error'), 0)
+         FROM observations o JOIN sessions s ON s.id = o.session_id
+         WHERE s.agent = 'opencode' AND o.kind = 'tool_use' ORDER BY o.created_at, o.rowid",
+    );
+    for (tool, error) in [
+        ("Write", "0"),
+        ("Read", "0"),
+        ("Edit", "0"),
+        ("Bash: echo hi", "0"),
+        ("Bash: ls /nonexistent-solaria-dir", "1"),
+    ] {
+        assert!(
+            rows.iter()
+                .any(|r| r.starts_with(tool) && r.ends_with(&format!("| {error}"))),
+            "{tool} (error {error}) in {rows:?}"
+        );
+    }
+    assert_eq!(
+        edge.count("SELECT count(*) FROM summaries"),
+        1,
+        "the session is summed up"
+    );
+    let bytes = String::from_utf8_lossy(&edge.store_bytes()).into_owned();
+    assert!(!bytes.contains(FAKE_SECRET), "the secret was redacted");
+}
