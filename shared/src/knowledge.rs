@@ -579,14 +579,7 @@ impl Knowledge {
     /// Whether it stands at `now`: not erased, not superseded or retracted, not
     /// expired. Only standing knowledge reaches context, recall and `why`.
     pub fn stands(&self, now: UnixMillis) -> bool {
-        if self.meta.deleted || self.expired(now) {
-            return false;
-        }
-        match &self.body {
-            KnowledgeBody::Decision(d) => d.status == Standing::Active,
-            KnowledgeBody::Memory(m) => m.status == Standing::Active,
-            _ => true,
-        }
+        !self.meta.deleted && !self.expired(now) && status_stands(self.status())
     }
 
     /// Whether its lifetime is over at `now` (a memory past its `expires_at`). An
@@ -672,6 +665,14 @@ impl Knowledge {
         }
         out
     }
+}
+
+/// Whether a record whose [`Knowledge::status`] is `status` still stands: only a
+/// superseded or retracted decision or memory does not (an iteration that ended
+/// still stands: it is history, not a withdrawn claim). Stores that keep the
+/// status as a column decide with this too.
+pub fn status_stands(status: &str) -> bool {
+    status != Standing::Superseded.as_str() && status != Standing::Retracted.as_str()
 }
 
 /// The decision ids named by `Decision:` trailers of a commit message

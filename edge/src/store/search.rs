@@ -542,7 +542,7 @@ pub(crate) fn read_row(
             "SELECT id, kind, title, project_key, project_name, machine_id,
                     coalesce(session_id, ''), created_at,
                     coalesce(json_extract(body, '$.tags'), '[]'), length(title) + length(text),
-                    status, json_extract(body, '$.expires_at')
+                    status
              FROM knowledge WHERE rowid = ?1 AND deleted = 0
                -- An expired memory leaves search (Knowledge::expired); it stays readable.
                AND coalesce(json_extract(body, '$.expires_at'), 9223372036854775807)
@@ -564,10 +564,7 @@ pub(crate) fn read_row(
                 tags: r.get(8)?,
                 size: r.get(9)?,
                 standing: match table {
-                    Table::Knowledge => Some(Standing {
-                        status: r.get(10)?,
-                        expires_at: r.get(11)?,
-                    }),
+                    Table::Knowledge => Some(Standing { status: r.get(10)? }),
                     _ => None,
                 },
             })
@@ -592,11 +589,10 @@ pub(crate) struct Row {
     standing: Option<Standing>,
 }
 
-/// What decides whether a knowledge row stands (`Knowledge::stands`, from columns).
+/// What decides whether a knowledge row stands (`knowledge::status_stands`).
 #[derive(Debug)]
 struct Standing {
     status: String,
-    expires_at: Option<i64>,
 }
 
 impl Row {
@@ -623,10 +619,8 @@ impl Row {
             now,
         };
         if let Some(standing) = &self.standing {
-            let stands = matches!(
-                standing.status.as_str(),
-                "active" | "completed" | "abandoned"
-            ) && standing.expires_at.is_none_or(|at| at > now.0);
+            // Expired memories never get here (`read_row` leaves them out).
+            let stands = solaria_shared::knowledge::status_stands(&standing.status);
             return ranking::knowledge_weight(&ctx, &self.project, stands);
         }
         ranking::weight(&ctx, &self.project, &tags, UnixMillis(self.created_at))
