@@ -773,3 +773,108 @@ fn an_opencode_session_is_captured_like_a_claude_code_one() {
     let bytes = String::from_utf8_lossy(&edge.store_bytes()).into_owned();
     assert!(!bytes.contains(FAKE_SECRET), "the secret was redacted");
 }
+
+#[test]
+fn opencode_is_told_the_decision_and_a_related_prompt_recalls_it() {
+    let Some(opencode) = agents::agent_binary(agents::OPENCODE_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    solaria_tests::opencode::install_for_opencode(&edge);
+    let d = edge.json(
+        &edge.project,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "No ORM for the billing tables",
+            "--chosen",
+            "plain SQL through sqlx",
+            "--rationale",
+            "billing reports need window functions an ORM hides",
+        ],
+    );
+    let id = d["record"]["id"].as_str().expect("id").to_string();
+
+    // Two requests in the turn: the recall goes with the prompt in both, once.
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "bash",
+            json!({"command": "echo checked", "description": "Check"}),
+        ),
+        Step::text("Understood."),
+    ]);
+    let cmd = agents::opencode(
+        &opencode,
+        &edge,
+        &model,
+        "let's add an ORM for the billing tables",
+    );
+    agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs/opencode-related"),
+        SESSION_TIMEOUT,
+    )
+    .assert_success();
+    let turns = model.turns();
+    assert_eq!(turns.len(), 2, "{:?}", model.requests());
+    let marker = "SOLARIA memory related to this prompt";
+    for turn in &turns {
+        let text = turn.text();
+        assert!(
+            text.contains("## Decisions and knowledge")
+                && text.contains("No ORM for the billing tables"),
+            "the standing decision is in the system prompt: {text}"
+        );
+        assert_eq!(
+            text.matches(marker).count(),
+            1,
+            "the prompt's recall is in each request of the turn, once: {text}"
+        );
+        let recalled = &text[text.find(marker).unwrap_or(0)..];
+        assert!(
+            recalled.contains(&format!("[D#{id}]"))
+                && recalled.contains("why: billing reports need window functions"),
+            "{text}"
+        );
+    }
+    // The recall reached the model, not the user's saved message.
+    let prompts = edge.strings(
+        "SELECT o.title FROM observations o JOIN sessions s ON s.id = o.session_id
+         WHERE s.agent = 'opencode' AND o.kind = 'prompt'",
+    );
+    assert!(prompts.iter().all(|p| !p.contains(marker)), "{prompts:?}");
+    // Side requests (the session's title) carry neither the context nor the recall.
+    let side: Vec<_> = model
+        .requests()
+        .into_iter()
+        .filter(|r| !r.offers_tools())
+        .collect();
+    assert!(!side.is_empty(), "OpenCode asked for a title");
+    for request in side {
+        let text = request.text();
+        assert!(
+            !text.contains("# SOLARIA memory") && !text.contains(marker),
+            "a title request gets no memory: {text}"
+        );
+    }
+
+    let model = ModelServer::start(vec![Step::text("Done.")]);
+    let cmd = agents::opencode(
+        &opencode,
+        &edge,
+        &model,
+        "rename the README heading to Getting started",
+    );
+    agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs/opencode-unrelated"),
+        SESSION_TIMEOUT,
+    )
+    .assert_success();
+    let text = model.turns().first().expect("asked the model").text();
+    assert!(
+        !text.contains(marker),
+        "an unrelated prompt recalls nothing: {text}"
+    );
+}

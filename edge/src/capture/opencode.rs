@@ -81,9 +81,10 @@ pub fn run(event: &str, env: &Env) {
         &label,
         env,
         move |bytes, config, paths, skew| match adapt(&event, bytes)? {
+            // Printed as it is: for `chat.message` the recalled memory, which the
+            // plugin adds to that message (other events' output it ignores).
             Action::Capture(hook, payload) => {
-                super::capture(hook, &payload, AGENT, config, paths, skew)?;
-                Ok(None)
+                Ok(super::capture(hook, &payload, AGENT, config, paths, skew)?)
             }
             // The context text itself: the plugin adds it to the system prompt.
             Action::Context(payload) => Ok(super::capture(

@@ -2,11 +2,11 @@
 // by "solaria uninstall opencode"; a reinstall overwrites edits.
 //
 // SOLARIA Memory for OpenCode (plugin API of OpenCode 1.18): forwards the session's
-// events to `solaria hook opencode <event>` (JSON on its stdin) and adds the
-// project's memory to the system prompt. No dependencies. It never throws into
-// OpenCode and never holds it for long: bus events are fire-and-forget, the awaited
-// hooks wait at most HOOK_WAIT_MS, the context at most CONTEXT_WAIT_MS once per
-// session.
+// events to `solaria hook opencode <event>` (JSON on its stdin), adds the project's
+// memory to the system prompt and what a prompt recalls to that prompt. No
+// dependencies. It never throws into OpenCode and never holds it for long: bus
+// events are fire-and-forget, the awaited hooks wait at most HOOK_WAIT_MS, the
+// context at most CONTEXT_WAIT_MS once per session.
 import { spawn } from "node:child_process";
 
 const SOLARIA = "__SOLARIA_EXE__";
@@ -14,6 +14,12 @@ const HOOK_WAIT_MS = 1500;
 const CONTEXT_WAIT_MS = 3000;
 // A solaria process that outlives this is left to its own watchdog; the queue moves on.
 const RUN_CAP_MS = 10000;
+// Recalled memory is kept per user message (the transform re-adds it to every model
+// request of the turn); the oldest entries go past this many.
+const RECALLS_KEPT = 200;
+// Title generation gets no memory: it only names the session (OpenCode's title
+// agent's prompt starts so).
+const TITLE_PROMPT = "You are a title generator";
 const BUS_EVENTS = new Set([
   "session.created",
   "session.idle",
@@ -27,6 +33,7 @@ export const SolariaMemory = async (ctx) => {
   let queue = Promise.resolve("");
   const contexts = new Map();
   const lastText = new Map();
+  const recalls = new Map();
 
   // A timer that resolves to "" after `ms`; `hold` keeps the runtime alive meanwhile
   // (only while someone awaits it).
@@ -112,6 +119,9 @@ export const SolariaMemory = async (ctx) => {
           if (type === "session.deleted") {
             contexts.delete(id);
             lastText.delete(id);
+            for (const [key, recall] of recalls) {
+              if (recall.sessionID === id) recalls.delete(key);
+            }
           }
           forward(type, payload, "detach");
         } else if (
@@ -138,10 +148,41 @@ export const SolariaMemory = async (ctx) => {
             synthetic: p.synthetic,
             ignored: p.ignored,
           }));
-        await atMost(
-          forward("chat.message", { cwd, input, output: { parts } }, "wait"),
+        const messageID = output && output.message && output.message.id;
+        const text = await atMost(
+          forward("chat.message", { cwd, input, output: { parts } }, "output"),
           HOOK_WAIT_MS,
         );
+        if (messageID && typeof text === "string" && text.trim()) {
+          recalls.set(messageID, {
+            text: text.trim(),
+            sessionID: input && input.sessionID,
+          });
+          if (recalls.size > RECALLS_KEPT) recalls.delete(recalls.keys().next().value);
+        }
+      } catch {}
+    },
+
+    // What the prompt recalled goes with it, as a synthetic part seen by the model
+    // only: it is added to the request, not saved into the user's message.
+    "experimental.chat.messages.transform": async (_input, output) => {
+      try {
+        if (!recalls.size || !output || !Array.isArray(output.messages)) return;
+        for (const message of output.messages) {
+          const info = message && message.info;
+          const recall = info && info.role === "user" && recalls.get(info.id);
+          if (!recall || !Array.isArray(message.parts)) continue;
+          if (message.parts.some((p) => p && p.solariaRecall)) continue;
+          message.parts.push({
+            id: info.id + "-solaria-recall",
+            sessionID: info.sessionID,
+            messageID: info.id,
+            type: "text",
+            text: recall.text,
+            synthetic: true,
+            solariaRecall: true,
+          });
+        }
       } catch {}
     },
 
@@ -171,6 +212,8 @@ export const SolariaMemory = async (ctx) => {
       try {
         const id = input && input.sessionID;
         if (!id || !output || !Array.isArray(output.system)) return;
+        const first = output.system[0];
+        if (typeof first === "string" && first.startsWith(TITLE_PROMPT)) return;
         if (!contexts.has(id)) {
           contexts.set(id, run("context", { cwd, session_id: id }, "output"));
         }
