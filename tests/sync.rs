@@ -75,6 +75,11 @@ async fn what_one_machine_captures_the_other_finds_after_a_sync() {
         .as_str()
         .expect("id")
         .to_string();
+    let on_disk = |m: &Edge| {
+        let bytes = m.store_bytes();
+        bytes.windows(15).any(|w| w == b"test result: ok")
+    };
+    assert!(on_disk(&desktop), "the tool's output is in the desktop's files");
     laptop.ok(&["forget", &id]);
     laptop.ok(&["sync"]);
     desktop.ok(&["sync"]);
@@ -84,6 +89,10 @@ async fn what_one_machine_captures_the_other_finds_after_a_sync() {
             .iter()
             .all(|h| h["id"] != id.as_str()),
         "tombstone applied"
+    );
+    assert!(
+        !on_disk(&desktop),
+        "the erased text is in neither the desktop's database file nor its WAL"
     );
 
     let slash = desktop.ok(&["slash", "sync"]);

@@ -64,6 +64,14 @@ pub fn forget(store: &mut Store, target: &ForgetTarget) -> Result<Counts, StoreE
     Ok(counts)
 }
 
+/// After erasures received from the central service: the same cleaning as a local
+/// forget, so erased text lingers in neither the full-text indexes nor the WAL.
+pub fn scrub_erased(store: &mut Store) -> Result<(), StoreError> {
+    scrub_indexes(store)?;
+    empty_wal(store);
+    Ok(())
+}
+
 /// Rewrites each full-text index as one segment, which leaves out the entries of
 /// deleted rows. FTS5 otherwise only marks a deleted row (contentless tables cannot
 /// look its words up to remove them) and keeps those words in its segments until
@@ -81,8 +89,10 @@ fn scrub_indexes(store: &mut Store) -> Result<(), StoreError> {
 }
 
 /// Copies the WAL into the database file and truncates it, so no earlier version of
-/// a page lingers there. Best effort: a reader in another process (the daemon, a
-/// search) keeps the WAL; its frames are then overwritten as writes reuse it.
+/// a page lingers there. Every path that removes content calls it: connections do
+/// not checkpoint when they close (see `Store::open`). Best effort: a reader in
+/// another process (the daemon, a search) keeps the WAL; its frames are then
+/// overwritten as writes reuse it.
 fn empty_wal(store: &Store) {
     let _ = store
         .conn()
@@ -421,6 +431,7 @@ pub fn prune(store: &mut Store, r: &Retention, now: UnixMillis) -> Result<Pruned
     super::vectors::drop_removed(store)?;
     if pruned.counts.total() > 0 {
         scrub_indexes(store)?;
+        empty_wal(store);
     }
     Ok(pruned)
 }

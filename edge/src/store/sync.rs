@@ -286,6 +286,8 @@ pub struct Applied {
     pub ignored: usize,
     /// Local changes not yet pushed that lost to a received version.
     pub conflicts: usize,
+    /// Records whose content a received erasure removed here.
+    pub erased: usize,
 }
 
 fn local_version(w: &Writer<'_>, r: &WireRecord) -> Result<Option<WireRecord>, StoreError> {
@@ -354,6 +356,9 @@ impl Writer<'_> {
                 // An erasure keeps no copy of what it erases: a live local change
                 // it replaces is not kept as a conflict.
                 let erases = r.meta().deleted && !l.meta().deleted;
+                if erases {
+                    done.erased += 1;
+                }
                 let unpushed = l.machine_id() == me && l.updated().as_i64() > push_cursor;
                 if unpushed && !erases {
                     self.record_conflict(l, r)?;

@@ -217,6 +217,7 @@ pub fn run(
     if server_stores_knowledge && !knew_knowledge {
         store.write(|w| w.set_state(PULL_CURSOR_KEY, "0"))?;
     }
+    let mut erased = 0;
     loop {
         check_time()?;
         let since = store_sync::cursor(store.conn(), PULL_CURSOR_KEY)?;
@@ -230,6 +231,7 @@ pub fn run(
         })?;
         report.pulled += applied.stored;
         report.conflicts += applied.conflicts;
+        erased += applied.erased;
         progress(Progress::Pulled {
             done: report.pulled,
         });
@@ -240,8 +242,12 @@ pub fn run(
     if server_stores_knowledge && !knew_knowledge {
         store.write(|w| w.set_state(FEED_TYPES_KEY, KNOWLEDGE_TYPE))?;
     }
-    // Records erased elsewhere lose their vectors now, not at the next embedding pass.
+    // Records erased elsewhere lose their vectors now, not at the next embedding pass,
+    // and their text leaves the file as it does after a local forget.
     crate::store::vectors::drop_removed(store)?;
+    if erased > 0 {
+        crate::store::retention::scrub_erased(store)?;
+    }
     report.duration_ms = started.elapsed().as_millis();
     Ok(report)
 }
