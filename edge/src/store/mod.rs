@@ -17,7 +17,6 @@ pub mod sync;
 pub mod vectors;
 pub mod views;
 
-use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 use solaria_shared::{Hlc, HlcClock, MachineId, UnixMillis};
 use std::path::{Path, PathBuf};
@@ -29,9 +28,6 @@ pub(crate) const SYNCED_TABLES: [&str; 4] = ["sessions", "observations", "summar
 
 /// How long a writer waits for another process's write to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-/// The WAL is truncated to this size after a checkpoint (it is kept between
-/// connections, see `setup`).
-const WAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
 
 /// Errors of the local store.
 #[derive(Debug, thiserror::Error)]
@@ -259,15 +255,6 @@ fn setup(conn: &mut Connection, path: &Path, machine_name: &str) -> Result<(), S
     // `prune` and erasures remove does not linger in free pages or free space
     // inside pages of the file (or of the WAL frames written from now on).
     conn.pragma_update(None, "secure_delete", "ON")?;
-    // Each hook is a short process, usually the store's only connection: closing
-    // it would checkpoint the WAL into the database and delete it (two fsyncs), and
-    // the next hook would create it again (two more) — most of a hook's time on a
-    // real disk. The WAL stays instead; SQLite's automatic checkpoint (every 1000
-    // pages) moves it into the database, and the paths that remove content (forget,
-    // prune, erasures pulled by sync) empty it themselves (`retention`), so erased
-    // text does not wait there. The limit keeps the idle file small.
-    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-    conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
     migrate::run(conn, path, machine_name)
 }
 

@@ -89,10 +89,10 @@ fn scrub_indexes(store: &mut Store) -> Result<(), StoreError> {
 }
 
 /// Copies the WAL into the database file and truncates it, so no earlier version of
-/// a page lingers there. Every path that removes content calls it: connections do
-/// not checkpoint when they close (see `Store::open`). Best effort: a reader in
-/// another process (the daemon, a search) keeps the WAL; its frames are then
-/// overwritten as writes reuse it.
+/// a page lingers there. Every path that removes content calls it: a closing
+/// connection checkpoints only when it is the store's last one, and the daemon
+/// keeps one open. Best effort: a reader in another process (the daemon, a
+/// search) keeps the WAL; its frames are then overwritten as writes reuse it.
 fn empty_wal(store: &Store) {
     let _ = store
         .conn()
