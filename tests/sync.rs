@@ -79,7 +79,10 @@ async fn what_one_machine_captures_the_other_finds_after_a_sync() {
         let bytes = m.store_bytes();
         bytes.windows(15).any(|w| w == b"test result: ok")
     };
-    assert!(on_disk(&desktop), "the tool's output is in the desktop's files");
+    assert!(
+        on_disk(&desktop),
+        "the tool's output is in the desktop's files"
+    );
     laptop.ok(&["forget", &id]);
     laptop.ok(&["sync"]);
     desktop.ok(&["sync"]);
