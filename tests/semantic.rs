@@ -268,6 +268,58 @@ fn a_paraphrase_is_found_by_meaning_and_an_identifier_by_words() {
     assert!(text.contains("hybrid search"), "{text}");
 }
 
+/// A question about a recorded decision in other words than the decision's.
+const ORM_PARAPHRASE: &str = "bring in an object-relational mapper for the accounting schema";
+
+#[test]
+fn a_decision_is_found_by_meaning_once_embedded() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    configure_model(&edge, &model);
+    remember_a_week_of_work(&edge);
+    let decided = edge.json(
+        &edge.project,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "No ORM for the billing tables",
+            "--chosen",
+            "plain SQL through sqlx",
+            "--rationale",
+            "billing reports need window functions an ORM hides",
+        ],
+    );
+    let id = decided["record"]["id"].as_str().expect("id").to_string();
+    assert!(queued(&edge) > 0, "the decision waits for its vector");
+    edge.ok(&["embed"]);
+    assert_eq!(queued(&edge), 0, "{:?}", stats(&edge));
+    assert_eq!(vector_rows(&edge, "knowledge_embeddings"), 1);
+
+    let ids = |hits: &[Value]| -> Vec<String> {
+        hits.iter()
+            .filter_map(|h| h["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    let lexical = search(&edge, "lexical", ORM_PARAPHRASE);
+    assert!(
+        !ids(&lexical).contains(&id),
+        "no word in common: {lexical:?}"
+    );
+    for mode in ["semantic", "hybrid"] {
+        let hits = search(&edge, mode, ORM_PARAPHRASE);
+        assert_eq!(
+            ids(&hits).first(),
+            Some(&id),
+            "{mode} search ranks the decision first: {hits:?}"
+        );
+    }
+    // Erased, its vector goes at once.
+    edge.ok(&["forget", &id]);
+    assert_eq!(vector_rows(&edge, "knowledge_embeddings"), 0);
+    assert!(!ids(&search(&edge, "semantic", ORM_PARAPHRASE)).contains(&id));
+}
+
 // ---------------------------------------------------------------------------------
 // 3. Another language
 

@@ -210,13 +210,12 @@ struct Neighbour {
     similarity: f64,
 }
 
-/// The vectors of a table's records (knowledge records are not embedded yet:
-/// they are found by their words).
+/// The vectors of a table's records.
 fn source_of(table: Table) -> Option<Source> {
     match table {
         Table::Observations => Some(Source::Observations),
         Table::Summaries => Some(Source::Summaries),
-        Table::Knowledge => None,
+        Table::Knowledge => Some(Source::Knowledge),
     }
 }
 

@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0003_erasure_final.sql"),
     include_str!("../../../migrations/edge/0004_knowledge.sql"),
     include_str!("../../../migrations/edge/0005_recall.sql"),
+    include_str!("../../../migrations/edge/0006_knowledge_vectors.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

@@ -16,15 +16,18 @@ use solaria_shared::UnixMillis;
 pub enum Source {
     Observations,
     Summaries,
+    /// Decisions, memories, commits and iterations (not links or events).
+    Knowledge,
 }
 
 impl Source {
-    pub const ALL: [Source; 2] = [Source::Observations, Source::Summaries];
+    pub const ALL: [Source; 3] = [Source::Observations, Source::Summaries, Source::Knowledge];
 
     fn code(self) -> i64 {
         match self {
             Source::Observations => 0,
             Source::Summaries => 1,
+            Source::Knowledge => 2,
         }
     }
 
@@ -32,6 +35,7 @@ impl Source {
         match code {
             0 => Some(Source::Observations),
             1 => Some(Source::Summaries),
+            2 => Some(Source::Knowledge),
             _ => None,
         }
     }
@@ -41,6 +45,7 @@ impl Source {
         match self {
             Source::Observations => "observation_vectors",
             Source::Summaries => "summary_vectors",
+            Source::Knowledge => "knowledge_vectors",
         }
     }
 
@@ -50,6 +55,7 @@ impl Source {
         match self {
             Source::Observations => "observation_embeddings",
             Source::Summaries => "summary_embeddings",
+            Source::Knowledge => "knowledge_embeddings",
         }
     }
 
@@ -57,6 +63,15 @@ impl Source {
         match self {
             Source::Observations => "observations",
             Source::Summaries => "summaries",
+            Source::Knowledge => "knowledge",
+        }
+    }
+
+    /// Which live records of the table are embedded (the queue's triggers agree).
+    fn embedded_sql(self) -> &'static str {
+        match self {
+            Source::Observations | Source::Summaries => "deleted = 0",
+            Source::Knowledge => "deleted = 0 AND kind NOT IN ('link', 'event')",
         }
     }
 
@@ -68,6 +83,9 @@ impl Source {
                 "title || char(10) || substr(input, 1, 600) || char(10) || substr(response, 1, 600)"
             }
             Source::Summaries => "substr(text, 1, 1200) || char(10) || substr(key_points, 1, 400)",
+            // The derived search text holds the kind's fields (a decision's chosen
+            // option and rationale, a memory's text).
+            Source::Knowledge => "title || char(10) || substr(text, 1, 1200)",
         }
     }
 }
@@ -141,32 +159,30 @@ pub fn index_model(conn: &Connection) -> Result<Option<IndexModel>, StoreError> 
 pub fn prepare(store: &mut Store, model: &IndexModel, centre: &[f32]) -> Result<bool, StoreError> {
     let current = index_model(store.conn())?;
     if current.as_ref() == Some(model) {
+        add_missing_tables(store, model)?;
         return Ok(false);
     }
     let centre_json = serde_json::to_string(centre).unwrap_or_else(|_| "[]".into());
     store.write(|w| {
         let tx = w.tx();
+        tx.execute("DELETE FROM vector_queue", [])?;
         for source in Source::ALL {
             tx.execute_batch(&format!(
                 "DROP TABLE IF EXISTS {table};
-                 DROP TABLE IF EXISTS {floats};
-                 CREATE VIRTUAL TABLE {table} USING vec0(coarse bit[{dim}]);
-                 CREATE TABLE {floats} (
-                     row       INTEGER PRIMARY KEY,
-                     embedding BLOB NOT NULL
-                 ) STRICT;",
+                 DROP TABLE IF EXISTS {floats};",
                 table = source.vector_table(),
                 floats = source.float_table(),
-                dim = model.dimension
             ))?;
+            create_tables(tx, source, model)?;
+            tx.execute(
+                &format!(
+                    "INSERT INTO vector_queue (source, row) SELECT ?1, rowid FROM {} WHERE {}",
+                    source.base(),
+                    source.embedded_sql()
+                ),
+                [source.code()],
+            )?;
         }
-        tx.execute_batch(
-            "DELETE FROM vector_queue;
-             INSERT INTO vector_queue (source, row)
-                 SELECT 0, rowid FROM observations WHERE deleted = 0;
-             INSERT INTO vector_queue (source, row)
-                 SELECT 1, rowid FROM summaries WHERE deleted = 0;",
-        )?;
         for (key, value) in [
             ("vector_model", model.fingerprint.clone()),
             ("vector_dimension", model.dimension.to_string()),
@@ -185,6 +201,47 @@ pub fn prepare(store: &mut Store, model: &IndexModel, centre: &[f32]) -> Result<
     Ok(current.is_some())
 }
 
+/// Creates `source`'s vector tables for `model` if they do not exist.
+fn create_tables(tx: &Connection, source: Source, model: &IndexModel) -> Result<(), StoreError> {
+    tx.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0(coarse bit[{dim}]);
+         CREATE TABLE IF NOT EXISTS {floats} (
+             row       INTEGER PRIMARY KEY,
+             embedding BLOB NOT NULL
+         ) STRICT;",
+        table = source.vector_table(),
+        floats = source.float_table(),
+        dim = model.dimension
+    ))?;
+    Ok(())
+}
+
+/// A store whose vectors predate a source (knowledge, from version 6) gets that
+/// source's tables for the same model; its records are already queued (the
+/// migration queued them), so the next pass embeds only them.
+fn add_missing_tables(store: &mut Store, model: &IndexModel) -> Result<(), StoreError> {
+    let mut missing = Vec::new();
+    for source in Source::ALL {
+        let exists: bool = store
+            .conn()
+            .prepare_cached("SELECT count(*) > 0 FROM sqlite_master WHERE name = ?1")?
+            .query_row([source.float_table()], |r| r.get(0))?;
+        if !exists {
+            missing.push(source);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    store.write(|w| {
+        for source in missing {
+            create_tables(w.tx(), source, model)?;
+        }
+        bump_generation(w.tx())?;
+        Ok(())
+    })
+}
+
 /// Queues again every live record that has no vector (e.g. one older than the
 /// embeddings' retention, dequeued without a vector), for `solaria embed --all`.
 pub fn queue_missing(store: &mut Store) -> Result<usize, StoreError> {
@@ -197,9 +254,10 @@ pub fn queue_missing(store: &mut Store) -> Result<usize, StoreError> {
             queued += w.tx().execute(
                 &format!(
                     "INSERT OR IGNORE INTO vector_queue (source, row)
-                     SELECT ?1, b.rowid FROM {} b WHERE b.deleted = 0
-                     AND b.rowid NOT IN (SELECT row FROM {})",
+                     SELECT ?1, rowid FROM {} WHERE {}
+                     AND rowid NOT IN (SELECT row FROM {})",
                     source.base(),
+                    source.embedded_sql(),
                     source.float_table()
                 ),
                 [source.code()],
