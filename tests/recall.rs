@@ -201,3 +201,75 @@ fn recall_shows_the_scores_and_follows_its_settings() {
         3
     );
 }
+
+/// A question about the preference of [`memory`] in other words (one in common,
+/// too few for recall by words).
+const STAGING_PARAPHRASE: &str = "which branch may ship to the pre-production environment";
+/// The preference it is about.
+const STAGING: &str = "deploy staging only from the release branch";
+
+#[test]
+fn with_the_daemon_running_a_prompt_in_other_words_recalls_by_meaning() {
+    let Some(model) = solaria_tests::semantic::minilm() else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    let id = memory(&edge);
+    let with_model = format!("[search]\nmodel_dir = '{}'\n", model.display());
+    edge.write_config(&with_model);
+    edge.ok(&["embed"]);
+
+    // Without the daemon, recall is by words only, and these share none.
+    let shown = edge.ok(&["recall", STAGING_PARAPHRASE]);
+    assert!(shown.contains("Nothing would be added"), "{shown}");
+    assert_eq!(prompt(&edge, "s1", STAGING_PARAPHRASE), None);
+
+    let serve = solaria_tests::daemon::serve_with(&edge, &with_model);
+    // `solaria recall` waits for the daemon (a hook waits 100 ms): once it answers by
+    // meaning, the model is loaded.
+    let v = edge.json(&edge.project, &["recall", "--json", STAGING_PARAPHRASE]);
+    assert_eq!(v["by_meaning"], true, "{v}");
+    let told = prompt(&edge, "s2", STAGING_PARAPHRASE).expect("recalled by meaning");
+    assert!(told.contains(STAGING), "{told}");
+    assert_eq!(
+        prompt(&edge, "s2", "rename the README heading to Getting started"),
+        None,
+        "an unrelated prompt is told nothing, by meaning either"
+    );
+    assert_eq!(
+        prompt(&edge, "s2", STAGING_PARAPHRASE),
+        None,
+        "nor is the decision repeated in the session"
+    );
+    let first = &v["considered"][0];
+    assert!(
+        first["chosen"] == true
+            && first["by"] == "meaning"
+            && first["line"].as_str().expect("line").contains(STAGING),
+        "{v}"
+    );
+    assert!(
+        edge.ok(&["recall", STAGING_PARAPHRASE])
+            .contains("by words and meaning"),
+    );
+
+    // The daemon gone, or one that accepts and never answers: words in process.
+    drop(serve);
+    let words = "let's add an ORM for the billing tables";
+    assert!(prompt(&edge, "s3", words).is_some_and(|t| t.contains(&id)));
+    let hanging = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    std::fs::write(
+        edge.data().join("serve.addr"),
+        hanging.local_addr().expect("addr").to_string(),
+    )
+    .expect("write serve.addr");
+    assert!(
+        prompt(&edge, "s4", words).is_some_and(|t| t.contains(&id)),
+        "a daemon that hangs costs the wait, never the recall by words"
+    );
+    assert!(
+        prompt(&edge, "s5", STAGING_PARAPHRASE).is_none_or(|t| !t.contains(STAGING)),
+        "words alone do not reach the preference"
+    );
+    drop(hanging);
+}

@@ -467,6 +467,7 @@ fn main() {
             }
             println!();
         }
+        recall_calibration(&store, &model, &queries, &keys);
         let s = support::summarize(&mut per_query_ms);
         println!(
             "\n(all {} methods of one query, embedding included: p50 {} ms, p95 {} ms)",
@@ -475,4 +476,106 @@ fn main() {
             support::ms(s.p95)
         );
     }
+}
+
+/// Prompts about nothing in the corpus: what recall by meaning must leave alone.
+const UNRELATED_PROMPTS: &[&str] = &[
+    "write a limerick about a cat who loves the rain",
+    "what is the capital of Australia",
+    "thanks, that is all for today",
+    "summarise the plot of Hamlet in three sentences",
+    "translate good morning into Japanese",
+    "how many minutes are in a week",
+    "recommend a good science fiction novel",
+    "what should I cook for dinner tonight with rice and beans",
+    "explain the rules of chess castling",
+    "tell me a fun fact about octopuses",
+    "how do I improve my running pace",
+    "convert 30 degrees celsius to fahrenheit",
+    "who painted the Mona Lisa",
+    "suggest a name for my new puppy",
+    "qué tiempo hace hoy en Madrid",
+    "escribe un poema corto sobre el mar",
+];
+
+/// How recall's minimum similarity (`[recall] min_similarity`, on
+/// `vectors::centred_cosine`) splits the labelled queries from unrelated prompts:
+/// for each threshold, the share of queries whose target is among the five nearest
+/// and reaches it, the share of unrelated prompts whose nearest record reaches it
+/// (each would be told something irrelevant), and of the items that reach it in
+/// the queries' five nearest, the share that are targets.
+fn recall_calibration(
+    store: &Store,
+    model: &Embedder,
+    queries: &[Query],
+    keys: &HashMap<String, String>,
+) {
+    let nearest = |text: &str| {
+        let vector = model.embed_query(text).expect("embed");
+        let q = SearchQuery {
+            text: text.to_string(),
+            limit: 5,
+            ..SearchQuery::default()
+        };
+        hybrid::by_meaning(store.conn(), &q, &vector).expect("by meaning")
+    };
+    let labelled: Vec<(Vec<(bool, f64)>, &str)> = queries
+        .iter()
+        .map(|q| {
+            let hits = nearest(&q.text)
+                .into_iter()
+                .map(|(h, sim)| {
+                    let target = keys.get(&h.id).is_some_and(|k| q.targets.contains(k));
+                    (target, sim)
+                })
+                .collect();
+            (hits, q.kind.as_str())
+        })
+        .collect();
+    let unrelated: Vec<f64> = UNRELATED_PROMPTS
+        .iter()
+        .map(|p| nearest(p).first().map_or(0.0, |(_, sim)| *sim))
+        .collect();
+    println!(
+        "\nRecall by meaning ({}): threshold on the centred similarity; unrelated prompts: {}\n",
+        model.info().name,
+        UNRELATED_PROMPTS.len()
+    );
+    println!(
+        "| min similarity | queries recalled (target in 5 nearest, ≥ t) | paraphrase | cross-language | unrelated prompts told something | targets among items ≥ t |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for t in [0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7] {
+        let share = |kind: Option<&str>| {
+            let chosen: Vec<_> = labelled
+                .iter()
+                .filter(|(_, k)| kind.is_none_or(|want| k.contains(want)))
+                .collect();
+            let hit = chosen
+                .iter()
+                .filter(|(hits, _)| hits.iter().any(|(target, sim)| *target && *sim >= t))
+                .count();
+            hit as f64 / chosen.len().max(1) as f64
+        };
+        let over: Vec<bool> = labelled
+            .iter()
+            .flat_map(|(hits, _)| hits.iter().filter(|(_, sim)| *sim >= t).map(|(tg, _)| *tg))
+            .collect();
+        let precision = over.iter().filter(|t| **t).count() as f64 / over.len().max(1) as f64;
+        let told = unrelated.iter().filter(|s| **s >= t).count();
+        println!(
+            "| {t:.2} | {:.2} | {:.2} | {:.2} | {told} of {} | {precision:.2} |",
+            share(None),
+            share(Some("paraphrase")),
+            share(Some("cross")),
+            unrelated.len()
+        );
+    }
+    let mut sorted = unrelated.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "\nUnrelated prompts' nearest record: median {:.2}, highest {:.2}.",
+        sorted[sorted.len() / 2],
+        sorted.last().copied().unwrap_or(0.0)
+    );
 }

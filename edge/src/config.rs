@@ -100,6 +100,13 @@ pub struct RecallConfig {
     /// The least match (0–1: the share of the prompt's weighted words a record
     /// holds) an item needs to be added.
     pub min_score: f64,
+    /// The least similarity in meaning (cosine measured from the model's centre,
+    /// about 0 for unrelated texts) an item found by meaning alone needs; used when
+    /// the daemon answers with its loaded model.
+    pub min_similarity: f64,
+    /// How long a prompt's hook waits for the daemon's recall (by meaning and
+    /// words) before recalling by words in process.
+    pub daemon_wait_ms: u64,
 }
 
 impl Default for RecallConfig {
@@ -108,6 +115,8 @@ impl Default for RecallConfig {
             enabled: true,
             max_items: 5,
             min_score: crate::ops::recall::DEFAULT_MIN_SCORE,
+            min_similarity: crate::ops::recall::DEFAULT_MIN_SIMILARITY,
+            daemon_wait_ms: 100,
         }
     }
 }

@@ -144,13 +144,23 @@ fn start_api(app: &App) {
     let log_app = app.clone();
     let logger: http::Logger = Arc::new(move |message: &str| log(&log_app, message));
     match http::start(app.clone(), port, logger) {
-        Ok(addr) => log(
-            app,
-            &format!(
-                "local API on http://{addr} (bearer token in {})",
-                app.paths.api_token().display()
-            ),
-        ),
+        Ok(addr) => {
+            log(
+                app,
+                &format!(
+                    "local API on http://{addr} (bearer token in {})",
+                    app.paths.api_token().display()
+                ),
+            );
+            // A prompt's hook waits only ~100 ms for the API's recall: the model must
+            // be loaded before the first prompt, not by it (a load takes 0.7–1.7 s).
+            let warm = app.clone();
+            std::thread::spawn(move || {
+                if let Err(e) = crate::semantic::cached_model(&warm.config, &warm.paths) {
+                    log(&warm, &format!("model not loaded for recall: {e}"));
+                }
+            });
+        }
         Err(e) => log(
             app,
             &format!("local API not started: {e}; sync, prune and vectors go on"),

@@ -213,10 +213,10 @@ pub fn capture(
             match recall_into(
                 &mut store,
                 config,
+                paths,
                 prompt,
                 &project.key,
-                payload,
-                session,
+                (payload.session_id.as_str(), session),
                 now,
             ) {
                 Ok(output) => Ok(output),
@@ -371,19 +371,22 @@ fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
 fn recall_into(
     store: &mut Store,
     config: &Config,
+    paths: &Paths,
     prompt: &str,
     project_key: &str,
-    payload: &Payload,
-    session: solaria_shared::SessionId,
+    (agent_session, session): (&str, solaria_shared::SessionId),
     now: UnixMillis,
 ) -> Result<Option<String>, StoreError> {
-    let agent_session = payload.session_id.as_str();
-    let recall = crate::ops::recall::for_prompt(
+    if !config.recall.enabled {
+        return Ok(None);
+    }
+    let recall = crate::ops::recall::for_hook(
         store,
-        &config.recall,
+        config,
+        paths,
         prompt,
         project_key,
-        Some((agent_session, session)),
+        (agent_session, session),
         now,
     )?;
     crate::ops::recall::remember_recalled(store, agent_session, &recall, now)?;

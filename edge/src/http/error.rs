@@ -6,7 +6,7 @@ use crate::ops::OpError;
 use crate::ops::input::clip;
 use crate::semantic::SearchError;
 use axum::Json;
-use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -92,6 +92,12 @@ fn model_error(e: &SearchError) -> ApiError {
 
 impl From<QueryRejection> for ApiError {
     fn from(e: QueryRejection) -> ApiError {
+        ApiError::bad_request(format!("{} (see docs/LOCAL_API.md)", e.body_text()))
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(e: JsonRejection) -> ApiError {
         ApiError::bad_request(format!("{} (see docs/LOCAL_API.md)", e.body_text()))
     }
 }

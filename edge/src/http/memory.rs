@@ -6,13 +6,14 @@ use super::ApiState;
 use super::error::ApiError;
 use crate::ops::context::{ProjectContext, context_of};
 use crate::ops::input::{self, bounded_text, given};
+use crate::ops::recall::{Recall, RecallRequest};
 use crate::ops::records::{self, DEFAULT_WINDOW, MAX_WINDOW, TimelineRequest};
 use crate::ops::search::{self, DEFAULT_LIMIT, MAX_LIMIT, Model, SearchRequest};
 use crate::present::records::TimelinePage;
 use crate::present::search::SearchResult;
 use crate::store::search::SearchQuery;
 use axum::Json;
-use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
@@ -69,6 +70,26 @@ pub(super) async fn search(
     s.blocking(move |app| search::search(app, &request, Model::Kept))
         .await
 }
+
+/// `POST /api/recall`: what a prompt recalls, by meaning too when the daemon's
+/// model made the stored vectors (asked by the prompt hooks; docs/LOCAL_API.md).
+pub(super) async fn recall(
+    State(s): State<ApiState>,
+    body: Result<Json<RecallRequest>, JsonRejection>,
+) -> Result<Json<Recall>, ApiError> {
+    let Json(request) = body?;
+    if request.prompt.chars().count() > MAX_PROMPT_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "`prompt` is too long: at most {MAX_PROMPT_CHARS} characters"
+        )));
+    }
+    s.blocking(move |app| crate::ops::recall::for_request(app, &request))
+        .await
+}
+
+/// The longest prompt `/api/recall` weighs, in characters (a prompt hook sends the
+/// whole prompt; a model reads a few hundred tokens of it anyway).
+const MAX_PROMPT_CHARS: usize = 20_000;
 
 /// `GET /api/timeline/{id}` parameters.
 #[derive(Debug, Deserialize)]

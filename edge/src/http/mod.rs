@@ -198,6 +198,7 @@ impl ApiState {
 fn router(state: ApiState) -> Router {
     let private = Router::new()
         .route("/api/search", get(memory::search))
+        .route("/api/recall", post(memory::recall))
         .route("/api/timeline/{id}", get(memory::timeline))
         .route("/api/context", get(memory::context_of_project))
         .route("/api/stats", get(status::stats))

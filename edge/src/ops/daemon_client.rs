@@ -46,6 +46,27 @@ pub fn search(paths: &Paths, request: &SearchRequest) -> Option<SearchResult> {
     answer.json().ok()
 }
 
+/// `POST /api/recall` on the daemon, answered within `wait` (connecting and proving
+/// included), or `None`: the caller then recalls by words in process.
+pub fn recall(
+    paths: &Paths,
+    request: &super::recall::RecallRequest,
+    wait: Duration,
+) -> Option<super::recall::Recall> {
+    let daemon = connect_within(paths, wait)?;
+    let answer = daemon
+        .client
+        .post(format!("http://{}/api/recall", daemon.addr))
+        .bearer_auth(&daemon.token)
+        .json(request)
+        .send()
+        .ok()?;
+    if !answer.status().is_success() {
+        return None;
+    }
+    answer.json().ok()
+}
+
 /// Whether a daemon of this version serves the data dir of `paths` (it answered
 /// `/api/health` and proved it holds the token), and at which address.
 pub fn running(paths: &Paths) -> Option<SocketAddr> {
@@ -60,6 +81,11 @@ struct Daemon {
 }
 
 fn connect(paths: &Paths) -> Option<Daemon> {
+    connect_within(paths, ANSWER_TIMEOUT)
+}
+
+/// [`connect`], every request of the client (this one's included) bounded by `wait`.
+fn connect_within(paths: &Paths, wait: Duration) -> Option<Daemon> {
     let addr: SocketAddr = std::fs::read_to_string(paths.serve_addr())
         .ok()?
         .trim()
@@ -70,8 +96,8 @@ fn connect(paths: &Paths) -> Option<Daemon> {
     }
     let token = std::fs::read_to_string(paths.api_token()).ok()?;
     let client = reqwest::blocking::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        .timeout(ANSWER_TIMEOUT)
+        .connect_timeout(CONNECT_TIMEOUT.min(wait))
+        .timeout(wait)
         .no_proxy()
         .build()
         .ok()?;

@@ -2,18 +2,21 @@
 //! it before the agent answers (UserPromptSubmit's `additionalContext`), and shown
 //! by `solaria recall PROMPT`. Knowledge first (decisions and memories that
 //! stand), then past sessions and events; only items whose match reaches the
-//! minimum score, at most a few, each once per session. Words only, in process: a
-//! hook must answer in milliseconds and never wait on a model.
+//! minimum score, at most a few, each once per session. By words, and by meaning
+//! too when a vector of the prompt is at hand: the daemon, whose model is loaded,
+//! answers the hook within its budget (`POST /api/recall`); otherwise the hook
+//! recalls by words in process, in milliseconds, never loading a model.
 
 use super::OpResult;
 use crate::app::App;
 use crate::config::RecallConfig;
 use crate::present::Reader;
+use crate::store::hybrid;
 use crate::store::search::{self, Hit, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, knowledge as kstore, records};
 use crate::timefmt;
 use rusqlite::params;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use solaria_shared::{Citation, KnowledgeId, SessionId, UnixMillis};
 
 /// The least share of a prompt an item must hold unless configured otherwise
@@ -23,6 +26,12 @@ use solaria_shared::{Citation, KnowledgeId, SessionId, UnixMillis};
 /// prompt repeating an earlier one 0.86, unrelated prompts match nothing or at
 /// most 0.08. Provisional until the labelled evaluation (`eval/`) measures it.
 pub const DEFAULT_MIN_SCORE: f64 = 0.3;
+/// The least similarity in meaning (`store::vectors::centred_cosine`) an item found
+/// by meaning alone needs unless configured otherwise: the lowest threshold at which
+/// none of 16 unrelated prompts was told anything from the `eval/` corpus, with
+/// either model; there 0.56 (MiniLM) and 0.80 (multilingual-e5) of the items it lets
+/// through are the queries' targets (docs/BENCHMARKS.md, "Recall by meaning").
+pub const DEFAULT_MIN_SIMILARITY: f64 = 0.45;
 /// Items left out that `solaria recall` still shows, best first.
 const SHOWN_PASSED_OVER: usize = 5;
 /// Candidates read per kind before the threshold.
@@ -31,24 +40,51 @@ const CANDIDATES: usize = 10;
 const REMEMBERED_MS: i64 = 7 * 86_400_000;
 
 /// One item considered for a prompt.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Considered {
     pub cite: Citation,
     /// The line the agent is given.
     pub line: String,
-    /// The match, 0–1 (see [`DEFAULT_MIN_SCORE`]).
+    /// The match: the share of the prompt's words (see [`DEFAULT_MIN_SCORE`]), or
+    /// the similarity in meaning (see [`DEFAULT_MIN_SIMILARITY`]), as `by` says.
     pub score: f64,
+    pub by: Match,
     /// Added to the prompt; else why not.
     pub chosen: bool,
-    pub reason: &'static str,
+    pub reason: String,
+}
+
+/// How an item matched the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Match {
+    /// By its words (the score is their share of the prompt).
+    Words,
+    /// By meaning (the score is a similarity measured from the model's centre).
+    Meaning,
+}
+
+impl Considered {
+    /// Whether the item reaches the threshold of the way it matched.
+    fn passes(&self, cfg: &RecallConfig) -> bool {
+        match self.by {
+            Match::Words => self.score >= cfg.min_score,
+            Match::Meaning => self.score >= cfg.min_similarity,
+        }
+    }
 }
 
 /// What a prompt recalls.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Recall {
     pub prompt: String,
     pub min_score: f64,
+    #[serde(default)]
+    pub min_similarity: f64,
     pub max_items: usize,
+    /// Whether records were also weighed by meaning (the daemon answered).
+    #[serde(default)]
+    pub by_meaning: bool,
     /// Best first: chosen ones, then the rest with the reason.
     pub considered: Vec<Considered>,
 }
@@ -78,14 +114,26 @@ impl Recall {
 
     /// `solaria recall`: the scores and what would be added.
     pub fn text(&self) -> String {
-        let mut out = format!(
-            "Recall for {:?} (minimum score {:.2}, at most {}):\n",
-            self.prompt.chars().take(80).collect::<String>(),
-            self.min_score,
-            self.max_items
-        );
+        let mut out = if self.by_meaning {
+            format!(
+                "Recall for {:?} by words and meaning (minimum score {:.2}, minimum \
+                 similarity {:.2}, at most {}):\n",
+                self.prompt.chars().take(80).collect::<String>(),
+                self.min_score,
+                self.min_similarity,
+                self.max_items
+            )
+        } else {
+            format!(
+                "Recall for {:?} by words (minimum score {:.2}, at most {}; by meaning \
+                 too when the daemon runs with a model):\n",
+                self.prompt.chars().take(80).collect::<String>(),
+                self.min_score,
+                self.max_items
+            )
+        };
         if self.considered.is_empty() {
-            out.push_str("  nothing in the memory matches its words\n");
+            out.push_str("  nothing in the memory matches it\n");
         }
         // Every chosen item, and the best few of the rest (`--json` has them all).
         let mut passed_over = 0;
@@ -97,9 +145,13 @@ impl Recall {
                 }
             }
             out.push_str(&format!(
-                "  {} {:.2} {}{}\n",
+                "  {} {:.2} {:<7} {}{}\n",
                 if c.chosen { "+" } else { "-" },
                 c.score,
+                match c.by {
+                    Match::Words => "words",
+                    Match::Meaning => "meaning",
+                },
                 c.line,
                 if c.chosen {
                     String::new()
@@ -124,7 +176,9 @@ impl Recall {
 
 /// What a prompt recalls from `store`, for the agent session `agent_session`
 /// (whose own records are never recalled into it, and whose earlier recalls are
-/// not repeated) in `project_key`.
+/// not repeated) in `project_key`. With `meaning` (the prompt's vector, made by the
+/// model of the stored vectors), records near it in meaning are considered too,
+/// against `min_similarity`.
 pub fn for_prompt(
     store: &Store,
     cfg: &RecallConfig,
@@ -132,15 +186,18 @@ pub fn for_prompt(
     project_key: &str,
     agent_session: Option<(&str, SessionId)>,
     now: UnixMillis,
+    meaning: Option<&[f32]>,
 ) -> Result<Recall, StoreError> {
     let conn = store.conn();
     let mut recall = Recall {
         prompt: prompt.to_string(),
         min_score: cfg.min_score,
+        min_similarity: cfg.min_similarity,
         max_items: cfg.max_items,
+        by_meaning: meaning.is_some(),
         considered: Vec::new(),
     };
-    if !cfg.enabled || cfg.max_items == 0 || search::query_terms(prompt).is_empty() {
+    if !cfg.enabled || cfg.max_items == 0 || prompt.trim().is_empty() {
         return Ok(recall);
     }
     let query = |record_type: Option<RecordType>| SearchQuery {
@@ -150,44 +207,58 @@ pub fn for_prompt(
         current_project: Some(project_key.to_string()),
         ..SearchQuery::default()
     };
-    let mut knowledge: Vec<Considered> = Vec::new();
-    for t in [RecordType::Decision, RecordType::Memory] {
-        for (hit, score) in search::search_with_share(conn, &query(Some(t)))? {
-            let Ok(id) = hit.id.parse::<KnowledgeId>() else {
-                continue;
-            };
-            let Some(k) = kstore::get_knowledge(conn, id)? else {
-                continue;
-            };
-            if !k.stands(now) {
-                continue;
-            }
-            knowledge.push(Considered {
-                cite: k.citation(),
-                line: crate::present::knowledge::line(&k, Reader::Agent),
-                score,
-                chosen: false,
-                reason: "",
-            });
-        }
-    }
-    let mut history: Vec<Considered> = Vec::new();
     let own_session = agent_session.map(|(_, s)| s.to_string());
-    for (hit, score) in search::search_with_share(conn, &query(None))? {
-        if hit.record_type.knowledge_kind().is_some()
-            || own_session.as_deref() == Some(hit.session_id.as_str())
-        {
-            continue;
+    let mut knowledge: Vec<Considered> = Vec::new();
+    let mut history: Vec<Considered> = Vec::new();
+    let mut consider = |hit: &Hit, score: f64, by: Match| -> Result<(), StoreError> {
+        let Some(mut c) = considered(store, hit, score, by, own_session.as_deref(), now)? else {
+            return Ok(());
+        };
+        let list = if hit.record_type.knowledge_kind().is_some() {
+            &mut knowledge
+        } else {
+            &mut history
+        };
+        // Found both ways: the better of the two, judged by its own threshold.
+        match list.iter_mut().find(|o| o.cite == c.cite) {
+            Some(o) => {
+                if c.passes(cfg) && !o.passes(cfg)
+                    || c.passes(cfg) == o.passes(cfg) && c.score > o.score
+                {
+                    c.line.clone_from(&o.line);
+                    *o = c;
+                }
+            }
+            None => list.push(c),
         }
-        history.push(Considered {
-            cite: hit.record_type.citation(&hit.id, &hit.session_id),
-            line: history_line(&hit, store),
-            score,
-            chosen: false,
-            reason: "",
-        });
+        Ok(())
+    };
+    if !search::query_terms(prompt).is_empty() {
+        for t in [RecordType::Decision, RecordType::Memory] {
+            for (hit, score) in search::search_with_share(conn, &query(Some(t)))? {
+                consider(&hit, score, Match::Words)?;
+            }
+        }
+        for (hit, score) in search::search_with_share(conn, &query(None))? {
+            if hit.record_type.knowledge_kind().is_none() {
+                consider(&hit, score, Match::Words)?;
+            }
+        }
     }
-    let by_score = |a: &Considered, b: &Considered| b.score.total_cmp(&a.score);
+    if let Some(vector) = meaning {
+        for (hit, similarity) in hybrid::by_meaning(conn, &query(None), vector)? {
+            if hit.record_type.knowledge_kind().is_none()
+                || matches!(hit.record_type, RecordType::Decision | RecordType::Memory)
+            {
+                consider(&hit, similarity, Match::Meaning)?;
+            }
+        }
+    }
+    let by_score = |a: &Considered, b: &Considered| {
+        b.passes(cfg)
+            .cmp(&a.passes(cfg))
+            .then(b.score.total_cmp(&a.score))
+    };
     knowledge.sort_by(by_score);
     history.sort_by(by_score);
     let recalled = match agent_session {
@@ -199,8 +270,11 @@ pub fn for_prompt(
         if recall.considered.iter().any(|o| o.cite == c.cite) {
             continue;
         }
-        c.reason = if c.score < cfg.min_score {
-            "below the minimum score"
+        let reason = if !c.passes(cfg) {
+            match c.by {
+                Match::Words => "below the minimum score",
+                Match::Meaning => "below the minimum similarity",
+            }
         } else if recalled.contains(&c.cite.to_string()) {
             "already recalled in this session"
         } else if chosen >= cfg.max_items {
@@ -210,11 +284,54 @@ pub fn for_prompt(
             c.chosen = true;
             "chosen"
         };
+        c.reason = reason.to_string();
         recall.considered.push(c);
     }
     // Chosen first, each group in its order.
     recall.considered.sort_by_key(|c| !c.chosen);
     Ok(recall)
+}
+
+/// The item a hit stands for, or `None` when it is not for recall: the prompt's
+/// own session, or knowledge that no longer stands.
+fn considered(
+    store: &Store,
+    hit: &Hit,
+    score: f64,
+    by: Match,
+    own_session: Option<&str>,
+    now: UnixMillis,
+) -> Result<Option<Considered>, StoreError> {
+    if hit.record_type.knowledge_kind().is_some() {
+        let Ok(id) = hit.id.parse::<KnowledgeId>() else {
+            return Ok(None);
+        };
+        let Some(k) = kstore::get_knowledge(store.conn(), id)? else {
+            return Ok(None);
+        };
+        if !k.stands(now) {
+            return Ok(None);
+        }
+        return Ok(Some(Considered {
+            cite: k.citation(),
+            line: crate::present::knowledge::line(&k, Reader::Agent),
+            score,
+            by,
+            chosen: false,
+            reason: String::new(),
+        }));
+    }
+    if own_session == Some(hit.session_id.as_str()) {
+        return Ok(None);
+    }
+    Ok(Some(Considered {
+        cite: hit.record_type.citation(&hit.id, &hit.session_id),
+        line: history_line(hit, store),
+        score,
+        by,
+        chosen: false,
+        reason: String::new(),
+    }))
 }
 
 fn history_line(hit: &Hit, store: &Store) -> String {
@@ -266,11 +383,93 @@ pub fn remember_recalled(
     })
 }
 
-/// `solaria recall PROMPT`: what a prompt in the current project would recall
-/// (outside any session: nothing is excluded as already recalled).
-pub fn explain(app: &App, prompt: &str) -> OpResult<Recall> {
+/// A recall asked of the daemon (`POST /api/recall`) by a prompt's hook or by
+/// `solaria recall`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecallRequest {
+    pub prompt: String,
+    pub project_key: String,
+    /// The agent's session id and ours, when a hook asks (its own records are not
+    /// recalled, nor what it was already given).
+    pub agent_session: Option<(String, SessionId)>,
+}
+
+/// The daemon's answer: the recall by words and, when its loaded model made the
+/// stored vectors, by meaning too. Writes nothing (the hook remembers what it adds).
+pub fn for_request(app: &App, request: &RecallRequest) -> OpResult<Recall> {
     let store = app.store()?;
+    let vector = prompt_vector(app, &store, &request.prompt);
+    Ok(for_prompt(
+        &store,
+        &app.config.recall,
+        &request.prompt,
+        &request.project_key,
+        request
+            .agent_session
+            .as_ref()
+            .map(|(agent, ours)| (agent.as_str(), *ours)),
+        UnixMillis::now(),
+        vector.as_deref(),
+    )?)
+}
+
+/// What a prompt's hook adds: the daemon's recall (by meaning and words) when it
+/// answers within `[recall] daemon_wait_ms`, else by words in process.
+pub fn for_hook(
+    store: &Store,
+    config: &crate::config::Config,
+    paths: &crate::config::Paths,
+    prompt: &str,
+    project_key: &str,
+    (agent_session, session): (&str, SessionId),
+    now: UnixMillis,
+) -> Result<Recall, StoreError> {
+    let request = RecallRequest {
+        prompt: prompt.to_string(),
+        project_key: project_key.to_string(),
+        agent_session: Some((agent_session.to_string(), session)),
+    };
+    let wait = std::time::Duration::from_millis(config.recall.daemon_wait_ms);
+    if let Some(recall) = super::daemon_client::recall(paths, &request, wait) {
+        return Ok(recall);
+    }
+    for_prompt(
+        store,
+        &config.recall,
+        prompt,
+        project_key,
+        Some((agent_session, session)),
+        now,
+        None,
+    )
+}
+
+/// The prompt's vector from this process's loaded model, when that model made the
+/// stored vectors (another model's vector would be compared with meaningless ones).
+fn prompt_vector(app: &App, store: &Store, prompt: &str) -> Option<Vec<f32>> {
+    let model = crate::semantic::cached_model(&app.config, &app.paths).ok()??;
+    let index = crate::store::vectors::index_model(store.conn()).ok()??;
+    if index.fingerprint != model.info().fingerprint {
+        return None;
+    }
+    model.embed_query(prompt).ok()
+}
+
+/// `solaria recall PROMPT`: what a prompt in the current project would recall
+/// (outside any session: nothing is excluded as already recalled) — by the
+/// running daemon, by meaning too, or else by words in process.
+pub fn explain(app: &App, prompt: &str) -> OpResult<Recall> {
     let project = app.current_project();
+    let request = RecallRequest {
+        prompt: prompt.to_string(),
+        project_key: project.key.clone(),
+        agent_session: None,
+    };
+    if let Some(recall) = super::daemon_client::recall(&app.paths, &request, EXPLAIN_DAEMON_WAIT) {
+        return Ok(recall);
+    }
+    let store = app.store()?;
     Ok(for_prompt(
         &store,
         &app.config.recall,
@@ -278,5 +477,9 @@ pub fn explain(app: &App, prompt: &str) -> OpResult<Recall> {
         &project.key,
         None,
         UnixMillis::now(),
+        None,
     )?)
 }
+
+/// `solaria recall` is run by hand: it can wait for the daemon longer than a hook.
+const EXPLAIN_DAEMON_WAIT: std::time::Duration = std::time::Duration::from_secs(5);

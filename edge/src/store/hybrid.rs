@@ -169,6 +169,38 @@ fn rank(
     Ok(hits)
 }
 
+/// The records nearest `vector` in meaning that pass `q`'s filters, best first,
+/// each with its similarity measured from the model's centre
+/// ([`vectors::centred_cosine`]: about 0 for unrelated texts with every model).
+/// What recall weighs against its threshold; searches rank with [`search`].
+pub fn by_meaning(
+    conn: &Connection,
+    q: &SearchQuery,
+    vector: &[f32],
+) -> Result<Vec<(Hit, f64)>, StoreError> {
+    let limit = q.limit.clamp(1, 500);
+    let Some(resolved) = Resolved::new(conn, q)? else {
+        return Ok(Vec::new());
+    };
+    let centre = vectors::centre(conn)?.unwrap_or_default();
+    let mut out = Vec::new();
+    for n in neighbours(conn, &resolved, vector, limit)? {
+        let Some(source) = source_of(n.candidate.table) else {
+            continue;
+        };
+        let Some(stored) = vectors::stored_vector(conn, source, n.candidate.rowid)? else {
+            continue;
+        };
+        out.push((
+            n.candidate.hit,
+            vectors::centred_cosine(&stored, vector, &centre),
+        ));
+    }
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out.truncate(limit);
+    Ok(out)
+}
+
 /// A candidate's identity across the tables.
 fn key(c: &Candidate) -> (u8, i64) {
     (c.table as u8, c.rowid)
