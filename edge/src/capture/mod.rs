@@ -53,6 +53,11 @@ fn run_guarded(
     handle: impl FnOnce(&[u8], &Config, &Paths, i64) -> Result<Option<String>, HookError>
     + std::panic::UnwindSafe,
 ) {
+    if env.no_capture {
+        // The summarizer's own agent run: capturing it would make a session that
+        // the summarizer then summarizes, and so on.
+        return;
+    }
     let (config, paths, config_error) = config::load_lenient(env);
     if let Some(e) = config_error {
         log_line(
