@@ -140,13 +140,13 @@ fn attempt(app: &App, store: &mut Store, summary: &Summary) -> OpResult<Attempt>
     };
     run.at = UnixMillis::now();
     let written = store.write(|w| {
-        if let Some(a) = &answer {
-            if !replace(w, summary, a)? {
-                run.outcome = Outcome::Failed;
-                run.reason =
-                    "the session changed while it was summarized; its new summary waits its turn"
-                        .into();
-            }
+        if let Some(a) = &answer
+            && !replace(w, summary, a)?
+        {
+            run.outcome = Outcome::Failed;
+            run.reason =
+                "the session changed while it was summarized; its new summary waits its turn"
+                    .into();
         }
         ledger::record(w, &run)
     });
