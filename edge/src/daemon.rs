@@ -28,7 +28,8 @@ pub const SCHEDULED_DEADLINE: Duration = Duration::from_secs(15 * 60);
 pub struct Options {
     /// Time between syncs (default: the config's `sync.interval_minutes`).
     pub every: Option<Duration>,
-    /// One round (sync if logged in, prune if due, embed what waits), then return,
+    /// One round (sync if logged in, prune if due, complete commits, summarize the
+    /// sessions waiting when `[summarizer]` is on, embed what waits), then return,
     /// without the local HTTP API.
     pub once: bool,
     /// Time between looks at the records waiting for vectors.

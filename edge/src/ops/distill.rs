@@ -62,6 +62,10 @@ impl Attempt {
                 "summarizer: {who} summarized ({cost}); {} decision(s) and {} memor(y/ies) proposed, unconfirmed",
                 self.decisions, self.memories
             ),
+            Outcome::Failed if self.tokens == 0 => format!(
+                "summarizer: {who} failed: {}; the deterministic summary stays",
+                self.reason
+            ),
             Outcome::Failed => format!(
                 "summarizer: {who} failed ({cost}): {}; the deterministic summary stays",
                 self.reason
