@@ -21,5 +21,6 @@ mod recall;
 mod recorded_sessions;
 mod semantic;
 mod semantic_failures;
+mod summarizer;
 mod sync;
 mod sync_failures;

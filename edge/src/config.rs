@@ -36,6 +36,7 @@ pub struct Config {
     pub sync: SyncConfig,
     pub search: SearchConfig,
     pub serve: ServeConfig,
+    pub summarizer: SummarizerConfig,
 }
 
 /// Bounds on what one captured event may store.
@@ -215,6 +216,84 @@ impl Default for ServeConfig {
     }
 }
 
+/// The optional model summarizer (`crate::distill`): off unless `enabled`, and then
+/// run by the daemon only, never by a hook.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SummarizerConfig {
+    pub enabled: bool,
+    /// A program that reads the prompt on stdin and prints the JSON answer: a list
+    /// of arguments, or one string split at whitespace (no shell, no quoting).
+    pub command: Option<SummarizerCommand>,
+    /// `"anthropic"`: the Messages API instead of a command.
+    pub api: Option<SummarizerApi>,
+    /// The environment variable holding the API key (the key itself is never
+    /// written to the config or the store).
+    pub api_key_env: String,
+    pub model: String,
+    pub base_url: String,
+    /// A command or call running longer is stopped (the command's process group
+    /// killed) and counts as a failure.
+    pub timeout_secs: u64,
+    /// The most tokens one answer may take (the API's `max_tokens`); reserved
+    /// against the caps before each call.
+    pub max_answer_tokens: u64,
+    /// Tokens one session may spend, across its attempts.
+    pub max_tokens_per_session: u64,
+    /// Tokens all sessions may spend in a UTC day.
+    pub max_tokens_per_day: u64,
+    /// A session is taken once nothing was captured in it for this long (a Stop
+    /// closes a session after every turn; the user may still be typing).
+    pub quiet_secs: u64,
+    /// Only sessions that ended this recently are sent: turning the summarizer on
+    /// does not send the whole history.
+    pub lookback_hours: u64,
+}
+
+impl Default for SummarizerConfig {
+    fn default() -> Self {
+        SummarizerConfig {
+            enabled: false,
+            command: None,
+            api: None,
+            api_key_env: "ANTHROPIC_API_KEY".into(),
+            model: "claude-haiku-4-5".into(),
+            base_url: "https://api.anthropic.com".into(),
+            timeout_secs: 120,
+            max_answer_tokens: 1_024,
+            max_tokens_per_session: 20_000,
+            max_tokens_per_day: 200_000,
+            quiet_secs: 300,
+            lookback_hours: 24,
+        }
+    }
+}
+
+/// `[summarizer] command`: an argument list, or one string split at whitespace.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum SummarizerCommand {
+    Line(String),
+    Args(Vec<String>),
+}
+
+impl SummarizerCommand {
+    /// The program and its arguments (empty when nothing is configured).
+    pub fn argv(&self) -> Vec<String> {
+        match self {
+            SummarizerCommand::Line(line) => line.split_whitespace().map(str::to_string).collect(),
+            SummarizerCommand::Args(args) => args.clone(),
+        }
+    }
+}
+
+/// The APIs the summarizer can call.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SummarizerApi {
+    Anthropic,
+}
+
 /// The resolved locations: the config file and the data dir.
 #[derive(Debug, Clone)]
 pub struct Paths {
@@ -269,6 +348,10 @@ pub const API_TOKEN_FILE: &str = "api-token";
 /// and a newline).
 pub const SERVE_ADDR_FILE: &str = "serve.addr";
 
+/// The variable that turns capture off in the hooks of a process tree (see
+/// [`Env::no_capture`]).
+pub const NO_CAPTURE_VAR: &str = "SOLARIA_NO_CAPTURE";
+
 /// The environment the paths are resolved from (kept explicit so tests need not
 /// touch the process environment).
 #[derive(Debug, Clone, Default)]
@@ -283,6 +366,10 @@ pub struct Env {
     pub clock_skew_ms: i64,
     /// `SOLARIA_SYSTEMCTL`: the `systemctl` the installer runs (tests record calls).
     pub systemctl: Option<PathBuf>,
+    /// `SOLARIA_NO_CAPTURE` (non-empty): hooks capture nothing. Set on the
+    /// summarizer's command, so an agent run as the summarizer (`claude -p`) is
+    /// not captured as a session of its own, summarized in turn.
+    pub no_capture: bool,
 }
 
 impl Env {
@@ -304,6 +391,7 @@ impl Env {
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0),
             systemctl: var("SOLARIA_SYSTEMCTL"),
+            no_capture: var(NO_CAPTURE_VAR).is_some(),
         }
     }
 }
@@ -470,6 +558,34 @@ mod tests {
             read_config(&file).is_err(),
             "the bind address is not configurable"
         );
+    }
+
+    #[test]
+    fn the_summarizer_is_off_by_default_and_takes_a_command_or_the_api() {
+        let c = Config::default().summarizer;
+        assert!(!c.enabled && c.command.is_none() && c.api.is_none());
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("config.toml");
+        std::fs::write(
+            &file,
+            "[summarizer]\nenabled = true\ncommand = \"claude -p  --model haiku\"\n",
+        )
+        .expect("write");
+        let c = read_config(&file).expect("loads").summarizer;
+        assert_eq!(
+            c.command.expect("command").argv(),
+            ["claude", "-p", "--model", "haiku"]
+        );
+        std::fs::write(
+            &file,
+            "[summarizer]\ncommand = [\"my model\", \"--json\"]\napi = \"anthropic\"\n",
+        )
+        .expect("write");
+        let c = read_config(&file).expect("loads").summarizer;
+        assert_eq!(c.command.expect("command").argv(), ["my model", "--json"]);
+        assert_eq!(c.api, Some(SummarizerApi::Anthropic));
+        std::fs::write(&file, "[summarizer]\napi = \"openai\"\n").expect("write");
+        assert!(read_config(&file).is_err(), "only the Anthropic API");
     }
 
     #[test]

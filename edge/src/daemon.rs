@@ -2,7 +2,8 @@
 //! default, with jitter so a fleet does not hit the server at once), applies the
 //! retention policy weekly, and makes the vectors of new and pulled records
 //! (semantic search) in batches between those, completes captured commits
-//! (author, file statistics: `git show`), while the local HTTP API
+//! (author, file statistics: `git show`), has closed sessions summarized by a
+//! model when `[summarizer]` is on (`ops::distill`), while the local HTTP API
 //! (`crate::http`, on 127.0.0.1:37777 by default) answers on a thread of its own.
 //! The installer runs it as a user service.
 
@@ -27,7 +28,8 @@ pub const SCHEDULED_DEADLINE: Duration = Duration::from_secs(15 * 60);
 pub struct Options {
     /// Time between syncs (default: the config's `sync.interval_minutes`).
     pub every: Option<Duration>,
-    /// One round (sync if logged in, prune if due, embed what waits), then return,
+    /// One round (sync if logged in, prune if due, complete commits, summarize the
+    /// sessions waiting when `[summarizer]` is on, embed what waits), then return,
     /// without the local HTTP API.
     pub once: bool,
     /// Time between looks at the records waiting for vectors.
@@ -56,6 +58,7 @@ impl Options {
             ),
         );
         log(app, &format!("retention {}", app.retention().describe()));
+        log(app, &summarizer_line(app));
         // One idle connection held for the daemon's life makes every hook process a
         // second connection: closing it then neither checkpoints the WAL into the
         // database nor deletes it, and the next hook neither recreates it nor
@@ -81,6 +84,7 @@ impl Options {
                 next_round = std::time::Instant::now() + jittered(every);
             }
             complete_commits(app, &mut commits_tried);
+            summarize_sessions(app);
             embedder.pass(app);
             if self.once {
                 return;
@@ -282,6 +286,35 @@ fn complete_commits(app: &App, tried: &mut std::collections::HashSet<solaria_sha
             }
         }
         Err(e) => log(app, &format!("commit completion failed: {e}")),
+    }
+}
+
+/// What the summarizer will do, for the start of the log.
+fn summarizer_line(app: &App) -> String {
+    let c = &app.config.summarizer;
+    if !c.enabled {
+        return "summarizer off: summaries stay deterministic ([summarizer] enabled = false)"
+            .into();
+    }
+    format!(
+        "summarizer on: {}, sessions quiet for {} s, at most {} tokens a day and {} a session",
+        crate::distill::runner::describe(c),
+        c.quiet_secs,
+        c.max_tokens_per_day,
+        c.max_tokens_per_session
+    )
+}
+
+/// Has the closed sessions waiting summarized by the configured model (a few per
+/// call; each attempt logged, a failure leaves the deterministic summary).
+fn summarize_sessions(app: &App) {
+    match crate::ops::distill::pass(app, UnixMillis::now()) {
+        Ok(attempts) => {
+            for a in attempts {
+                log(app, &a.line());
+            }
+        }
+        Err(e) => log(app, &format!("summarizer pass failed: {e}")),
     }
 }
 

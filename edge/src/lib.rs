@@ -17,6 +17,7 @@ pub mod claude_code;
 pub mod config;
 pub mod context;
 pub mod daemon;
+pub mod distill;
 pub mod fsutil;
 pub mod gitdir;
 pub mod http;

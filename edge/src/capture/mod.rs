@@ -67,8 +67,15 @@ fn run_guarded(
         config.capture.hook_timeout_ms,
     );
     let skew = env.clock_skew_ms;
+    let no_capture = env.no_capture;
     let outcome = std::panic::catch_unwind(|| {
         let bytes = read_stdin()?;
+        if no_capture {
+            // The summarizer's own agent run: capturing it would make a session
+            // that the summarizer then summarizes, and so on. The payload is still
+            // read, so the agent never writes into a closed pipe.
+            return Ok(None);
+        }
         handle(&bytes, &config, &paths, skew)
     });
     match outcome {

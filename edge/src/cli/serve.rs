@@ -9,7 +9,8 @@ pub struct Args {
     /// Seconds between syncs (default: the config's `sync.interval_minutes`, 60).
     #[arg(long)]
     every: Option<u64>,
-    /// Run one round (sync if logged in, prune if due, embed what waits) and exit,
+    /// Run one round (sync if logged in, prune if due, complete commits, summarize
+    /// the sessions waiting when `[summarizer]` is on, embed what waits) and exit,
     /// without the local HTTP API.
     #[arg(long)]
     once: bool,

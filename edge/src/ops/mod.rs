@@ -8,6 +8,7 @@
 pub mod commits;
 pub mod context;
 mod daemon_client;
+pub mod distill;
 pub mod doctor;
 pub mod forget;
 mod gitlog;

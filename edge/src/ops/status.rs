@@ -50,5 +50,10 @@ pub fn stats(app: &App) -> OpResult<StatsReport> {
         machine_name: app.config.machine_name(),
         search: semantic::status(&app.config, &app.paths, &store)?,
         sync: read_sync_state(app, &store)?,
+        summarizer: super::distill::state(
+            &app.config.summarizer,
+            &store,
+            solaria_shared::UnixMillis::now(),
+        )?,
     })
 }

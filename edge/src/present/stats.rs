@@ -1,6 +1,7 @@
 //! Counts and the sync state: what `solaria stats` / `status`, the MCP
 //! `memory_stats` tool and `/api/stats` / `/api/status` report, in one shape.
 
+use crate::distill::ledger::{Outcome, Totals};
 use crate::semantic;
 use crate::store::retention::Retention;
 use crate::store::sync::LastSync;
@@ -116,6 +117,62 @@ pub struct StatsReport {
     pub machine_name: String,
     pub search: semantic::Status,
     pub sync: SyncState,
+    pub summarizer: SummarizerState,
+}
+
+/// The optional model summarizer (`[summarizer]`): whether it is on, its caps,
+/// and what it has done.
+#[derive(Debug, Clone, Serialize)]
+pub struct SummarizerState {
+    pub enabled: bool,
+    /// What is called (a program's name or the API and model), never a key.
+    pub uses: String,
+    pub max_tokens_per_day: u64,
+    pub max_tokens_per_session: u64,
+    #[serde(flatten)]
+    pub totals: Totals,
+}
+
+impl SummarizerState {
+    fn lines(&self) -> Vec<String> {
+        let t = &self.totals;
+        let done = t.summarized + t.failed + t.capped + t.skipped;
+        if !self.enabled && done == 0 {
+            return vec![
+                "summarizer:    off (deterministic summaries; see the README to use a model)"
+                    .into(),
+            ];
+        }
+        let mut lines = vec![format!(
+            "summarizer:    {} {}; {} / {} tokens today (UTC){}, at most {} per session",
+            if self.enabled { "on," } else { "off; was" },
+            self.uses,
+            t.tokens_today,
+            self.max_tokens_per_day,
+            if t.tokens_today_counted {
+                ""
+            } else {
+                " (estimated)"
+            },
+            self.max_tokens_per_session
+        )];
+        lines.push(format!(
+            "               {} session(s) summarized, {} failed, {} stopped by a spend cap, {} not sent (local-only)",
+            t.summarized, t.failed, t.capped, t.skipped
+        ));
+        if let Some(p) = &t.last_problem {
+            lines.push(format!(
+                "               last {}: {} — {}",
+                match p.outcome {
+                    Outcome::Capped => "stop",
+                    _ => "failure",
+                },
+                timefmt::full(p.at),
+                p.reason
+            ));
+        }
+        lines
+    }
 }
 
 impl StatsReport {
@@ -165,6 +222,9 @@ impl StatsReport {
             None => "sync:          not configured (memory stays on this machine)".into(),
         });
         line(format!("retention:     {}", self.sync.retention.line()));
+        for l in self.summarizer.lines() {
+            line(l);
+        }
         out
     }
 }

@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0004_knowledge.sql"),
     include_str!("../../../migrations/edge/0005_recall.sql"),
     include_str!("../../../migrations/edge/0006_knowledge_vectors.sql"),
+    include_str!("../../../migrations/edge/0007_distill.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.
