@@ -1,8 +1,8 @@
 //! Counts and the sync state: what `solaria stats` / `status`, the MCP
 //! `memory_stats` tool and `/api/stats` / `/api/status` report, in one shape.
 
-use crate::distill::ledger::{Outcome, Totals};
 use crate::semantic;
+use crate::store::distill::{Outcome, Totals};
 use crate::store::retention::Retention;
 use crate::store::sync::LastSync;
 use crate::store::views::Stats;

@@ -6,6 +6,7 @@
 //! so concurrent hook processes serialise cleanly and stamps never go backwards.
 
 pub mod commits;
+pub mod distill;
 pub mod hybrid;
 pub mod knowledge;
 mod migrate;

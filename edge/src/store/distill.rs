@@ -2,8 +2,8 @@
 //! tried as they stand, how each attempt ended, and the tokens spent, by session
 //! and by UTC day. Local bookkeeping, never synced. All of the summarizer's SQL.
 
-use crate::store::records::{SUMMARY_COLUMNS, summary_from_row};
-use crate::store::{StoreError, Writer};
+use super::records::{SUMMARY_COLUMNS, summary_from_row};
+use super::{StoreError, Writer};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use solaria_shared::{MachineId, SessionId, Summary, UnixMillis};
