@@ -320,6 +320,60 @@ fn a_decision_is_found_by_meaning_once_embedded() {
     assert!(!ids(&search(&edge, "semantic", ORM_PARAPHRASE)).contains(&id));
 }
 
+#[test]
+fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowledge() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    configure_model(&edge, &model);
+    remember_a_week_of_work(&edge);
+    edge.ok(&["embed"]);
+    let events = vector_rows(&edge, "observation_embeddings");
+    assert!(events > 0);
+    // Back to a store of version 5 (before knowledge had vectors): no knowledge
+    // triggers or tables; the migrations after 5 run again at the next open.
+    {
+        solaria_edge::store::vectors::register_extension();
+        let db = edge.db();
+        db.execute_batch(
+            "DROP TRIGGER knowledge_vq_insert; DROP TRIGGER knowledge_vq_update;
+             DROP TRIGGER knowledge_vq_delete; DROP TABLE knowledge_vectors;
+             DROP TABLE knowledge_embeddings; DROP TABLE distill_runs;
+             PRAGMA user_version = 5;",
+        )
+        .expect("downgrade");
+    }
+    let decided = edge.json(
+        &edge.project,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "No ORM for the billing tables",
+            "--chosen",
+            "plain SQL through sqlx",
+            "--rationale",
+            "billing reports need window functions an ORM hides",
+        ],
+    );
+    let id = decided["record"]["id"].as_str().expect("id").to_string();
+    assert_eq!(
+        queued(&edge),
+        1,
+        "only the decision waits: {:?}",
+        stats(&edge)
+    );
+    let out = edge.ok(&["embed"]);
+    assert!(out.contains("1 vector(s) made"), "{out}");
+    assert_eq!(vector_rows(&edge, "knowledge_embeddings"), 1);
+    assert_eq!(
+        vector_rows(&edge, "observation_embeddings"),
+        events,
+        "the rest kept"
+    );
+    let hits = search(&edge, "semantic", ORM_PARAPHRASE);
+    assert_eq!(hits[0]["id"].as_str(), Some(id.as_str()), "{hits:?}");
+}
+
 // ---------------------------------------------------------------------------------
 // 3. Another language
 

@@ -8,7 +8,15 @@
 //! (the knowledge-first context), beside PostToolUse (capture only) as the
 //! baseline of the same run.
 //!
+//! With `SOLARIA_BENCH_MODEL=<model dir>`, the prompt hooks again with the daemon
+//! running (`solaria serve`, the model loaded): recall by meaning and words through
+//! `POST /api/recall`. Every record gets a vector first — synthetic ones, near the
+//! model's centre, through the real queue (embedding 112k records for real takes
+//! hours; the search costs the same whatever the vectors say).
+//!
 //!     cargo bench -p solaria-edge --bench knowledge
+//!     SOLARIA_BENCH_MODEL=~/.cache/solaria/models/multilingual-e5-small \
+//!         cargo bench -p solaria-edge --bench knowledge
 
 mod support;
 
@@ -137,7 +145,98 @@ fn main() {
         w.p95.as_secs_f64() / s.p95.as_secs_f64()
     );
     drop(store);
-    hooks(dir.path());
+    hooks(dir.path(), "hook processes, no daemon");
+    if let Some(model) = std::env::var_os("SOLARIA_BENCH_MODEL") {
+        with_daemon(dir.path(), &path, std::path::Path::new(&model));
+    }
+}
+
+/// Gives every record a vector (synthetic, see the module's doc), starts the daemon
+/// with `model`, waits until it recalls by meaning, and times the hooks again.
+fn with_daemon(home: &std::path::Path, path: &std::path::Path, model_dir: &std::path::Path) {
+    use solaria_edge::store::vectors;
+    let model = solaria_embed::Embedder::load(model_dir).expect("load the model");
+    let mut store = Store::open(path, "bench").expect("open");
+    solaria_edge::semantic::prepare_index(&mut store, &model).expect("prepare");
+    let centre = vectors::centre(store.conn())
+        .expect("centre")
+        .expect("a centre");
+    let mut rng = Rng::new(7);
+    let t = Instant::now();
+    loop {
+        let work = vectors::next_work(store.conn(), 2_000, UnixMillis(0)).expect("work");
+        if work.is_empty() {
+            break;
+        }
+        let made: Vec<Vec<f32>> = work
+            .iter()
+            .filter(|w| w.text.is_some())
+            .map(|_| {
+                let mut v: Vec<f32> = centre
+                    .iter()
+                    .map(|c| c + ((rng.below(2001) as f32 / 1000.0) - 1.0) * 0.05)
+                    .collect();
+                let norm = v
+                    .iter()
+                    .map(|x| x * x)
+                    .sum::<f32>()
+                    .sqrt()
+                    .max(f32::EPSILON);
+                v.iter_mut().for_each(|x| *x /= norm);
+                v
+            })
+            .collect();
+        vectors::complete(&mut store, &work, &made).expect("store vectors");
+    }
+    eprintln!(
+        "{} vectors stored in {:.1} s",
+        vectors::stored(store.conn()).expect("stored"),
+        t.elapsed().as_secs_f64()
+    );
+    drop(store);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "[search]\nmodel_dir = '{}'\n[serve]\nhttp_port = {port}\n",
+            model_dir.display()
+        ),
+    )
+    .expect("config");
+    let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_solaria"))
+        .args(["serve", "--every", "3600", "--embed-every", "3600"])
+        .env("SOLARIA_HOME", home)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the daemon");
+    // Ready when `solaria recall` is answered by meaning (the model is loaded).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_solaria"))
+            .args(["recall", "--json", "warm up the model"])
+            .env("SOLARIA_HOME", home)
+            .output()
+            .expect("recall");
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        if answer["by_meaning"] == true {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the daemon never recalled by meaning"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    hooks(
+        home,
+        "hook processes, the daemon running (recall by meaning and words)",
+    );
+    let _ = daemon.kill();
+    let _ = daemon.wait();
 }
 
 /// Runs `solaria hook EVENT` with `payload` on stdin; its wall time.
@@ -159,7 +258,7 @@ fn hook(home: &std::path::Path, event: &str, payload: &str) -> Duration {
     t.elapsed()
 }
 
-fn hooks(home: &std::path::Path) {
+fn hooks(home: &std::path::Path, title: &str) {
     let cwd = "/work/bench-project";
     let event = |session: String, name: &str, extra: serde_json::Value| {
         let mut v = serde_json::json!({"session_id": session, "cwd": cwd, "hook_event_name": name});
@@ -205,7 +304,9 @@ fn hooks(home: &std::path::Path) {
             start.push(b);
         }
     }
-    header("hook processes, 100k observations + 10k decisions + 2k memories");
+    header(&format!(
+        "{title}, 100k observations + 10k decisions + 2k memories"
+    ));
     let p = summarize(&mut plain);
     let r = summarize(&mut related);
     row("post-tool-use (capture only, baseline)", p);

@@ -125,6 +125,9 @@ pub fn prepare_index(store: &mut Store, model: &Embedder) -> Result<bool, Semant
         dimension: info.dimension,
     };
     if vectors::index_model(store.conn())?.as_ref() == Some(&wanted) {
+        // Vectors of this model made before a source was embedded (knowledge,
+        // store version 6): that source's tables are added, the rest kept.
+        vectors::add_missing_tables(store, &wanted)?;
         return Ok(false);
     }
     let sample = model.embed_documents(CALIBRATION)?;

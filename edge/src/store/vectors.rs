@@ -219,7 +219,7 @@ fn create_tables(tx: &Connection, source: Source, model: &IndexModel) -> Result<
 /// A store whose vectors predate a source (knowledge, from version 6) gets that
 /// source's tables for the same model; its records are already queued (the
 /// migration queued them), so the next pass embeds only them.
-fn add_missing_tables(store: &mut Store, model: &IndexModel) -> Result<(), StoreError> {
+pub fn add_missing_tables(store: &mut Store, model: &IndexModel) -> Result<(), StoreError> {
     let mut missing = Vec::new();
     for source in Source::ALL {
         let exists: bool = store
