@@ -147,7 +147,7 @@ fn recall_shows_the_scores_and_follows_its_settings() {
         .filter_map(|c| c["score"].as_f64())
         .fold(0.0, f64::max);
     assert!(
-        related >= 0.3 && best_unrelated < 0.3,
+        related >= 0.4 && best_unrelated < 0.4,
         "the default threshold separates them: {related} vs {best_unrelated}"
     );
     assert!(

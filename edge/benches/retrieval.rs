@@ -14,7 +14,7 @@ use serde::Deserialize;
 use solaria_edge::semantic::{self, PassOptions};
 use solaria_edge::store::Store;
 use solaria_edge::store::hybrid::{self, Fusion, SearchMode};
-use solaria_edge::store::search::SearchQuery;
+use solaria_edge::store::search::{self, SearchQuery};
 use solaria_embed::Embedder;
 use solaria_shared::{
     Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
@@ -578,4 +578,69 @@ fn recall_calibration(
         sorted[sorted.len() / 2],
         sorted.last().copied().unwrap_or(0.0)
     );
+    words_calibration(store, queries, keys);
+}
+
+/// The same for recall by words (`[recall] min_score`, on the share of the prompt's
+/// weighted words a record holds): the model plays no part, so it is printed once
+/// per model run alike.
+fn words_calibration(store: &Store, queries: &[Query], keys: &HashMap<String, String>) {
+    let best = |text: &str| {
+        let q = SearchQuery {
+            text: text.to_string(),
+            limit: 5,
+            ..SearchQuery::default()
+        };
+        search::search_with_share(store.conn(), &q).expect("search")
+    };
+    let labelled: Vec<(Vec<(bool, f64)>, &str)> = queries
+        .iter()
+        .map(|q| {
+            let hits = best(&q.text)
+                .into_iter()
+                .map(|(h, share)| {
+                    (
+                        keys.get(&h.id).is_some_and(|k| q.targets.contains(k)),
+                        share,
+                    )
+                })
+                .collect();
+            (hits, q.kind.as_str())
+        })
+        .collect();
+    let unrelated: Vec<f64> = UNRELATED_PROMPTS
+        .iter()
+        .map(|p| best(p).iter().map(|(_, s)| *s).fold(0.0, f64::max))
+        .collect();
+    println!("\nRecall by words: threshold on the share score\n");
+    println!(
+        "| min score | queries recalled (target in 5 best, ≥ t) | exact identifier | keyword | unrelated prompts told something | targets among items ≥ t |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for t in [0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6] {
+        let share = |kind: Option<&str>| {
+            let chosen: Vec<_> = labelled
+                .iter()
+                .filter(|(_, k)| kind.is_none_or(|want| k.contains(want)))
+                .collect();
+            let hit = chosen
+                .iter()
+                .filter(|(hits, _)| hits.iter().any(|(target, s)| *target && *s >= t))
+                .count();
+            hit as f64 / chosen.len().max(1) as f64
+        };
+        let over: Vec<bool> = labelled
+            .iter()
+            .flat_map(|(hits, _)| hits.iter().filter(|(_, s)| *s >= t).map(|(tg, _)| *tg))
+            .collect();
+        let precision = over.iter().filter(|t| **t).count() as f64 / over.len().max(1) as f64;
+        let told = unrelated.iter().filter(|s| **s >= t).count();
+        println!(
+            "| {t:.2} | {:.2} | {:.2} | {:.2} | {told} of {} | {precision:.2} |",
+            share(None),
+            share(Some("exact")),
+            share(Some("keyword")),
+            unrelated.len()
+        );
+    }
 }
