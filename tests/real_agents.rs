@@ -642,20 +642,7 @@ fn a_decision_reaches_the_next_session_and_a_related_prompt_recalls_it() {
         return;
     };
     let edge = installed_edge();
-    let d = edge.json(
-        &edge.project,
-        &[
-            "decide",
-            "--json",
-            "--title",
-            "No ORM for the billing tables",
-            "--chosen",
-            "plain SQL through sqlx",
-            "--rationale",
-            "billing reports need window functions an ORM hides",
-        ],
-    );
-    let id = d["record"]["id"].as_str().expect("id").to_string();
+    let id = edge.decide_no_orm();
 
     let model = ModelServer::start(vec![Step::text("Understood.")]);
     run_claude(
@@ -878,20 +865,7 @@ fn opencode_is_told_the_decision_and_a_related_prompt_recalls_it() {
     };
     let edge = Edge::new("laptop");
     solaria_tests::opencode::install_for_opencode(&edge);
-    let d = edge.json(
-        &edge.project,
-        &[
-            "decide",
-            "--json",
-            "--title",
-            "No ORM for the billing tables",
-            "--chosen",
-            "plain SQL through sqlx",
-            "--rationale",
-            "billing reports need window functions an ORM hides",
-        ],
-    );
-    let id = d["record"]["id"].as_str().expect("id").to_string();
+    let id = edge.decide_no_orm();
 
     // Two requests in the turn: the recall goes with the prompt in both, once.
     let model = ModelServer::start(vec![

@@ -277,20 +277,7 @@ fn a_decision_is_found_by_meaning_once_embedded() {
     let edge = Edge::new("laptop");
     configure_model(&edge, &model);
     remember_a_week_of_work(&edge);
-    let decided = edge.json(
-        &edge.project,
-        &[
-            "decide",
-            "--json",
-            "--title",
-            "No ORM for the billing tables",
-            "--chosen",
-            "plain SQL through sqlx",
-            "--rationale",
-            "billing reports need window functions an ORM hides",
-        ],
-    );
-    let id = decided["record"]["id"].as_str().expect("id").to_string();
+    let id = edge.decide_no_orm();
     assert!(queued(&edge) > 0, "the decision waits for its vector");
     edge.ok(&["embed"]);
     assert_eq!(queued(&edge), 0, "{:?}", stats(&edge));
@@ -342,20 +329,7 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
         )
         .expect("downgrade");
     }
-    let decided = edge.json(
-        &edge.project,
-        &[
-            "decide",
-            "--json",
-            "--title",
-            "No ORM for the billing tables",
-            "--chosen",
-            "plain SQL through sqlx",
-            "--rationale",
-            "billing reports need window functions an ORM hides",
-        ],
-    );
-    let id = decided["record"]["id"].as_str().expect("id").to_string();
+    let id = edge.decide_no_orm();
     assert_eq!(
         queued(&edge),
         1,

@@ -498,127 +498,94 @@ const UNRELATED_PROMPTS: &[&str] = &[
     "escribe un poema corto sobre el mar",
 ];
 
-/// How recall's minimum similarity (`[recall] min_similarity`, on
-/// `vectors::centred_cosine`) splits the labelled queries from unrelated prompts:
-/// for each threshold, the share of queries whose target is among the five nearest
-/// and reaches it, the share of unrelated prompts whose nearest record reaches it
-/// (each would be told something irrelevant), and of the items that reach it in
-/// the queries' five nearest, the share that are targets.
+/// How recall's thresholds split the labelled queries from unrelated prompts, for
+/// meaning (`[recall] min_similarity`, on `vectors::centred_cosine`) and for words
+/// (`[recall] min_score`, on the share score; no model involved, so the same table
+/// follows each model's). For each threshold: the share of queries whose target is
+/// among the five best and reaches it (overall and for two kinds), how many
+/// unrelated prompts would be told something, and of the items that reach it among
+/// the queries' five best, the share that are targets.
 fn recall_calibration(
     store: &Store,
     model: &Embedder,
     queries: &[Query],
     keys: &HashMap<String, String>,
 ) {
-    let nearest = |text: &str| {
+    let by_meaning = |text: &str| {
         let vector = model.embed_query(text).expect("embed");
-        let q = SearchQuery {
-            text: text.to_string(),
-            limit: 5,
-            ..SearchQuery::default()
-        };
-        hybrid::by_meaning(store.conn(), &q, &vector).expect("by meaning")
+        hybrid::by_meaning(store.conn(), &five(text), &vector).expect("by meaning")
     };
-    let labelled: Vec<(Vec<(bool, f64)>, &str)> = queries
-        .iter()
-        .map(|q| {
-            let hits = nearest(&q.text)
-                .into_iter()
-                .map(|(h, sim)| {
-                    let target = keys.get(&h.id).is_some_and(|k| q.targets.contains(k));
-                    (target, sim)
-                })
-                .collect();
-            (hits, q.kind.as_str())
-        })
-        .collect();
-    let unrelated: Vec<f64> = UNRELATED_PROMPTS
-        .iter()
-        .map(|p| nearest(p).first().map_or(0.0, |(_, sim)| *sim))
-        .collect();
-    println!(
-        "\nRecall by meaning ({}): threshold on the centred similarity; unrelated prompts: {}\n",
-        model.info().name,
-        UNRELATED_PROMPTS.len()
+    threshold_table(
+        &format!(
+            "Recall by meaning ({}): threshold on the centred similarity",
+            model.info().name
+        ),
+        "min similarity",
+        &[0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7],
+        ["paraphrase", "cross"],
+        queries,
+        keys,
+        by_meaning,
     );
-    println!(
-        "| min similarity | queries recalled (target in 5 nearest, ≥ t) | paraphrase | cross-language | unrelated prompts told something | targets among items ≥ t |"
+    threshold_table(
+        "Recall by words: threshold on the share score",
+        "min score",
+        &[0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6],
+        ["exact", "keyword"],
+        queries,
+        keys,
+        |text| search::search_with_share(store.conn(), &five(text)).expect("search"),
     );
-    println!("|---|---|---|---|---|---|");
-    for t in [0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7] {
-        let share = |kind: Option<&str>| {
-            let chosen: Vec<_> = labelled
-                .iter()
-                .filter(|(_, k)| kind.is_none_or(|want| k.contains(want)))
-                .collect();
-            let hit = chosen
-                .iter()
-                .filter(|(hits, _)| hits.iter().any(|(target, sim)| *target && *sim >= t))
-                .count();
-            hit as f64 / chosen.len().max(1) as f64
-        };
-        let over: Vec<bool> = labelled
-            .iter()
-            .flat_map(|(hits, _)| hits.iter().filter(|(_, sim)| *sim >= t).map(|(tg, _)| *tg))
-            .collect();
-        let precision = over.iter().filter(|t| **t).count() as f64 / over.len().max(1) as f64;
-        let told = unrelated.iter().filter(|s| **s >= t).count();
-        println!(
-            "| {t:.2} | {:.2} | {:.2} | {:.2} | {told} of {} | {precision:.2} |",
-            share(None),
-            share(Some("paraphrase")),
-            share(Some("cross")),
-            unrelated.len()
-        );
-    }
-    let mut sorted = unrelated.clone();
-    sorted.sort_by(f64::total_cmp);
-    println!(
-        "\nUnrelated prompts' nearest record: median {:.2}, highest {:.2}.",
-        sorted[sorted.len() / 2],
-        sorted.last().copied().unwrap_or(0.0)
-    );
-    words_calibration(store, queries, keys);
 }
 
-/// The same for recall by words (`[recall] min_score`, on the share of the prompt's
-/// weighted words a record holds): the model plays no part, so it is printed once
-/// per model run alike.
-fn words_calibration(store: &Store, queries: &[Query], keys: &HashMap<String, String>) {
-    let best = |text: &str| {
-        let q = SearchQuery {
-            text: text.to_string(),
-            limit: 5,
-            ..SearchQuery::default()
-        };
-        search::search_with_share(store.conn(), &q).expect("search")
-    };
+/// A search for `text`'s five best, with no current project.
+fn five(text: &str) -> SearchQuery {
+    SearchQuery {
+        text: text.to_string(),
+        limit: 5,
+        ..SearchQuery::default()
+    }
+}
+
+/// Prints one calibration table (see [`recall_calibration`]); `best` answers a text
+/// with its hits and their scores.
+fn threshold_table(
+    title: &str,
+    column: &str,
+    thresholds: &[f64],
+    kinds: [&str; 2],
+    queries: &[Query],
+    keys: &HashMap<String, String>,
+    best: impl Fn(&str) -> Vec<(solaria_edge::store::search::Hit, f64)>,
+) {
     let labelled: Vec<(Vec<(bool, f64)>, &str)> = queries
         .iter()
         .map(|q| {
             let hits = best(&q.text)
                 .into_iter()
-                .map(|(h, share)| {
-                    (
-                        keys.get(&h.id).is_some_and(|k| q.targets.contains(k)),
-                        share,
-                    )
+                .map(|(h, score)| {
+                    let target = keys.get(&h.id).is_some_and(|k| q.targets.contains(k));
+                    (target, score)
                 })
                 .collect();
             (hits, q.kind.as_str())
         })
         .collect();
-    let unrelated: Vec<f64> = UNRELATED_PROMPTS
+    let mut unrelated: Vec<f64> = UNRELATED_PROMPTS
         .iter()
         .map(|p| best(p).iter().map(|(_, s)| *s).fold(0.0, f64::max))
         .collect();
-    println!("\nRecall by words: threshold on the share score\n");
     println!(
-        "| min score | queries recalled (target in 5 best, ≥ t) | exact identifier | keyword | unrelated prompts told something | targets among items ≥ t |"
+        "\n{title}; unrelated prompts: {}\n",
+        UNRELATED_PROMPTS.len()
+    );
+    println!(
+        "| {column} | queries recalled (target in 5 best, ≥ t) | {} | {} | unrelated prompts told something | targets among items ≥ t |",
+        kinds[0], kinds[1]
     );
     println!("|---|---|---|---|---|---|");
-    for t in [0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6] {
-        let share = |kind: Option<&str>| {
+    for &t in thresholds {
+        let recalled = |kind: Option<&str>| {
             let chosen: Vec<_> = labelled
                 .iter()
                 .filter(|(_, k)| kind.is_none_or(|want| k.contains(want)))
@@ -637,10 +604,16 @@ fn words_calibration(store: &Store, queries: &[Query], keys: &HashMap<String, St
         let told = unrelated.iter().filter(|s| **s >= t).count();
         println!(
             "| {t:.2} | {:.2} | {:.2} | {:.2} | {told} of {} | {precision:.2} |",
-            share(None),
-            share(Some("exact")),
-            share(Some("keyword")),
+            recalled(None),
+            recalled(Some(kinds[0])),
+            recalled(Some(kinds[1])),
             unrelated.len()
         );
     }
+    unrelated.sort_by(f64::total_cmp);
+    println!(
+        "\nUnrelated prompts' best score: median {:.2}, highest {:.2}.",
+        unrelated[unrelated.len() / 2],
+        unrelated.last().copied().unwrap_or(0.0)
+    );
 }

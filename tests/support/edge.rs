@@ -185,6 +185,26 @@ impl Edge {
         serde_json::from_str(&self.ok_in(cwd, args)).expect("json output")
     }
 
+    /// Records, in the project, the decision several tests ask about ("No ORM for
+    /// the billing tables", chosen plain SQL through sqlx, because billing reports
+    /// need window functions an ORM hides); its id.
+    pub fn decide_no_orm(&self) -> String {
+        let d = self.json(
+            &self.project,
+            &[
+                "decide",
+                "--json",
+                "--title",
+                "No ORM for the billing tables",
+                "--chosen",
+                "plain SQL through sqlx",
+                "--rationale",
+                "billing reports need window functions an ORM hides",
+            ],
+        );
+        d["record"]["id"].as_str().expect("id").to_string()
+    }
+
     /// Runs `solaria hook EVENT` with `stdin` and checks the hook contract: exit 0
     /// and nothing on stderr.
     pub fn hook_raw(&self, event: &str, stdin: &[u8]) -> Output {
