@@ -452,26 +452,7 @@ fn plugin_overhead_in_opencode() {
     ];
     let runs = time_setups("`opencode run` (5 tools)", &setups, |edge| {
         let file = edge.project.join("notes.txt");
-        let model = ModelServer::start(vec![
-            Step::tool(
-                "write",
-                json!({"filePath": file, "content": "rotate the deploy key\n"}),
-            ),
-            Step::tool("read", json!({"filePath": file})),
-            Step::tool(
-                "edit",
-                json!({"filePath": file, "oldString": "rotate", "newString": "rotated"}),
-            ),
-            Step::tool(
-                "bash",
-                json!({"command": "echo hi", "description": "Say hi"}),
-            ),
-            Step::tool(
-                "bash",
-                json!({"command": "ls /nonexistent-solaria-dir", "description": "List a missing directory"}),
-            ),
-            Step::text("Done."),
-        ]);
+        let model = ModelServer::start(opencode_coding_script(&file));
         let cmd = agents::opencode(&opencode, edge, &model, "Write a note about the deploy key");
         agents::run_timeboxed(cmd, &edge.root.path().join("runs/bench"), SESSION_TIMEOUT)
     });
@@ -629,6 +610,31 @@ fn opencode_runs_offline_against_the_scripted_endpoint() {
         model.requests()
     );
     assert_eq!(turns[2].tool_results(), 2);
+}
+
+/// OpenCode's side of [`coding_script`]: write `file` (a note holding a secret),
+/// read it, edit it, run a command that works and one that fails, then answer.
+fn opencode_coding_script(file: &Path) -> Vec<Step> {
+    vec![
+        Step::tool(
+            "write",
+            json!({"filePath": file, "content": format!("rotate the deploy key\ntoken = {FAKE_SECRET}\n")}),
+        ),
+        Step::tool("read", json!({"filePath": file})),
+        Step::tool(
+            "edit",
+            json!({"filePath": file, "oldString": "rotate the deploy key", "newString": "rotated the deploy key"}),
+        ),
+        Step::tool(
+            "bash",
+            json!({"command": "echo hi", "description": "Say hi"}),
+        ),
+        Step::tool(
+            "bash",
+            json!({"command": "ls /nonexistent-solaria-dir", "description": "List a missing directory"}),
+        ),
+        Step::text("The deploy key note is written and edited."),
+    ]
 }
 
 /// What a request offers the model as tools (their names and descriptions), as text.
@@ -795,26 +801,7 @@ fn an_opencode_session_is_captured_like_a_claude_code_one() {
     let edge = Edge::new("laptop");
     solaria_tests::opencode::install_for_opencode(&edge);
     let file = edge.project.join("notes.txt");
-    let model = ModelServer::start(vec![
-        Step::tool(
-            "write",
-            json!({"filePath": file, "content": format!("rotate the deploy key\ntoken = {FAKE_SECRET}\n")}),
-        ),
-        Step::tool("read", json!({"filePath": file})),
-        Step::tool(
-            "edit",
-            json!({"filePath": file, "oldString": "rotate the deploy key", "newString": "rotated the deploy key"}),
-        ),
-        Step::tool(
-            "bash",
-            json!({"command": "echo hi", "description": "Say hi"}),
-        ),
-        Step::tool(
-            "bash",
-            json!({"command": "ls /nonexistent-solaria-dir", "description": "List a missing directory"}),
-        ),
-        Step::text("The deploy key note is written and edited."),
-    ]);
+    let model = ModelServer::start(opencode_coding_script(&file));
     let cmd = agents::opencode(
         &opencode,
         &edge,

@@ -34,6 +34,17 @@ fn queries() -> Vec<(&'static str, SearchQuery)> {
         ("mid-frequency word", q(&word(40))),
         ("rare word", q(&word(15_000))),
         ("identifier", q(&format!("{}_{}", word(10), word(20)))),
+        ("error code in many rows (E0308)", q("E0308")),
+        ("path", q(&format!("src/{}/{}.rs", word(3), word(40)))),
+        (
+            "identifier and common words",
+            q(&format!("cargo test {}_{} failed", word(10), word(20))),
+        ),
+        ("CamelCase and dotted name", q("HttpClient std.io.Error")),
+        (
+            "error code absent (ERR_OSSL_EVP_UNSUPPORTED)",
+            q("ERR_OSSL_EVP_UNSUPPORTED"),
+        ),
         (
             "question, stopwords",
             q("why did the build fail with mismatched types"),
@@ -72,6 +83,90 @@ fn bench_size(count: usize) {
         row(label, summarize(&mut samples));
     }
     row("ALL QUERIES", summarize(&mut all));
+    against_bm25(&store);
+}
+
+/// Identifier-heavy queries made from the store's own records: does the bounded
+/// ranking's top 5 hold plain FTS5 bm25's best record (an OR of the same terms,
+/// `ORDER BY bm25()`, no weights)? Each query takes an identifier or path of a
+/// record, then that record's words, and (half of them) a word the record lacks.
+fn against_bm25(store: &Store) {
+    let conn = store.conn();
+    let total: i64 = conn
+        .query_row("SELECT max(rowid) FROM observations", [], |r| r.get(0))
+        .expect("rows");
+    let mut rng = Rng::new(11);
+    let (mut asked, mut kept) = (0usize, 0usize);
+    let mut bm25_time = Vec::new();
+    let mut ours_time = Vec::new();
+    while asked < 300 {
+        let rowid = 1 + rng.below(total as usize) as i64;
+        let Ok(text): Result<String, _> = conn.query_row(
+            "SELECT title || ' ' || input || ' ' || response FROM observations WHERE rowid = ?1",
+            [rowid],
+            |r| r.get(0),
+        ) else {
+            continue;
+        };
+        let tokens: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || "\"{}(),:;".contains(c))
+            .filter(|t| t.contains('_') || (t.contains('/') && t.contains('.')))
+            .collect();
+        let Some(ident) = tokens.get(rng.below(tokens.len().max(1))) else {
+            continue;
+        };
+        let plain: Vec<&str> = text
+            .split_whitespace()
+            .filter(|w| w.len() > 3 && w.chars().all(|c| c.is_ascii_alphabetic()))
+            .collect();
+        let mut words = vec![ident.to_string()];
+        for _ in 0..rng.below(3) {
+            if let Some(w) = plain.get(rng.below(plain.len().max(1))) {
+                words.push(w.to_string());
+            }
+        }
+        if rng.below(2) == 0 {
+            words.push(word(rng.zipf(20_000)));
+        }
+        let text = words.join(" ");
+        let terms = search::query_terms(&text);
+        let expr = format!("{{title body tool}} : ({})", terms.join(" OR "));
+        let t = Instant::now();
+        let best: Option<String> = conn
+            .query_row(
+                "SELECT o.id FROM observations_fts f JOIN observations o ON o.rowid = f.rowid
+                 WHERE observations_fts MATCH ?1 ORDER BY bm25(observations_fts) LIMIT 1",
+                [&expr],
+                |r| r.get(0),
+            )
+            .ok();
+        bm25_time.push(t.elapsed());
+        let Some(best) = best else { continue };
+        let t = Instant::now();
+        let hits = search::search(
+            conn,
+            &SearchQuery {
+                text,
+                limit: 5,
+                ..SearchQuery::default()
+            },
+        )
+        .expect("search");
+        ours_time.push(t.elapsed());
+        asked += 1;
+        if hits.iter().any(|h| h.id == best) {
+            kept += 1;
+        }
+    }
+    println!(
+        "\nidentifier queries: bm25's best record in our top 5 for {kept} of {asked} ({:.1}%)",
+        kept as f64 * 100.0 / asked as f64
+    );
+    row("these queries, ours (limit 5)", summarize(&mut ours_time));
+    row(
+        "these queries, plain bm25 (LIMIT 1)",
+        summarize(&mut bm25_time),
+    );
 }
 
 fn main() {

@@ -431,7 +431,14 @@ pub fn for_hook(
         project_key: project_key.to_string(),
         agent_session: Some((agent_session.to_string(), session)),
     };
-    let wait = std::time::Duration::from_millis(config.recall.daemon_wait_ms);
+    // Never so long that the hook's watchdog ends it first: half its time at most
+    // leaves the words in process room to answer.
+    let wait = std::time::Duration::from_millis(
+        config
+            .recall
+            .daemon_wait_ms
+            .min(config.capture.hook_timeout_ms / 2),
+    );
     if let Some(recall) = super::daemon_client::recall(paths, &request, wait) {
         return Ok(recall);
     }
