@@ -497,3 +497,67 @@ fn memories_live_as_long_as_their_type_and_an_expired_one_leaves_search_but_stay
     );
     assert!(!edge.ok(&["context"]).contains("zeppelin"));
 }
+
+#[test]
+fn confirming_a_proposed_memory_makes_it_stand_at_full_confidence() {
+    let edge = Edge::new("laptop");
+    let proposed = edge.json(
+        &edge.project,
+        &[
+            "remember",
+            "--json",
+            "-t",
+            "preference",
+            "-c",
+            "0.6",
+            "--tag",
+            "summarizer",
+            "(proposed by the summarizer) run the migrations before the deploy",
+        ],
+    );
+    let id = proposed["record"]["id"].as_str().expect("id").to_string();
+    let unconfirmed = edge.ok(&["memories", "--unconfirmed"]);
+    assert!(unconfirmed.contains(&id[id.len() - 12..]), "{unconfirmed}");
+
+    let out = edge.json(&edge.project, &["confirm", "--json", &id]);
+    let confirmed = out["record"]["id"].as_str().expect("id").to_string();
+    assert_ne!(confirmed, id, "a new version, the old one kept");
+    let unconfirmed = edge.ok(&["memories", "--unconfirmed"]);
+    assert!(!unconfirmed.contains("run the migrations"), "{unconfirmed}");
+    let listed = edge.ok(&["memories"]);
+    assert!(
+        listed.contains("run the migrations before the deploy")
+            && !listed.contains("proposed by the summarizer"),
+        "{listed}"
+    );
+    let row = edge.strings(&format!(
+        "SELECT json_extract(body, '$.confidence') || ' ' || json_extract(body, '$.tags')
+         FROM knowledge WHERE id = '{confirmed}'"
+    ));
+    assert_eq!(row, ["1.0 []"], "full confidence, no proposal tag");
+    let old = edge.strings(&format!("SELECT status FROM knowledge WHERE id = '{id}'"));
+    assert_eq!(old, ["superseded"]);
+
+    // Edited while confirmed; and a decision is not a memory.
+    let again = edge.json(
+        &edge.project,
+        &[
+            "confirm",
+            "--json",
+            &confirmed,
+            "--content",
+            "run migrations first",
+        ],
+    );
+    assert_eq!(
+        again["record"]["body"]["content"], "run migrations first",
+        "{again}"
+    );
+    let d = edge.decide_no_orm();
+    let refused = edge.run(&["confirm", &d]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("is a decision, not a memory"),
+        "{refused:?}"
+    );
+}

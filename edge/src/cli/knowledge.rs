@@ -351,6 +351,31 @@ impl SupersedeArgs {
     }
 }
 
+/// `solaria confirm ID`: a memory (a summarizer's proposal, or one inferred) taken
+/// as the user's word.
+#[derive(Debug, clap::Args)]
+pub struct ConfirmArgs {
+    /// The memory ([M#…]) confirmed.
+    id: String,
+    /// Its text as it should stand (default: as it is, without a proposal's mark).
+    #[arg(long)]
+    content: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl ConfirmArgs {
+    pub fn run(self, app: &App) -> anyhow::Result<()> {
+        let written = ops::confirm(app, &self.id, self.content)?;
+        let page = WrittenPage {
+            record: written.record,
+            touched: written.touched,
+        };
+        super::print(self.json, &page, || page.text(person()))
+    }
+}
+
 /// `solaria link FROM RELATION TO`.
 #[derive(Debug, clap::Args)]
 pub struct LinkArgs {

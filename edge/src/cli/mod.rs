@@ -97,6 +97,8 @@ enum Command {
     Questions(knowledge::ListArgs),
     /// Replace a decision or a memory with a new version (the old one stays readable).
     Supersede(knowledge::SupersedeArgs),
+    /// Take a memory (a summarizer's proposal, an inferred one) as your word: full confidence.
+    Confirm(knowledge::ConfirmArgs),
     /// Link two knowledge records (implements, supports, contradicts, depends_on…).
     Link(knowledge::LinkArgs),
     /// Units of work: start, complete, show (with their decisions, commits and events).
@@ -161,6 +163,7 @@ impl Cli {
             Command::Memories(a) => a.run(&app),
             Command::Questions(a) => a.questions(&app),
             Command::Supersede(a) => a.run(&app),
+            Command::Confirm(a) => a.run(&app),
             Command::Link(a) => a.run(&app),
             Command::Iteration(a) => a.run(&app),
             Command::Commits(a) => a.run(&app),

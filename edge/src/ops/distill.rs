@@ -30,6 +30,12 @@ pub const PROPOSAL_CONFIDENCE: f64 = 0.6;
 /// What every proposal's text starts with, and the tag it carries.
 pub const PROPOSAL_MARK: &str = "(proposed by the summarizer)";
 pub const PROPOSAL_TAG: &str = "summarizer";
+
+/// A proposal's text without its mark (what a confirmed memory keeps).
+pub fn without_proposal_mark(text: &str) -> &str {
+    text.strip_prefix(PROPOSAL_MARK)
+        .map_or(text, str::trim_start)
+}
 /// Sessions tried per pass: a slow model must not hold the daemon's other duties
 /// for long (each call is bounded by `timeout_secs` too).
 const PER_PASS: usize = 4;

@@ -400,6 +400,45 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
     })?)
 }
 
+/// Confirms a memory (`solaria confirm`): a new version in its place that stands at
+/// full confidence — the user's word — with its text as it was or as `content`
+/// says, and without the summarizer's proposal mark and tag when it was one.
+pub fn confirm(app: &App, id: &str, content: Option<String>) -> OpResult<Written> {
+    let previous = {
+        let store = app.store()?;
+        find_one(&store, id, None)?
+    };
+    let KnowledgeBody::Memory(m) = &previous.body else {
+        return Err(OpError::BadInput(format!(
+            "{} is a {}, not a memory",
+            previous.citation(),
+            previous.kind()
+        )));
+    };
+    let content = match content {
+        Some(c) => c,
+        None => super::distill::without_proposal_mark(&m.content).to_string(),
+    };
+    let tags = m
+        .tags
+        .iter()
+        .filter(|t| t.as_str() != super::distill::PROPOSAL_TAG)
+        .cloned()
+        .collect();
+    supersede(
+        app,
+        id,
+        &Replacement::Memory(MemoryRequest {
+            scope: Scope::default(),
+            memory_type: m.memory_type,
+            content,
+            confidence: Some(Confidence::STATED),
+            tags,
+            expiry: Expiry::ByType,
+        }),
+    )
+}
+
 /// Links two knowledge records (`from` `relation` `to`). Linking the same pair
 /// the same way twice, on any machine, makes one link.
 pub fn link(app: &App, from: &str, relation: LinkKind, to: &str, note: &str) -> OpResult<Written> {
