@@ -910,3 +910,82 @@ async fn another_account_never_reads_or_touches_knowledge() {
         "{text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_remote_context_starts_with_the_projects_standing_knowledge() {
+    use solaria_shared::knowledge::{Confidence, MemoryType};
+    use solaria_shared::wire::ContextResponse;
+    let c = Central::start().await;
+    let acct = c.account("acme").await;
+    let laptop = c.machine(acct, "laptop").await;
+    let s = session(laptop.id, stamp(0));
+    let o = observation(laptop.id, s.id, stamp(1), "cargo test billing");
+    let standing = knowledge(
+        &laptop,
+        stamp(2),
+        decision(
+            "No ORM for the billing tables",
+            "plain SQL through sqlx",
+            "billing reports need window functions an ORM hides",
+        ),
+    );
+    let mut old = knowledge(
+        &laptop,
+        stamp(3),
+        decision("Offset pagination", "offsets", "simple"),
+    );
+    if let KnowledgeBody::Decision(d) = &mut old.body {
+        d.status = Standing::Superseded;
+    }
+    let preference = knowledge(
+        &laptop,
+        stamp(4),
+        KnowledgeBody::Memory(Memory {
+            memory_type: MemoryType::Preference,
+            content: "deploy staging only from the release branch".into(),
+            ..Memory::default()
+        }),
+    );
+    let inferred = knowledge(
+        &laptop,
+        stamp(5),
+        KnowledgeBody::Memory(Memory {
+            content: "the team might drop Redis".into(),
+            confidence: Confidence::new(0.6).expect("confidence"),
+            ..Memory::default()
+        }),
+    );
+    let records: Vec<WireRecord> = vec![
+        wire(s),
+        wire(o),
+        WireRecord::Knowledge(standing.clone()),
+        WireRecord::Knowledge(old.clone()),
+        WireRecord::Knowledge(preference.clone()),
+        WireRecord::Knowledge(inferred),
+    ];
+    c.push_ok(&laptop, &records).await;
+
+    let ctx: ContextResponse = get_ok(&c, &laptop, "/memory/context/api").await;
+    let text = &ctx.text;
+    let knowledge_at = text
+        .find("## Decisions and knowledge")
+        .unwrap_or_else(|| panic!("knowledge first: {text}"));
+    let activity_at = text.find("## Recent activity").expect("activity");
+    assert!(knowledge_at < activity_at, "{text}");
+    let section = &text[knowledge_at..activity_at];
+    assert!(
+        section.contains(&format!("[D#{}]", standing.id))
+            && section.contains("decision: No ORM for the billing tables — chose plain SQL through sqlx (why: billing reports need window functions an ORM hides)"),
+        "{section}"
+    );
+    assert!(
+        section.contains(&format!("[M#{}]", preference.id))
+            && section.contains("preference: deploy staging only from the release branch"),
+        "{section}"
+    );
+    assert!(
+        !text.contains("Offset pagination") && !text.contains("might drop Redis"),
+        "superseded and inferred ones are left out: {text}"
+    );
+    assert!(text.contains("cargo test billing"), "{text}");
+}

@@ -9,15 +9,15 @@ use crate::store::knowledge::{self as kstore, KnowledgeFilter};
 use crate::store::{Store, StoreError, records, views};
 use crate::timefmt;
 use serde_json::{Value, json};
-use solaria_shared::context::{Section, assemble_sections};
-use solaria_shared::knowledge::{Band, KnowledgeBody, MemoryType};
+use solaria_shared::context::{
+    ContextPlace, KNOWLEDGE_HEADING, KNOWLEDGE_SHARE, Section, assemble_sections, place_in_context,
+};
+use solaria_shared::knowledge::KnowledgeBody;
 use solaria_shared::{Citation, KnowledgeKind, MachineId, Observation, Project, UnixMillis};
 use std::collections::HashMap;
 
 pub use solaria_shared::context::estimate_tokens;
 
-/// Share of the budget knowledge may take before sessions get theirs.
-const KNOWLEDGE_SHARE: f64 = 0.5;
 /// Share of what is left that session lines may take before events get the rest.
 const SESSIONS_SHARE: f64 = 0.6;
 /// Most decisions considered (newest first).
@@ -29,7 +29,6 @@ const MAX_COMMITS: usize = 10;
 /// Characters of a rationale or memory on its line.
 const GIST_CHARS: usize = 140;
 
-const KNOWLEDGE_HEADING: &str = "\n## Decisions and knowledge\n";
 const SESSIONS_HEADING: &str = "\n## Recent sessions\n";
 const EVENTS_HEADING: &str = "\n## Notable events\n";
 
@@ -116,12 +115,10 @@ pub fn build_explained(
     let (mut decisions, mut set_aside, mut principles, mut questions, mut other_memories) =
         (Vec::new(), 0, Vec::new(), Vec::new(), 0);
     for k in &knowledge {
-        if !k.stands(now) {
-            set_aside += 1;
-            continue;
-        }
-        match &k.body {
-            KnowledgeBody::Decision(d) => {
+        match (place_in_context(k, now), &k.body) {
+            (ContextPlace::NotStanding, _) => set_aside += 1,
+            (ContextPlace::LeftOut, _) => other_memories += 1,
+            (ContextPlace::Decision, KnowledgeBody::Decision(d)) => {
                 let mut line = format!(
                     "{} {}{} decision: {} — chose {}",
                     k.citation(),
@@ -136,27 +133,17 @@ pub fn build_explained(
                 line.push('\n');
                 decisions.push(line);
             }
-            KnowledgeBody::Memory(m) => match m.confidence.band() {
-                Band::OpenQuestion => questions.push(format!(
-                    "{} open question: {}\n",
-                    k.citation(),
-                    gist(&m.content, GIST_CHARS)
-                )),
-                Band::Stated | Band::StronglyImplied
-                    if matches!(
-                        m.memory_type,
-                        MemoryType::Principle | MemoryType::Preference
-                    ) =>
-                {
-                    principles.push(format!(
-                        "{} {}: {}\n",
-                        k.citation(),
-                        m.memory_type,
-                        gist(&m.content, GIST_CHARS)
-                    ))
-                }
-                _ => other_memories += 1,
-            },
+            (ContextPlace::OpenQuestion, KnowledgeBody::Memory(m)) => questions.push(format!(
+                "{} open question: {}\n",
+                k.citation(),
+                gist(&m.content, GIST_CHARS)
+            )),
+            (ContextPlace::Principle, KnowledgeBody::Memory(m)) => principles.push(format!(
+                "{} {}: {}\n",
+                k.citation(),
+                m.memory_type,
+                gist(&m.content, GIST_CHARS)
+            )),
             _ => {}
         }
     }

@@ -1,9 +1,18 @@
 //! The context an agent is given at session start: one budget rule for the edge
 //! (SessionStart) and the central service (`/memory/context`). Each side formats its
-//! own lines (local or UTC times, machine labels); this decides which lines fit.
+//! own lines (local or UTC times, machine labels); this decides which lines fit, and
+//! which knowledge records have a place.
+
+use crate::knowledge::{Band, Knowledge, KnowledgeBody, MemoryType};
+use crate::time::UnixMillis;
 
 /// Share of the budget session summaries may take before observations get theirs.
 pub const SUMMARY_SHARE: f64 = 0.6;
+
+/// Heading before the decisions, principles and open questions, which come first.
+pub const KNOWLEDGE_HEADING: &str = "\n## Decisions and knowledge\n";
+/// Share of the budget knowledge may take before the sessions get theirs.
+pub const KNOWLEDGE_SHARE: f64 = 0.5;
 
 /// Heading before the session summaries.
 pub const SESSIONS_HEADING: &str = "\n## Sessions\n";
@@ -16,6 +25,46 @@ pub const HOOK_OUTPUT_MAX_CHARS: usize = 10_000;
 /// The most characters an injected context holds, whatever the token budget: under
 /// [`HOOK_OUTPUT_MAX_CHARS`] with room for the hook's own framing.
 pub const CONTEXT_MAX_CHARS: usize = 9_000;
+
+/// Where a knowledge record goes in a session-start context: one rule for the edge
+/// (SessionStart) and the central service (`/memory/context`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextPlace {
+    /// A decision that stands: title, choice and why.
+    Decision,
+    /// A principle or preference stated or strongly implied.
+    Principle,
+    /// A memory too unsure to hold: a question to answer.
+    OpenQuestion,
+    /// Superseded, retracted or expired: left out.
+    NotStanding,
+    /// Standing, but not for the context (facts, inferred memories, commits…): found
+    /// by search and `why` instead.
+    LeftOut,
+}
+
+/// The place of `k` in a context made at `now`.
+pub fn place_in_context(k: &Knowledge, now: UnixMillis) -> ContextPlace {
+    if !k.stands(now) {
+        return ContextPlace::NotStanding;
+    }
+    match &k.body {
+        KnowledgeBody::Decision(_) => ContextPlace::Decision,
+        KnowledgeBody::Memory(m) => match m.confidence.band() {
+            Band::OpenQuestion => ContextPlace::OpenQuestion,
+            Band::Stated | Band::StronglyImplied
+                if matches!(
+                    m.memory_type,
+                    MemoryType::Principle | MemoryType::Preference
+                ) =>
+            {
+                ContextPlace::Principle
+            }
+            _ => ContextPlace::LeftOut,
+        },
+        _ => ContextPlace::LeftOut,
+    }
+}
 
 /// Approximate tokens of a text (about four characters per token).
 pub fn estimate_tokens(text: &str) -> usize {

@@ -290,6 +290,18 @@ pub enum Band {
     OpenQuestion,
 }
 
+impl Band {
+    /// What a line says of a memory in this band (nothing for a stated one).
+    pub fn note(self) -> &'static str {
+        match self {
+            Band::Stated => "",
+            Band::StronglyImplied => " (strongly implied)",
+            Band::Inferred => " (inferred: to validate)",
+            Band::OpenQuestion => " (open question)",
+        }
+    }
+}
+
 /// A choice between alternatives, with the reason.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -473,6 +485,20 @@ fn first_line(text: &str) -> String {
     line.chars().take(TITLE_CHARS).collect()
 }
 
+/// Characters of a rationale or a memory's content in a [`Knowledge::gist`].
+const GIST_CHARS: usize = 160;
+
+/// `text` on one line, at most `max` characters (an ellipsis marks the cut).
+fn clipped(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 impl Knowledge {
     /// A new record written by `machine` at `updated`.
     pub fn new(
@@ -533,6 +559,37 @@ impl Knowledge {
             KnowledgeBody::Commit(c) => first_line(&c.message),
             KnowledgeBody::Iteration(i) => i.title.clone(),
             KnowledgeBody::Event(e) => format!("{} {}", e.event, first_line(&e.detail)),
+        }
+    }
+
+    /// What the record says, on one line, for lists, answers and contexts on both
+    /// sides: a decision with what was chosen and why, a memory with its type and
+    /// how sure it is, and so on (without citation, time or status).
+    pub fn gist(&self) -> String {
+        match &self.body {
+            KnowledgeBody::Decision(d) => {
+                let mut s = format!("decision: {} — chose {}", d.title, clipped(&d.chosen, 80));
+                if !d.rationale.is_empty() {
+                    s.push_str(&format!(" (why: {})", clipped(&d.rationale, GIST_CHARS)));
+                }
+                s
+            }
+            KnowledgeBody::Memory(m) => format!(
+                "{}: {}{}",
+                m.memory_type,
+                clipped(&m.content, GIST_CHARS),
+                m.confidence.band().note()
+            ),
+            KnowledgeBody::Commit(c) => {
+                let mut s = format!("commit: {}", self.title());
+                if !c.branch.is_empty() {
+                    s.push_str(&format!(" ({})", c.branch));
+                }
+                s
+            }
+            KnowledgeBody::Iteration(i) => format!("iteration ({}): {}", i.iteration_kind, i.title),
+            KnowledgeBody::Event(_) => format!("event: {}", self.title().trim_end()),
+            KnowledgeBody::Link(l) => format!("link: {}", l.relation),
         }
     }
 

@@ -6,14 +6,27 @@ use super::{Caller, OpError, given};
 use crate::storage::{RecentObservation, RecentSummary, Storage};
 use crate::timefmt::utc;
 use solaria_shared::Citation;
-use solaria_shared::context::{assemble, estimate_tokens};
+use solaria_shared::context::{
+    ACTIVITY_HEADING, ContextPlace, KNOWLEDGE_HEADING, KNOWLEDGE_SHARE, SESSIONS_HEADING,
+    SUMMARY_SHARE, Section, assemble_sections, estimate_tokens, place_in_context,
+};
 use solaria_shared::wire::{CONTEXT_DEFAULT_BUDGET, CONTEXT_MAX_BUDGET, ContextResponse};
-use solaria_shared::{MachineId, ObservationId, Project, SessionId};
+use solaria_shared::{Knowledge, MachineId, ObservationId, Project, SessionId, UnixMillis};
 use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The longest summary line of a context, in characters.
 const MAX_SUMMARY_LINE: usize = 400;
+/// Decisions and memories weighed for a context (newest first), as on the edge.
+const MAX_KNOWLEDGE: i64 = 60;
+
+/// What a context is made from, newest first.
+#[derive(Debug)]
+struct Recent<'a> {
+    knowledge: &'a [Knowledge],
+    summaries: &'a [RecentSummary],
+    observations: &'a [RecentObservation],
+}
 
 /// A context as asked: `GET /memory/context/{project}?budget=&session=`, or the
 /// `memory_get_context` tool.
@@ -56,10 +69,19 @@ pub async fn context(
     let observations = storage
         .recent_observations(caller.account, &keys, rows)
         .await?;
+    let knowledge = storage
+        .context_knowledge(caller.account, &keys, MAX_KNOWLEDGE)
+        .await?;
     let mut machines: Vec<MachineId> = summaries.iter().map(|s| s.machine_id).collect();
     machines.extend(observations.iter().map(|o| o.machine_id));
+    machines.extend(knowledge.iter().map(|k| k.meta.machine_id));
     let names = storage.machine_names(caller.account, &machines).await?;
-    let built = build_context(&projects, budget, &summaries, &observations, &names);
+    let recent = Recent {
+        knowledge: &knowledge,
+        summaries: &summaries,
+        observations: &observations,
+    };
+    let built = build_context(&projects, budget, &recent, &names, UnixMillis::now());
     let sources: Vec<Uuid> = built.observations.iter().map(|o| *o.as_uuid()).collect();
     let target: Option<String> = given(p.session).map(|s| s.chars().take(200).collect());
     storage
@@ -94,16 +116,18 @@ struct BuiltContext {
     observations: Vec<ObservationId>,
 }
 
-/// The context text: a header, then the summaries and observations that fit the
-/// budget (the shared rule of `solaria_shared::context`), newest first, each line
-/// citing its id, UTC time and machine.
+/// The context text: a header, then the project's standing decisions, principles
+/// and open questions (`place_in_context`), the summaries and the observations that
+/// fit the budget (the shared rule of `solaria_shared::context`), each group newest
+/// first, each line citing its id, UTC time and machine.
 fn build_context(
     projects: &[Project],
     budget: usize,
-    summaries: &[RecentSummary],
-    observations: &[RecentObservation],
+    recent: &Recent<'_>,
     names: &HashMap<MachineId, String>,
+    now: UnixMillis,
 ) -> BuiltContext {
+    let (summaries, observations) = (recent.summaries, recent.observations);
     let name = |m: &MachineId| {
         names
             .get(m)
@@ -113,13 +137,33 @@ fn build_context(
     let keys: Vec<&str> = projects.iter().map(|p| p.key.as_str()).collect();
     let mut header = format!(
         "# SOLARIA memory: project {} ({})\n\
-         Earlier work on this project from every machine of the account, newest first (times in UTC). \
-         Cite ids as evidence; the memory_timeline tool (or GET /memory/timeline/ID) shows what \
-         happened around one.\n",
+         The project's standing decisions and knowledge, then earlier work from every machine of \
+         the account, newest first (times in UTC). Cite ids as evidence; the memory_timeline tool \
+         (or GET /memory/timeline/ID) shows what happened around one, memory_why a decision's \
+         reasons.\n",
         projects.first().map_or("", |p| p.name.as_str()),
         keys.join(", ")
     );
-    if summaries.is_empty() && observations.is_empty() {
+    let (mut decisions, mut principles, mut questions) = (Vec::new(), Vec::new(), Vec::new());
+    for k in recent.knowledge {
+        let line = format!(
+            "{} {} ({}) {}\n",
+            k.citation(),
+            utc(k.created_at),
+            name(&k.meta.machine_id),
+            k.gist()
+        );
+        match place_in_context(k, now) {
+            ContextPlace::Decision => decisions.push(line),
+            ContextPlace::Principle => principles.push(line),
+            ContextPlace::OpenQuestion => questions.push(line),
+            ContextPlace::NotStanding | ContextPlace::LeftOut => {}
+        }
+    }
+    let mut knowledge_lines = decisions;
+    knowledge_lines.extend(principles);
+    knowledge_lines.extend(questions);
+    if knowledge_lines.is_empty() && summaries.is_empty() && observations.is_empty() {
         header.push_str("\nNothing recorded for this project yet.\n");
     }
     let summary_lines: Vec<String> = summaries
@@ -147,15 +191,35 @@ fn build_context(
             )
         })
         .collect();
-    let built = assemble(header, &summary_lines, &observation_lines, budget);
+    let built = assemble_sections(
+        header,
+        &[
+            Section {
+                heading: KNOWLEDGE_HEADING,
+                lines: &knowledge_lines,
+                share: KNOWLEDGE_SHARE,
+            },
+            Section {
+                heading: SESSIONS_HEADING,
+                lines: &summary_lines,
+                share: SUMMARY_SHARE,
+            },
+            Section {
+                heading: ACTIVITY_HEADING,
+                lines: &observation_lines,
+                share: 1.0,
+            },
+        ],
+        budget,
+    );
     BuiltContext {
         text: built.text,
         budget: built.budget,
-        sessions: summaries[..built.summaries]
+        sessions: summaries[..built.taken[1]]
             .iter()
             .map(|s| s.session_id)
             .collect(),
-        observations: observations[..built.observations]
+        observations: observations[..built.taken[2]]
             .iter()
             .map(|o| ObservationId::from_uuid(o.id))
             .collect(),
@@ -165,7 +229,6 @@ fn build_context(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use solaria_shared::UnixMillis;
 
     #[test]
     fn context_never_exceeds_its_budget() {
@@ -192,8 +255,13 @@ mod tests {
             key: "github.com/acme/api".into(),
             name: "api".into(),
         }];
+        let recent = Recent {
+            knowledge: &[],
+            summaries: &summaries,
+            observations: &observations,
+        };
         for budget in [1, 100, 500, 2000] {
-            let built = build_context(&project, budget, &summaries, &observations, &names);
+            let built = build_context(&project, budget, &recent, &names, UnixMillis::now());
             assert!(
                 estimate_tokens(&built.text) <= built.budget,
                 "{budget}: {}",
@@ -201,7 +269,7 @@ mod tests {
             );
             assert_eq!(built.budget, budget.max(built.budget));
         }
-        let built = build_context(&project, 2000, &summaries, &observations, &names);
+        let built = build_context(&project, 2000, &recent, &names, UnixMillis::now());
         assert!(!built.sessions.is_empty() && !built.observations.is_empty());
         assert!(built.text.contains(&format!(
             "[S#{}] 2023-11-14 22:13Z (laptop) Session 0: fixed the refresh flow and more",

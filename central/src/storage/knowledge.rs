@@ -155,6 +155,35 @@ fn knowledge_of(records: Vec<WireRecord>) -> Vec<Knowledge> {
 }
 
 impl Storage {
+    /// The active decisions and memories of the projects `keys`, newest first, at
+    /// most `limit`: what a project's context weighs
+    /// (`solaria_shared::context::place_in_context` says which it shows).
+    pub async fn context_knowledge(
+        &self,
+        account: AccountId,
+        keys: &[String],
+        limit: i64,
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        let sql = format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND kind IN ('decision', 'memory') AND NOT deleted
+               AND status = 'active'{}
+             ORDER BY created_at DESC, id DESC LIMIT $3",
+            key_condition("project_key", "$2", keys)
+        );
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(account.0)
+            .bind(keys)
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?;
+        let records = rows
+            .iter()
+            .map(knowledge_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(knowledge_of(records))
+    }
+
     /// The account's live decisions the query selects.
     pub async fn decisions(
         &self,

@@ -29,16 +29,6 @@ fn when(t: UnixMillis, reader: Reader) -> String {
     }
 }
 
-/// What a memory's confidence says, when it says something (not for stated facts).
-fn band_note(band: Band) -> &'static str {
-    match band {
-        Band::Stated => "",
-        Band::StronglyImplied => " (strongly implied)",
-        Band::Inferred => " (inferred: to validate)",
-        Band::OpenQuestion => " (open question)",
-    }
-}
-
 /// One line: citation, time, kind, the gist, and its status when it no longer stands.
 pub fn line(k: &Knowledge, reader: Reader) -> String {
     let head = format!("{} {}", k.citation(), when(k.created_at, reader));
@@ -46,31 +36,7 @@ pub fn line(k: &Knowledge, reader: Reader) -> String {
         "active" => String::new(),
         other => format!(" [{other}]"),
     };
-    let gist = match &k.body {
-        KnowledgeBody::Decision(d) => {
-            let mut s = format!("decision: {} — chose {}", d.title, clipped(&d.chosen, 80));
-            if !d.rationale.is_empty() {
-                let _ = write!(s, " (why: {})", clipped(&d.rationale, LINE_CHARS));
-            }
-            s
-        }
-        KnowledgeBody::Memory(m) => format!(
-            "{}: {}{}",
-            m.memory_type,
-            clipped(&m.content, LINE_CHARS),
-            band_note(m.confidence.band())
-        ),
-        KnowledgeBody::Commit(c) => {
-            let mut s = format!("commit: {}", k.title());
-            if !c.branch.is_empty() {
-                let _ = write!(s, " ({})", c.branch);
-            }
-            s
-        }
-        KnowledgeBody::Iteration(i) => format!("iteration ({}): {}", i.iteration_kind, i.title),
-        KnowledgeBody::Event(_) => format!("event: {}", k.title().trim_end()),
-        KnowledgeBody::Link(l) => format!("link: {}", l.relation),
-    };
+    let gist = k.gist();
     format!("{head} {gist}{status}")
 }
 
@@ -138,7 +104,7 @@ pub fn full(k: &Knowledge, machines: &MachineLabels, out: &mut String) {
             put(format!(
                 "  confidence: {:.2}{}",
                 m.confidence.value(),
-                band_note(m.confidence.band())
+                m.confidence.band().note()
             ));
             if !m.tags.is_empty() {
                 put(format!("  tags: {}", m.tags.join(", ")));
