@@ -212,7 +212,7 @@ pub fn for_prompt(
     let mut knowledge: Vec<Considered> = Vec::new();
     let mut history: Vec<Considered> = Vec::new();
     let mut consider = |hit: &Hit, score: f64, by: Match| -> Result<(), StoreError> {
-        let Some(mut c) = considered(store, hit, score, by, own_session.as_deref(), now)? else {
+        let Some(c) = considered(store, hit, score, by, own_session.as_deref(), now)? else {
             return Ok(());
         };
         let list = if hit.record_type.knowledge_kind().is_some() {
@@ -220,13 +220,13 @@ pub fn for_prompt(
         } else {
             &mut history
         };
-        // Found both ways: the better of the two, judged by its own threshold.
+        // Found both ways: the way that passes its own threshold (or, both passing
+        // or neither, the higher score) is kept.
         match list.iter_mut().find(|o| o.cite == c.cite) {
             Some(o) => {
-                if c.passes(cfg) && !o.passes(cfg)
-                    || c.passes(cfg) == o.passes(cfg) && c.score > o.score
-                {
-                    c.line.clone_from(&o.line);
+                let better = (c.passes(cfg) && !o.passes(cfg))
+                    || (c.passes(cfg) == o.passes(cfg) && c.score > o.score);
+                if better {
                     *o = c;
                 }
             }
