@@ -7,6 +7,7 @@
 use crate::citation::{Citation, CitedKind};
 use crate::ids::{MachineId, SessionId};
 use crate::record::{Project, RecordMeta};
+use crate::text::clip_line;
 use crate::time::UnixMillis;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -488,17 +489,6 @@ fn first_line(text: &str) -> String {
 /// Characters of a rationale or a memory's content in a [`Knowledge::gist`].
 const GIST_CHARS: usize = 160;
 
-/// `text` on one line, at most `max` characters (an ellipsis marks the cut).
-fn clipped(text: &str, max: usize) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
-        return one_line;
-    }
-    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
-
 impl Knowledge {
     /// A new record written by `machine` at `updated`.
     pub fn new(
@@ -568,16 +558,16 @@ impl Knowledge {
     pub fn gist(&self) -> String {
         match &self.body {
             KnowledgeBody::Decision(d) => {
-                let mut s = format!("decision: {} — chose {}", d.title, clipped(&d.chosen, 80));
+                let mut s = format!("decision: {} — chose {}", d.title, clip_line(&d.chosen, 80));
                 if !d.rationale.is_empty() {
-                    s.push_str(&format!(" (why: {})", clipped(&d.rationale, GIST_CHARS)));
+                    s.push_str(&format!(" (why: {})", clip_line(&d.rationale, GIST_CHARS)));
                 }
                 s
             }
             KnowledgeBody::Memory(m) => format!(
                 "{}: {}{}",
                 m.memory_type,
-                clipped(&m.content, GIST_CHARS),
+                clip_line(&m.content, GIST_CHARS),
                 m.confidence.band().note()
             ),
             KnowledgeBody::Commit(c) => {

@@ -1,5 +1,18 @@
-//! Small text measures both sides use to help a user who mistyped something (a
-//! config key on central, a project name on the edge).
+//! Small text rules both sides use: one-line clipping for lines an agent or a person
+//! reads, and an edit distance to help a user who mistyped something (a config key
+//! on central, a project name on the edge).
+
+/// `text` on one line (whitespace runs become one space), at most `max` characters;
+/// an ellipsis marks a cut.
+pub fn clip_line(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
 
 /// Levenshtein distance between `a` and `b`, counted in characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {

@@ -10,6 +10,7 @@ use solaria_shared::context::{
     ACTIVITY_HEADING, ContextPlace, KNOWLEDGE_HEADING, KNOWLEDGE_SHARE, SESSIONS_HEADING,
     SUMMARY_SHARE, Section, assemble_sections, estimate_tokens, place_in_context,
 };
+use solaria_shared::text::clip_line;
 use solaria_shared::wire::{CONTEXT_DEFAULT_BUDGET, CONTEXT_MAX_BUDGET, ContextResponse};
 use solaria_shared::{Knowledge, MachineId, ObservationId, Project, SessionId, UnixMillis};
 use std::collections::HashMap;
@@ -97,17 +98,6 @@ pub async fn context(
     })
 }
 
-/// A text on one line, at most `max` characters.
-fn one_line(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let mut cut: String = flat.chars().take(max).collect();
-    cut.push('…');
-    cut
-}
-
 #[derive(Debug)]
 struct BuiltContext {
     text: String,
@@ -174,7 +164,7 @@ fn build_context(
                 Citation::session(s.session_id),
                 utc(s.created_at),
                 name(&s.machine_id),
-                one_line(&s.text, MAX_SUMMARY_LINE)
+                clip_line(&s.text, MAX_SUMMARY_LINE)
             )
         })
         .collect();
@@ -187,7 +177,7 @@ fn build_context(
                 Citation::observation(o.id),
                 utc(o.created_at),
                 name(&o.machine_id),
-                one_line(&o.title, MAX_SUMMARY_LINE)
+                clip_line(&o.title, MAX_SUMMARY_LINE)
             )
         })
         .collect();

@@ -6,21 +6,12 @@ use super::{MachineLabels, Reader};
 use crate::timefmt;
 use serde::Serialize;
 use solaria_shared::knowledge::{Band, KnowledgeBody};
+use solaria_shared::text::clip_line;
 use solaria_shared::{Knowledge, KnowledgeId, UnixMillis};
 use std::fmt::Write;
 
 /// Characters of a rationale or content shown on one line.
 const LINE_CHARS: usize = 160;
-
-fn clipped(text: &str, max: usize) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
-        return one_line;
-    }
-    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
 
 fn when(t: UnixMillis, reader: Reader) -> String {
     match reader {
@@ -281,7 +272,7 @@ impl IterationPage {
         if let KnowledgeBody::Iteration(i) = &self.iteration.body
             && !i.description.is_empty()
         {
-            let _ = writeln!(out, "  {}", clipped(&i.description, LINE_CHARS));
+            let _ = writeln!(out, "  {}", clip_line(&i.description, LINE_CHARS));
         }
         if self.members.is_empty() {
             out.push_str("  nothing recorded in it yet\n");
