@@ -262,12 +262,20 @@ async fn a_damaged_vector_on_the_wire_is_refused_with_its_reason_and_its_record_
                 .expect("json")
         }
     };
-    let plain = feed(&m, "").await;
+    let desktop = c.machine(acct, "desktop").await;
+    let plain = feed(&desktop, "").await;
     assert!(plain.get("embeddings").is_none(), "{plain}");
-    let asked = feed(&m, "&embeddings=test-model/8d/abc").await;
+    let asked = feed(&desktop, "&embeddings=test-model/8d/abc").await;
     assert_eq!(asked["embeddings"].as_array().map(Vec::len), Some(1));
     assert!(
-        feed(&m, "&embeddings=other/8d/x")
+        feed(&desktop, "&embeddings=other/8d/x")
+            .await
+            .get("embeddings")
+            .is_none()
+    );
+    // The machine that pushed a vector is not sent it back.
+    assert!(
+        feed(&m, "&embeddings=test-model/8d/abc")
             .await
             .get("embeddings")
             .is_none()

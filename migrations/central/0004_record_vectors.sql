@@ -14,6 +14,8 @@ CREATE TABLE memory_vectors (
     dimension   INTEGER NOT NULL CHECK (dimension > 0),
     -- The record version the vector was made from.
     updated     BIGINT NOT NULL,
+    -- The machine that pushed it (which needs it not back).
+    machine_id  UUID NOT NULL,
     -- dimension little-endian float32 values.
     data        BYTEA NOT NULL CHECK (length(data) = 4 * dimension),
     PRIMARY KEY (account_id, record_id, model)

@@ -52,7 +52,7 @@ pub async fn push(
     // After the records: a vector is kept only for the version its record now has.
     let embeddings_refused = state
         .storage
-        .store_embeddings(caller.account, &batch.embeddings)
+        .store_embeddings(caller.account, caller.machine, &batch.embeddings)
         .await?;
     let mut clock = HlcClock::default();
     let server_time = clock.tick(UnixMillis::now().0.max(0) as u64);
@@ -108,7 +108,7 @@ pub async fn changes(
             .collect();
         page.embeddings = state
             .storage
-            .embeddings_for(caller.account, model, &versions)
+            .embeddings_for(caller.account, caller.machine, model, &versions)
             .await?;
     }
     Ok(Json(page))

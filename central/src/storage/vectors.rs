@@ -3,8 +3,8 @@
 //! feed to the readers that use the same model. Every query names its account.
 
 use super::{AccountId, Storage, StorageError};
-use solaria_shared::Hlc;
 use solaria_shared::embedding::{EmbeddingRefusal, WireEmbedding};
+use solaria_shared::{Hlc, MachineId};
 use sqlx::Row;
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -23,6 +23,7 @@ impl Storage {
     pub async fn store_embeddings(
         &self,
         account: AccountId,
+        pusher: MachineId,
         embeddings: &[WireEmbedding],
     ) -> Result<Vec<EmbeddingRefusal>, StorageError> {
         let mut refused = Vec::new();
@@ -40,11 +41,12 @@ impl Storage {
             };
             let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
             let stored = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "INSERT INTO memory_vectors (account_id, record_id, model, dimension, updated, data)
-                 SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS
+                "INSERT INTO memory_vectors (account_id, record_id, model, dimension, updated, machine_id, data)
+                 SELECT $1, $2, $3, $4, $5, $7, $6 WHERE EXISTS
                      (SELECT 1 FROM {LIVE_RECORDS} r WHERE r.account_id = $1 AND r.id = $2 AND r.updated = $5)
                  ON CONFLICT (account_id, record_id, model) DO UPDATE
-                 SET dimension = excluded.dimension, updated = excluded.updated, data = excluded.data"
+                 SET dimension = excluded.dimension, updated = excluded.updated,
+                     machine_id = excluded.machine_id, data = excluded.data"
             )))
             .bind(account.0)
             .bind(e.id)
@@ -52,6 +54,7 @@ impl Storage {
             .bind(e.dimension as i32)
             .bind(e.updated.as_i64())
             .bind(&bytes)
+            .bind(pusher.as_uuid())
             .execute(&mut *tx)
             .await?;
             if stored.rows_affected() == 0 {
@@ -69,10 +72,12 @@ impl Storage {
     }
 
     /// The vectors made by `model` of the given record versions, for those that
-    /// have one: a vector of another version (or another model) is not served.
+    /// have one: a vector of another version (or another model) is not served, nor
+    /// one `reader` pushed itself (it has it).
     pub async fn embeddings_for(
         &self,
         account: AccountId,
+        reader: MachineId,
         model: &str,
         versions: &[(Uuid, Hlc)],
     ) -> Result<Vec<WireEmbedding>, StorageError> {
@@ -83,11 +88,12 @@ impl Storage {
         let ids: Vec<Uuid> = wanted.keys().copied().collect();
         let rows = sqlx::query(
             "SELECT record_id, updated, data FROM memory_vectors
-             WHERE account_id = $1 AND model = $2 AND record_id = ANY($3)",
+             WHERE account_id = $1 AND model = $2 AND record_id = ANY($3) AND machine_id <> $4",
         )
         .bind(account.0)
         .bind(model)
         .bind(&ids)
+        .bind(reader.as_uuid())
         .fetch_all(self.pool())
         .await?;
         let mut out = Vec::with_capacity(rows.len());

@@ -8,6 +8,8 @@ use super::vectors::{self, IndexModel, Source, bump_generation, coarse_blob, rem
 use rusqlite::{Connection, OptionalExtension, params};
 use solaria_shared::Hlc;
 use solaria_shared::embedding::WireEmbedding;
+use solaria_shared::private::has_private;
+use solaria_shared::redact::contains_secret;
 use uuid::Uuid;
 
 /// A vector waiting in the outbox, ready to go (`embedding` is `None` when it has
@@ -23,9 +25,9 @@ pub struct Outgoing {
 
 /// Up to `limit` entries of the outbox. A vector is sent only if it is still its
 /// record's current one (the record is live and not queued for a new vector) and
-/// was made from text without private spans: a vector says what its text is about,
-/// so the text's private part must not leave in it (the other machines embed the
-/// stripped text themselves).
+/// was made from text with neither a private span nor a secret: a vector says what
+/// its text is about, so what never leaves as text must not leave in it either (the
+/// other machines embed the cleaned text they receive themselves).
 pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreError> {
     let Some(model) = vectors::index_model(conn)? else {
         return Ok(Vec::new());
@@ -39,29 +41,35 @@ pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreE
         let Some(source) = Source::from_code(code) else {
             continue;
         };
-        let record: Option<(String, i64, String, String, bool)> = conn
+        let record: Option<(String, i64, String, String, String, bool)> = conn
             .prepare_cached(&format!(
-                "SELECT id, updated, project_key, project_name,
-                        instr(lower({text}), '<private') = 0
-                        AND NOT EXISTS (SELECT 1 FROM vector_queue q WHERE q.source = ?2 AND q.row = ?1)
+                "SELECT id, updated, project_key, project_name, {text},
+                        NOT EXISTS (SELECT 1 FROM vector_queue q WHERE q.source = ?2 AND q.row = ?1)
                  FROM {base} WHERE rowid = ?1 AND {live}",
                 text = source.text_sql(),
                 base = source.base(),
                 live = source.embedded_sql(),
             ))?
             .query_row(params![row, code], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
             })
             .optional()?;
         let vector = vectors::stored_vector(conn, source, row)?;
         let (project, embedding) = match (record, vector) {
-            (Some((id, updated, key, name, true)), Some(v)) => {
+            (Some((id, updated, key, name, text, true)), Some(v)) if leaves_as_is(&text) => {
                 let embedding = Uuid::parse_str(&id).ok().map(|id| {
                     WireEmbedding::encode(id, Hlc::from_i64(updated), &model.fingerprint, &v)
                 });
                 ((key, name), embedding)
             }
-            (Some((_, _, key, name, _)), _) => ((key, name), None),
+            (Some((_, _, key, name, ..)), _) => ((key, name), None),
             (None, _) => ((String::new(), String::new()), None),
         };
         out.push(Outgoing {
@@ -72,6 +80,12 @@ pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreE
         });
     }
     Ok(out)
+}
+
+/// Whether `text` leaves this machine unchanged (no private span to strip, no
+/// secret for central to redact).
+fn leaves_as_is(text: &str) -> bool {
+    !has_private(text) && !contains_secret(text)
 }
 
 /// Takes pushed (or unsendable) entries off the outbox.
@@ -174,4 +188,170 @@ fn live_version(
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::vectors::{complete, next_work, prepare, queued, stored};
+    use solaria_shared::{
+        Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
+        UnixMillis,
+    };
+
+    fn unit(seed: f32, dim: usize) -> Vec<f32> {
+        let v: Vec<f32> = (0..dim).map(|i| ((i as f32 + 1.0) * seed).sin()).collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / n).collect()
+    }
+
+    /// A store with an 8-dimension index of model `a` and two notes; their ids and
+    /// versions.
+    fn store_with_notes(dir: &std::path::Path, titles: [&str; 2]) -> (Store, Vec<(Uuid, Hlc)>) {
+        let mut store = Store::open(&dir.join("m.db"), "m").expect("opens");
+        let me = store.machine_id();
+        let mut notes = Vec::new();
+        store
+            .write(|w| {
+                let meta = RecordMeta {
+                    machine_id: me,
+                    updated: w.tick(),
+                    deleted: false,
+                };
+                let project = Project {
+                    key: "p".into(),
+                    name: "p".into(),
+                };
+                let session = Session {
+                    id: SessionId::new(),
+                    meta,
+                    project: project.clone(),
+                    agent: "claude-code".into(),
+                    agent_session_id: "s".into(),
+                    cwd: "/".into(),
+                    source: "startup".into(),
+                    started_at: UnixMillis::now(),
+                    ended_at: None,
+                };
+                w.insert_session(&session)?;
+                for title in titles {
+                    let o = Observation {
+                        id: ObservationId::new(),
+                        meta: RecordMeta {
+                            updated: w.tick(),
+                            ..meta
+                        },
+                        session_id: session.id,
+                        project: project.clone(),
+                        kind: ObservationKind::Note,
+                        tool_name: None,
+                        title: title.into(),
+                        input: String::new(),
+                        response: String::new(),
+                        files: Vec::new(),
+                        metadata: serde_json::json!({}),
+                        tags: Vec::new(),
+                        created_at: UnixMillis::now(),
+                    };
+                    notes.push((*o.id.as_uuid(), o.meta.updated));
+                    w.insert_observation(&o)?;
+                }
+                Ok(())
+            })
+            .expect("records");
+        prepare(&mut store, &model(), &[0.0; 8]).expect("prepare");
+        (store, notes)
+    }
+
+    fn model() -> IndexModel {
+        IndexModel {
+            fingerprint: "a".into(),
+            dimension: 8,
+        }
+    }
+
+    #[test]
+    fn only_a_well_formed_vector_of_this_model_and_version_is_stored() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut store, notes) = store_with_notes(dir.path(), ["one", "two"]);
+        let (one, v1) = notes[0];
+        let (two, v2) = notes[1];
+        let mut truncated = WireEmbedding::encode(two, v2, "a", &unit(0.2, 8));
+        truncated.data.truncate(12);
+        let pulled = vec![
+            WireEmbedding::encode(one, v1, "b", &unit(0.1, 8)),
+            WireEmbedding::encode(one, Hlc::from_i64(v1.as_i64() - 1), "a", &unit(0.1, 8)),
+            WireEmbedding::encode(one, v1, "a", &unit(0.1, 4)),
+            truncated,
+        ];
+        let done = store
+            .write(|w| store_pulled(w.tx(), &model(), &[0.0; 8], &pulled))
+            .expect("stored");
+        assert_eq!(done.stored, 0);
+        assert_eq!(
+            done.other_model, 2,
+            "another fingerprint, another dimension"
+        );
+        assert_eq!(done.stale, 1, "an older version's vector");
+        assert_eq!(done.refused.len(), 1);
+        assert!(
+            done.refused[0].contains("truncated or corrupt"),
+            "{:?}",
+            done.refused
+        );
+        assert_eq!(queued(store.conn()).expect("count"), 2, "both still wait");
+
+        let good = vec![WireEmbedding::encode(one, v1, "a", &unit(0.1, 8))];
+        let done = store
+            .write(|w| store_pulled(w.tx(), &model(), &[0.0; 8], &good))
+            .expect("stored");
+        assert_eq!(done.stored, 1);
+        assert_eq!(stored(store.conn()).expect("count"), 1);
+        assert_eq!(
+            queued(store.conn()).expect("count"),
+            1,
+            "only the other waits"
+        );
+        assert_eq!(
+            waiting(store.conn()).expect("count"),
+            0,
+            "a pulled vector is not pushed back"
+        );
+    }
+
+    #[test]
+    fn a_vector_made_here_is_pushed_unless_its_text_has_a_private_span() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut store, notes) = store_with_notes(
+            dir.path(),
+            ["public note", "the <private>vault 7731</private> key"],
+        );
+        // (A secret in the text is held back the same way: `leaves_as_is`.)
+        let work = next_work(store.conn(), 10, UnixMillis(0)).expect("work");
+        let made: Vec<Vec<f32>> = work.iter().map(|_| unit(0.3, 8)).collect();
+        complete(&mut store, &work, &made).expect("complete");
+        assert_eq!(waiting(store.conn()).expect("count"), 2);
+        let out = outgoing(store.conn(), 10).expect("outgoing");
+        let sent: Vec<&WireEmbedding> = out.iter().filter_map(|o| o.embedding.as_ref()).collect();
+        assert_eq!(sent.len(), 1, "{out:?}");
+        assert_eq!(sent[0].id, notes[0].0);
+        assert_eq!(sent[0].updated, notes[0].1);
+        assert_eq!(sent[0].decode().expect("valid"), unit(0.3, 8));
+        store.write(|w| sent_entries(w.tx(), &out)).expect("sent");
+        assert_eq!(waiting(store.conn()).expect("count"), 0);
+    }
+
+    fn sent_entries(tx: &Connection, out: &[Outgoing]) -> Result<(), StoreError> {
+        super::sent(tx, out)
+    }
+
+    #[test]
+    fn text_with_a_secret_or_a_private_span_keeps_its_vector_home() {
+        assert!(leaves_as_is("cargo test -p auth"));
+        assert!(!leaves_as_is("the <private>vault</private> key"));
+        assert!(!leaves_as_is(
+            "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+        ));
+    }
 }
