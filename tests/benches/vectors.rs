@@ -220,6 +220,11 @@ async fn main() {
         }
     }
 
+    // The same restore into a machine without the model: records only.
+    let bare = Edge::new("bare");
+    bare.enroll(&c, acct).await;
+    let (bare_restore, _) = tokio::task::block_in_place(|| timed(&bare, &["restore"]));
+
     let desktop = Edge::new("desktop");
     desktop.enroll(&c, acct).await;
     configure_model(&desktop, &model);
@@ -254,6 +259,10 @@ async fn main() {
     println!(
         "| **until semantic search answers** | **{:.1}** |",
         (restore + search).as_secs_f64()
+    );
+    println!(
+        "| restore into a machine without the model (records only) | {:.1} |",
+        bare_restore.as_secs_f64()
     );
     println!("\nrecords still waiting for an embedding pass after the restore: {queued}\n");
     println!("| change feed read by a restore | bytes | gzip (fast) |");
