@@ -24,3 +24,4 @@ mod semantic_failures;
 mod summarizer;
 mod sync;
 mod sync_failures;
+mod vectors_travel;

@@ -325,6 +325,7 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
             "DROP TRIGGER knowledge_vq_insert; DROP TRIGGER knowledge_vq_update;
              DROP TRIGGER knowledge_vq_delete; DROP TABLE knowledge_vectors;
              DROP TABLE knowledge_embeddings; DROP TABLE distill_runs;
+             DROP TABLE vector_outbox;
              PRAGMA user_version = 5;",
         )
         .expect("downgrade");

@@ -105,6 +105,11 @@ impl Options {
                     .store()
                     .map_err(|e| e.to_string())
                     .and_then(|mut store| {
+                        let _ = crate::semantic::ready_for_pulled_vectors(
+                            &app.config,
+                            &app.paths,
+                            &mut store,
+                        );
                         let options = SyncOptions {
                             deadline: SCHEDULED_DEADLINE,
                             kind: "batch",

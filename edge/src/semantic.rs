@@ -140,6 +140,34 @@ pub fn prepare_index(store: &mut Store, model: &Embedder) -> Result<bool, Semant
     Ok(vectors::prepare(store, &wanted, &centre)?)
 }
 
+/// Before a sync: makes the vector tables fit the installed model (measuring its
+/// centre if they are new or of another model), so that the vectors the account's
+/// other machines made with the same model are stored as they arrive and the
+/// records they belong to need no embedding pass here. Nothing is embedded but the
+/// calibration texts, and only when the tables are (re)built; without a model,
+/// nothing is done. Returns whether the tables were (re)built.
+pub fn ready_for_pulled_vectors(
+    config: &Config,
+    paths: &Paths,
+    store: &mut Store,
+) -> Result<bool, SemanticError> {
+    let Ok(info) = solaria_embed::describe(&model_dir(config, paths)) else {
+        return Ok(false);
+    };
+    let wanted = IndexModel {
+        fingerprint: info.fingerprint,
+        dimension: info.dimension,
+    };
+    if vectors::index_model(store.conn())?.as_ref() == Some(&wanted) {
+        vectors::add_missing_tables(store, &wanted)?;
+        return Ok(false);
+    }
+    let Some(model) = load_model(config, paths)? else {
+        return Ok(false);
+    };
+    prepare_index(store, &model)
+}
+
 /// Texts like the ones a memory holds (commands, errors, edits, prompts and notes,
 /// in English and Spanish), to find where a model puts a typical record.
 const CALIBRATION: &[&str] = &[

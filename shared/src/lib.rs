@@ -6,6 +6,7 @@
 
 pub mod citation;
 pub mod context;
+pub mod embedding;
 pub mod hlc;
 pub mod ids;
 pub mod knowledge;

@@ -1,6 +1,7 @@
 //! The sync protocol's wire types: what an edge sends and what the
 //! central service answers. JSON over HTTPS; both sides use exactly these types.
 
+use crate::embedding::{EmbeddingRefusal, WireEmbedding};
 use crate::hlc::Hlc;
 use crate::ids::MachineId;
 use crate::knowledge::Knowledge;
@@ -155,6 +156,11 @@ impl From<Knowledge> for WireRecord {
 #[serde(deny_unknown_fields)]
 pub struct SyncBatch {
     pub records: Vec<WireRecord>,
+    /// Vectors of records (of this batch or pushed before), sent only to a server
+    /// listing [`crate::embedding::EMBEDDINGS_CAPABILITY`]: a server without it
+    /// refuses unknown fields, so the field is left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embeddings: Vec<WireEmbedding>,
 }
 
 /// What happened to one pushed record.
@@ -175,6 +181,10 @@ pub struct SyncResponse {
     pub results: Vec<RecordOutcome>,
     /// The server's clock, so an edge can merge it into its HLC.
     pub server_time: Hlc,
+    /// Pushed vectors the server did not keep, with the reason (malformed, or
+    /// made from a version that is not the record's current one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embeddings_refused: Vec<EmbeddingRefusal>,
 }
 
 /// One entry of the change feed.
@@ -193,6 +203,11 @@ pub struct ChangesPage {
     pub next: i64,
     /// More changes are waiting beyond this page.
     pub more: bool,
+    /// The vectors of this page's records made by the model the reader named
+    /// (`embeddings=FINGERPRINT`), each for its record's version on the page;
+    /// absent unless asked for, so older edges never see the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embeddings: Vec<WireEmbedding>,
 }
 
 /// `POST /memory/enroll` request: an enrollment token and a name for the machine.
@@ -231,7 +246,8 @@ pub struct TokenResponse {
     /// Unix seconds.
     pub expires_at: i64,
     /// The record types the server stores beyond the first release's three
-    /// (sessions, observations, summaries): [`KNOWLEDGE_TYPE`]. A server of the
+    /// (sessions, observations, summaries): [`KNOWLEDGE_TYPE`]; and the
+    /// capabilities it has beyond them ([`crate::embedding::EMBEDDINGS_CAPABILITY`]). A server of the
     /// first release sends none, and an edge then holds back the records of
     /// types it does not list (they wait, unpushed, until the server is upgraded).
     #[serde(default)]

@@ -64,7 +64,10 @@ pub async fn token(
                 expires_at,
                 // The types this server stores beyond the first release's: an
                 // edge pushes its knowledge records only to a server that lists it.
-                types: vec![KNOWLEDGE_TYPE.into()],
+                types: vec![
+                    KNOWLEDGE_TYPE.into(),
+                    solaria_shared::embedding::EMBEDDINGS_CAPABILITY.into(),
+                ],
             }))
         }
         MachineStatus::Revoked => Err(ApiError::new(

@@ -1,5 +1,6 @@
 //! `POST /memory/sync` (push a batch) and `GET /memory/changes` (pull the feed;
-//! `types=knowledge` adds the knowledge records, see `storage::FeedTypes`).
+//! `types=knowledge` adds the knowledge records, see `storage::FeedTypes`;
+//! `embeddings=FINGERPRINT` adds the vectors that model made of the page's records).
 
 use super::error::ApiError;
 use super::json::ApiJson;
@@ -11,7 +12,7 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
 use solaria_shared::hlc::HlcClock;
-use solaria_shared::wire::{ChangesPage, MAX_BATCH, SyncBatch, SyncResponse};
+use solaria_shared::wire::{ChangesPage, MAX_BATCH, SyncBatch, SyncResponse, WireRecord};
 
 #[derive(Debug, Deserialize)]
 pub struct PushParams {
@@ -27,13 +28,14 @@ pub async fn push(
     ApiJson(batch): ApiJson<SyncBatch>,
 ) -> Result<Json<SyncResponse>, ApiError> {
     tracing::Span::current().record("records", batch.records.len());
-    if batch.records.len() > MAX_BATCH {
+    if batch.records.len() > MAX_BATCH || batch.embeddings.len() > MAX_BATCH {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "batch_too_large",
             format!(
-                "{} records in one batch; the limit is {MAX_BATCH}: split it and send the parts in order",
-                batch.records.len()
+                "{} records and {} vectors in one batch; the limit is {MAX_BATCH} of each: split it and send the parts in order",
+                batch.records.len(),
+                batch.embeddings.len()
             ),
         ));
     }
@@ -47,11 +49,17 @@ pub async fn push(
         )
         .await?;
     super::metrics::count_outcomes(&results);
+    // After the records: a vector is kept only for the version its record now has.
+    let embeddings_refused = state
+        .storage
+        .store_embeddings(caller.account, caller.machine, &batch.embeddings)
+        .await?;
     let mut clock = HlcClock::default();
     let server_time = clock.tick(UnixMillis::now().0.max(0) as u64);
     Ok(Json(SyncResponse {
         results,
         server_time,
+        embeddings_refused,
     }))
 }
 
@@ -64,6 +72,9 @@ pub struct ChangesParams {
     /// (`knowledge`); without it the page holds only sessions, observations and
     /// summaries, the types every edge parses.
     types: Option<String>,
+    /// A model fingerprint: the page also carries the vectors that model made of
+    /// its live records (`ChangesPage::embeddings`). Without it, none.
+    embeddings: Option<String>,
 }
 
 /// The most changes one page may hold.
@@ -80,16 +91,27 @@ pub async fn changes(
         ));
     }
     let limit = params.limit.unwrap_or(500).clamp(1, MAX_PAGE);
-    Ok(Json(
-        storage::changes(
-            &state.storage,
-            caller.account,
-            params.since,
-            limit,
-            FeedTypes::parse(params.types.as_deref()),
-        )
-        .await?,
-    ))
+    let mut page = storage::changes(
+        &state.storage,
+        caller.account,
+        params.since,
+        limit,
+        FeedTypes::parse(params.types.as_deref()),
+    )
+    .await?;
+    if let Some(model) = params.embeddings.as_deref() {
+        let versions: Vec<_> = page
+            .changes
+            .iter()
+            .filter(|c| !c.record.meta().deleted && !matches!(c.record, WireRecord::Session(_)))
+            .map(|c| (c.record.id(), c.record.updated()))
+            .collect();
+        page.embeddings = state
+            .storage
+            .embeddings_for(caller.account, caller.machine, model, &versions)
+            .await?;
+    }
+    Ok(Json(page))
 }
 
 /// `GET /memory/machines`: the account's machines and their names, so an edge can

@@ -9,6 +9,7 @@ mod names;
 mod records;
 mod search;
 mod timeline;
+mod vectors;
 
 pub use accounts::{AccountId, EnrollmentError, MachineInfo, MachineStatus};
 pub use context::{RecentObservation, RecentSummary};

@@ -579,6 +579,7 @@ pub async fn changes(
         changes: all,
         next,
         more,
+        embeddings: Vec::new(),
     })
 }
 

@@ -17,6 +17,9 @@ pub fn sync_now(app: &App, progress: impl FnMut(Progress)) -> OpResult<SyncOutco
         .credentials()?
         .ok_or(OpError::NotLoggedIn(SyncError::NotLoggedIn))?;
     let mut store = app.store()?;
+    // A model that cannot be loaded only means vectors are not pulled: the sync
+    // goes on (the embedding pass reports the model's trouble).
+    let _ = crate::semantic::ready_for_pulled_vectors(&app.config, &app.paths, &mut store);
     let local_only = app.config.sync.local_only_projects.clone();
     let report = sync::run_manual(&mut store, &creds, local_only, progress)?
         .map_err(|e| OpError::remote("sync", &creds.server, e))?;

@@ -41,6 +41,17 @@ impl SyncOutcome {
         for refused in &r.rejected {
             out.push_str(&format!("\nrefused by the server: {refused}"));
         }
+        if r.vectors_pushed + r.vectors_pulled > 0 {
+            out.push_str(&format!(
+                "\nVectors: pushed {}, pulled {} (records searchable by meaning without embedding them here).",
+                r.vectors_pushed, r.vectors_pulled
+            ));
+        }
+        for refused in &r.vectors_refused {
+            out.push_str(&format!(
+                "\nvector not kept (its record is synced; it will be embedded again): {refused}"
+            ));
+        }
         out
     }
 }

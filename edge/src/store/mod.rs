@@ -16,6 +16,7 @@ pub mod scope;
 pub mod search;
 pub mod sync;
 pub mod vectors;
+pub mod vectors_wire;
 pub mod views;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};

@@ -23,7 +23,7 @@ pub enum Source {
 impl Source {
     pub const ALL: [Source; 3] = [Source::Observations, Source::Summaries, Source::Knowledge];
 
-    fn code(self) -> i64 {
+    pub(super) fn code(self) -> i64 {
         match self {
             Source::Observations => 0,
             Source::Summaries => 1,
@@ -31,7 +31,7 @@ impl Source {
         }
     }
 
-    fn from_code(code: i64) -> Option<Source> {
+    pub(super) fn from_code(code: i64) -> Option<Source> {
         match code {
             0 => Some(Source::Observations),
             1 => Some(Source::Summaries),
@@ -59,7 +59,7 @@ impl Source {
         }
     }
 
-    fn base(self) -> &'static str {
+    pub(super) fn base(self) -> &'static str {
         match self {
             Source::Observations => "observations",
             Source::Summaries => "summaries",
@@ -68,7 +68,7 @@ impl Source {
     }
 
     /// Which live records of the table are embedded (the queue's triggers agree).
-    fn embedded_sql(self) -> &'static str {
+    pub(super) fn embedded_sql(self) -> &'static str {
         match self {
             Source::Observations | Source::Summaries => "deleted = 0",
             Source::Knowledge => "deleted = 0 AND kind NOT IN ('link', 'event')",
@@ -77,7 +77,7 @@ impl Source {
 
     /// The text a record is embedded from: what it is about, cut to what a
     /// sentence model reads anyway (it stops at a few hundred tokens).
-    fn text_sql(self) -> &'static str {
+    pub(super) fn text_sql(self) -> &'static str {
         match self {
             Source::Observations => {
                 "title || char(10) || substr(input, 1, 600) || char(10) || substr(response, 1, 600)"
@@ -409,6 +409,13 @@ pub fn complete(
                 ))?
                 .execute(params![item.row, to_blob(v)])?;
             }
+            if vector.is_some_and(|v| v.len() == model.dimension) {
+                // Made here: the sync pushes it (`vectors_wire::outgoing`).
+                tx.prepare_cached(
+                    "INSERT INTO vector_outbox (source, row) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+                )?
+                .execute(params![item.source.code(), item.row])?;
+            }
             tx.prepare_cached("DELETE FROM vector_queue WHERE source = ?1 AND row = ?2")?
                 .execute(params![item.source.code(), item.row])?;
             done += 1;
@@ -507,7 +514,7 @@ pub fn nearest(
 
 /// Counts every change to the vectors, so that processes holding first-pass keys
 /// in memory (see [`first_pass_keys`]) know to reload them.
-fn bump_generation(tx: &Connection) -> Result<(), StoreError> {
+pub(super) fn bump_generation(tx: &Connection) -> Result<(), StoreError> {
     tx.prepare_cached(
         "INSERT INTO meta (key, value) VALUES ('vector_generation', '1')
          ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
@@ -668,7 +675,7 @@ pub fn centred_cosine(a: &[f32], b: &[f32], centre: &[f32]) -> f64 {
 }
 
 /// Deletes one record's vector (both its tables); returns how many it had (0 or 1).
-fn remove(tx: &Connection, source: Source, row: i64) -> Result<usize, StoreError> {
+pub(super) fn remove(tx: &Connection, source: Source, row: i64) -> Result<usize, StoreError> {
     tx.prepare_cached(&format!(
         "DELETE FROM {} WHERE rowid = ?1",
         source.vector_table()
@@ -683,7 +690,7 @@ fn remove(tx: &Connection, source: Source, row: i64) -> Result<usize, StoreError
 }
 
 /// A vector as sqlite-vec's float32 blob (little-endian).
-fn to_blob(v: &[f32]) -> Vec<u8> {
+pub(super) fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 

@@ -6,6 +6,7 @@
 use super::credentials::Credentials;
 use serde::de::DeserializeOwned;
 use solaria_shared::MachineId;
+use solaria_shared::embedding::WireEmbedding;
 use solaria_shared::wire::{
     ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, KNOWLEDGE_TYPE, MachineName,
     SyncResponse, TokenRequest, TokenResponse, WireRecord,
@@ -253,15 +254,21 @@ impl Client {
         self.send(|| self.http.post(self.url("/memory/token")).json(&req))
     }
 
-    /// Pushes one batch, gzip-compressed.
+    /// Pushes one batch, gzip-compressed: records, and vectors (only to a server
+    /// that lists `EMBEDDINGS_CAPABILITY`: an older one refuses the field).
     pub fn push(
         &self,
         jwt: &str,
         records: &[WireRecord],
+        embeddings: &[WireEmbedding],
         kind: &str,
     ) -> Result<SyncResponse, ClientError> {
-        let json = serde_json::to_vec(&serde_json::json!({ "records": records }))
-            .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let mut body = serde_json::json!({ "records": records });
+        if !embeddings.is_empty() {
+            body["embeddings"] = serde_json::to_value(embeddings)
+                .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        }
+        let json = serde_json::to_vec(&body).map_err(|e| ClientError::Protocol(e.to_string()))?;
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(&json)
             .map_err(|e| ClientError::Protocol(e.to_string()))?;
@@ -279,13 +286,27 @@ impl Client {
     }
 
     /// One page of the change feed, knowledge records included (a server of the
-    /// first release ignores `types` and sends none).
-    pub fn changes(&self, jwt: &str, since: i64, limit: usize) -> Result<ChangesPage, ClientError> {
+    /// first release ignores `types` and sends none), and the vectors the model
+    /// `embeddings` (a fingerprint) made of its records when given.
+    pub fn changes(
+        &self,
+        jwt: &str,
+        since: i64,
+        limit: usize,
+        embeddings: Option<&str>,
+    ) -> Result<ChangesPage, ClientError> {
+        let mut query = vec![
+            ("since", since.to_string()),
+            ("limit", limit.to_string()),
+            ("types", KNOWLEDGE_TYPE.to_string()),
+        ];
+        if let Some(model) = embeddings {
+            query.push(("embeddings", model.to_string()));
+        }
         self.send(|| {
             self.http
-                .get(self.url(&format!(
-                    "/memory/changes?since={since}&limit={limit}&types={KNOWLEDGE_TYPE}"
-                )))
+                .get(self.url("/memory/changes"))
+                .query(&query)
                 .bearer_auth(jwt)
         })
     }

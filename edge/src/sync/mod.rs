@@ -15,9 +15,11 @@ pub mod credentials;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::sync::{self as store_sync, PULL_CURSOR_KEY, PUSH_CURSOR_KEY, SyncStatus};
+use crate::store::{vectors, vectors_wire};
 use client::{Client, ClientError};
 use credentials::Credentials;
 use serde::Serialize;
+use solaria_shared::embedding::{EMBEDDINGS_CAPABILITY, WireEmbedding};
 use solaria_shared::private::{strip_private, strip_private_json};
 use solaria_shared::wire::{KNOWLEDGE_TYPE, MAX_BATCH, RecordOutcome, WireRecord};
 use solaria_shared::{UnixMillis, hlc};
@@ -61,6 +63,14 @@ pub struct SyncReport {
     pub clock_offset_ms: i64,
     /// Changes stamped ahead of the corrected clock that got new stamps.
     pub restamped: usize,
+    /// Vectors made here that the server now keeps for the other machines.
+    pub vectors_pushed: usize,
+    /// Pulled vectors stored in place of an embedding pass.
+    pub vectors_pulled: usize,
+    /// Vectors not kept, with the reason (malformed, or made from a version that is
+    /// no longer current); their records are synced all the same, and this machine
+    /// embeds them itself.
+    pub vectors_refused: Vec<String>,
     pub duration_ms: u128,
 }
 
@@ -101,6 +111,7 @@ pub fn run(
     let grant = client.grant(creds)?;
     let jwt = grant.token;
     let server_stores_knowledge = grant.types.iter().any(|t| t == KNOWLEDGE_TYPE);
+    let server_stores_vectors = grant.types.iter().any(|t| t == EMBEDDINGS_CAPABILITY);
     let mut report = SyncReport::default();
 
     // Stamp by the server's clock from now on, and give the changes stamped ahead
@@ -124,6 +135,7 @@ pub fn run(
 
     // Push.
     let me = store.machine_id();
+    let mut all_pushed = true;
     loop {
         check_time()?;
         let cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
@@ -156,7 +168,7 @@ pub fn run(
             None
         } else {
             let wire: Vec<WireRecord> = outgoing.iter().map(|r| prepare_outgoing(r)).collect();
-            Some(client.push(&jwt, &wire, options.kind)?)
+            Some(client.push(&jwt, &wire, &[], options.kind)?)
         };
         // A refused record stops the push before it: the cursor never passes a record
         // the server does not hold, so it stays pending (and visible) until fixed.
@@ -199,6 +211,7 @@ pub fn run(
             w.set_state(PUSH_CURSOR_KEY, &new_cursor.to_string())
         })?;
         if refused_at.is_some() || held_at.is_some() {
+            all_pushed = false;
             break;
         }
         let left = store_sync::pending_count(store.conn(), me, new_cursor)?;
@@ -206,6 +219,11 @@ pub fn run(
             done: report.pushed,
             left,
         });
+    }
+
+    // Vectors made here, once the server holds every record they belong to.
+    if server_stores_vectors && all_pushed {
+        push_vectors(store, &client, &jwt, options, &mut report, &check_time)?;
     }
 
     // Pull. A machine that pulled before it knew knowledge records (an edge of
@@ -218,17 +236,40 @@ pub fn run(
         store.write(|w| w.set_state(PULL_CURSOR_KEY, "0"))?;
     }
     let mut erased = 0;
+    // Vectors are asked for by this index's model (the caller readied the index
+    // for the installed model); another model's are never sent, nor stored.
+    let index = if server_stores_vectors {
+        vectors::index_model(store.conn())?
+    } else {
+        None
+    };
+    let centre = vectors::centre(store.conn())?.unwrap_or_default();
     loop {
         check_time()?;
         let since = store_sync::cursor(store.conn(), PULL_CURSOR_KEY)?;
-        let page = client.changes(&jwt, since, PULL_PAGE)?;
+        let page = client.changes(
+            &jwt,
+            since,
+            PULL_PAGE,
+            index.as_ref().map(|m| m.fingerprint.as_str()),
+        )?;
         let records: Vec<WireRecord> = page.changes.into_iter().map(|c| c.record).collect();
         let push_cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
-        let applied = store.write(|w| {
+        let (applied, pulled) = store.write(|w| {
             let applied = w.apply_remote(&records, push_cursor)?;
+            let pulled = match &index {
+                Some(model) => {
+                    vectors_wire::store_pulled(w.tx(), model, &centre, &page.embeddings)?
+                }
+                None => vectors_wire::Pulled::default(),
+            };
             w.set_state(PULL_CURSOR_KEY, &page.next.to_string())?;
-            Ok(applied)
+            Ok((applied, pulled))
         })?;
+        report.vectors_pulled += pulled.stored;
+        for reason in pulled.refused {
+            report.vectors_refused.push(reason);
+        }
         report.pulled += applied.stored;
         report.conflicts += applied.conflicts;
         erased += applied.erased;
@@ -314,9 +355,47 @@ pub fn record_outcome(
 
 fn is_local_only(r: &WireRecord, local_only: &[String]) -> bool {
     let project = r.project();
-    local_only
-        .iter()
-        .any(|p| *p == project.key || *p == project.name)
+    is_local_project(&project.key, &project.name, local_only)
+}
+
+fn is_local_project(key: &str, name: &str, local_only: &[String]) -> bool {
+    local_only.iter().any(|p| p == key || p == name)
+}
+
+/// Pushes the outbox's vectors (those made here since the last sync), a batch at a
+/// time, each entry taken off once the server has answered for it. A vector the
+/// server does not keep is not retried: the record's other machines embed it.
+fn push_vectors(
+    store: &mut Store,
+    client: &Client,
+    jwt: &str,
+    options: &SyncOptions,
+    report: &mut SyncReport,
+    check_time: &dyn Fn() -> Result<(), SyncError>,
+) -> Result<(), SyncError> {
+    loop {
+        check_time()?;
+        let entries = vectors_wire::outgoing(store.conn(), MAX_BATCH)?;
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let embeddings: Vec<WireEmbedding> = entries
+            .iter()
+            .filter(|e| !is_local_project(&e.project.0, &e.project.1, &options.local_only))
+            .filter_map(|e| e.embedding.clone())
+            .collect();
+        if !embeddings.is_empty() {
+            let answer = client.push(jwt, &[], &embeddings, options.kind)?;
+            report.vectors_pushed += embeddings.len() - answer.embeddings_refused.len();
+            report.vectors_refused.extend(
+                answer
+                    .embeddings_refused
+                    .into_iter()
+                    .map(|r| format!("vector of {}: {}", r.id, r.reason)),
+            );
+        }
+        store.write(|w| vectors_wire::sent(w.tx(), &entries))?;
+    }
 }
 
 /// A record as it may leave this machine: every `<private>` span stripped from
