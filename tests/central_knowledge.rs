@@ -187,7 +187,7 @@ async fn knowledge_reaches_only_readers_that_ask_for_it() {
     let acct = c.account("acme").await;
     let laptop = c.machine(acct, "laptop").await;
 
-    // The server says it stores knowledge.
+    // The server says it stores knowledge (and records' vectors).
     let token: Value = c
         .client
         .post(c.at("/memory/token"))
@@ -198,7 +198,7 @@ async fn knowledge_reaches_only_readers_that_ask_for_it() {
         .json()
         .await
         .expect("token json");
-    assert_eq!(token["types"], json!(["knowledge"]));
+    assert_eq!(token["types"], json!(["knowledge", "embeddings"]));
 
     let s = session(laptop.id, stamp(0));
     let o1 = observation(laptop.id, s.id, stamp(1), "cargo test");
