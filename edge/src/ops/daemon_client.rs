@@ -53,10 +53,15 @@ pub fn recall(
     request: &super::recall::RecallRequest,
     wait: Duration,
 ) -> Option<super::recall::Recall> {
+    // One wait for the whole exchange: a daemon slow to prove itself leaves the
+    // recall only what remains, so a hook never waits twice.
+    let started = std::time::Instant::now();
     let daemon = connect_within(paths, wait)?;
+    let left = wait.checked_sub(started.elapsed())?;
     let answer = daemon
         .client
         .post(format!("http://{}/api/recall", daemon.addr))
+        .timeout(left)
         .bearer_auth(&daemon.token)
         .json(request)
         .send()
