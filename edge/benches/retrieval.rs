@@ -1,7 +1,8 @@
 //! Retrieval quality: recall@5 and MRR of lexical, semantic and hybrid search on
 //! the labelled set in `eval/` (coding sessions in English and Spanish; queries
 //! that paraphrase, translate or quote their targets), for each model given.
-//! Also measures the embedding pass's throughput on that corpus.
+//! Also measures the embedding pass's throughput on that corpus; given two models,
+//! ends with ways of using both at once (`two_models`).
 //!
 //!     bash deploy/models/fetch.sh          # the models, once
 //!     cargo bench -p solaria-edge --bench retrieval -- \
@@ -9,6 +10,9 @@
 //!         --model ~/.cache/solaria/models/all-minilm-l6-v2
 
 mod support;
+mod two_models;
+
+use two_models::ModelRun;
 
 use serde::Deserialize;
 use solaria_edge::semantic::{self, PassOptions};
@@ -340,6 +344,7 @@ fn main() {
             ""
         }
     );
+    let mut runs: Vec<ModelRun> = Vec::new();
     for dir in models {
         let t = Instant::now();
         let mut model = Embedder::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
@@ -475,6 +480,15 @@ fn main() {
             support::ms(s.p50),
             support::ms(s.p95)
         );
+        runs.push(ModelRun {
+            _dir: tmp,
+            store,
+            model,
+            keys,
+        });
+    }
+    if runs.len() >= 2 {
+        two_models::table(&runs, &queries, &records, unweighted);
     }
 }
 
