@@ -88,6 +88,38 @@ fn leaves_as_is(text: &str) -> bool {
     !has_private(text) && !contains_secret(text)
 }
 
+/// Once per store, after the upgrade to version 9: puts every stored vector in the
+/// outbox, so that vectors made before vectors travelled are pushed like new ones
+/// (`outgoing` still holds back any that must stay home). Returns how many were
+/// added; 0 on every later call.
+pub fn backfill_outbox(tx: &Connection) -> Result<usize, StoreError> {
+    let pending: bool = tx
+        .prepare_cached("SELECT count(*) > 0 FROM meta WHERE key = 'vector_outbox_backfill'")?
+        .query_row([], |r| r.get(0))?;
+    if !pending {
+        return Ok(0);
+    }
+    let mut added = 0;
+    if vectors::index_model(tx)?.is_some() {
+        for source in Source::ALL {
+            let exists: bool = tx
+                .prepare_cached("SELECT count(*) > 0 FROM sqlite_master WHERE name = ?1")?
+                .query_row([source.float_table()], |r| r.get(0))?;
+            if exists {
+                added += tx.execute(
+                    &format!(
+                        "INSERT OR IGNORE INTO vector_outbox (source, row) SELECT ?1, row FROM {}",
+                        source.float_table()
+                    ),
+                    [source.code()],
+                )?;
+            }
+        }
+    }
+    tx.execute("DELETE FROM meta WHERE key = 'vector_outbox_backfill'", [])?;
+    Ok(added)
+}
+
 /// Takes pushed (or unsendable) entries off the outbox.
 pub fn sent(tx: &Connection, entries: &[Outgoing]) -> Result<(), StoreError> {
     let mut stmt = tx.prepare_cached("DELETE FROM vector_outbox WHERE source = ?1 AND row = ?2")?;
@@ -340,6 +372,35 @@ mod tests {
         assert_eq!(sent[0].decode().expect("valid"), unit(0.3, 8));
         store.write(|w| sent_entries(w.tx(), &out)).expect("sent");
         assert_eq!(waiting(store.conn()).expect("count"), 0);
+    }
+
+    #[test]
+    fn vectors_made_before_they_travelled_are_put_in_the_outbox_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut store, _) = store_with_notes(dir.path(), ["one", "two"]);
+        // The fresh store's own flag is spent at its first sync, before any vector.
+        let spent = store.write(|w| backfill_outbox(w.tx())).expect("backfill");
+        assert_eq!(spent, 0);
+        let work = next_work(store.conn(), 10, UnixMillis(0)).expect("work");
+        let made: Vec<Vec<f32>> = work.iter().map(|_| unit(0.3, 8)).collect();
+        complete(&mut store, &work, &made).expect("complete");
+        // As a store made before version 8 holds them: stored, never in the outbox,
+        // and the upgrade's flag set.
+        store
+            .write(|w| {
+                w.tx().execute("DELETE FROM vector_outbox", [])?;
+                w.tx().execute_batch(include_str!(
+                    "../../../migrations/edge/0009_vector_backfill.sql"
+                ))?;
+                Ok(())
+            })
+            .expect("as before version 8");
+        assert_eq!(waiting(store.conn()).expect("count"), 0);
+        let added = store.write(|w| backfill_outbox(w.tx())).expect("backfill");
+        assert_eq!(added, 2);
+        assert_eq!(outgoing(store.conn(), 10).expect("outgoing").len(), 2);
+        let again = store.write(|w| backfill_outbox(w.tx())).expect("backfill");
+        assert_eq!(again, 0, "once only");
     }
 
     fn sent_entries(tx: &Connection, out: &[Outgoing]) -> Result<(), StoreError> {

@@ -373,6 +373,7 @@ fn push_vectors(
     report: &mut SyncReport,
     check_time: &dyn Fn() -> Result<(), SyncError>,
 ) -> Result<(), SyncError> {
+    store.write(|w| vectors_wire::backfill_outbox(w.tx()))?;
     loop {
         check_time()?;
         let entries = vectors_wire::outgoing(store.conn(), MAX_BATCH)?;
