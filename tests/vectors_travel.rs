@@ -10,7 +10,9 @@
 
 use serde_json::{Value, json};
 use solaria_central::storage::ErasureTarget;
-use solaria_shared::embedding::{EMBEDDINGS_CAPABILITY, WireEmbedding};
+use solaria_shared::embedding::{
+    EMBEDDINGS_CAPABILITY, EMBEDDINGS_I8_CAPABILITY, VectorEncoding, WireEmbedding,
+};
 use solaria_shared::wire::{RecordOutcome, SyncResponse, WireRecord};
 use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::Edge;
@@ -268,6 +270,40 @@ async fn a_damaged_vector_on_the_wire_is_refused_with_its_reason_and_its_record_
     let asked = feed(&desktop, "&embeddings=test-model/8d/abc").await;
     assert_eq!(asked["embeddings"].as_array().map(Vec::len), Some(1));
     assert!(
+        asked["embeddings"][0].get("encoding").is_none(),
+        "f32 unless asked: {asked}"
+    );
+    // Asked as int8: the same vector in a quarter of the bytes, pointing the same way.
+    let small = feed(
+        &desktop,
+        "&embeddings=test-model/8d/abc&embedding_encoding=i8",
+    )
+    .await;
+    let small: WireEmbedding =
+        serde_json::from_value(small["embeddings"][0].clone()).expect("an embedding");
+    let full: WireEmbedding =
+        serde_json::from_value(asked["embeddings"][0].clone()).expect("an embedding");
+    assert_eq!(small.encoding, VectorEncoding::I8);
+    assert!(small.data.len() < full.data.len(), "{small:?}");
+    let (a, b) = (
+        small.decode().expect("valid"),
+        full.decode().expect("valid"),
+    );
+    let cosine: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+    assert!(cosine > 0.999, "{cosine}");
+    let refused = c
+        .client
+        .get(c.at("/memory/changes?since=0&embeddings=test-model/8d/abc&embedding_encoding=f16"))
+        .bearer_auth(&desktop.jwt)
+        .send()
+        .await
+        .expect("feed");
+    assert_eq!(
+        refused.status(),
+        400,
+        "an encoding the server does not know"
+    );
+    assert!(
         feed(&desktop, "&embeddings=other/8d/x")
             .await
             .get("embeddings")
@@ -301,7 +337,8 @@ async fn a_damaged_vector_on_the_wire_is_refused_with_its_reason_and_its_record_
     assert!(
         token["types"]
             .as_array()
-            .is_some_and(|t| t.iter().any(|x| x == EMBEDDINGS_CAPABILITY)),
+            .is_some_and(|t| t.iter().any(|x| x == EMBEDDINGS_CAPABILITY)
+                && t.iter().any(|x| x == EMBEDDINGS_I8_CAPABILITY)),
         "{token}"
     );
 

@@ -277,6 +277,59 @@ fn save_vectors(store: &Store, keys: &HashMap<String, String>, cache: &Path) {
     std::fs::write(cache, serde_json::to_vec(&vectors).expect("json")).expect("write cache");
 }
 
+/// Replaces every stored vector by what it would be after a trip as int8 (one
+/// scale per vector, its largest magnitude mapped to 127), made unit length again:
+/// what quantising vectors on the wire would cost in retrieval quality.
+fn through_int8(store: &Store) -> usize {
+    let centre = solaria_edge::store::vectors::centre(store.conn())
+        .expect("centre")
+        .unwrap_or_default();
+    let rows: Vec<(i64, Vec<u8>)> = store
+        .conn()
+        .prepare("SELECT row, embedding FROM observation_embeddings")
+        .expect("read")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("query")
+        .filter_map(Result::ok)
+        .collect();
+    let mut conn = rusqlite::Connection::open(store.path()).expect("open");
+    let tx = conn.transaction().expect("tx");
+    for (row, blob) in &rows {
+        let v: Vec<f32> = blob
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let scale = v
+            .iter()
+            .fold(0f32, |m, x| m.max(x.abs()))
+            .max(f32::MIN_POSITIVE);
+        let back: Vec<f32> = v
+            .iter()
+            .map(|x| (x / scale * 127.0).round().clamp(-127.0, 127.0) / 127.0 * scale)
+            .collect();
+        let norm = back.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let back: Vec<f32> = back.iter().map(|x| x / norm).collect();
+        let bytes: Vec<u8> = back.iter().flat_map(|x| x.to_le_bytes()).collect();
+        tx.execute(
+            "UPDATE observation_embeddings SET embedding = ?2 WHERE row = ?1",
+            rusqlite::params![row, bytes],
+        )
+        .expect("update");
+        tx.execute("DELETE FROM observation_vectors WHERE rowid = ?1", [row])
+            .expect("delete");
+        tx.execute(
+            "INSERT INTO observation_vectors (rowid, coarse) VALUES (?1, vec_quantize_binary(?2))",
+            rusqlite::params![
+                row,
+                solaria_edge::store::vectors::coarse_blob(&back, &centre)
+            ],
+        )
+        .expect("insert");
+    }
+    tx.commit().expect("commit");
+    rows.len()
+}
+
 /// The first-pass key of a stored vector blob (see `vectors::coarse_blob`).
 fn coarse(blob: &[u8], centre: &[f32]) -> Vec<u8> {
     let v: Vec<f32> = blob
@@ -397,6 +450,11 @@ fn main() {
                 load_time.as_secs_f64() * 1000.0,
                 cache.display()
             );
+        }
+
+        if std::env::var_os("SOLARIA_EVAL_INT8").is_some() {
+            let changed = through_int8(&store);
+            println!("(every vector sent through int8 and back: {changed} vectors)\n");
         }
 
         // scores[method][kind or "all" or "lang:xx"]

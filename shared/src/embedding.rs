@@ -19,6 +19,12 @@ use uuid::Uuid;
 /// them (`embeddings=FINGERPRINT` on the change feed) only from it.
 pub const EMBEDDINGS_CAPABILITY: &str = "embeddings";
 
+/// The capability a server lists when it also takes and serves vectors as int8
+/// ([`VectorEncoding::I8`]): an edge then pushes them so and asks for them so
+/// (`embedding_encoding=i8` on the change feed). Measured: no loss of retrieval
+/// quality, a quarter of the bytes (docs/BENCHMARKS.md, restore with vectors).
+pub const EMBEDDINGS_I8_CAPABILITY: &str = "embeddings-i8";
+
 /// The largest dimension accepted (sentence models use 384 to 1024).
 pub const MAX_DIMENSION: usize = 4096;
 
@@ -28,10 +34,59 @@ pub const MAX_MODEL_LEN: usize = 200;
 /// How far a vector's length may be from 1 (the models' vectors are normalised).
 const NORM_TOLERANCE: f64 = 1e-3;
 
+/// The same for an int8 vector before it is made unit length again: rounding to
+/// 255 levels moves a 384-value vector's length by well under 1%.
+const I8_NORM_TOLERANCE: f64 = 0.02;
+
+/// How a vector's values are written in [`WireEmbedding::data`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VectorEncoding {
+    /// `dimension` little-endian f32: exactly what the maker stores.
+    #[default]
+    F32,
+    /// A little-endian f32 scale, then `dimension` signed bytes: value = byte ×
+    /// scale / 127 (the largest magnitude maps to ±127), made unit length again on
+    /// arrival. A quarter of the bytes.
+    I8,
+}
+
+impl VectorEncoding {
+    /// Whether this is the default (left out of the JSON, so that a vector in f32
+    /// reads exactly as it did before encodings existed).
+    pub fn is_f32(&self) -> bool {
+        *self == VectorEncoding::F32
+    }
+
+    /// The bytes a vector of `dimension` values takes.
+    pub fn byte_len(self, dimension: usize) -> usize {
+        match self {
+            VectorEncoding::F32 => dimension * 4,
+            VectorEncoding::I8 => 4 + dimension,
+        }
+    }
+
+    /// The query parameter's value for this encoding.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VectorEncoding::F32 => "f32",
+            VectorEncoding::I8 => "i8",
+        }
+    }
+
+    /// Parses a query parameter's value (`f32` or `i8`).
+    pub fn parse(text: &str) -> Option<VectorEncoding> {
+        match text {
+            "f32" => Some(VectorEncoding::F32),
+            "i8" => Some(VectorEncoding::I8),
+            _ => None,
+        }
+    }
+}
+
 /// One record's vector as it travels: the model that made it, its dimension, the
-/// record version it was made from, and the values as base64 of little-endian
-/// 32-bit floats (exactly what the edge stores, so a pulled vector is the one the
-/// sender searches with).
+/// record version it was made from, and the values as base64 in its
+/// [`VectorEncoding`] (f32 unless both sides take int8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WireEmbedding {
     /// The record's id.
@@ -41,8 +96,10 @@ pub struct WireEmbedding {
     /// The model's fingerprint (`ModelInfo::fingerprint`: name, dimension, weights).
     pub model: String,
     pub dimension: usize,
-    /// base64 (standard alphabet, padded) of `dimension` little-endian f32.
+    /// base64 (standard alphabet, padded) of the values in `encoding`.
     pub data: String,
+    #[serde(default, skip_serializing_if = "VectorEncoding::is_f32")]
+    pub encoding: VectorEncoding,
 }
 
 /// Why a vector was refused (its record is applied all the same).
@@ -55,10 +112,13 @@ pub enum EmbeddingError {
     #[error("the vector's data is not base64: {0}")]
     NotBase64(String),
     #[error(
-        "the vector holds {got} bytes where dimension {dimension} needs {}: truncated or corrupt",
-        dimension * 4
+        "the vector holds {got} bytes where dimension {dimension} needs {expected}: truncated or corrupt"
     )]
-    WrongLength { dimension: usize, got: usize },
+    WrongLength {
+        dimension: usize,
+        expected: usize,
+        got: usize,
+    },
     #[error("the vector holds a value that is not a finite number (at {0})")]
     NotFinite(usize),
     #[error("the vector's length is {0:.4}, not 1: it is not a normalised embedding")]
@@ -73,20 +133,70 @@ pub struct EmbeddingRefusal {
 }
 
 impl WireEmbedding {
-    /// The wire form of `vector`, made from version `updated` of record `id`.
+    /// The wire form of `vector` in f32, made from version `updated` of record `id`.
     pub fn encode(id: Uuid, updated: Hlc, model: &str, vector: &[f32]) -> WireEmbedding {
-        let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+        WireEmbedding::encode_as(id, updated, model, vector, VectorEncoding::F32)
+    }
+
+    /// The wire form of `vector` in `encoding`.
+    pub fn encode_as(
+        id: Uuid,
+        updated: Hlc,
+        model: &str,
+        vector: &[f32],
+        encoding: VectorEncoding,
+    ) -> WireEmbedding {
+        let bytes: Vec<u8> = match encoding {
+            VectorEncoding::F32 => vector.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            VectorEncoding::I8 => {
+                let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+                let scale = if vector.iter().any(|x| !x.is_finite()) {
+                    // A damaged vector stays visibly damaged: its reader refuses
+                    // it as not finite, as it would the f32 form.
+                    f32::NAN
+                } else if largest > 0.0 {
+                    largest
+                } else {
+                    1.0
+                };
+                let mut bytes = scale.to_le_bytes().to_vec();
+                // `as` saturates; the clamp keeps the levels symmetric (−127..=127).
+                bytes.extend(
+                    vector
+                        .iter()
+                        .map(|x| (x / scale * 127.0).round().clamp(-127.0, 127.0) as i8 as u8),
+                );
+                bytes
+            }
+        };
         WireEmbedding {
             id,
             updated,
             model: model.to_string(),
             dimension: vector.len(),
             data: STANDARD.encode(bytes),
+            encoding,
         }
     }
 
+    /// The same vector in `encoding` (the values decoded and written again).
+    pub fn reencoded(&self, encoding: VectorEncoding) -> Result<WireEmbedding, EmbeddingError> {
+        if self.encoding == encoding {
+            return Ok(self.clone());
+        }
+        let values = self.decode()?;
+        Ok(WireEmbedding::encode_as(
+            self.id,
+            self.updated,
+            &self.model,
+            &values,
+            encoding,
+        ))
+    }
+
     /// The values, if the vector is well formed: a fingerprint, a plausible
-    /// dimension, exactly `4 × dimension` bytes, every value finite, length ≈ 1.
+    /// dimension, exactly the encoding's bytes for it, every value finite, length ≈
+    /// 1 (an int8 vector is then made unit length exactly).
     pub fn decode(&self) -> Result<Vec<f32>, EmbeddingError> {
         if self.model.is_empty() || self.model.len() > MAX_MODEL_LEN {
             return Err(EmbeddingError::BadModel);
@@ -94,26 +204,44 @@ impl WireEmbedding {
         if self.dimension == 0 || self.dimension > MAX_DIMENSION {
             return Err(EmbeddingError::BadDimension(self.dimension));
         }
+        let expected = self.encoding.byte_len(self.dimension);
+        let wrong_length = |got: usize| EmbeddingError::WrongLength {
+            dimension: self.dimension,
+            expected,
+            got,
+        };
         // Refuse an oversized text before decoding it.
-        if self.data.len() > (self.dimension * 4).div_ceil(3) * 4 {
-            return Err(EmbeddingError::WrongLength {
-                dimension: self.dimension,
-                got: self.data.len() / 4 * 3,
-            });
+        if self.data.len() > expected.div_ceil(3) * 4 {
+            return Err(wrong_length(self.data.len() / 4 * 3));
         }
         let bytes = STANDARD
             .decode(&self.data)
             .map_err(|e| EmbeddingError::NotBase64(e.to_string()))?;
-        if bytes.len() != self.dimension * 4 {
-            return Err(EmbeddingError::WrongLength {
-                dimension: self.dimension,
-                got: bytes.len(),
-            });
+        if bytes.len() != expected {
+            return Err(wrong_length(bytes.len()));
         }
-        let values: Vec<f32> = bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let (values, tolerance): (Vec<f32>, f64) = match self.encoding {
+            VectorEncoding::F32 => (
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+                NORM_TOLERANCE,
+            ),
+            VectorEncoding::I8 => {
+                let scale = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                if !scale.is_finite() {
+                    return Err(EmbeddingError::NotFinite(0));
+                }
+                (
+                    bytes[4..]
+                        .iter()
+                        .map(|b| f32::from(*b as i8) * scale / 127.0)
+                        .collect(),
+                    I8_NORM_TOLERANCE,
+                )
+            }
+        };
         if let Some(at) = values.iter().position(|x| !x.is_finite()) {
             return Err(EmbeddingError::NotFinite(at));
         }
@@ -122,10 +250,13 @@ impl WireEmbedding {
             .map(|x| f64::from(*x) * f64::from(*x))
             .sum::<f64>()
             .sqrt();
-        if (norm - 1.0).abs() > NORM_TOLERANCE {
+        if (norm - 1.0).abs() > tolerance {
             return Err(EmbeddingError::NotUnit(norm));
         }
-        Ok(values)
+        Ok(match self.encoding {
+            VectorEncoding::F32 => values,
+            VectorEncoding::I8 => values.iter().map(|x| x / norm as f32).collect(),
+        })
     }
 
     /// Whether this vector was made by the model `model` of dimension `dimension`.
@@ -173,6 +304,7 @@ mod tests {
             other_dim.decode(),
             Err(EmbeddingError::WrongLength {
                 dimension: 768,
+                expected: 3072,
                 got: 1536
             })
         ));
@@ -203,5 +335,76 @@ mod tests {
         let mut nameless = wire(&v);
         nameless.model.clear();
         assert_eq!(nameless.decode(), Err(EmbeddingError::BadModel));
+    }
+
+    fn cosine(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    #[test]
+    fn an_int8_vector_is_a_quarter_of_the_bytes_and_points_the_same_way() {
+        let v = unit(384);
+        let small = WireEmbedding::encode_as(
+            Uuid::nil(),
+            Hlc::new(5, 1),
+            "m/384d/abc",
+            &v,
+            VectorEncoding::I8,
+        );
+        assert_eq!(small.data.len(), 520, "388 bytes in base64");
+        let json = serde_json::to_string(&small).expect("serialises");
+        assert!(json.contains(r#""encoding":"i8""#), "{json}");
+        let back: WireEmbedding = serde_json::from_str(&json).expect("parses");
+        let values = back.decode().expect("valid");
+        let norm: f32 = values.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5, "made unit length: {norm}");
+        assert!(cosine(&values, &v) > 0.9999, "{}", cosine(&values, &v));
+        // An f32 vector's JSON is what it was before encodings existed.
+        assert!(
+            !serde_json::to_string(&wire(&v))
+                .expect("json")
+                .contains("encoding")
+        );
+        assert_eq!(
+            wire(&v).reencoded(VectorEncoding::I8).expect("re-encoded"),
+            small
+        );
+    }
+
+    #[test]
+    fn a_damaged_int8_vector_is_refused_with_its_reason() {
+        let v = unit(384);
+        let good = WireEmbedding::encode_as(
+            Uuid::nil(),
+            Hlc::new(5, 1),
+            "m/384d/abc",
+            &v,
+            VectorEncoding::I8,
+        );
+        let mut short = good.clone();
+        short.data.truncate(400);
+        let err = short.decode().expect_err("truncated");
+        assert!(err.to_string().contains("needs 388"), "{err}");
+        // An f32 vector labelled int8 is the wrong length, not garbage values.
+        let mut mislabelled = wire(&v);
+        mislabelled.encoding = VectorEncoding::I8;
+        assert!(matches!(
+            mislabelled.decode(),
+            Err(EmbeddingError::WrongLength { expected: 388, .. })
+        ));
+        let mut bytes = STANDARD.decode(&good.data).expect("base64");
+        bytes[..4].copy_from_slice(&f32::INFINITY.to_le_bytes());
+        let mut infinite = good.clone();
+        infinite.data = STANDARD.encode(&bytes);
+        assert_eq!(infinite.decode(), Err(EmbeddingError::NotFinite(0)));
+        let mut nan = v.clone();
+        nan[3] = f32::NAN;
+        let laundered =
+            WireEmbedding::encode_as(Uuid::nil(), Hlc::new(5, 1), "m", &nan, VectorEncoding::I8);
+        assert_eq!(laundered.decode(), Err(EmbeddingError::NotFinite(0)));
+        bytes[..4].copy_from_slice(&3.0f32.to_le_bytes());
+        let mut scaled = good;
+        scaled.data = STANDARD.encode(&bytes);
+        assert!(matches!(scaled.decode(), Err(EmbeddingError::NotUnit(_))));
     }
 }

@@ -67,6 +67,7 @@ pub async fn token(
                 types: vec![
                     KNOWLEDGE_TYPE.into(),
                     solaria_shared::embedding::EMBEDDINGS_CAPABILITY.into(),
+                    solaria_shared::embedding::EMBEDDINGS_I8_CAPABILITY.into(),
                 ],
             }))
         }

@@ -1,6 +1,7 @@
 //! `POST /memory/sync` (push a batch) and `GET /memory/changes` (pull the feed;
 //! `types=knowledge` adds the knowledge records, see `storage::FeedTypes`;
-//! `embeddings=FINGERPRINT` adds the vectors that model made of the page's records).
+//! `embeddings=FINGERPRINT` adds the vectors that model made of the page's records,
+//! in f32 unless `embedding_encoding=i8` asks for a quarter of the bytes).
 
 use super::error::ApiError;
 use super::json::ApiJson;
@@ -11,6 +12,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
+use solaria_shared::embedding::VectorEncoding;
 use solaria_shared::hlc::HlcClock;
 use solaria_shared::wire::{ChangesPage, MAX_BATCH, SyncBatch, SyncResponse, WireRecord};
 
@@ -75,6 +77,9 @@ pub struct ChangesParams {
     /// A model fingerprint: the page also carries the vectors that model made of
     /// its live records (`ChangesPage::embeddings`). Without it, none.
     embeddings: Option<String>,
+    /// How those vectors are written: `f32` (the default, what every edge reads)
+    /// or `i8` (a quarter of the bytes, for an edge that knows it).
+    embedding_encoding: Option<String>,
 }
 
 /// The most changes one page may hold.
@@ -90,6 +95,11 @@ pub async fn changes(
             "`since` is a cursor from a previous page (0 to start)",
         ));
     }
+    let encoding = match params.embedding_encoding.as_deref() {
+        None => VectorEncoding::F32,
+        Some(text) => VectorEncoding::parse(text)
+            .ok_or_else(|| ApiError::bad_request("`embedding_encoding` is `f32` or `i8`"))?,
+    };
     let limit = params.limit.unwrap_or(500).clamp(1, MAX_PAGE);
     let mut page = storage::changes(
         &state.storage,
@@ -108,7 +118,7 @@ pub async fn changes(
             .collect();
         page.embeddings = state
             .storage
-            .embeddings_for(caller.account, caller.machine, model, &versions)
+            .embeddings_for(caller.account, caller.machine, model, &versions, encoding)
             .await?;
     }
     Ok(Json(page))

@@ -3,7 +3,7 @@
 //! feed to the readers that use the same model. Every query names its account.
 
 use super::{AccountId, Storage, StorageError};
-use solaria_shared::embedding::{EmbeddingRefusal, WireEmbedding};
+use solaria_shared::embedding::{EmbeddingRefusal, VectorEncoding, WireEmbedding};
 use solaria_shared::{Hlc, MachineId};
 use sqlx::Row;
 use std::collections::HashMap;
@@ -72,14 +72,16 @@ impl Storage {
     }
 
     /// The vectors made by `model` of the given record versions, for those that
-    /// have one: a vector of another version (or another model) is not served, nor
-    /// one `reader` pushed itself (it has it).
+    /// have one, written in `encoding`: a vector of another version (or another
+    /// model) is not served, nor one `reader` pushed itself (it has it). They are
+    /// kept as f32 (a vector pushed as int8 is kept as it decodes).
     pub async fn embeddings_for(
         &self,
         account: AccountId,
         reader: MachineId,
         model: &str,
         versions: &[(Uuid, Hlc)],
+        encoding: VectorEncoding,
     ) -> Result<Vec<WireEmbedding>, StorageError> {
         if versions.is_empty() || model.is_empty() {
             return Ok(Vec::new());
@@ -108,7 +110,9 @@ impl Storage {
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
-            out.push(WireEmbedding::encode(id, updated, model, &values));
+            out.push(WireEmbedding::encode_as(
+                id, updated, model, &values, encoding,
+            ));
         }
         Ok(out)
     }

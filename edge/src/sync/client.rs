@@ -6,7 +6,7 @@
 use super::credentials::Credentials;
 use serde::de::DeserializeOwned;
 use solaria_shared::MachineId;
-use solaria_shared::embedding::WireEmbedding;
+use solaria_shared::embedding::{VectorEncoding, WireEmbedding};
 use solaria_shared::wire::{
     ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, KNOWLEDGE_TYPE, MachineName,
     SyncResponse, TokenRequest, TokenResponse, WireRecord,
@@ -287,21 +287,25 @@ impl Client {
 
     /// One page of the change feed, knowledge records included (a server of the
     /// first release ignores `types` and sends none), and the vectors the model
-    /// `embeddings` (a fingerprint) made of its records when given.
+    /// `embeddings` (a fingerprint) made of its records when given, in the encoding
+    /// given with it (int8 only from a server that lists `EMBEDDINGS_I8_CAPABILITY`).
     pub fn changes(
         &self,
         jwt: &str,
         since: i64,
         limit: usize,
-        embeddings: Option<&str>,
+        embeddings: Option<(&str, VectorEncoding)>,
     ) -> Result<ChangesPage, ClientError> {
         let mut query = vec![
             ("since", since.to_string()),
             ("limit", limit.to_string()),
             ("types", KNOWLEDGE_TYPE.to_string()),
         ];
-        if let Some(model) = embeddings {
+        if let Some((model, encoding)) = embeddings {
             query.push(("embeddings", model.to_string()));
+            if !encoding.is_f32() {
+                query.push(("embedding_encoding", encoding.as_str().to_string()));
+            }
         }
         self.send(|| {
             self.http

@@ -19,7 +19,9 @@ use crate::store::{vectors, vectors_wire};
 use client::{Client, ClientError};
 use credentials::Credentials;
 use serde::Serialize;
-use solaria_shared::embedding::{EMBEDDINGS_CAPABILITY, WireEmbedding};
+use solaria_shared::embedding::{
+    EMBEDDINGS_CAPABILITY, EMBEDDINGS_I8_CAPABILITY, VectorEncoding, WireEmbedding,
+};
 use solaria_shared::private::{strip_private, strip_private_json};
 use solaria_shared::wire::{KNOWLEDGE_TYPE, MAX_BATCH, RecordOutcome, WireRecord};
 use solaria_shared::{UnixMillis, hlc};
@@ -112,6 +114,13 @@ pub fn run(
     let jwt = grant.token;
     let server_stores_knowledge = grant.types.iter().any(|t| t == KNOWLEDGE_TYPE);
     let server_stores_vectors = grant.types.iter().any(|t| t == EMBEDDINGS_CAPABILITY);
+    // Vectors go both ways as int8 when the server takes it: a quarter of the
+    // bytes, no measurable loss in retrieval (docs/BENCHMARKS.md).
+    let vector_encoding = if grant.types.iter().any(|t| t == EMBEDDINGS_I8_CAPABILITY) {
+        VectorEncoding::I8
+    } else {
+        VectorEncoding::F32
+    };
     let mut report = SyncReport::default();
 
     // Stamp by the server's clock from now on, and give the changes stamped ahead
@@ -223,7 +232,15 @@ pub fn run(
 
     // Vectors made here, once the server holds every record they belong to.
     if server_stores_vectors && all_pushed {
-        push_vectors(store, &client, &jwt, options, &mut report, &check_time)?;
+        push_vectors(
+            store,
+            &client,
+            &jwt,
+            options,
+            vector_encoding,
+            &mut report,
+            &check_time,
+        )?;
     }
 
     // Pull. A machine that pulled before it knew knowledge records (an edge of
@@ -251,7 +268,9 @@ pub fn run(
             &jwt,
             since,
             PULL_PAGE,
-            index.as_ref().map(|m| m.fingerprint.as_str()),
+            index
+                .as_ref()
+                .map(|m| (m.fingerprint.as_str(), vector_encoding)),
         )?;
         let records: Vec<WireRecord> = page.changes.into_iter().map(|c| c.record).collect();
         let push_cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
@@ -363,13 +382,15 @@ fn is_local_project(key: &str, name: &str, local_only: &[String]) -> bool {
 }
 
 /// Pushes the outbox's vectors (those made here since the last sync), a batch at a
-/// time, each entry taken off once the server has answered for it. A vector the
-/// server does not keep is not retried: the record's other machines embed it.
+/// time in `encoding`, each entry taken off once the server has answered for it. A
+/// vector the server does not keep is not retried: the record's other machines
+/// embed it.
 fn push_vectors(
     store: &mut Store,
     client: &Client,
     jwt: &str,
     options: &SyncOptions,
+    encoding: VectorEncoding,
     report: &mut SyncReport,
     check_time: &dyn Fn() -> Result<(), SyncError>,
 ) -> Result<(), SyncError> {
@@ -383,7 +404,9 @@ fn push_vectors(
         let embeddings: Vec<WireEmbedding> = entries
             .iter()
             .filter(|e| !is_local_project(&e.project.0, &e.project.1, &options.local_only))
-            .filter_map(|e| e.embedding.clone())
+            .filter_map(|e| e.embedding.as_ref())
+            // A stored vector that does not read back is not sent at all.
+            .filter_map(|e| e.reencoded(encoding).ok())
             .collect();
         if !embeddings.is_empty() {
             let answer = client.push(jwt, &[], &embeddings, options.kind)?;
