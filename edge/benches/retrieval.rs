@@ -2,7 +2,8 @@
 //! the labelled set in `eval/` (coding sessions in English and Spanish; queries
 //! that paraphrase, translate or quote their targets), for each model given.
 //! Also measures the embedding pass's throughput on that corpus; given two models,
-//! ends with ways of using both at once (`two_models`).
+//! ends with ways of using both at once (`two_models`). `SOLARIA_EVAL_INT8=1` sends
+//! every vector through int8 first (what vectors on the wire go through).
 //!
 //!     bash deploy/models/fetch.sh          # the models, once
 //!     cargo bench -p solaria-edge --bench retrieval -- \
@@ -20,8 +21,9 @@ use solaria_edge::store::Store;
 use solaria_edge::store::hybrid::{self, Fusion, SearchMode};
 use solaria_edge::store::search::{self, SearchQuery};
 use solaria_embed::Embedder;
+use solaria_shared::embedding::{VectorEncoding, WireEmbedding};
 use solaria_shared::{
-    Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
+    Hlc, Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
     UnixMillis,
 };
 use std::collections::{BTreeMap, HashMap};
@@ -277,9 +279,8 @@ fn save_vectors(store: &Store, keys: &HashMap<String, String>, cache: &Path) {
     std::fs::write(cache, serde_json::to_vec(&vectors).expect("json")).expect("write cache");
 }
 
-/// Replaces every stored vector by what it would be after a trip as int8 (one
-/// scale per vector, its largest magnitude mapped to 127), made unit length again:
-/// what quantising vectors on the wire would cost in retrieval quality.
+/// Replaces every stored vector by what it is after a trip over the wire as int8
+/// (`VectorEncoding::I8`): what quantising vectors costs in retrieval quality.
 fn through_int8(store: &Store) -> usize {
     let centre = solaria_edge::store::vectors::centre(store.conn())
         .expect("centre")
@@ -299,16 +300,16 @@ fn through_int8(store: &Store) -> usize {
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let scale = v
-            .iter()
-            .fold(0f32, |m, x| m.max(x.abs()))
-            .max(f32::MIN_POSITIVE);
-        let back: Vec<f32> = v
-            .iter()
-            .map(|x| (x / scale * 127.0).round().clamp(-127.0, 127.0) / 127.0 * scale)
-            .collect();
-        let norm = back.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let back: Vec<f32> = back.iter().map(|x| x / norm).collect();
+        // The wire's own encoding and decoding (`shared/src/embedding.rs`).
+        let back = WireEmbedding::encode_as(
+            uuid::Uuid::nil(),
+            Hlc::from_i64(0),
+            "eval",
+            &v,
+            VectorEncoding::I8,
+        )
+        .decode()
+        .expect("an int8 vector decodes");
         let bytes: Vec<u8> = back.iter().flat_map(|x| x.to_le_bytes()).collect();
         tx.execute(
             "UPDATE observation_embeddings SET embedding = ?2 WHERE row = ?1",
