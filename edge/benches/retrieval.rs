@@ -340,6 +340,22 @@ fn coarse(blob: &[u8], centre: &[f32]) -> Vec<u8> {
     solaria_edge::store::vectors::coarse_blob(&v, centre)
 }
 
+/// Stores one observation's vector (its first-pass key and its floats), by id.
+fn insert_vector(tx: &rusqlite::Transaction<'_>, id: &str, coarse_key: &[u8], floats: &[u8]) {
+    tx.execute(
+        "INSERT INTO observation_vectors (rowid, coarse)
+         SELECT rowid, vec_quantize_binary(?2) FROM observations WHERE id = ?1",
+        rusqlite::params![id, coarse_key],
+    )
+    .expect("insert vector");
+    tx.execute(
+        "INSERT INTO observation_embeddings (row, embedding)
+         SELECT rowid, ?2 FROM observations WHERE id = ?1",
+        rusqlite::params![id, floats],
+    )
+    .expect("insert vector");
+}
+
 /// Loads cached vectors into a fresh store; false if there is no cache.
 fn restore_vectors(
     store: &mut Store,
@@ -361,18 +377,7 @@ fn restore_vectors(
     let tx = conn.transaction().expect("tx");
     for (key, blob) in &vectors {
         let Some(id) = by_key.get(key) else { continue };
-        tx.execute(
-            "INSERT INTO observation_vectors (rowid, coarse)
-             SELECT rowid, vec_quantize_binary(?2) FROM observations WHERE id = ?1",
-            rusqlite::params![id, coarse(blob, &centre)],
-        )
-        .expect("insert vector");
-        tx.execute(
-            "INSERT INTO observation_embeddings (row, embedding)
-             SELECT rowid, ?2 FROM observations WHERE id = ?1",
-            rusqlite::params![id, blob],
-        )
-        .expect("insert vector");
+        insert_vector(&tx, id, &coarse(blob, &centre), blob);
     }
     tx.execute("DELETE FROM vector_queue", []).expect("queue");
     tx.commit().expect("commit");

@@ -337,6 +337,16 @@ mod tests {
         assert_eq!(nameless.decode(), Err(EmbeddingError::BadModel));
     }
 
+    fn wire_i8(v: &[f32]) -> WireEmbedding {
+        WireEmbedding::encode_as(
+            Uuid::nil(),
+            Hlc::new(5, 1),
+            "m/384d/abc",
+            v,
+            VectorEncoding::I8,
+        )
+    }
+
     fn cosine(a: &[f32], b: &[f32]) -> f32 {
         a.iter().zip(b).map(|(x, y)| x * y).sum()
     }
@@ -344,13 +354,7 @@ mod tests {
     #[test]
     fn an_int8_vector_is_a_quarter_of_the_bytes_and_points_the_same_way() {
         let v = unit(384);
-        let small = WireEmbedding::encode_as(
-            Uuid::nil(),
-            Hlc::new(5, 1),
-            "m/384d/abc",
-            &v,
-            VectorEncoding::I8,
-        );
+        let small = wire_i8(&v);
         assert_eq!(small.data.len(), 520, "388 bytes in base64");
         let json = serde_json::to_string(&small).expect("serialises");
         assert!(json.contains(r#""encoding":"i8""#), "{json}");
@@ -374,13 +378,7 @@ mod tests {
     #[test]
     fn a_damaged_int8_vector_is_refused_with_its_reason() {
         let v = unit(384);
-        let good = WireEmbedding::encode_as(
-            Uuid::nil(),
-            Hlc::new(5, 1),
-            "m/384d/abc",
-            &v,
-            VectorEncoding::I8,
-        );
+        let good = wire_i8(&v);
         let mut short = good.clone();
         short.data.truncate(400);
         let err = short.decode().expect_err("truncated");
@@ -399,8 +397,7 @@ mod tests {
         assert_eq!(infinite.decode(), Err(EmbeddingError::NotFinite(0)));
         let mut nan = v.clone();
         nan[3] = f32::NAN;
-        let laundered =
-            WireEmbedding::encode_as(Uuid::nil(), Hlc::new(5, 1), "m", &nan, VectorEncoding::I8);
+        let laundered = wire_i8(&nan);
         assert_eq!(laundered.decode(), Err(EmbeddingError::NotFinite(0)));
         bytes[..4].copy_from_slice(&3.0f32.to_le_bytes());
         let mut scaled = good;

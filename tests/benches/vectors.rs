@@ -196,8 +196,10 @@ async fn main() {
         .fetch_one(c.storage.pool())
         .await
         .expect("a vector");
-    let mut bytes = [(0usize, 0usize); 2];
-    for (k, with) in [false, true].into_iter().enumerate() {
+    // Records only; with vectors in f32 (what an edge that does not ask gets); with
+    // vectors in int8 (what an edge of this version asks for).
+    let mut bytes = [(0usize, 0usize); 3];
+    for (k, with) in [None, Some("f32"), Some("i8")].into_iter().enumerate() {
         let mut since = 0i64;
         loop {
             let mut req = c
@@ -206,8 +208,11 @@ async fn main() {
                 .query(&[("since", since.to_string()), ("limit", "1000".into())])
                 .query(&[("types", "knowledge")])
                 .bearer_auth(&probe.jwt);
-            if with {
-                req = req.query(&[("embeddings", fingerprint.as_str())]);
+            if let Some(encoding) = with {
+                req = req.query(&[
+                    ("embeddings", fingerprint.as_str()),
+                    ("embedding_encoding", encoding),
+                ]);
             }
             let body = req.send().await.expect("feed").bytes().await.expect("body");
             bytes[k].0 += body.len();
@@ -272,15 +277,17 @@ async fn main() {
         mb(bytes[0].0),
         mb(bytes[0].1)
     );
-    println!(
-        "| records and vectors | {:.1} MB | {:.1} MB |",
-        mb(bytes[1].0),
-        mb(bytes[1].1)
-    );
-    println!(
-        "| the vectors alone | {:.1} MB ({} bytes a record) | {:.1} MB |",
-        mb(bytes[1].0 - bytes[0].0),
-        (bytes[1].0 - bytes[0].0) / n,
-        mb(bytes[1].1.saturating_sub(bytes[0].1))
-    );
+    for (k, label) in [(1, "f32"), (2, "int8")] {
+        println!(
+            "| records and vectors ({label}) | {:.1} MB | {:.1} MB |",
+            mb(bytes[k].0),
+            mb(bytes[k].1)
+        );
+        println!(
+            "| the vectors alone ({label}) | {:.1} MB ({} bytes a record) | {:.1} MB |",
+            mb(bytes[k].0 - bytes[0].0),
+            (bytes[k].0 - bytes[0].0) / n,
+            mb(bytes[k].1.saturating_sub(bytes[0].1))
+        );
+    }
 }

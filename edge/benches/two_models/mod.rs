@@ -3,7 +3,7 @@
 //! kind of query. Each model keeps its own index (its own store here); a fused
 //! rule sees each model's scored list, read `DEPTH` deep.
 
-use super::{KINDS, Query, Record, Score};
+use super::{KINDS, Query, Record, Score, insert_vector};
 use solaria_edge::store::Store;
 use solaria_edge::store::hybrid::{self, SearchMode};
 use solaria_edge::store::search::SearchQuery;
@@ -299,18 +299,7 @@ fn joined_store(first: &ModelRun, second: &ModelRun) -> (tempfile::TempDir, Stor
         };
         let v: Vec<f32> = x.iter().chain(y).map(|e| e * half).collect();
         let blob: Vec<u8> = v.iter().flat_map(|e| e.to_le_bytes()).collect();
-        tx.execute(
-            "INSERT INTO observation_vectors (rowid, coarse)
-             SELECT rowid, vec_quantize_binary(?2) FROM observations WHERE id = ?1",
-            rusqlite::params![id, vectors::coarse_blob(&v, &centre)],
-        )
-        .expect("insert vector");
-        tx.execute(
-            "INSERT INTO observation_embeddings (row, embedding)
-             SELECT rowid, ?2 FROM observations WHERE id = ?1",
-            rusqlite::params![id, blob],
-        )
-        .expect("insert vector");
+        insert_vector(&tx, id, &vectors::coarse_blob(&v, &centre), &blob);
     }
     tx.execute("DELETE FROM vector_queue", []).expect("queue");
     tx.commit().expect("commit");
