@@ -395,23 +395,29 @@ fn phrases_held(
 ) -> Result<Vec<(i64, i64)>, StoreError> {
     let fts = table.fts();
     let held = super::phrases::NAME;
-    let since = q.since.map_or(i64::MIN, |t| t.0);
-    let until = q.until.map_or(i64::MAX, |t| t.0);
-    let sql = if q.since.is_none() && q.until.is_none() {
-        format!(
-            "SELECT rowid, {held}({fts}) FROM {fts} WHERE {fts} MATCH ?1
-             AND ?2 <= ?3 ORDER BY rowid DESC LIMIT {n}"
+    let (sql, params): (String, Vec<Box<dyn ToSql>>) = if q.since.is_none() && q.until.is_none() {
+        (
+            format!(
+                "SELECT rowid, {held}({fts}) FROM {fts} WHERE {fts} MATCH ?1
+                 ORDER BY rowid DESC LIMIT {n}"
+            ),
+            vec![Box::new(expr.to_string())],
         )
     } else {
-        format!(
-            "SELECT f.rowid, {held}(f.{fts}) FROM {fts} f JOIN {base} b ON b.rowid = f.rowid
-             WHERE f.{fts} MATCH ?1 AND b.created_at >= ?2 AND b.created_at < ?3
-             ORDER BY f.rowid DESC LIMIT {n}",
-            base = table.base()
+        let since = q.since.map_or(i64::MIN, |t| t.0);
+        let until = q.until.map_or(i64::MAX, |t| t.0);
+        (
+            format!(
+                "SELECT f.rowid, {held}(f.{fts}) FROM {fts} f JOIN {base} b ON b.rowid = f.rowid
+                 WHERE f.{fts} MATCH ?1 AND b.created_at >= ?2 AND b.created_at < ?3
+                 ORDER BY f.rowid DESC LIMIT {n}",
+                base = table.base()
+            ),
+            vec![Box::new(expr.to_string()), Box::new(since), Box::new(until)],
         )
     };
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(rusqlite::params![expr, since, until], |r| {
+    let rows = stmt.query_map(params_from_iter(params.iter()), |r| {
         Ok((r.get(0)?, r.get(1)?))
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -844,17 +850,22 @@ mod tests {
             texts.push(format!("tiered pricing idea {i}"));
         }
         let (_dir, store, ids) = store_of(&texts);
-        // `workaround` is in no record: the answer does not hold every term.
-        let hits = search(
-            store.conn(),
-            &SearchQuery {
-                text: "E0506 tiered workaround".into(),
-                limit: 5,
-                ..SearchQuery::default()
-            },
-        )
-        .expect("search");
-        assert_eq!(hits.first().map(|h| &h.id), Some(&ids[0]), "{hits:#?}");
+        // `workaround` is in no record: the answer does not hold every term. The
+        // same with a time range (another form of the queries).
+        let query = SearchQuery {
+            text: "E0506 tiered workaround".into(),
+            limit: 5,
+            ..SearchQuery::default()
+        };
+        let ranged = SearchQuery {
+            since: Some(UnixMillis::now().minus_days(1_000)),
+            until: Some(UnixMillis::now()),
+            ..query.clone()
+        };
+        for q in [query, ranged] {
+            let hits = search(store.conn(), &q).expect("search");
+            assert_eq!(hits.first().map(|h| &h.id), Some(&ids[0]), "{hits:#?}");
+        }
     }
 
     #[test]
