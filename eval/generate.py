@@ -30,6 +30,7 @@ MIN_PER_KIND = {
     "paraphrase": 60,
     "paraphrase_es": 30,
     "cross_language": 40,
+    "recurring_identifier": 15,
 }
 MIN_CROSS_EN_TO_ES = 10  # cross_language queries in English about Spanish targets
 
@@ -2527,6 +2528,215 @@ D("infra", note("El clúster de producción tiene tres node groups: general, mem
 D("web-dashboard", note("Las fechas de la tabla de clientes se muestran con date-fns en formato dd/MM/yyyy."), lang="es")
 
 # ============================================================================
+# Recurring identifiers: an identifier that keeps coming back (the same error
+# code in every later build, a path edited session after session, a task id in
+# every scheduler log), and one older record that is the specific answer. The
+# queries name the identifier plus a detail of that record, sometimes with a word
+# the record lacks; what they test is that the answer is not buried under the
+# hundreds of newer records holding the same identifier.
+# ============================================================================
+
+RECURRING = []  # dicts: id, project, records, queries, repeat (rng -> record), count
+
+# How many newer records repeat each identifier: above search's per-term bound (200).
+REPEATS = 240
+
+
+def R(fid, project, records, q, repeat, count=REPEATS):
+    assert fid not in _FACT_IDS, fid
+    assert project in PROJECTS, project
+    _FACT_IDS.add(fid)
+    RECURRING.append(dict(id=fid, project=project, records=records, queries=q, repeat=repeat,
+                          count=count))
+
+
+def _pick(r, xs):
+    return xs[r.randrange(len(xs))]
+
+
+def _e0506(r):
+    var = _pick(r, ["self.total", "entry.balance", "self.cursor", "state.version", "row.status",
+                    "self.retries"])
+    file = _pick(r, ["src/routes/invoices.rs", "src/repo/customers.rs", "crates/ledger/src/lib.rs",
+                     "src/invoice/render.rs", "src/payments/mod.rs"])
+    line = r.randint(20, 400)
+    return bash("cargo build", t("""
+        Compiling billing-api v0.4.%d (/work/billing-api)
+        error[E0506]: cannot assign to `%s` because it is borrowed
+          --> %s:%d:9
+        For more information about this error, try `rustc --explain E0506`.
+        error: could not compile `billing-api` (lib) due to 1 previous error""")
+                % (r.randint(0, 9), var, file, line))
+
+
+R("rec_e0506_discount", "billing-api", [
+    bash("cargo build", t("""
+        Compiling billing-api v0.4.0 (/work/billing-api)
+        error[E0506]: cannot assign to `invoice.total` because it is borrowed
+           --> src/pricing/discount.rs:58:13
+            |
+        55  |     let first = invoice.lines.first().map(|l| &l.amount);
+            |                 ------------- `invoice.total` is borrowed here
+        58  |     invoice.total = tiered_rebate(first, &tier);
+            |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ `invoice.total` is assigned to here
+        error: could not compile `billing-api` (lib) due to 1 previous error""")),
+    edit("src/pricing/discount.rs",
+         "let first = invoice.lines.first().map(|l| &l.amount);",
+         t("""
+         // E0506: copy the amount out so nothing of the invoice stays borrowed
+         let first = invoice.lines.first().map(|l| l.amount.clone());""")),
+], q=[
+    ("recurring_identifier", "E0506 tiered_rebate"),
+    ("recurring_identifier", "E0506 invoice.total first line amount cloned"),
+    ("recurring_identifier", "E0506 tiered rebate workaround"),
+    ("recurring_identifier", "E0506 src/pricing/discount.rs"),
+], repeat=_e0506)
+
+
+def _ossl(r):
+    script = _pick(r, ["jest --ci", "webpack --mode production", "tsc -b && node dist/worker.js",
+                       "npm run lint", "ts-node scripts/seed.ts"])
+    return bash("npm run " + _pick(r, ["test", "build", "start", "lint", "seed"]), t("""
+        > notifications-svc@2.%d.0 %s
+        node:internal/crypto/hash:%d
+          return new _Hash(algorithm, options);
+        Error: error:0308010C:digital envelope routines::unsupported
+            at new Hash (node:internal/crypto/hash:%d:19)
+          opensslErrorStack: [ 'error:03000086:digital envelope routines::initialization error' ],
+          library: 'digital envelope routines',
+          code: 'ERR_OSSL_EVP_UNSUPPORTED'
+        Node.js v17.%d.0""") % (r.randint(0, 20), script, r.randint(60, 80), r.randint(60, 80),
+                               r.randint(0, 9)))
+
+
+R("rec_ossl_email_preview", "notifications-svc", [
+    bash("npm run email-preview", t("""
+        > notifications-svc@2.3.0 email-preview
+        > email dev --dir src/emails --port 3030
+        Error: error:0308010C:digital envelope routines::unsupported
+          code: 'ERR_OSSL_EVP_UNSUPPORTED'
+        WARN Broken build, fix the error above.""")),
+    edit("package.json",
+         '"email-preview": "email dev --dir src/emails --port 3030",',
+         '"email-preview": "NODE_OPTIONS=--openssl-legacy-provider email dev --dir src/emails --port 3030",'),
+], q=[
+    ("recurring_identifier", "ERR_OSSL_EVP_UNSUPPORTED email-preview"),
+    ("recurring_identifier", "ERR_OSSL_EVP_UNSUPPORTED openssl-legacy-provider emails"),
+    ("recurring_identifier", "ERR_OSSL_EVP_UNSUPPORTED email preview broken again"),
+], repeat=_ossl)
+
+
+def _daily_orders(r):
+    day = "2024-0%d-%02d" % (r.randint(3, 5), r.randint(1, 28))
+    state = _pick(r, ["success", "success", "success", "up_for_retry", "failed"])
+    return bash("airflow tasks states-for-dag-run orders_daily scheduled__%sT02:00:00+00:00" % day,
+                t("""
+        dag_id       | run_id                                   | task_id            | state
+        orders_daily | scheduled__%sT02:00:00+00:00 | extract_orders     | success
+        orders_daily | scheduled__%sT02:00:00+00:00 | load_daily_orders  | %s
+        orders_daily | scheduled__%sT02:00:00+00:00 | dbt_run_marts      | %s""")
+                % (day, day, state, day, "success" if state == "success" else "upstream_failed"))
+
+
+R("rec_load_daily_orders_tz", "data-pipeline", [
+    bash("airflow tasks test orders_daily load_daily_orders 2024-03-10", t("""
+        [2024-03-10, 02:00:04 UTC] {load.py:41} INFO - loading partition ds_nodash=20240310
+        [2024-03-10, 02:00:09 UTC] {load.py:77} WARNING - 0 rows for 2024-03-10 in America/Chicago; 
+        DST gap: local midnight partition missing
+        [2024-03-10, 02:00:09 UTC] {taskinstance.py:1400} INFO - Marking task as SUCCESS""")),
+    edit("dags/orders_daily.py",
+         'partition = context["ds_nodash"]',
+         t("""
+         # load_daily_orders: partition by UTC date, never local midnight (DST gap on 2024-03-10)
+         partition = pendulum.parse(context["ts"]).in_timezone("UTC").format("YYYYMMDD")""")),
+], q=[
+    ("recurring_identifier", "load_daily_orders DST gap"),
+    ("recurring_identifier", "load_daily_orders zero rows daylight saving"),
+    ("recurring_identifier", "load_daily_orders partition UTC pendulum"),
+], repeat=_daily_orders)
+
+
+def _invoice_table(r):
+    what = _pick(r, [("sortBy", "sortKey"), ("pageSize", "limit"), ("filters", "query"),
+                     ("rows", "items"), ("onSelect", "onRowSelect")])
+    return edit("src/hooks/useInvoiceTable.ts",
+                "const %s = state.%s;" % (what[0], what[0]),
+                "const %s = state.%s ?? defaults.%s; // %d" % (what[1], what[0], what[1],
+                                                               r.randint(1, 999)))
+
+
+R("rec_use_invoice_table_loop", "web-dashboard", [
+    prompt("the invoices page freezes and the profiler shows useInvoiceTable re-rendering in a "
+           "loop, maximum update depth exceeded"),
+    edit("src/hooks/useInvoiceTable.ts",
+         "const columns = buildColumns(currency);",
+         t("""
+         // a new columns array each render re-ran the effect that sets state: memoise it
+         const columns = useMemo(() => buildColumns(currency), [currency]);""")),
+], q=[
+    ("recurring_identifier", "useInvoiceTable maximum update depth"),
+    ("recurring_identifier", "useInvoiceTable buildColumns useMemo"),
+    ("recurring_identifier", "useInvoiceTable freezes rerender fix"),
+    ("recurring_identifier", "src/hooks/useInvoiceTable.ts useMemo"),
+], repeat=_invoice_table)
+
+
+def _sync_hubspot(r):
+    n = r.randint(20, 900)
+    return bash("celery -A crm inspect active", t("""
+        [%s,%03d: INFO/ForkPoolWorker-%d] Task deals.tasks.sync_hubspot[%08x-1c2d] received
+        [%s,%03d: INFO/ForkPoolWorker-%d] Task deals.tasks.sync_hubspot[%08x-1c2d] succeeded in %.2fs: {'synced': %d}""")
+                % ("2024-04-%02d 0%d:%02d:%02d" % (r.randint(1, 28), r.randint(0, 9), r.randint(0, 59), r.randint(0, 59)),
+                   r.randint(0, 999), r.randint(1, 4), r.getrandbits(32),
+                   "2024-04-%02d 0%d:%02d:%02d" % (r.randint(1, 28), r.randint(0, 9), r.randint(0, 59), r.randint(0, 59)),
+                   r.randint(0, 999), r.randint(1, 4), r.getrandbits(32), r.random() * 9, n))
+
+
+R("rec_sync_hubspot_dupes", "crm-backend", [
+    note("duplicate contacts after deals.tasks.sync_hubspot: two workers picked up the same "
+         "webhook and both inserted. fixed with get_or_create on hubspot_id plus a unique "
+         "constraint on that column"),
+    edit("deals/tasks.py",
+         "contact = Contact.objects.filter(hubspot_id=hid).first()",
+         "contact, _ = Contact.objects.get_or_create(hubspot_id=hid, defaults=fields)"),
+], q=[
+    ("recurring_identifier", "deals.tasks.sync_hubspot duplicate contacts"),
+    ("recurring_identifier", "deals.tasks.sync_hubspot get_or_create hubspot_id"),
+    ("recurring_identifier", "deals.tasks.sync_hubspot two workers same webhook race"),
+], repeat=_sync_hubspot)
+
+
+def _node_groups(r):
+    size = r.randint(2, 9)
+    return bash("terraform plan -target=module.eks", t("""
+        module.eks.aws_eks_node_group.general: Refreshing state... [id=prod:general-%d]
+          # module.eks.aws_eks_node_group.general will be updated in-place
+          ~ scaling_config { ~ desired_size = %d -> %d }
+          (modules/eks/managed_nodes.tf line %d)
+        Plan: 0 to add, 1 to change, 0 to destroy.""") % (r.randint(1, 9), size, size + 1,
+                                                          r.randint(10, 80)))
+
+
+R("rec_node_groups_ami", "infra", [
+    bash("terraform plan -target=module.eks", t("""
+          # module.eks.aws_eks_node_group.general must be replaced
+        -/+ resource "aws_eks_node_group" "general" {
+              ~ ami_type        = "AL2_x86_64" -> "AL2023_x86_64_STANDARD" # forces replacement
+        Plan: 1 to add, 0 to change, 1 to destroy.""")),
+    edit("modules/eks/managed_nodes.tf",
+         "  instance_types = var.instance_types",
+         t("""
+           instance_types = var.instance_types
+           # pin ami_type: the provider's new default forced a replacement of every node
+           ami_type       = "AL2_x86_64\"""")),
+], q=[
+    ("recurring_identifier", "modules/eks/managed_nodes.tf ami_type"),
+    ("recurring_identifier", "modules/eks/managed_nodes.tf forces replacement AL2023"),
+    ("recurring_identifier", "modules/eks/managed_nodes.tf pin ami_type why"),
+], repeat=_node_groups)
+
+
+# ============================================================================
 # Noise: the ordinary bulk of a coding session
 # ============================================================================
 
@@ -3195,6 +3405,19 @@ def build():
         first = noise.prompt_rec("es" if es_share > 0.3 else "en")
         s["slots"].insert(0, [(first, "es" if es_share > 0.3 else "en", None)])
 
+    # Recurring identifiers, with their own random stream (the rest of the corpus is as
+    # before): the fact goes into its project's oldest session, its repeats into the
+    # later ones, so every repeat is newer than the answer.
+    rng2 = Random(SEED + 1)
+    for fact in RECURRING:
+        first, *later = by_project[fact["project"]]
+        block = [(dict(r), "en", fact["id"]) for r in fact["records"]]
+        first["slots"].insert(rng2.randint(1, len(first["slots"])), block)
+        for i in range(fact["count"]):
+            s = later[i % len(later)]
+            rec = dict(fact["repeat"](rng2), _repeat=True)
+            s["slots"].insert(rng2.randint(1, len(s["slots"])), [(rec, "en", None)])
+
     # Timestamps: sessions spread over 60 days, records 1-6 minutes apart.
     starts = sorted(rng.sample(range(700, 60 * 24 * 60), len(sessions)), reverse=True)
     flat = []
@@ -3203,7 +3426,9 @@ def build():
         for block in s["slots"]:
             for rec, lang, fid in block:
                 flat.append(dict(rec=rec, lang=lang, fid=fid, session=s, minutes_ago=m))
-                m -= rng.randint(1, 6)
+                # a repeat comes a minute or so after the previous record (a rerun)
+                repeat = fid is None and rec.get("_repeat")
+                m -= rng2.randint(0, 1) if repeat else rng.randint(1, 6)
         assert m >= 0
     flat.sort(key=lambda x: -x["minutes_ago"])
     shift = flat[-1]["minutes_ago"] - rng.randint(2, 30)  # the latest session ended minutes ago
@@ -3231,8 +3456,9 @@ def build():
     # Queries.
     text_of = {c["key"]: rec_text(c) for c in corpus}
     fact_lang = {f["id"]: f["lang"] for f in FACTS}
+    fact_lang.update({f["id"]: "en" for f in RECURRING})
     queries = []
-    for fact in FACTS:
+    for fact in FACTS + RECURRING:
         for q in fact["queries"]:
             kind, text = q[0], q[1]
             extra = q[2] if len(q) > 2 else []
@@ -3241,6 +3467,9 @@ def build():
             if kind == "exact_identifier":
                 # only the records that literally carry the identifier answer it
                 targets = [k for k in targets if _has_ident(text_of[k], text)]
+            if kind == "recurring_identifier":
+                # the records of the fact that hold the identifier (the query's first word)
+                targets = [k for k in targets if _has_ident(text_of[k], text.split()[0])]
             if kind == "paraphrase":
                 lang = "en"
             elif kind == "paraphrase_es":
@@ -3315,6 +3544,17 @@ def validate(corpus, queries, fact_lang):
             others = [c["key"] for c in corpus if c["key"] not in q["targets"] and needle in rec_text(c).lower()]
             if others:
                 warnings.append("%s: also literally in non-targets %s" % (tag, others[:6]))
+        if q["kind"] == "recurring_identifier":
+            ident = q["text"].split()[0]
+            for tt in ttexts:
+                if not _has_ident(tt, ident):
+                    problems.append("%s: identifier not literally in target" % tag)
+            oldest = min(q["targets"])
+            newer = [c["key"] for c in corpus if c["key"] > oldest and c["key"] not in q["targets"]
+                     and ident.lower() in rec_text(c).lower()]
+            if len(newer) <= 200:
+                problems.append("%s: only %d newer records repeat %s (need > 200)"
+                                % (tag, len(newer), ident))
     return problems, warnings
 
 

@@ -120,11 +120,33 @@ const METHODS: &[Method] = &[
 
 const KINDS: &[&str] = &[
     "exact_identifier",
+    "recurring_identifier",
     "keyword",
     "paraphrase",
     "paraphrase_es",
     "cross_language",
 ];
+
+/// The baseline row: plain FTS5 over the same store and the same query terms (an OR
+/// of them, as `search::query_terms` makes them), `ORDER BY bm25()`, no weights.
+fn plain_bm25(store: &Store, text: &str, limit: usize) -> Vec<String> {
+    let terms = search::query_terms(text);
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    let expr = format!("{{title body tool}} : ({})", terms.join(" OR "));
+    let mut stmt = store
+        .conn()
+        .prepare_cached(
+            "SELECT o.id FROM observations_fts f JOIN observations o ON o.rowid = f.rowid
+             WHERE observations_fts MATCH ?1 ORDER BY bm25(observations_fts) LIMIT ?2",
+        )
+        .expect("bm25 query");
+    stmt.query_map(rusqlite::params![expr, limit as i64], |r| r.get(0))
+        .expect("bm25")
+        .collect::<Result<_, _>>()
+        .expect("bm25 rows")
+}
 
 fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -230,12 +252,14 @@ impl Score {
     }
 }
 
-/// `--model DIR` (repeatable), `--max-tokens N` (default 128, as the daemon) and
-/// `--unweighted` (relevance alone, without the ranking weights).
-fn arguments() -> (Vec<PathBuf>, usize, bool) {
+/// `--model DIR` (repeatable), `--max-tokens N` (default 128, as the daemon),
+/// `--unweighted` (relevance alone, without the ranking weights) and `--lexical`
+/// (no model: the lexical rows and the bm25 baseline only, in seconds).
+fn arguments() -> (Vec<PathBuf>, usize, bool, bool) {
     let mut dirs = Vec::new();
     let mut max_tokens = 128;
     let mut unweighted = false;
+    let mut lexical_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -247,6 +271,7 @@ fn arguments() -> (Vec<PathBuf>, usize, bool) {
                     .expect("--max-tokens N")
             }
             "--unweighted" => unweighted = true,
+            "--lexical" => lexical_only = true,
             _ => {}
         }
     }
@@ -255,7 +280,7 @@ fn arguments() -> (Vec<PathBuf>, usize, bool) {
     {
         dirs = std::env::split_paths(&list).collect();
     }
-    (dirs, max_tokens, unweighted)
+    (dirs, max_tokens, unweighted, lexical_only)
 }
 
 /// Saves the vectors by corpus key, so reruns (tuning fusion) skip the model.
@@ -388,9 +413,11 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval");
     let records: Vec<Record> = read_jsonl(&root.join("corpus.jsonl"));
     let queries: Vec<Query> = read_jsonl(&root.join("queries.jsonl"));
-    let (models, max_tokens, unweighted) = arguments();
-    if models.is_empty() {
-        eprintln!("give one or more models: -- --model DIR (see deploy/models/fetch.sh)");
+    let (models, max_tokens, unweighted, lexical_only) = arguments();
+    if models.is_empty() && !lexical_only {
+        eprintln!(
+            "give one or more models: -- --model DIR (see deploy/models/fetch.sh), or --lexical"
+        );
         std::process::exit(2);
     }
     println!(
@@ -403,6 +430,21 @@ fn main() {
             ""
         }
     );
+    if lexical_only {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("memory.db");
+        let keys = load_corpus(&path, &records);
+        let store = Store::open(&path, "eval").expect("open");
+        println!("\n### Lexical only (no model)\n");
+        let mut times = evaluate(&store, &queries, &keys, None, unweighted);
+        let s = support::summarize(&mut times);
+        println!(
+            "\n(lexical and bm25 of one query: p50 {} ms, p95 {} ms)",
+            support::ms(s.p50),
+            support::ms(s.p95)
+        );
+        return;
+    }
     let mut runs: Vec<ModelRun> = Vec::new();
     for dir in models {
         let t = Instant::now();
@@ -462,80 +504,7 @@ fn main() {
             let changed = through_int8(&store);
             println!("(every vector sent through int8 and back: {changed} vectors)\n");
         }
-
-        // scores[method][kind or "all" or "lang:xx"]
-        let mut scores: Vec<BTreeMap<String, Score>> = vec![BTreeMap::new(); METHODS.len()];
-        let mut per_query_ms = Vec::new();
-        for q in &queries {
-            let t = Instant::now();
-            let vector = model.embed_query(&q.text).expect("embed query");
-            let search = SearchQuery {
-                text: q.text.clone(),
-                limit: 10,
-                // With `--unweighted`, a current project no record belongs to: every
-                // record then weighs the same (the ranking rule's "other project"), which
-                // measures relevance alone.
-                current_project: unweighted.then(|| "eval/none".to_string()),
-                ..SearchQuery::default()
-            };
-            for (m, method) in METHODS.iter().enumerate() {
-                let hits = hybrid::search_with(
-                    store.conn(),
-                    &search,
-                    method.mode,
-                    Some(&vector),
-                    method.fusion,
-                )
-                .expect("search");
-                let ranked: Vec<String> = hits
-                    .iter()
-                    .filter_map(|h| keys.get(&h.id).cloned())
-                    .collect();
-                for bucket in [
-                    q.kind.clone(),
-                    "all".to_string(),
-                    format!("lang:{}", q.lang),
-                ] {
-                    scores[m]
-                        .entry(bucket)
-                        .or_default()
-                        .add(&ranked, &q.targets);
-                }
-                if std::env::var_os("EVAL_VERBOSE").is_some() && m == 0 {
-                    eprintln!(
-                        "{} {:?} → {:?}",
-                        q.id,
-                        q.text,
-                        &ranked[..ranked.len().min(3)]
-                    );
-                }
-            }
-            per_query_ms.push(t.elapsed());
-        }
-        let mut columns: Vec<String> = KINDS.iter().map(|k| k.to_string()).collect();
-        columns.push("lang:en".into());
-        columns.push("lang:es".into());
-        columns.push("all".into());
-        let counts: Vec<usize> = columns
-            .iter()
-            .map(|c| scores[0].get(c).map_or(0, |s| s.n))
-            .collect();
-        print!("| method |");
-        for (c, n) in columns.iter().zip(&counts) {
-            print!(" {c} ({n}) |");
-        }
-        println!();
-        println!("|---|{}", "---|".repeat(columns.len()));
-        for (m, method) in METHODS.iter().enumerate() {
-            print!("| {} |", method.label);
-            for c in &columns {
-                print!(
-                    " {} |",
-                    scores[m].get(c).copied().unwrap_or_default().cell()
-                );
-            }
-            println!();
-        }
+        let mut per_query_ms = evaluate(&store, &queries, &keys, Some(&model), unweighted);
         recall_calibration(&store, &model, &queries, &keys);
         let s = support::summarize(&mut per_query_ms);
         println!(
@@ -554,6 +523,110 @@ fn main() {
     if runs.len() >= 2 {
         two_models::table(&runs, &queries, &records, unweighted);
     }
+}
+
+/// Runs every query with every method (lexical ones only without a model), plus the
+/// plain bm25 baseline, and prints recall@5 / MRR@10 per kind and language. Returns
+/// each query's time for all its methods.
+fn evaluate(
+    store: &Store,
+    queries: &[Query],
+    keys: &HashMap<String, String>,
+    model: Option<&Embedder>,
+    unweighted: bool,
+) -> Vec<Duration> {
+    let methods: Vec<&Method> = METHODS
+        .iter()
+        .filter(|m| model.is_some() || m.mode == SearchMode::Lexical)
+        .collect();
+    // scores[row][kind or "all" or "lang:xx"]; the last row is plain bm25.
+    let mut scores: Vec<BTreeMap<String, Score>> = vec![BTreeMap::new(); methods.len() + 1];
+    let mut per_query_ms = Vec::new();
+    for q in queries {
+        let t = Instant::now();
+        let vector = model.map(|m| m.embed_query(&q.text).expect("embed query"));
+        let search = SearchQuery {
+            text: q.text.clone(),
+            limit: 10,
+            // With `--unweighted`, a current project no record belongs to: every
+            // record then weighs the same (the ranking rule's "other project"), which
+            // measures relevance alone.
+            current_project: unweighted.then(|| "eval/none".to_string()),
+            ..SearchQuery::default()
+        };
+        let mut rankings = Vec::with_capacity(methods.len() + 1);
+        for method in &methods {
+            let hits = hybrid::search_with(
+                store.conn(),
+                &search,
+                method.mode,
+                vector.as_deref(),
+                method.fusion,
+            )
+            .expect("search");
+            rankings.push(
+                hits.iter()
+                    .filter_map(|h| keys.get(&h.id).cloned())
+                    .collect::<Vec<_>>(),
+            );
+        }
+        rankings.push(
+            plain_bm25(store, &q.text, 10)
+                .iter()
+                .filter_map(|id| keys.get(id).cloned())
+                .collect(),
+        );
+        if std::env::var_os("EVAL_VERBOSE").is_some() {
+            let top = |r: &[String]| r[..r.len().min(3)].to_vec();
+            eprintln!(
+                "{} [{}] {:?} → ours {:?}, bm25 {:?} (targets {:?})",
+                q.id,
+                q.kind,
+                q.text,
+                top(&rankings[0]),
+                top(&rankings[methods.len()]),
+                q.targets
+            );
+        }
+        for (row, ranked) in rankings.iter().enumerate() {
+            for bucket in [
+                q.kind.clone(),
+                "all".to_string(),
+                format!("lang:{}", q.lang),
+            ] {
+                scores[row]
+                    .entry(bucket)
+                    .or_default()
+                    .add(ranked, &q.targets);
+            }
+        }
+        per_query_ms.push(t.elapsed());
+    }
+    let mut columns: Vec<String> = KINDS.iter().map(|k| k.to_string()).collect();
+    columns.push("lang:en".into());
+    columns.push("lang:es".into());
+    columns.push("all".into());
+    print!("| method |");
+    for c in &columns {
+        print!(" {c} ({}) |", scores[0].get(c).map_or(0, |s| s.n));
+    }
+    println!();
+    println!("|---|{}", "---|".repeat(columns.len()));
+    let labels = methods
+        .iter()
+        .map(|m| m.label)
+        .chain(["plain FTS5 bm25 (baseline)"]);
+    for (row, label) in labels.enumerate() {
+        print!("| {label} |");
+        for c in &columns {
+            print!(
+                " {} |",
+                scores[row].get(c).copied().unwrap_or_default().cell()
+            );
+        }
+        println!();
+    }
+    per_query_ms
 }
 
 /// Prompts about nothing in the corpus: what recall by meaning must leave alone.

@@ -45,6 +45,20 @@ fn queries() -> Vec<(&'static str, SearchQuery)> {
             "error code absent (ERR_OSSL_EVP_UNSUPPORTED)",
             q("ERR_OSSL_EVP_UNSUPPORTED"),
         ),
+        // A term in ~3k rows (cut at the bound, then checked) with one in ~40.
+        (
+            "word in 3k rows and a rare word",
+            q(&format!("{} {}", word(100), word(8000))),
+        ),
+        (
+            "identifier, rare word, absent word",
+            q(&format!(
+                "{}_{} {} zzqqxxyy",
+                word(10),
+                word(20),
+                word(8000)
+            )),
+        ),
         (
             "question, stopwords",
             q("why did the build fail with mismatched types"),

@@ -295,3 +295,36 @@ fn progressive_disclosure_index_timeline_show() {
     let garbage = m.run_in(&p, &["show", "nonsense"]);
     assert!(!garbage.status.success());
 }
+
+#[test]
+fn an_identifier_repeated_in_many_newer_records_keeps_its_old_answer() {
+    let m = Edge::new("test-machine");
+    let p = project(m.root.path(), "api", None);
+    // The answer, then more newer records with its error code than search reads
+    // per term (200).
+    seed(
+        &m,
+        &p,
+        "a",
+        &["E0506 in tiered_rebate: copy the amount out before assigning the total"],
+    );
+    let repeats: Vec<String> = (0..230)
+        .map(|i| format!("cargo build {i} failed again with E0506 in crate{i}"))
+        .collect();
+    let repeats: Vec<&str> = repeats.iter().map(String::as_str).collect();
+    seed(&m, &p, "b", &repeats);
+    // Newer records with the detail word alone: without the error code, the answer
+    // would only tie with them.
+    seed(
+        &m,
+        &p,
+        "c",
+        &["tiered pricing idea one", "tiered pricing idea two"],
+    );
+    // `workaround` is in no record, so no record holds every word of the query.
+    let hits = m.json(&p, &["search", "--json", "E0506 tiered workaround"]);
+    assert_eq!(
+        hits[0]["title"], "E0506 in tiered_rebate: copy the amount out before assigning the total",
+        "{hits:#}"
+    );
+}

@@ -10,6 +10,7 @@ pub mod distill;
 pub mod hybrid;
 pub mod knowledge;
 mod migrate;
+pub mod phrases;
 pub mod records;
 pub mod retention;
 pub mod scope;
@@ -102,6 +103,7 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        phrases::register(&conn)?;
         let mut conn = conn;
         // Many hook processes may open a brand-new store at once. Switching it to WAL
         // needs a moment of exclusive access, and SQLite answers "database is locked"

@@ -7,12 +7,18 @@
 //! all terms together, we read only the newest [`CANDIDATES`] matching rowids (a
 //! cheap walk of the index in rowid order, filters included as `scope` tokens).
 //! Those lists give each candidate the set of terms it matches and estimate each
-//! term's document frequency (how far back its newest matches reach). Relevance is
-//! then BM25 without term frequency: the sum of the matched terms' IDF, doubled for
-//! terms in the title, scaled by the share of query terms matched and a mild
-//! length normalisation. Only the best few candidates are read from the table for
-//! the weights. A very common word thus ranks among its most recent matches; add
-//! words or `--until` to reach older ones.
+//! term's document frequency (how far back its newest matches reach). A term with
+//! fewer matches than the bound is read whole, so its old records are candidates
+//! too; and for those records one more query (`phrases`) says which of the cut
+//! terms they also hold, unless a term is in more than `CHECKED_MAX_DF` records
+//! (that check reads a term's matches back to the oldest record, so the cap keeps
+//! it bounded). An identifier repeated in hundreds of newer records thus still
+//! counts for the old record a rarer query word finds. Relevance is then BM25
+//! without term frequency: the sum of the matched terms' IDF, doubled for terms in
+//! the title, scaled by the share of query terms matched and a mild length
+//! normalisation. Only the best few candidates are read from the table for the
+//! weights. A very common word thus ranks among its most recent matches; add words
+//! or `--until` to reach older ones.
 
 use super::StoreError;
 use super::scope;
@@ -24,6 +30,12 @@ use std::collections::HashMap;
 
 /// The most matches read per term (and for all terms together).
 pub const CANDIDATES: usize = 200;
+/// The most records a term cut at [`CANDIDATES`] may hold (estimated) and still be
+/// checked against the records of a query's rarer terms: the check reads the term's
+/// matches back to the oldest of those records, so this bounds its cost whatever the
+/// store's size. Identifiers and error codes are below it; words like `error` or
+/// `src` in a large store are above it and keep only their newest matches.
+const CHECKED_MAX_DF: f64 = 10_000.0;
 /// The most terms taken from a query (a 10,000-character paste stays fast).
 const MAX_TERMS: usize = 12;
 /// The longest single term kept, in characters.
@@ -372,16 +384,60 @@ fn newest_matches(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Inverse document frequency of a term from its newest matches: exact when they
-/// are all there is, else estimated from how far back (in rowids) they reach.
-fn idf(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
-    let df = match matches.last() {
+/// The newest `n` rows matching `expr`, each with the bitmask of the expression's
+/// phrases it holds (`phrases::NAME`).
+fn phrases_held(
+    conn: &Connection,
+    table: Table,
+    expr: &str,
+    q: &SearchQuery,
+    n: usize,
+) -> Result<Vec<(i64, i64)>, StoreError> {
+    let fts = table.fts();
+    let held = super::phrases::NAME;
+    let (sql, params): (String, Vec<Box<dyn ToSql>>) = if q.since.is_none() && q.until.is_none() {
+        (
+            format!(
+                "SELECT rowid, {held}({fts}) FROM {fts} WHERE {fts} MATCH ?1
+                 ORDER BY rowid DESC LIMIT {n}"
+            ),
+            vec![Box::new(expr.to_string())],
+        )
+    } else {
+        let since = q.since.map_or(i64::MIN, |t| t.0);
+        let until = q.until.map_or(i64::MAX, |t| t.0);
+        (
+            format!(
+                "SELECT f.rowid, {held}(f.{fts}) FROM {fts} f JOIN {base} b ON b.rowid = f.rowid
+                 WHERE f.{fts} MATCH ?1 AND b.created_at >= ?2 AND b.created_at < ?3
+                 ORDER BY f.rowid DESC LIMIT {n}",
+                base = table.base()
+            ),
+            vec![Box::new(expr.to_string()), Box::new(since), Box::new(until)],
+        )
+    };
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(params.iter()), |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// How many records hold a term, from its newest matches: exact when they are all
+/// there is, else estimated from how far back (in rowids) they reach.
+fn doc_freq(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
+    match matches.last() {
         Some(&oldest) if matches.len() == CANDIDATES => {
             let span = (max_rowid - oldest + 1).max(1) as f64;
             (CANDIDATES as f64 * rows / span).min(rows)
         }
         _ => matches.len() as f64,
-    };
+    }
+}
+
+/// Inverse document frequency of a term from its newest matches ([`doc_freq`]).
+fn idf(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
+    let df = doc_freq(matches, rows, max_rowid);
     (1.0 + (rows - df + 0.5) / (df + 0.5)).ln()
 }
 
@@ -418,6 +474,10 @@ fn search_table(
     // For `share`: a term no record holds weighs as one that a single record holds.
     let rarest = (1.0 + (rows - 0.5) / 1.5).ln();
     let mut share_idfs = Vec::with_capacity(terms.len());
+    // Terms whose every match was read (`rare`), and those cut at the bound that
+    // are checked for the rare terms' records (`truncated`).
+    let (mut rare, mut truncated) = (Vec::new(), Vec::new());
+    let mut rare_matches = 0;
     for (i, term) in terms.iter().enumerate() {
         let list = newest_matches(conn, table, &with_scope(term.clone()), q)?;
         idfs.push(idf(&list, rows, max_rowid));
@@ -426,8 +486,52 @@ fn search_table(
         } else {
             idf(&list, rows, max_rowid)
         });
+        if list.len() == CANDIDATES {
+            // Checked below only if reading its matches back stays cheap.
+            if doc_freq(&list, rows, max_rowid) <= CHECKED_MAX_DF {
+                truncated.push(i);
+            }
+        } else if !list.is_empty() {
+            rare.push(i);
+            rare_matches += list.len();
+        }
         for rowid in list {
             *matched.entry(rowid).or_default() |= 1 << i;
+        }
+    }
+    // A record found through a rare term may also hold a more common one (an
+    // identifier repeated in hundreds of newer records) whose newest matches did
+    // not reach back to it. One query over the rare terms' records that hold such
+    // a term (at most `rare_matches` rows, so the answer is whole) says which ones
+    // each holds: every record holding a rare term then has its exact set of terms
+    // but for words in more than `CHECKED_MAX_DF` records, and an expensive rare
+    // phrase is evaluated once.
+    if !rare.is_empty() && !truncated.is_empty() {
+        let any = |list: &[usize]| {
+            list.iter()
+                .map(|&i| terms[i].as_str())
+                .collect::<Vec<_>>()
+                .join(" OR ")
+        };
+        // The common terms' phrases first, so phrase `p < truncated.len()` is
+        // `truncated[p]`; the scope's tokens last.
+        let text = format!(
+            "{} : (({}) AND ({}))",
+            table.text_columns(),
+            any(&truncated),
+            any(&rare)
+        );
+        let expr = match scope {
+            Some(s) => format!("{text} AND ({s})"),
+            None => text,
+        };
+        for (rowid, held) in phrases_held(conn, table, &expr, q, rare_matches)? {
+            let bits = matched.entry(rowid).or_default();
+            for (p, &j) in truncated.iter().enumerate() {
+                if held & (1 << p) != 0 {
+                    *bits |= 1 << j;
+                }
+            }
         }
     }
     if terms.len() > 1 {
@@ -670,6 +774,122 @@ mod tests {
             vec!["\"refresh\"", "\"token\""]
         );
         assert_eq!(query_terms("the"), vec!["\"the\""]);
+    }
+
+    /// A store holding `texts` as notes, oldest first, one day apart; and their ids.
+    fn store_of(texts: &[String]) -> (tempfile::TempDir, super::super::Store, Vec<String>) {
+        use solaria_shared::{
+            Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = super::super::Store::open(&dir.path().join("m.db"), "m").expect("opens");
+        let me = store.machine_id();
+        let now = UnixMillis::now();
+        let days = texts.len() as i64;
+        let ids = store
+            .write(|w| {
+                let meta = RecordMeta {
+                    machine_id: me,
+                    updated: w.tick(),
+                    deleted: false,
+                };
+                let project = Project {
+                    key: "p".into(),
+                    name: "p".into(),
+                };
+                let session = Session {
+                    id: SessionId::new(),
+                    meta,
+                    project: project.clone(),
+                    agent: "claude-code".into(),
+                    agent_session_id: "s".into(),
+                    cwd: "/".into(),
+                    source: "startup".into(),
+                    started_at: now.minus_days(days + 1),
+                    ended_at: None,
+                };
+                w.insert_session(&session)?;
+                let mut ids = Vec::new();
+                for (i, text) in texts.iter().enumerate() {
+                    let updated = w.tick();
+                    let id = ObservationId::new();
+                    w.insert_observation(&Observation {
+                        id,
+                        meta: RecordMeta { updated, ..meta },
+                        session_id: session.id,
+                        project: project.clone(),
+                        kind: ObservationKind::Note,
+                        tool_name: None,
+                        title: "note".into(),
+                        input: text.clone(),
+                        response: String::new(),
+                        files: Vec::new(),
+                        metadata: serde_json::json!({}),
+                        tags: Vec::new(),
+                        created_at: now.minus_days(days - i as i64),
+                    })?;
+                    ids.push(id.to_string());
+                }
+                Ok(ids)
+            })
+            .expect("records");
+        (dir, store, ids)
+    }
+
+    #[test]
+    fn an_old_record_keeps_an_identifier_repeated_in_many_newer_ones() {
+        // The answer, then more newer records holding its error code than one term's
+        // list reads, then a few holding its detail word alone.
+        let mut texts = vec!["error[E0506] in tiered_rebate: copy the amount out".to_string()];
+        for i in 0..(CANDIDATES + 40) {
+            texts.push(format!(
+                "build {i} failed with error[E0506] in another crate"
+            ));
+        }
+        for i in 0..5 {
+            texts.push(format!("tiered pricing idea {i}"));
+        }
+        let (_dir, store, ids) = store_of(&texts);
+        // `workaround` is in no record: the answer does not hold every term. The
+        // same with a time range (another form of the queries).
+        let query = SearchQuery {
+            text: "E0506 tiered workaround".into(),
+            limit: 5,
+            ..SearchQuery::default()
+        };
+        let ranged = SearchQuery {
+            since: Some(UnixMillis::now().minus_days(1_000)),
+            until: Some(UnixMillis::now()),
+            ..query.clone()
+        };
+        for q in [query, ranged] {
+            let hits = search(store.conn(), &q).expect("search");
+            assert_eq!(hits.first().map(|h| &h.id), Some(&ids[0]), "{hits:#?}");
+        }
+    }
+
+    #[test]
+    fn the_phrases_function_names_the_phrases_a_row_holds() {
+        let texts: Vec<String> = ["alpha beta", "beta gamma_delta", "alpha"]
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        let (_dir, store, _) = store_of(&texts);
+        let held: Vec<(i64, i64)> = store
+            .conn()
+            .prepare(&format!(
+                "SELECT rowid, {}(observations_fts) FROM observations_fts
+                 WHERE observations_fts MATCH ?1 ORDER BY rowid",
+                super::super::phrases::NAME
+            ))
+            .expect("prepare")
+            .query_map(["\"alpha\" OR \"beta\" OR \"gamma_delta\""], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        assert_eq!(held, vec![(1, 0b011), (2, 0b110), (3, 0b001)]);
     }
 
     #[test]
