@@ -198,7 +198,10 @@ async fn knowledge_reaches_only_readers_that_ask_for_it() {
         .json()
         .await
         .expect("token json");
-    assert_eq!(token["types"], json!(["knowledge", "embeddings"]));
+    assert_eq!(
+        token["types"],
+        json!(["knowledge", "embeddings", "embeddings-i8"])
+    );
 
     let s = session(laptop.id, stamp(0));
     let o1 = observation(laptop.id, s.id, stamp(1), "cargo test");
