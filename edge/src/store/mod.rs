@@ -7,6 +7,8 @@
 
 pub mod commits;
 pub mod distill;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod hybrid;
 pub mod knowledge;
 mod migrate;

@@ -778,37 +778,15 @@ mod tests {
 
     /// A store holding `texts` as notes, oldest first, one day apart; and their ids.
     fn store_of(texts: &[String]) -> (tempfile::TempDir, super::super::Store, Vec<String>) {
-        use solaria_shared::{
-            Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
-        };
+        use solaria_shared::{Observation, ObservationId, ObservationKind, RecordMeta};
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = super::super::Store::open(&dir.path().join("m.db"), "m").expect("opens");
-        let me = store.machine_id();
         let now = UnixMillis::now();
         let days = texts.len() as i64;
         let ids = store
             .write(|w| {
-                let meta = RecordMeta {
-                    machine_id: me,
-                    updated: w.tick(),
-                    deleted: false,
-                };
-                let project = Project {
-                    key: "p".into(),
-                    name: "p".into(),
-                };
-                let session = Session {
-                    id: SessionId::new(),
-                    meta,
-                    project: project.clone(),
-                    agent: "claude-code".into(),
-                    agent_session_id: "s".into(),
-                    cwd: "/".into(),
-                    source: "startup".into(),
-                    started_at: now.minus_days(days + 1),
-                    ended_at: None,
-                };
-                w.insert_session(&session)?;
+                let session = crate::store::fixtures::session(w, now.minus_days(days + 1))?;
+                let (meta, project) = (session.meta, session.project.clone());
                 let mut ids = Vec::new();
                 for (i, text) in texts.iter().enumerate() {
                     let updated = w.tick();

@@ -767,36 +767,14 @@ mod tests {
 
     #[test]
     fn a_vector_stays_with_its_record_and_goes_with_it() {
-        use solaria_shared::{
-            Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
-        };
+        use solaria_shared::{Observation, ObservationId, ObservationKind, RecordMeta};
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
-        let me = store.machine_id();
         let now = UnixMillis::now();
         store
             .write(|w| {
-                let meta = RecordMeta {
-                    machine_id: me,
-                    updated: w.tick(),
-                    deleted: false,
-                };
-                let project = Project {
-                    key: "p".into(),
-                    name: "p".into(),
-                };
-                let session = Session {
-                    id: SessionId::new(),
-                    meta,
-                    project: project.clone(),
-                    agent: "claude-code".into(),
-                    agent_session_id: "s".into(),
-                    cwd: "/".into(),
-                    source: "startup".into(),
-                    started_at: now.minus_days(40),
-                    ended_at: None,
-                };
-                w.insert_session(&session)?;
+                let session = crate::store::fixtures::session(w, now.minus_days(40))?;
+                let (meta, project) = (session.meta, session.project.clone());
                 for days in [40, 1] {
                     let updated = w.tick();
                     w.insert_observation(&Observation {

@@ -227,10 +227,7 @@ mod tests {
     use super::*;
     use crate::store::Store;
     use crate::store::vectors::{complete, next_work, prepare, queued, stored};
-    use solaria_shared::{
-        Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
-        UnixMillis,
-    };
+    use solaria_shared::{Observation, ObservationId, ObservationKind, RecordMeta, UnixMillis};
 
     fn unit(seed: f32, dim: usize) -> Vec<f32> {
         let v: Vec<f32> = (0..dim).map(|i| ((i as f32 + 1.0) * seed).sin()).collect();
@@ -242,31 +239,11 @@ mod tests {
     /// versions.
     fn store_with_notes(dir: &std::path::Path, titles: [&str; 2]) -> (Store, Vec<(Uuid, Hlc)>) {
         let mut store = Store::open(&dir.join("m.db"), "m").expect("opens");
-        let me = store.machine_id();
         let mut notes = Vec::new();
         store
             .write(|w| {
-                let meta = RecordMeta {
-                    machine_id: me,
-                    updated: w.tick(),
-                    deleted: false,
-                };
-                let project = Project {
-                    key: "p".into(),
-                    name: "p".into(),
-                };
-                let session = Session {
-                    id: SessionId::new(),
-                    meta,
-                    project: project.clone(),
-                    agent: "claude-code".into(),
-                    agent_session_id: "s".into(),
-                    cwd: "/".into(),
-                    source: "startup".into(),
-                    started_at: UnixMillis::now(),
-                    ended_at: None,
-                };
-                w.insert_session(&session)?;
+                let session = crate::store::fixtures::session(w, UnixMillis::now())?;
+                let (meta, project) = (session.meta, session.project.clone());
                 for title in titles {
                     let o = Observation {
                         id: ObservationId::new(),
