@@ -19,6 +19,7 @@ mod pg_harness;
 mod real_agents;
 mod recall;
 mod recorded_sessions;
+mod relay;
 mod semantic;
 mod semantic_failures;
 mod summarizer;

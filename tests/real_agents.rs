@@ -207,6 +207,66 @@ fn a_claude_code_session_is_captured_with_its_tools_and_summary() {
     );
 }
 
+/// With the daemon running, Claude Code's hooks (`solaria-hook`) hand every event to
+/// it through its socket: here no `solaria` is left beside the client to fall back
+/// on, so what is captured, the daemon captured.
+#[test]
+fn with_the_daemon_running_the_hooks_go_through_its_socket() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    let bin = edge.root.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    for name in ["solaria", "solaria-hook"] {
+        std::fs::copy(solaria_tests::binary(name), bin.join(name)).expect("copy");
+    }
+    let solaria = bin.join("solaria");
+    let install = edge
+        .program_in(&solaria, &edge.project)
+        .args(["install", "claude-code", "--no-service"])
+        .output()
+        .expect("install");
+    assert!(install.status.success(), "{install:?}");
+    without_mcp_server(&edge);
+    let _daemon = serve_with(&edge, &solaria);
+    std::fs::remove_file(&solaria).expect("rm solaria");
+
+    let model = ModelServer::start(coding_script(&edge.project));
+    let run = run_claude(
+        &claude,
+        &edge,
+        &model,
+        "Write a note about the deploy key",
+        "relayed",
+    );
+    run.assert_success();
+    assert_eq!(
+        edge.strings("SELECT title FROM observations ORDER BY updated"),
+        [
+            "Write a note about the deploy key",
+            "Write notes.txt",
+            "Read notes.txt",
+            "Edit notes.txt",
+            "Bash: echo hi — Say hi",
+            "Bash: ls /nonexistent-solaria-dir — List a missing directory",
+        ]
+    );
+    assert_eq!(
+        edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
+        1
+    );
+    let secret = FAKE_SECRET.as_bytes();
+    assert!(
+        !edge
+            .store_bytes()
+            .windows(secret.len())
+            .any(|w| w == secret),
+        "the daemon redacts as the hook would"
+    );
+    assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());
+}
+
 #[test]
 fn the_next_session_starts_with_the_memory_of_the_last() {
     let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
@@ -348,7 +408,7 @@ fn a_model_endpoint_that_hangs_ends_the_session_with_its_work_kept() {
 ///
 /// ```sh
 /// cargo build --workspace --bins && eval "$(bash deploy/agents.sh)"
-/// cargo build --release -p solaria-edge --bin solaria
+/// cargo build --release -p solaria-edge --bins
 /// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
 ///     --nocapture real_agents::hook_overhead
 /// ```
@@ -364,9 +424,13 @@ fn hook_overhead_in_claude_code() {
     let hooks_only = Edge::new("laptop");
     install_with(&hooks_only, &exe);
     without_mcp_server(&hooks_only);
+    let relayed = Edge::new("laptop");
+    install_with(&relayed, &exe);
+    without_mcp_server(&relayed);
+    let _relaying = serve_with(&relayed, &exe);
     let with_daemon = Edge::new("laptop");
     install_with(&with_daemon, &exe);
-    let _daemon = solaria_tests::daemon::serve(&with_daemon);
+    let _daemon = serve_with(&with_daemon, &exe);
     let noop = Edge::new("noop");
     noop_hooks_like(&solaria, &noop);
     let baseline = Edge::new("baseline");
@@ -374,6 +438,7 @@ fn hook_overhead_in_claude_code() {
         ("no hooks", &baseline),
         ("no-op hooks (`true`)", &noop),
         ("SOLARIA hooks, no MCP server", &hooks_only),
+        ("SOLARIA hooks, daemon running, no MCP server", &relayed),
         ("SOLARIA installed (hooks + MCP)", &solaria),
         ("SOLARIA installed, daemon running", &with_daemon),
     ];
@@ -391,7 +456,7 @@ fn hook_overhead_in_claude_code() {
             )
         },
     );
-    for edge in [&solaria, &with_daemon] {
+    for edge in [&solaria, &relayed, &with_daemon] {
         assert_eq!(
             edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
             runs as i64 + 1,
@@ -401,7 +466,7 @@ fn hook_overhead_in_claude_code() {
 }
 
 /// The same for OpenCode: the 5-tool session through the plugin. The no-op plugin is
-/// SOLARIA's with `true` in place of `solaria` (the same events forwarded to a
+/// SOLARIA's with `true` as its hook command (the same events forwarded to a
 /// process that does nothing), so the ratio is what SOLARIA's work costs over the
 /// forwarding itself.
 ///
@@ -425,6 +490,18 @@ fn plugin_overhead_in_opencode() {
             let text = std::fs::read_to_string(file).expect("installed file");
             std::fs::write(file, text.replace(&debug, &runs)).expect("rewrite");
         }
+        if !run_with.ends_with("solaria") {
+            // The no-op: the same events forwarded to a process that does nothing.
+            let text = std::fs::read_to_string(&setup.plugin).expect("plugin");
+            let start = text.find("const HOOK = ").expect("the HOOK line");
+            let end = start + text[start..].find('\n').expect("line end");
+            let line = format!("const HOOK = {};", json!([runs]));
+            std::fs::write(
+                &setup.plugin,
+                format!("{}{line}{}", &text[..start], &text[end..]),
+            )
+            .expect("rewrite plugin");
+        }
         if !mcp {
             let mut config: Value =
                 serde_json::from_str(&std::fs::read_to_string(&setup.config).expect("config"))
@@ -440,13 +517,16 @@ fn plugin_overhead_in_opencode() {
     let baseline = Edge::new("baseline");
     let noop = installed("noop", false, Path::new("/bin/true"));
     let plugin_only = installed("laptop", false, &exe);
+    let relayed = installed("laptop", false, &exe);
+    let _relaying = serve_with(&relayed, &exe);
     let solaria = installed("laptop", true, &exe);
     let with_daemon = installed("laptop", true, &exe);
-    let _daemon = solaria_tests::daemon::serve(&with_daemon);
+    let _daemon = serve_with(&with_daemon, &exe);
     let setups = [
         ("no plugin", &baseline),
         ("no-op plugin (`true`)", &noop),
         ("SOLARIA plugin, no MCP server", &plugin_only),
+        ("SOLARIA plugin, daemon running, no MCP server", &relayed),
         ("SOLARIA installed (plugin + MCP)", &solaria),
         ("SOLARIA installed, daemon running", &with_daemon),
     ];
@@ -456,10 +536,12 @@ fn plugin_overhead_in_opencode() {
         let cmd = agents::opencode(&opencode, edge, &model, "Write a note about the deploy key");
         agents::run_timeboxed(cmd, &edge.root.path().join("runs/bench"), SESSION_TIMEOUT)
     });
-    assert!(
-        with_daemon.count("SELECT count(*) FROM sessions") >= runs as i64,
-        "SOLARIA captured the sessions it was timed on"
-    );
+    for edge in [&relayed, &with_daemon] {
+        assert!(
+            edge.count("SELECT count(*) FROM sessions") >= runs as i64,
+            "SOLARIA captured the sessions it was timed on"
+        );
+    }
 }
 
 /// The `solaria` the benchmarks' hooks run: `SOLARIA_BENCH_SOLARIA` or this build's.
@@ -533,6 +615,29 @@ fn install_with(edge: &Edge, exe: &Path) {
         .output()
         .expect("run solaria install");
     assert!(out.status.success(), "install: {out:?}");
+}
+
+/// Starts `exe serve` (the bench's build, as the hooks run) on `edge` with its local
+/// API on a free port, once its hooks' socket listens.
+fn serve_with(edge: &Edge, exe: &Path) -> solaria_tests::daemon::Daemon {
+    solaria_tests::daemon::configure_port(edge, solaria_tests::free_port());
+    let child = std::process::Command::new(exe)
+        .current_dir(&edge.project)
+        .env_clear()
+        .env("HOME", edge.home())
+        .env("SOLARIA_HOME", edge.data())
+        .args(["serve", "--every", "86400", "--embed-every", "3600"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start solaria serve");
+    let mut daemon = solaria_tests::daemon::Daemon(child);
+    let socket = edge.data().join("hooks.sock");
+    solaria_tests::daemon::wait_for(edge, &mut daemon, "the hooks' socket", || {
+        socket.exists().then_some(())
+    });
+    daemon
 }
 
 /// Drops the MCP server entry `solaria install` wrote into `edge`'s `~/.claude.json`.

@@ -4,7 +4,8 @@
 //! (semantic search) in batches between those, completes captured commits
 //! (author, file statistics: `git show`), has closed sessions summarized by a
 //! model when `[summarizer]` is on (`ops::distill`), while the local HTTP API
-//! (`crate::http`, on 127.0.0.1:37777 by default) answers on a thread of its own.
+//! (`crate::http`, on 127.0.0.1:37777 by default) answers on a thread of its own,
+//! and the hooks' socket (`crate::relay`) captures what `solaria-hook` sends.
 //! The installer runs it as a user service.
 
 use crate::app::App;
@@ -73,6 +74,13 @@ impl Options {
         };
         if !self.once {
             start_api(app);
+            match crate::relay::server::start(app) {
+                Ok(path) => log(app, &format!("hooks relayed through {}", path.display())),
+                Err(e) => log(
+                    app,
+                    &format!("hooks not relayed: {e}; they capture on their own"),
+                ),
+            }
         }
         let mut embedder = Embedding::default();
         // Commits that cannot be completed on this machine: not asked of git again.

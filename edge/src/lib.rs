@@ -27,6 +27,7 @@ pub mod opencode;
 pub mod ops;
 pub mod present;
 pub mod project;
+pub mod relay;
 pub mod search_mode;
 pub mod semantic;
 pub mod service;

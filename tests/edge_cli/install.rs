@@ -41,6 +41,9 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
         assert_eq!(installed[key], original[key], "{key} kept");
     }
     let exe = solaria();
+    // The small client beside `solaria` runs the hooks, told the data dir.
+    let client = solaria_tests::binary("solaria-hook").display().to_string();
+    let data = m.data().display().to_string();
     for (event, arg) in [
         ("SessionStart", "session-start"),
         ("UserPromptSubmit", "user-prompt-submit"),
@@ -51,7 +54,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
     ] {
         let text = installed["hooks"][event].to_string();
         assert!(
-            text.contains(&format!("{exe} hook {arg}")),
+            text.contains(&format!("{client} --data-dir {data} {arg}")),
             "{event}: {text}"
         );
     }
@@ -84,9 +87,17 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
         serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
     assert_eq!(twice, installed, "idempotent");
 
-    // The installed command really works as Claude Code would run it.
+    // The installed command really works as Claude Code would run it (through a
+    // shell, no daemon running).
     let p = project(m.root.path(), "api", None);
-    m.hook("user-prompt-submit", prompt("s", &p, "wired up"));
+    let prompt_hook = installed["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .expect("command");
+    m.hook_with(
+        m.program_in(std::path::Path::new("/bin/sh"), m.root.path()),
+        &["-c", prompt_hook],
+        prompt("s", &p, "wired up").to_string().as_bytes(),
+    );
     let status = m.ok_in(m.root.path(), &["slash", "status"]);
     assert!(status.contains("observations:  1"), "{status}");
     let found = m.ok_in(m.root.path(), &["slash", "search wired"]);

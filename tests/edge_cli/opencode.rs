@@ -108,8 +108,14 @@ fn install_and_uninstall_keep_a_jsonc_config_byte_for_byte() {
     assert_eq!(value["model"], "anthropic/claude-sonnet-4-5");
     assert_eq!(value["permission"], json!({"bash": "ask"}));
     let plugin = read(&base.join("plugins/solaria.js"));
+    // The small client beside `solaria` runs the events, told the data dir.
+    let client = solaria_tests::binary("solaria-hook").display().to_string();
+    let data = m.data().display().to_string();
     assert!(
-        plugin.contains(&format!("const SOLARIA = {};", json!(exe))),
+        plugin.contains(&format!(
+            "const HOOK = {};",
+            json!([client, "--data-dir", data])
+        )),
         "{plugin}"
     );
     assert!(plugin.contains("\"tool.execute.after\""));
@@ -643,7 +649,9 @@ fn the_plugin_never_holds_opencode_for_long() {
     .expect("fake");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let plugin = solaria_edge::opencode::plugin_file(&fake.display().to_string());
+    let plugin = solaria_edge::opencode::plugin_file(&solaria_edge::relay::HookProgram::Solaria(
+        fake.display().to_string(),
+    ));
     std::fs::write(dir.join("plugin.mjs"), plugin).expect("plugin");
     // The directory OpenCode runs in must exist: solaria is started there.
     let cwd = dir.display().to_string();

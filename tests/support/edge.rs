@@ -141,7 +141,12 @@ impl Edge {
 
     /// `solaria` with this machine's environment, in `cwd`.
     pub fn cmd_in(&self, cwd: &Path) -> Command {
-        let mut c = Command::new(binary("solaria"));
+        self.program_in(&binary("solaria"), cwd)
+    }
+
+    /// `program` with this machine's environment, in `cwd`.
+    pub fn program_in(&self, program: &Path, cwd: &Path) -> Command {
+        let mut c = Command::new(program);
         c.current_dir(cwd)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -214,8 +219,19 @@ impl Edge {
     /// Runs `solaria ARGS` (a hook: `hook …`) with `stdin` from outside the
     /// project, and checks the hook contract: exit 0 and nothing on stderr.
     pub fn hook_args(&self, args: &[&str], stdin: &[u8]) -> Output {
-        let mut child = self
-            .cmd_in(self.root.path())
+        self.hook_with(self.cmd_in(self.root.path()), args, stdin)
+    }
+
+    /// Runs `program ARGS` (a hook command such as `solaria-hook …`) with this
+    /// machine's environment and `stdin`, from outside the project, and checks the
+    /// hook contract: exit 0 and nothing on stderr.
+    pub fn hook_program(&self, program: &Path, args: &[&str], stdin: &[u8]) -> Output {
+        self.hook_with(self.program_in(program, self.root.path()), args, stdin)
+    }
+
+    /// Runs `command ARGS` with `stdin` and checks the hook contract.
+    pub fn hook_with(&self, mut command: Command, args: &[&str], stdin: &[u8]) -> Output {
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -32,16 +32,87 @@ use std::path::Path;
 /// The agent name recorded on sessions captured by these hooks.
 pub const AGENT: &str = "claude-code";
 /// The largest payload read from stdin; beyond it the event is dropped.
-const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Runs one Claude Code hook. Never fails and never panics outward: what goes
 /// wrong is logged.
 pub fn run(event: HookEvent, env: &Env) {
     run_guarded(event.claude_name(), env, |bytes, config, paths, skew| {
-        let payload = payload::parse(bytes)?;
-        let text = capture(event, &payload, AGENT, config, paths, skew)?;
-        Ok(text.map(|t| context::hook_output(event.claude_name(), &t)))
+        handle(
+            event,
+            bytes,
+            config,
+            paths,
+            &mut StoreSlot::new(paths, config, skew),
+        )
     });
+}
+
+/// One Claude Code hook event's payload, captured into `slot`'s store; what the
+/// hook prints (Claude Code's `hookSpecificOutput` JSON), if anything. The hook
+/// process and the daemon's relay (`crate::relay`) both answer through this.
+pub fn handle(
+    event: HookEvent,
+    bytes: &[u8],
+    config: &Config,
+    paths: &Paths,
+    slot: &mut StoreSlot,
+) -> Result<Option<String>, HookError> {
+    let payload = payload::parse(bytes)?;
+    let text = capture(event, &payload, AGENT, config, paths, slot)?;
+    Ok(text.map(|t| context::hook_output(event.claude_name(), &t)))
+}
+
+/// The store a hook writes to, opened when first needed (an event skipped by the
+/// config never opens it): a hook process opens one for its one event; the daemon's
+/// relay keeps one open for its life, which spares each event the open, and
+/// recalls with its own model instead of asking itself over HTTP.
+#[derive(Debug)]
+pub struct StoreSlot {
+    path: std::path::PathBuf,
+    machine_name: String,
+    clock_skew_ms: i64,
+    store: Option<Store>,
+    daemon: Option<crate::app::App>,
+}
+
+impl StoreSlot {
+    /// The store of `paths`, not opened yet; writes stamped `clock_skew_ms` off.
+    pub fn new(paths: &Paths, config: &Config, clock_skew_ms: i64) -> StoreSlot {
+        StoreSlot {
+            path: paths.store(),
+            machine_name: config.machine_name(),
+            clock_skew_ms,
+            store: None,
+            daemon: None,
+        }
+    }
+
+    /// The daemon's slot: its store, and its model for recall.
+    pub fn in_daemon(app: &crate::app::App) -> StoreSlot {
+        StoreSlot {
+            daemon: Some(app.clone()),
+            ..StoreSlot::new(&app.paths, &app.config, app.clock_skew_ms)
+        }
+    }
+
+    /// The store, opened on first use.
+    pub fn get(&mut self) -> Result<&mut Store, StoreError> {
+        match &mut self.store {
+            Some(store) => Ok(store),
+            empty => {
+                let store = Store::open(&self.path, &self.machine_name)?
+                    .with_clock_skew(self.clock_skew_ms);
+                Ok(empty.insert(store))
+            }
+        }
+    }
+
+    /// Closes the store (the next use opens it again): after an error, so that a
+    /// connection in a bad state is not kept.
+    pub fn close(&mut self) {
+        self.store = None;
+    }
 }
 
 /// The hook contract around `handle`: config read leniently, a watchdog, stdin read
@@ -114,7 +185,7 @@ fn start_watchdog(label: String, paths: Paths, timeout_ms: u64) {
 
 /// Why an event was not captured.
 #[derive(Debug, thiserror::Error)]
-enum HookError {
+pub enum HookError {
     #[error("no payload: stdin is a terminal (hooks are run by the agent with JSON on stdin)")]
     Terminal,
     #[error("cannot read stdin: {0}")]
@@ -154,7 +225,7 @@ pub fn capture(
     agent: &str,
     config: &Config,
     paths: &Paths,
-    clock_skew_ms: i64,
+    slot: &mut StoreSlot,
 ) -> Result<Option<String>, StoreError> {
     let cwd = payload.cwd.as_deref().unwrap_or("/");
     let project = {
@@ -187,8 +258,7 @@ pub fn capture(
             return Ok(None);
         }
     }
-    let mut store =
-        Store::open(&paths.store(), &config.machine_name())?.with_clock_skew(clock_skew_ms);
+    let store = slot.get()?;
     let bounds = Bounds {
         max_input_bytes: config.capture.max_input_bytes,
         max_response_bytes: config.capture.max_response_bytes,
@@ -203,7 +273,7 @@ pub fn capture(
                 }
                 Ok(())
             })?;
-            Ok(context::build(&store, &project, &config.context, now)?)
+            Ok(context::build(store, &project, &config.context, now)?)
         }
         HookEvent::UserPromptSubmit => {
             let prompt = payload.prompt.as_deref().unwrap_or("");
@@ -218,7 +288,7 @@ pub fn capture(
             })?;
             // The prompt is stored; recall fails open (logged, nothing added).
             match recall_into(
-                &mut store,
+                slot,
                 config,
                 paths,
                 prompt,
@@ -376,7 +446,7 @@ fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
 /// nothing relevant enough, or recall is off), remembered so that the session is
 /// not told the same thing twice.
 fn recall_into(
-    store: &mut Store,
+    slot: &mut StoreSlot,
     config: &Config,
     paths: &Paths,
     prompt: &str,
@@ -387,15 +457,28 @@ fn recall_into(
     if !config.recall.enabled {
         return Ok(None);
     }
-    let recall = crate::ops::recall::for_hook(
-        store,
-        config,
-        paths,
-        prompt,
-        project_key,
-        (agent_session, session),
-        now,
-    )?;
+    let daemon = slot.daemon.clone();
+    let store = slot.get()?;
+    let recall = match &daemon {
+        Some(app) => crate::ops::recall::for_relayed_hook(
+            app,
+            config,
+            store,
+            prompt,
+            project_key,
+            (agent_session, session),
+            now,
+        )?,
+        None => crate::ops::recall::for_hook(
+            store,
+            config,
+            paths,
+            prompt,
+            project_key,
+            (agent_session, session),
+            now,
+        )?,
+    };
     crate::ops::recall::remember_recalled(store, agent_session, &recall, now)?;
     Ok(recall.additional_context())
 }
@@ -468,7 +551,7 @@ fn insert(
 
 /// Appends one line to the hook log (0600, in the private `logs/`), keeping it from
 /// growing without bound.
-fn log_line(paths: &Paths, label: &str, message: &str) {
+pub fn log_line(paths: &Paths, label: &str, message: &str) {
     use std::os::unix::fs::OpenOptionsExt;
     const MAX_LOG_BYTES: u64 = 4 * 1024 * 1024;
     // Made private before anything is written; if that fails, the open below says so.

@@ -10,7 +10,8 @@
 //! shapes. What it cannot use is an [`AdaptError`]: logged and dropped, exit 0.
 
 use super::payload::{HookEvent, Payload};
-use crate::config::Env;
+use super::{HookError, StoreSlot};
+use crate::config::{Config, Env, Paths};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -77,27 +78,42 @@ pub enum AdaptError {
 pub fn run(event: &str, env: &Env) {
     let label = format!("opencode {}", printable(event));
     let event = event.to_owned();
-    super::run_guarded(
-        &label,
-        env,
-        move |bytes, config, paths, skew| match adapt(&event, bytes)? {
-            // Printed as it is: for `chat.message` the recalled memory, which the
-            // plugin adds to that message (other events' output it ignores).
-            Action::Capture(hook, payload) => {
-                Ok(super::capture(hook, &payload, AGENT, config, paths, skew)?)
-            }
-            // The context text itself: the plugin adds it to the system prompt.
-            Action::Context(payload) => Ok(super::capture(
-                HookEvent::SessionStart,
-                &payload,
-                AGENT,
-                config,
-                paths,
-                skew,
-            )?),
-            Action::Ignore => Ok(None),
-        },
-    );
+    super::run_guarded(&label, env, move |bytes, config, paths, skew| {
+        handle(
+            &event,
+            bytes,
+            config,
+            paths,
+            &mut StoreSlot::new(paths, config, skew),
+        )
+    });
+}
+
+/// One OpenCode event captured into `slot`'s store; what to print: for
+/// `chat.message` the recalled memory, which the plugin adds to that message, for
+/// `context` the context text, which it adds to the system prompt (other events'
+/// output it ignores). The hook process and the daemon's relay both answer here.
+pub fn handle(
+    event: &str,
+    bytes: &[u8],
+    config: &Config,
+    paths: &Paths,
+    slot: &mut StoreSlot,
+) -> Result<Option<String>, HookError> {
+    match adapt(event, bytes)? {
+        Action::Capture(hook, payload) => {
+            Ok(super::capture(hook, &payload, AGENT, config, paths, slot)?)
+        }
+        Action::Context(payload) => Ok(super::capture(
+            HookEvent::SessionStart,
+            &payload,
+            AGENT,
+            config,
+            paths,
+            slot,
+        )?),
+        Action::Ignore => Ok(None),
+    }
 }
 
 /// What the plugin sends: the hook's `input`/`output`, or the bus event's

@@ -17,6 +17,11 @@ pub enum HookEvent {
 }
 
 impl HookEvent {
+    /// The event named by its `solaria hook` argument (`post-tool-use`, …).
+    pub fn from_arg(arg: &str) -> Option<HookEvent> {
+        <HookEvent as clap::ValueEnum>::from_str(arg, false).ok()
+    }
+
     /// Claude Code's name for the event (`hook_event_name`).
     pub fn claude_name(self) -> &'static str {
         match self {

@@ -3,6 +3,7 @@
 
 use super::settings::shape_error;
 use super::{HOOK_TIMEOUT_SECS, InstallError};
+use crate::relay::{HookProgram, RELAY_CLIENT};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -52,15 +53,17 @@ pub const HOOK_EVENTS: [HookEvent; 6] = [
     },
 ];
 
-/// The hook command for `event`: `<exe, shell-quoted if needed> hook <arg>`.
-pub fn hook_command(solaria_exe: &str, event: &HookEvent) -> String {
-    format!("{} hook {}", shell_quote(solaria_exe), event.arg)
+/// The hook command for `event`: `<exe> hook <arg>` or `<solaria-hook> --data-dir
+/// <dir> <arg>`, paths shell-quoted when needed.
+pub fn hook_command(program: &HookProgram, event: &HookEvent) -> String {
+    let words: Vec<String> = program.command().iter().map(|w| shell_quote(w)).collect();
+    format!("{} {}", words.join(" "), event.arg)
 }
 
-pub(super) fn desired_group(exe: &str, event: &HookEvent) -> Value {
+pub(super) fn desired_group(program: &HookProgram, event: &HookEvent) -> Value {
     let mut hook = Map::new();
     hook.insert("type".into(), Value::from("command"));
-    hook.insert("command".into(), Value::from(hook_command(exe, event)));
+    hook.insert("command".into(), Value::from(hook_command(program, event)));
     hook.insert("timeout".into(), Value::from(HOOK_TIMEOUT_SECS));
     let mut group = Map::new();
     if let Some(matcher) = event.matcher {
@@ -72,13 +75,17 @@ pub(super) fn desired_group(exe: &str, event: &HookEvent) -> Value {
 
 pub(super) fn add_hooks(
     settings: &mut Map<String, Value>,
-    exe: &str,
+    program: &HookProgram,
     path: &Path,
 ) -> Result<(), InstallError> {
     let desired: Vec<(&str, Value)> = HOOK_EVENTS
         .iter()
-        .map(|e| (e.name, desired_group(exe, e)))
+        .map(|e| (e.name, desired_group(program, e)))
         .collect();
+    let exe = match program {
+        HookProgram::Solaria(exe) => exe.as_str(),
+        HookProgram::Relay { client, .. } => client.as_str(),
+    };
     let hooks = settings
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -187,13 +194,17 @@ pub(super) fn is_our_entry(entry: &Value, exe: Option<&str>) -> bool {
 }
 
 /// A command is ours when its program is `solaria` (any directory) or exactly `exe`,
-/// and its first argument is `hook`.
+/// and its first argument is `hook`; or when its program is `solaria-hook`.
 pub(super) fn is_our_command(command: &str, exe: Option<&str>) -> bool {
     let Some((program, rest)) = split_program(command) else {
         return false;
     };
     if program.is_empty() {
         return false;
+    }
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(&program);
+    if base == RELAY_CLIENT {
+        return true;
     }
     let is_hook = rest
         .trim_start()
@@ -202,7 +213,6 @@ pub(super) fn is_our_command(command: &str, exe: Option<&str>) -> bool {
     if !is_hook {
         return false;
     }
-    let base = program.rsplit(['/', '\\']).next().unwrap_or(&program);
     exe == Some(program.as_str()) || base == "solaria" || base == "solaria.exe"
 }
 

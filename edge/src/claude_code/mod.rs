@@ -41,6 +41,7 @@ mod slash;
 #[cfg(test)]
 mod tests;
 
+pub use crate::relay::HookProgram;
 pub(crate) use hooks::shell_quote;
 pub use hooks::{HOOK_EVENTS, HookEvent, hook_command};
 pub use librarian::{LIBRARIAN_FILE_NAME, LIBRARIAN_MARKER, librarian_file};
@@ -88,6 +89,10 @@ pub struct Target {
     /// Where Claude Code keeps MCP servers for this scope: `~/.claude.json` (user)
     /// or `<project>/.mcp.json` (project); `solaria mcp` is registered there.
     pub mcp_path: PathBuf,
+    /// The data dir the hooks write to, as resolved at install time: when set and
+    /// `solaria-hook` sits beside `solaria`, the hooks run it (`crate::relay`) so
+    /// that a running daemon captures their events; otherwise `solaria hook`.
+    pub data_dir: Option<PathBuf>,
 }
 
 impl Target {
@@ -103,6 +108,7 @@ impl Target {
             Scope::Project => project_dir.join(".mcp.json"),
         };
         Target {
+            data_dir: None,
             settings_path: claude.join("settings.json"),
             commands_dir: claude.join("commands"),
             agents_dir: claude.join("agents"),
@@ -235,7 +241,11 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
 
     let (original, existed) = read_settings(settings_path)?;
     let mut settings = original.clone();
-    add_hooks(&mut settings, exe, settings_path)?;
+    add_hooks(
+        &mut settings,
+        &HookProgram::choose(exe, target.data_dir.as_deref()),
+        settings_path,
+    )?;
 
     let desired_command = slash_command_file(exe);
     let command_changed = match command_file_state(&command_path)? {
@@ -399,7 +409,11 @@ pub fn state(target: &Target, solaria_exe: &Path) -> Result<InstallState, Instal
     let exe = exe_str(solaria_exe)?;
     let (settings, _) = read_settings(&target.settings_path)?;
     let mut with_ours = settings.clone();
-    let added = add_hooks(&mut with_ours, exe, &target.settings_path);
+    let added = add_hooks(
+        &mut with_ours,
+        &HookProgram::choose(exe, target.data_dir.as_deref()),
+        &target.settings_path,
+    );
     let mut without_ours = settings.clone();
     remove_hooks(&mut without_ours, &target.settings_path)?;
     let hooks = presence(&settings, added.ok().map(|()| &with_ours), &without_ours);

@@ -3,6 +3,7 @@
 use super::hooks::*;
 use super::slash::*;
 use super::*;
+use crate::relay::RELAY_CLIENT;
 use serde_json::Value;
 use serde_json::json;
 
@@ -159,6 +160,77 @@ fn a_foreign_mcp_server_named_solaria_is_never_replaced() {
         read_json(&target.mcp_path),
         theirs,
         "uninstall leaves it too"
+    );
+}
+
+/// `solaria` and `solaria-hook` side by side in a directory of `dir`.
+fn both_binaries(dir: &Path) -> std::path::PathBuf {
+    let bin = dir.join("bin");
+    fs::create_dir_all(&bin).expect("mkdir");
+    for name in ["solaria", RELAY_CLIENT] {
+        fs::write(bin.join(name), "").expect("binary");
+    }
+    bin.join("solaria")
+}
+
+#[test]
+fn with_solaria_hook_beside_it_the_hooks_run_the_relay_client() {
+    let (dir, target) = setup(Some(
+        &serde_json::to_string(&original_settings()).expect("ser"),
+    ));
+    let exe = both_binaries(dir.path());
+    let data = dir.path().join("my data");
+    // Without a data dir the installer cannot tell the client where to hand events.
+    install(&target, &exe).expect("install");
+    let client = exe.with_file_name(RELAY_CLIENT);
+    let relayed = Target {
+        data_dir: Some(data.clone()),
+        ..target.clone()
+    };
+    let report = install(&relayed, &exe).expect("install with the data dir");
+    assert!(report.settings_changed, "the old form is replaced");
+    let after = read_json(&target.settings_path);
+    for event in HOOK_EVENTS {
+        assert_eq!(
+            ours(&after, event.name),
+            vec![format!(
+                "{} --data-dir '{}' {}",
+                client.display(),
+                data.display(),
+                event.arg
+            )],
+            "one entry of ours per event, the relay's: {}",
+            event.name
+        );
+    }
+    assert_eq!(
+        after["hooks"]["PostToolUse"][0],
+        original_settings()["hooks"]["PostToolUse"][0],
+        "the user's entries stay"
+    );
+    assert!(state(&relayed, &exe).expect("state").hooks == Presence::Current);
+    assert!(state(&target, &exe).expect("state").hooks == Presence::Stale);
+    // And back: uninstall knows the relay's entries as ours.
+    uninstall(&relayed).expect("uninstall");
+    assert_eq!(read_json(&target.settings_path), original_settings());
+}
+
+#[test]
+fn a_data_dir_that_cannot_go_into_a_command_keeps_solaria_hook() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = both_binaries(dir.path());
+    let exe = exe.to_str().expect("utf-8");
+    for data in ["relative/dir", "/data/with\nnewline", "/data/`cmd`"] {
+        assert_eq!(
+            HookProgram::choose(exe, Some(Path::new(data))),
+            HookProgram::Solaria(exe.to_owned()),
+            "{data:?}"
+        );
+    }
+    assert_eq!(
+        HookProgram::choose("/nowhere/solaria", Some(Path::new("/data"))),
+        HookProgram::Solaria("/nowhere/solaria".to_owned()),
+        "no client beside solaria"
     );
 }
 

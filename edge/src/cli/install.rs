@@ -43,7 +43,12 @@ pub fn claude_target(env: &Env, scope: Scope) -> anyhow::Result<Target> {
         .clone()
         .context("HOME is not set; cannot find ~/.claude")?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    Ok(Target::for_scope(scope, &home, &cwd))
+    // The hooks hand their events to the daemon of this data dir (`solaria-hook`).
+    let (_, paths, _) = solaria_edge::config::load_lenient(env);
+    Ok(Target {
+        data_dir: Some(paths.data_dir),
+        ..Target::for_scope(scope, &home, &cwd)
+    })
 }
 
 /// OpenCode's files for `scope`: under `$XDG_CONFIG_HOME/opencode` (or
@@ -58,12 +63,12 @@ pub fn opencode_target(env: &Env, scope: Scope) -> anyhow::Result<opencode::Targ
         Scope::User => opencode::Scope::User,
         Scope::Project => opencode::Scope::Project,
     };
-    Ok(opencode::Target::for_scope(
-        scope,
-        &home,
-        env.xdg_config_home.as_deref(),
-        &cwd,
-    ))
+    // The plugin hands its events to the daemon of this data dir (`solaria-hook`).
+    let (_, paths, _) = solaria_edge::config::load_lenient(env);
+    Ok(opencode::Target {
+        data_dir: Some(paths.data_dir),
+        ..opencode::Target::for_scope(scope, &home, env.xdg_config_home.as_deref(), &cwd)
+    })
 }
 
 fn install_opencode(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {

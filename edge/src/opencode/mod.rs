@@ -28,6 +28,7 @@ pub use command::{COMMAND_FILE_NAME, command_file};
 pub use plugin::{PLUGIN_FILE_NAME, plugin_file};
 
 pub use crate::claude_code::Presence;
+use crate::relay::HookProgram;
 
 use crate::atomic_file::{Access, write_atomic};
 use std::fs;
@@ -56,6 +57,10 @@ pub struct Target {
     pub config_dir: PathBuf,
     /// `opencode.json` or `opencode.jsonc`, which receives the MCP entry.
     pub config_path: PathBuf,
+    /// The data dir the plugin's events go to, as resolved at install time: when
+    /// set and `solaria-hook` sits beside `solaria`, the plugin runs it
+    /// (`crate::relay`) so that a running daemon captures them.
+    pub data_dir: Option<PathBuf>,
 }
 
 impl Target {
@@ -87,6 +92,7 @@ impl Target {
         Target {
             config_dir,
             config_path,
+            data_dir: None,
         }
     }
 
@@ -229,7 +235,7 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
     let exe = exe_str(solaria_exe)?;
     let plugin_path = target.plugin_path();
     let command_path = target.command_path();
-    let plugin = plugin_file(exe);
+    let plugin = plugin_file(&HookProgram::choose(exe, target.data_dir.as_deref()));
     let command = command_file(exe);
     let plugin_changed = needs_write(&plugin_path, PLUGIN_MARKER, &plugin)?;
     let command_changed = needs_write(&command_path, COMMAND_MARKER, &command)?;
@@ -325,7 +331,11 @@ pub fn state(target: &Target, solaria_exe: &Path) -> Result<InstallState, Instal
         Presence::Stale
     };
     Ok(InstallState {
-        plugin: file(&target.plugin_path(), PLUGIN_MARKER, &plugin_file(exe))?,
+        plugin: file(
+            &target.plugin_path(),
+            PLUGIN_MARKER,
+            &plugin_file(&HookProgram::choose(exe, target.data_dir.as_deref())),
+        )?,
         command: file(&target.command_path(), COMMAND_MARKER, &command_file(exe))?,
         mcp,
     })

@@ -2,14 +2,16 @@
 // by "solaria uninstall opencode"; a reinstall overwrites edits.
 //
 // SOLARIA Memory for OpenCode (plugin API of OpenCode 1.18): forwards the session's
-// events to `solaria hook opencode <event>` (JSON on its stdin), adds the project's
+// events to `solaria-hook opencode <event>` (JSON on its stdin; the running daemon
+// captures them, or else `solaria hook opencode`), adds the project's
 // memory to the system prompt and what a prompt recalls to that prompt. No
 // dependencies. It never throws into OpenCode and never holds it for long: bus
 // events are fire-and-forget, the awaited hooks wait at most HOOK_WAIT_MS, the
 // context at most CONTEXT_WAIT_MS once per session.
 import { spawn } from "node:child_process";
 
-const SOLARIA = "__SOLARIA_EXE__";
+// The hook command's words before `opencode <event>`.
+const HOOK = ["__SOLARIA_EXE__", "hook"];
 const HOOK_WAIT_MS = 1500;
 const CONTEXT_WAIT_MS = 3000;
 // A solaria process that outlives this is left to its own watchdog; the queue moves on.
@@ -46,7 +48,7 @@ export const SolariaMemory = async (ctx) => {
     return { promise, cancel: () => clearTimeout(timer) };
   };
 
-  // Runs `solaria hook opencode <event>` with `payload`; resolves to its stdout
+  // Runs the hook command for `event` with `payload`; resolves to its stdout
   // (mode "output") or "", never rejects. Mode "detach" is fire-and-forget: the
   // process outlives OpenCode if need be and keeps nothing waiting.
   const run = (event, payload, mode) =>
@@ -65,7 +67,7 @@ export const SolariaMemory = async (ctx) => {
       cap.promise.then(finish);
       try {
         const body = JSON.stringify(payload);
-        const child = spawn(SOLARIA, ["hook", "opencode", event], {
+        const child = spawn(HOOK[0], [...HOOK.slice(1), "opencode", event], {
           cwd,
           env: process.env,
           stdio: ["pipe", mode === "output" ? "pipe" : "ignore", "ignore"],

@@ -456,12 +456,62 @@ pub fn for_hook(
 /// The prompt's vector from this process's loaded model, when that model made the
 /// stored vectors (another model's vector would be compared with meaningless ones).
 fn prompt_vector(app: &App, store: &Store, prompt: &str) -> Option<Vec<f32>> {
-    let model = crate::semantic::cached_model(&app.config, &app.paths).ok()??;
     let index = crate::store::vectors::index_model(store.conn()).ok()??;
-    if index.fingerprint != model.info().fingerprint {
+    vector_by(&app.config, &app.paths, &index.fingerprint, prompt)
+}
+
+/// `prompt`'s vector from this process's model, if that model is `fingerprint`.
+fn vector_by(
+    config: &crate::config::Config,
+    paths: &crate::config::Paths,
+    fingerprint: &str,
+    prompt: &str,
+) -> Option<Vec<f32>> {
+    let model = crate::semantic::cached_model(config, paths).ok()??;
+    if model.info().fingerprint != fingerprint {
         return None;
     }
     model.embed_query(prompt).ok()
+}
+
+/// What a prompt's hook adds when the daemon itself captures it (a hook relayed
+/// through its socket, `crate::relay`): by meaning too when the daemon's model gives
+/// the prompt's vector within `[recall] daemon_wait_ms` (a model still loading does
+/// not hold the hook), else by words — what [`for_hook`] gets from the local API.
+pub fn for_relayed_hook(
+    app: &App,
+    config: &crate::config::Config,
+    store: &Store,
+    prompt: &str,
+    project_key: &str,
+    (agent_session, session): (&str, SessionId),
+    now: UnixMillis,
+) -> Result<Recall, StoreError> {
+    let wait = std::time::Duration::from_millis(
+        config
+            .recall
+            .daemon_wait_ms
+            .min(config.capture.hook_timeout_ms / 2),
+    );
+    let vector = crate::store::vectors::index_model(store.conn())?.and_then(|index| {
+        let (config, paths, text) = (config.clone(), app.paths.clone(), prompt.to_owned());
+        let (sender, vector) = std::sync::mpsc::channel();
+        // Embedding on a thread of its own, so the wait can end it; a model it
+        // loads stays loaded for the next prompt.
+        std::thread::spawn(move || {
+            let _ = sender.send(vector_by(&config, &paths, &index.fingerprint, &text));
+        });
+        vector.recv_timeout(wait).ok().flatten()
+    });
+    for_prompt(
+        store,
+        &config.recall,
+        prompt,
+        project_key,
+        Some((agent_session, session)),
+        now,
+        vector.as_deref(),
+    )
 }
 
 /// `solaria recall PROMPT`: what a prompt in the current project would recall

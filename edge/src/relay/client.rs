@@ -1,0 +1,209 @@
+//! `solaria-hook`: the hook command the installer writes when this binary sits
+//! beside `solaria`. It hands the event to the daemon's socket, or to a `solaria
+//! hook` process when no daemon listens, and keeps the hook contract: exit 0,
+//! nothing on stderr, failures in the hook log.
+//!
+//! It uses the standard library only (and the hook log's one writer), so the
+//! binary starts in about the time `true` does; everything else happens in the
+//! daemon or in `solaria`.
+
+use super::{Event, MAX_PAYLOAD_BYTES, socket_path};
+use crate::config::Paths;
+use std::io::{IsTerminal, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// How long the daemon may take to capture and answer: as long as a hook process
+/// may run before its watchdog ends it (`[capture] hook_timeout_ms`'s default),
+/// well inside the agent's own hook timeout.
+const ANSWER_WAIT: Duration = Duration::from_secs(5);
+
+/// What the command line asks.
+#[derive(Debug, PartialEq, Eq)]
+struct Args {
+    /// The data dir the installer resolved (`--data-dir`).
+    data_dir: Option<PathBuf>,
+    event: Event,
+}
+
+/// `solaria-hook [--data-dir DIR] EVENT` or `… opencode EVENT`; `None` when the
+/// line is anything else (then `solaria hook` gets it as it is and says what is wrong).
+fn parse_args(args: &[String]) -> Option<Args> {
+    let mut data_dir = None;
+    let mut rest = args;
+    if let [flag, dir, tail @ ..] = rest
+        && flag == "--data-dir"
+    {
+        data_dir = Some(PathBuf::from(dir));
+        rest = tail;
+    }
+    let event = match rest {
+        [agent, name] if agent == "opencode" => Event::OpenCode(name.clone()),
+        [name] if !name.starts_with('-') => Event::ClaudeCode(name.clone()),
+        _ => return None,
+    };
+    Some(Args { data_dir, event })
+}
+
+/// The data dir the hook writes to: `$SOLARIA_HOME` when set (it holds the config
+/// and the data, as for every `solaria` command), else the installer's `--data-dir`
+/// unless `$SOLARIA_CONFIG` names a config that may put the data elsewhere;
+/// `None` leaves the resolution to `solaria hook`.
+fn data_dir(installed: Option<PathBuf>) -> Option<PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(home) = var("SOLARIA_HOME") {
+        return Some(PathBuf::from(home));
+    }
+    if var("SOLARIA_CONFIG").is_some() {
+        return None;
+    }
+    installed
+}
+
+/// Runs one hook. Always exits 0: what goes wrong is logged, never shown to the agent.
+pub fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(parsed) = parse_args(&args) else {
+        let all: Vec<&str> = std::iter::once("hook")
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        in_process(&all, Input::Inherited);
+        return std::process::ExitCode::SUCCESS;
+    };
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        // `solaria hook` says what is wrong (no payload) in the hook log.
+        in_process(&parsed.event.hook_args(), Input::Inherited);
+        return std::process::ExitCode::SUCCESS;
+    }
+    let mut payload = Vec::new();
+    let read = stdin
+        .lock()
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut payload);
+    if read.is_err() || payload.len() as u64 > MAX_PAYLOAD_BYTES {
+        // Too large or unreadable: `solaria hook` refuses and logs it as it would.
+        in_process(&parsed.event.hook_args(), Input::Bytes(&payload));
+        return std::process::ExitCode::SUCCESS;
+    }
+    if std::env::var_os(crate::config::NO_CAPTURE_VAR).is_some_and(|v| !v.is_empty()) {
+        return std::process::ExitCode::SUCCESS;
+    }
+    match data_dir(parsed.data_dir) {
+        Some(dir) => relay_or_run(&dir, &parsed.event, &payload),
+        None => in_process(&parsed.event.hook_args(), Input::Bytes(&payload)),
+    }
+    std::process::ExitCode::SUCCESS
+}
+
+/// Sends the event to the daemon of `data_dir`; when none takes it, runs it in a
+/// `solaria hook` process instead.
+fn relay_or_run(data_dir: &std::path::Path, event: &Event, payload: &[u8]) {
+    let Ok(mut stream) = UnixStream::connect(socket_path(data_dir)) else {
+        // No daemon (or a stale socket a killed one left): not an error.
+        in_process(&event.hook_args(), Input::Bytes(payload));
+        return;
+    };
+    let sent = stream
+        .write_all(event.header().as_bytes())
+        .and_then(|()| stream.write_all(payload))
+        .and_then(|()| stream.shutdown(std::net::Shutdown::Write));
+    if sent.is_err() {
+        // The daemon never saw a whole request, so it captured nothing.
+        in_process(&event.hook_args(), Input::Bytes(payload));
+        return;
+    }
+    let mut answer = Vec::new();
+    let received = stream
+        .set_read_timeout(Some(ANSWER_WAIT))
+        .and_then(|()| stream.read_to_end(&mut answer));
+    if let Err(e) = received {
+        // It had the whole event: running it again could capture it twice.
+        let paths = Paths {
+            config_file: PathBuf::new(),
+            data_dir: data_dir.to_path_buf(),
+        };
+        crate::capture::log_line(
+            &paths,
+            "relay",
+            &format!("the daemon did not answer ({e}); the event may not be captured"),
+        );
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(&answer);
+    let _ = stdout.flush();
+}
+
+/// What the `solaria hook` process reads.
+enum Input<'a> {
+    /// This process's own stdin (a terminal, or arguments we do not understand).
+    Inherited,
+    /// The payload already read.
+    Bytes(&'a [u8]),
+}
+
+/// Runs `solaria hook ARGS` (the binary beside this one) on `input`; its output
+/// is the hook's.
+fn in_process(args: &[&str], input: Input<'_>) {
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let mut command = Command::new(exe.with_file_name("solaria"));
+    command
+        .args(args)
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit());
+    match input {
+        Input::Inherited => {
+            let _ = command.stdin(Stdio::inherit()).status();
+        }
+        Input::Bytes(bytes) => {
+            let Ok(mut child) = command.stdin(Stdio::piped()).spawn() else {
+                return;
+            };
+            if let Some(mut stdin) = child.stdin.take() {
+                // A hook that stopped reading (a skipped event) is not a failure.
+                let _ = stdin.write_all(bytes);
+            }
+            let _ = child.wait();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &[&str]) -> Option<Args> {
+        parse_args(&line.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn the_installed_lines_parse() {
+        assert_eq!(
+            args(&["--data-dir", "/d", "post-tool-use"]),
+            Some(Args {
+                data_dir: Some("/d".into()),
+                event: Event::ClaudeCode("post-tool-use".into())
+            })
+        );
+        assert_eq!(
+            args(&["opencode", "chat.message"]),
+            Some(Args {
+                data_dir: None,
+                event: Event::OpenCode("chat.message".into())
+            })
+        );
+    }
+
+    #[test]
+    fn other_lines_are_left_to_solaria_hook() {
+        assert_eq!(args(&[]), None);
+        assert_eq!(args(&["--data-dir", "/d"]), None);
+        assert_eq!(args(&["--help"]), None);
+        assert_eq!(args(&["stop", "extra"]), None);
+    }
+}

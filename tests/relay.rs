@@ -1,0 +1,323 @@
+//! Hooks handed to the running daemon through its private socket (`solaria-hook`):
+//! captured and answered by the daemon, captured by a `solaria hook` process when no
+//! daemon listens (none started, or one killed with -9), never held up by a daemon
+//! that does not answer, a malformed request logged and dropped, and a second daemon
+//! leaving the socket to the first.
+
+use serde_json::{Value, json};
+use solaria_tests::binary;
+use solaria_tests::daemon::*;
+use solaria_tests::edge::Edge;
+use solaria_tests::opencode as oc;
+use solaria_tests::payloads::*;
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn socket(edge: &Edge) -> PathBuf {
+    edge.data().join("hooks.sock")
+}
+
+/// `solaria serve` on `edge`, once its hooks' socket listens.
+fn relaying(edge: &Edge) -> Serve {
+    let mut api = serve(edge);
+    wait_for(edge, &mut api.daemon, "the hooks' socket", || {
+        socket(edge).exists().then_some(())
+    });
+    api
+}
+
+/// A copy of `solaria-hook` alone in a directory of `edge`'s: with no `solaria`
+/// beside it, what it captures the daemon captured.
+fn lone_client(edge: &Edge) -> PathBuf {
+    let dir = edge.root.path().join("lone");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let client = dir.join("solaria-hook");
+    std::fs::copy(binary("solaria-hook"), &client).expect("copy solaria-hook");
+    client
+}
+
+/// Runs `client [--data-dir <edge's>] EVENT…` with `payload`, as Claude Code would.
+fn hook(edge: &Edge, client: &Path, event: &[&str], payload: &Value) -> std::process::Output {
+    let data = edge.data();
+    let mut args = vec!["--data-dir", data.to_str().expect("utf-8")];
+    args.extend_from_slice(event);
+    edge.hook_program(client, &args, payload.to_string().as_bytes())
+}
+
+fn tool_titles(edge: &Edge) -> Vec<String> {
+    edge.strings(
+        "SELECT title FROM observations WHERE kind = 'tool_use' ORDER BY created_at, title",
+    )
+}
+
+#[test]
+fn a_running_daemon_captures_and_answers_the_hooks() {
+    let edge = Edge::new("laptop");
+    let _api = relaying(&edge);
+    let mode = std::fs::metadata(socket(&edge))
+        .expect("socket")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "only the memory's owner may connect");
+    let client = lone_client(&edge);
+    let p = edge.project.clone();
+
+    hook(
+        &edge,
+        &client,
+        &["session-start"],
+        &session_start("s-1", &p),
+    );
+    hook(
+        &edge,
+        &client,
+        &["user-prompt-submit"],
+        &prompt("s-1", &p, "why does the zeppelin deploy time out?"),
+    );
+    hook(
+        &edge,
+        &client,
+        &["post-tool-use"],
+        &tool(
+            "s-1",
+            &p,
+            "Bash",
+            json!({"command": "cat deploy.log"}),
+            json!({"stdout": "AWS key AKIAIOSFODNN7EXAMPLE rejected", "stderr": ""}),
+        ),
+    );
+    hook(&edge, &client, &["stop"], &stop("s-1", &p));
+    assert_eq!(edge.count("SELECT count(*) FROM observations"), 2);
+    assert_eq!(
+        edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
+        1,
+        "Stop closed the session"
+    );
+    let stored = edge.strings("SELECT response FROM observations WHERE kind = 'tool_use'");
+    assert!(
+        stored[0].contains("[REDACTED:AWS_KEY]") && !stored[0].contains("AKIAIOSFODNN7EXAMPLE"),
+        "the daemon redacts as a hook process does: {stored:?}"
+    );
+
+    // The next session's start is answered by the daemon: the context, as JSON.
+    let out = hook(
+        &edge,
+        &client,
+        &["session-start"],
+        &session_start("s-2", &p),
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("SessionStart prints JSON");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context text");
+    assert!(context.contains("zeppelin"), "{context}");
+
+    // OpenCode's events go the same way.
+    hook(
+        &edge,
+        &client,
+        &["opencode", "tool.execute.after"],
+        &oc::tool_after(
+            "ses_1",
+            &p,
+            "bash",
+            json!({"command": "cargo test", "description": "Run the tests"}),
+            "test result: ok",
+            json!({"exit": 0}),
+        ),
+    );
+    assert_eq!(
+        edge.count("SELECT count(*) FROM sessions WHERE agent = 'opencode'"),
+        1
+    );
+    assert_eq!(edge.hook_log(), "", "nothing went wrong");
+}
+
+#[test]
+fn with_no_daemon_listening_a_solaria_process_captures_the_event() {
+    let edge = Edge::new("laptop");
+    let client = binary("solaria-hook");
+    let p = edge.project.clone();
+    let bash = |n: u32| {
+        tool(
+            "s-1",
+            &p,
+            "Bash",
+            json!({"command": format!("echo run {n}")}),
+            json!({"stdout": "ok", "stderr": ""}),
+        )
+    };
+
+    // No daemon was ever started.
+    hook(&edge, &client, &["post-tool-use"], &bash(1));
+    // A socket file nobody listens on any more.
+    drop(UnixListener::bind(socket(&edge)).expect("bind"));
+    hook(&edge, &client, &["post-tool-use"], &bash(2));
+    // A daemon killed with -9 leaves its socket behind.
+    let mut api = relaying(&edge);
+    api.daemon.0.kill().expect("kill -9");
+    api.daemon.0.wait().expect("reaped");
+    assert!(socket(&edge).exists());
+    hook(&edge, &client, &["post-tool-use"], &bash(3));
+    assert_eq!(
+        tool_titles(&edge),
+        ["Bash: echo run 1", "Bash: echo run 2", "Bash: echo run 3"]
+    );
+
+    // The next daemon replaces the dead one's socket and takes the hooks again.
+    let _api = relaying(&edge);
+    hook(&edge, &lone_client(&edge), &["post-tool-use"], &bash(4));
+    assert_eq!(tool_titles(&edge).len(), 4);
+    assert_eq!(edge.hook_log(), "");
+}
+
+#[test]
+fn a_daemon_that_does_not_answer_does_not_hold_the_agent() {
+    let edge = Edge::new("laptop");
+    std::fs::create_dir_all(edge.data()).expect("data dir");
+    let listener = UnixListener::bind(socket(&edge)).expect("bind");
+    // Takes the request and does not answer until told, as a daemon stuck on a
+    // lock would not.
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let held = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        let mut request = Vec::new();
+        stream.read_to_end(&mut request).expect("read");
+        let _ = released.recv();
+        request
+    });
+    let p = edge.project.clone();
+    let started = Instant::now();
+    hook(
+        &edge,
+        &binary("solaria-hook"),
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_secs(9),
+        "the hook gave up before Claude Code's 10 s timeout: {waited:?}"
+    );
+    let log = edge.hook_log();
+    assert!(log.contains("relay the daemon did not answer"), "{log}");
+    assert!(
+        !edge.db_path().exists(),
+        "not run a second time: the daemon had it and may yet capture it"
+    );
+    release.send(()).expect("release");
+    let request = held.join().expect("listener");
+    assert!(
+        request.starts_with(b"solaria-relay 1 claude-code post-tool-use\n{"),
+        "{}",
+        String::from_utf8_lossy(&request)
+    );
+}
+
+#[test]
+fn malformed_requests_are_logged_and_the_daemon_serves_on() {
+    let edge = Edge::new("laptop");
+    let _api = relaying(&edge);
+    let mut raw = UnixStream::connect(socket(&edge)).expect("connect");
+    raw.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .expect("write");
+    raw.shutdown(std::net::Shutdown::Write).expect("shutdown");
+    let mut answer = Vec::new();
+    raw.read_to_end(&mut answer).expect("read");
+    assert!(answer.is_empty(), "no answer to a stranger");
+
+    let client = lone_client(&edge);
+    let data = edge.data();
+    let out = edge.hook_program(
+        &client,
+        &["--data-dir", data.to_str().expect("utf-8"), "post-tool-use"],
+        b"{not json",
+    );
+    assert!(out.stdout.is_empty());
+    let p = edge.project.clone();
+    hook(
+        &edge,
+        &client,
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+    let log = edge.hook_log();
+    assert!(
+        log.contains("relay not a hook request: \"GET / HTTP/1.1"),
+        "{log}"
+    );
+    assert!(
+        log.contains("PostToolUse "),
+        "the bad payload logged under its hook: {log}"
+    );
+}
+
+#[test]
+fn a_second_daemon_leaves_the_socket_to_the_first() {
+    let edge = Edge::new("laptop");
+    let _first = relaying(&edge);
+    let mut second = spawn_serve(&edge);
+    wait_for(&edge, &mut second, "the second daemon's word", || {
+        serve_log(&edge)
+            .contains("another daemon already takes the hooks")
+            .then_some(())
+    });
+    drop(second);
+    let p = edge.project.clone();
+    hook(
+        &edge,
+        &lone_client(&edge),
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    assert_eq!(
+        tool_titles(&edge),
+        ["Bash: ls"],
+        "the first daemon still answers"
+    );
+}
+
+#[test]
+fn a_relayed_prompt_recalls_by_meaning_with_the_daemons_model() {
+    let Some(model) = solaria_tests::semantic::minilm() else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    let staging = "deploy staging only from the release branch";
+    edge.ok(&["remember", "-t", "preference", staging]);
+    // The wait is a latency budget (benchmarked, not asserted here): generous, so a
+    // loaded test machine still sees the model's answer.
+    let with_model = format!(
+        "[search]\nmodel_dir = '{}'\n[recall]\ndaemon_wait_ms = 2000\n",
+        model.display()
+    );
+    edge.write_config(&with_model);
+    edge.ok(&["embed"]);
+    let mut api = serve_with(&edge, &with_model);
+    wait_for(&edge, &mut api.daemon, "the hooks' socket", || {
+        socket(&edge).exists().then_some(())
+    });
+    // Shares one word with the preference: too few for recall by words.
+    let paraphrase = "which branch may ship to the pre-production environment";
+    // `solaria recall` waits for the daemon: once it answers by meaning, the model
+    // is loaded.
+    let v = edge.json(&edge.project, &["recall", "--json", paraphrase]);
+    assert_eq!(v["by_meaning"], true, "{v}");
+    let out = hook(
+        &edge,
+        &lone_client(&edge),
+        &["user-prompt-submit"],
+        &prompt("s-1", &edge.project, paraphrase),
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("the recall, as JSON");
+    let told = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("text");
+    assert!(told.contains(staging), "{told}");
+    assert_eq!(edge.hook_log(), "");
+}
