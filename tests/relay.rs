@@ -135,6 +135,14 @@ fn a_running_daemon_captures_and_answers_the_hooks() {
         1
     );
     assert_eq!(edge.hook_log(), "", "nothing went wrong");
+    let doctor = edge.ok_in(edge.root.path(), &["doctor"]);
+    assert!(
+        doctor.contains(&format!(
+            "hooks hand their events to it through {}",
+            socket(&edge).display()
+        )),
+        "{doctor}"
+    );
 }
 
 #[test]

@@ -53,7 +53,18 @@ impl Args {
         checks.extend(agent_checks(env, Agent::Opencode, &exe));
         let health = doctor::memory_health(app)?;
         checks.push(match &health.daemon {
-            Some(addr) => check("daemon", Status::Ok, format!("solaria serve answers on {addr}"), None),
+            Some(addr) => {
+                let hooks = match &health.hooks_socket {
+                    Some(socket) => format!("hooks hand their events to it through {socket}"),
+                    None => "its hooks' socket does not answer: hooks capture on their own".into(),
+                };
+                check(
+                    "daemon",
+                    Status::Ok,
+                    format!("solaria serve answers on {addr}; {hooks}"),
+                    None,
+                )
+            }
             None => check(
                 "daemon",
                 Status::Missing,

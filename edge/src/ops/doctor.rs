@@ -13,6 +13,8 @@ use solaria_shared::UnixMillis;
 pub struct MemoryHealth {
     /// The daemon's address when a daemon of this version answers for this data dir.
     pub daemon: Option<String>,
+    /// The hooks' socket (`crate::relay`) when a daemon takes events on it.
+    pub hooks_socket: Option<String>,
     /// Per agent name (`claude-code`, `opencode`, …): its last capture here.
     pub last_capture: Vec<(String, UnixMillis)>,
 }
@@ -22,8 +24,13 @@ pub fn memory_health(app: &App) -> OpResult<MemoryHealth> {
     let store = app.store()?;
     let last_capture = views::last_capture_by_agent(store.conn(), store.machine_id())?;
     let daemon = daemon_client::running(&app.paths).map(|a| a.to_string());
+    let socket = crate::relay::socket_path(&app.paths.data_dir);
+    let hooks_socket = std::os::unix::net::UnixStream::connect(&socket)
+        .is_ok()
+        .then(|| socket.display().to_string());
     Ok(MemoryHealth {
         daemon,
+        hooks_socket,
         last_capture,
     })
 }
