@@ -1,8 +1,9 @@
 //! Hooks handed to the running daemon through its private socket (`solaria-hook`):
 //! captured and answered by the daemon, captured by a `solaria hook` process when no
 //! daemon listens (none started, or one killed with -9), never held up by a daemon
-//! that does not answer, a malformed request logged and dropped, and a second daemon
-//! leaving the socket to the first.
+//! that does not answer, a request the daemon refuses (another version) run by
+//! `solaria hook` instead, a malformed request logged and refused, and a second
+//! daemon leaving the socket to the first.
 
 use serde_json::{Value, json};
 use solaria_tests::binary;
@@ -227,6 +228,35 @@ fn a_daemon_that_does_not_answer_does_not_hold_the_agent() {
 }
 
 #[test]
+fn an_event_a_daemon_of_another_version_refuses_is_captured_by_solaria_hook() {
+    let edge = Edge::new("laptop");
+    std::fs::create_dir_all(edge.data()).expect("data dir");
+    let listener = UnixListener::bind(socket(&edge)).expect("bind");
+    // What a daemon answers to a request it does not take.
+    let refusing = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        let mut request = Vec::new();
+        stream.read_to_end(&mut request).expect("read");
+        stream
+            .write_all(b"\0solaria-relay refused\n")
+            .expect("answer");
+    });
+    let p = edge.project.clone();
+    let out = hook(
+        &edge,
+        &binary("solaria-hook"),
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    refusing.join().expect("listener");
+    assert!(
+        out.stdout.is_empty(),
+        "the refusal is not printed to the agent"
+    );
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+}
+
+#[test]
 fn malformed_requests_are_logged_and_the_daemon_serves_on() {
     let edge = Edge::new("laptop");
     let _api = relaying(&edge);
@@ -236,7 +266,10 @@ fn malformed_requests_are_logged_and_the_daemon_serves_on() {
     raw.shutdown(std::net::Shutdown::Write).expect("shutdown");
     let mut answer = Vec::new();
     raw.read_to_end(&mut answer).expect("read");
-    assert!(answer.is_empty(), "no answer to a stranger");
+    assert_eq!(
+        answer, b"\0solaria-relay refused\n",
+        "a stranger is refused"
+    );
 
     let client = lone_client(&edge);
     let data = edge.data();

@@ -7,7 +7,7 @@
 //! binary starts in about the time `true` does; everything else happens in the
 //! daemon or in `solaria`.
 
-use super::{Event, MAX_PAYLOAD_BYTES, socket_path};
+use super::{Event, MAX_PAYLOAD_BYTES, REFUSED, socket_path};
 use crate::config::Paths;
 use std::io::{IsTerminal, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -130,6 +130,11 @@ fn relay_or_run(data_dir: &std::path::Path, event: &Event, payload: &[u8]) {
             "relay",
             &format!("the daemon did not answer ({e}); the event may not be captured"),
         );
+        return;
+    }
+    if answer == REFUSED {
+        // A daemon of another version: it captured nothing.
+        in_process(&event.hook_args(), Input::Bytes(payload));
         return;
     }
     let mut stdout = std::io::stdout().lock();

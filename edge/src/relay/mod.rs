@@ -14,7 +14,9 @@
 //!
 //! The exchange, one event a connection: the client writes the line
 //! `solaria-relay 1 <agent> <event>\n` and the payload, then closes its writing
-//! half; the daemon answers the bytes to print (often none) and closes.
+//! half; the daemon answers the bytes to print (often none) and closes, or answers
+//! [`REFUSED`] to a request it does not take (a client newer than the daemon), which
+//! the client then runs in a `solaria hook` process itself.
 
 pub mod client;
 pub mod server;
@@ -29,6 +31,11 @@ pub const SOCKET_FILE: &str = "hooks.sock";
 
 /// The first word of a request's header line, and the protocol's version.
 const MAGIC: &str = "solaria-relay 1";
+
+/// The daemon's answer to a request it does not take (another protocol version, an
+/// event it does not know): the client then runs the event in a `solaria hook`
+/// process of its own version. It starts with a NUL byte, which no hook output does.
+const REFUSED: &[u8] = b"\0solaria-relay refused\n";
 
 /// The longest header line the daemon reads.
 const MAX_HEADER_BYTES: usize = 256;

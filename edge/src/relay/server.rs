@@ -2,7 +2,7 @@
 //! read on a thread of its own (a client that stalls holds up no one), and the
 //! events are captured one at a time into one store kept open for the daemon's life.
 
-use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, socket_path};
+use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, socket_path};
 use crate::app::App;
 use crate::capture::{self, StoreSlot, payload::HookEvent};
 use crate::config;
@@ -67,44 +67,67 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
 
 /// One connection: the request read, the event captured, the answer written.
 fn serve(app: &App, slot: &Mutex<StoreSlot>, mut stream: UnixStream) {
-    let request = match read_request(&mut stream) {
+    let (event, payload) = match read_request(&mut stream) {
         Ok(request) => request,
-        Err(message) => {
+        Err(Unread::Refused(message)) => {
+            capture::log_line(
+                &app.paths,
+                "relay",
+                &format!("{message}; refused (a client of another version runs it itself)"),
+            );
+            let _ = stream.write_all(REFUSED);
+            return;
+        }
+        Err(Unread::Dropped(message)) => {
             capture::log_line(&app.paths, "relay", &format!("{message}; event dropped"));
             return;
         }
     };
-    let (event, payload) = request;
     let answer = capture_event(app, slot, &event, &payload);
     // A client that gave up waiting is not our failure.
     let _ = stream.write_all(answer.as_bytes());
 }
 
+/// Why a request was not taken.
+enum Unread {
+    /// Not a request this daemon takes: answered [`REFUSED`], so that the client
+    /// runs the event itself.
+    Refused(String),
+    /// Cut short or too large: nothing to hand back.
+    Dropped(String),
+}
+
 /// The header and the payload, or why they cannot be read.
-fn read_request(stream: &mut UnixStream) -> Result<(Event, Vec<u8>), String> {
-    stream
-        .set_read_timeout(Some(REQUEST_WAIT))
-        .map_err(|e| format!("cannot read a request: {e}"))?;
+fn read_request(stream: &mut UnixStream) -> Result<(Event, Vec<u8>), Unread> {
+    let cut = |e: std::io::Error| Unread::Dropped(format!("cannot read a request: {e}"));
+    stream.set_read_timeout(Some(REQUEST_WAIT)).map_err(cut)?;
     let mut reader = BufReader::new(stream);
     let mut header = Vec::new();
     (&mut reader)
         .take(MAX_HEADER_BYTES as u64)
         .read_until(b'\n', &mut header)
-        .map_err(|e| format!("cannot read a request: {e}"))?;
+        .map_err(cut)?;
+    let shown = || String::from_utf8_lossy(&header[..header.len().min(60)]).into_owned();
     let event = std::str::from_utf8(&header)
         .ok()
         .and_then(Event::parse_header)
-        .ok_or_else(|| {
-            let shown = String::from_utf8_lossy(&header[..header.len().min(60)]).into_owned();
-            format!("not a hook request: {shown:?}")
-        })?;
+        .ok_or_else(|| Unread::Refused(format!("not a hook request: {:?}", shown())))?;
+    if let Event::ClaudeCode(name) = &event
+        && HookEvent::from_arg(name).is_none()
+    {
+        return Err(Unread::Refused(format!(
+            "unknown Claude Code hook event {name:?}"
+        )));
+    }
     let mut payload = Vec::new();
     reader
         .take(MAX_PAYLOAD_BYTES + 1)
         .read_to_end(&mut payload)
-        .map_err(|e| format!("cannot read the payload: {e}"))?;
+        .map_err(cut)?;
     if payload.len() as u64 > MAX_PAYLOAD_BYTES {
-        return Err(format!("payload larger than {MAX_PAYLOAD_BYTES} bytes"));
+        return Err(Unread::Dropped(format!(
+            "payload larger than {MAX_PAYLOAD_BYTES} bytes"
+        )));
     }
     Ok((event, payload))
 }
@@ -125,17 +148,14 @@ fn capture_event(app: &App, slot: &Mutex<StoreSlot>, event: &Event, payload: &[u
         }
     };
     let (label, outcome) = match event {
+        // `read_request` refused the names it does not know.
+        // `read_request` refused the names it does not know.
         Event::ClaudeCode(name) => match HookEvent::from_arg(name) {
             Some(hook) => (
                 hook.claude_name().to_owned(),
                 catch(|| capture::handle(hook, payload, &config, &app.paths, &mut slot)),
             ),
-            None => (
-                "relay".to_owned(),
-                Err(format!(
-                    "unknown Claude Code hook event {name:?}; event dropped"
-                )),
-            ),
+            None => return String::new(),
         },
         Event::OpenCode(name) => (
             format!("opencode {}", name.escape_debug()),
