@@ -1,7 +1,9 @@
 //! Hook end to end (store one observation, hook process included,
 //! p95 < 10 ms), the same for a `git commit` run through Bash (the observation
 //! and the commit record, its sha made full from the repository's files), and
-//! SessionStart context, against a store of 100k observations.
+//! SessionStart context, against a store of 100k observations; and the same
+//! capture and context through `solaria-hook` to a running daemon (`relay`) on a
+//! second copy of that store.
 //! Baselines from the same run: starting a do-nothing process (`/bin/true`),
 //! `solaria --version` (our process start without touching the store) and, when
 //! Node.js is installed, `node -e ''` — the floor under any hook written in
@@ -72,6 +74,43 @@ fn main() {
         })
         .to_string()
     };
+    // A second copy of the store, served by a daemon that takes the hooks' events.
+    let (relay_dir, relay_path) = store_copy(100_000);
+    let relay_home = relay_dir.path();
+    std::fs::write(relay_home.join("config.toml"), "[serve]\nhttp_port = 0\n").expect("config");
+    let mut daemon = Command::new(solaria)
+        .args(["serve", "--every", "86400", "--embed-every", "3600"])
+        .env("SOLARIA_HOME", relay_home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("solaria serve");
+    let socket = relay_home.join("hooks.sock");
+    let waited = Instant::now();
+    while !socket.exists() {
+        assert!(
+            waited.elapsed() < Duration::from_secs(30),
+            "no hooks' socket"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let client = env!("CARGO_BIN_EXE_solaria-hook");
+    let relay_dir_arg = relay_home.to_str().expect("utf-8");
+    let mut relayed = Vec::new();
+    let mut relayed_start = Vec::new();
+    // OpenCode's plugin: the same tool call as OpenCode hands it over.
+    let opencode = |n: usize| {
+        json!({
+            "cwd": cwd,
+            "input": {"tool": "bash", "sessionID": "ses_bench", "callID": format!("call_{n}"),
+                      "args": {"command": format!("cargo test case_{n}"), "description": "Run the tests"}},
+            "output": {"title": "Run the tests", "output": "running 12 tests\n".to_string() + &"test auth::refresh ... ok\n".repeat(40), "metadata": {"exit": 0}},
+        })
+        .to_string()
+    };
+    let mut opencode_process = Vec::new();
+    let mut opencode_relayed = Vec::new();
     let repo = CommitRepo::new(RUNS + 5);
     let start = json!({"session_id": "bench-start", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"}).to_string();
 
@@ -118,7 +157,38 @@ fn main() {
             home,
             Some(repo.payload(n).as_bytes()),
         ));
+        relayed.push(spawn(
+            client,
+            &["--data-dir", relay_dir_arg, "post-tool-use"],
+            relay_home,
+            Some(payload(n).as_bytes()),
+        ));
+        if n % 2 == 0 {
+            opencode_process.push(spawn(
+                solaria,
+                &["hook", "opencode", "tool.execute.after"],
+                home,
+                Some(opencode(n).as_bytes()),
+            ));
+            opencode_relayed.push(spawn(
+                client,
+                &[
+                    "--data-dir",
+                    relay_dir_arg,
+                    "opencode",
+                    "tool.execute.after",
+                ],
+                relay_home,
+                Some(opencode(n).as_bytes()),
+            ));
+        }
         if n % 4 == 0 {
+            relayed_start.push(spawn(
+                client,
+                &["--data-dir", relay_dir_arg, "session-start"],
+                relay_home,
+                Some(start.as_bytes()),
+            ));
             session_start.push(spawn(
                 solaria,
                 &["hook", "session-start"],
@@ -127,6 +197,17 @@ fn main() {
             ));
         }
     }
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    let relay_store = Store::open(&relay_path, "bench").expect("open");
+    let relayed_count: i64 = relay_store
+        .conn()
+        .query_row("SELECT count(*) FROM observations WHERE session_id IN (SELECT id FROM sessions WHERE agent_session_id = 'bench-hook-session')", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(
+        relayed_count as usize, RUNS,
+        "the daemon stored every relayed event"
+    );
     let store = Store::open(&path, "bench").expect("open");
     let stored: i64 = store
         .conn()
@@ -176,6 +257,22 @@ fn main() {
     row(
         "solaria hook session-start (context JSON)",
         summarize(&mut session_start),
+    );
+    row(
+        "solaria-hook post-tool-use, daemon running (relayed)",
+        summarize(&mut relayed),
+    );
+    row(
+        "solaria-hook session-start, daemon running (relayed)",
+        summarize(&mut relayed_start),
+    );
+    row(
+        "OpenCode tool.execute.after: solaria hook opencode",
+        summarize(&mut opencode_process),
+    );
+    row(
+        "OpenCode tool.execute.after: solaria-hook, daemon running",
+        summarize(&mut opencode_relayed),
     );
 
     // The context builder alone, in process, for a busy project.
