@@ -415,6 +415,18 @@ pub fn for_request(app: &App, request: &RecallRequest) -> OpResult<Recall> {
     )?)
 }
 
+/// How long a prompt's hook waits for recall by meaning: `[recall] daemon_wait_ms`,
+/// never so long that the hook's watchdog ends it first (half its time at most
+/// leaves the recall by words room to answer).
+fn hook_wait(config: &crate::config::Config) -> std::time::Duration {
+    std::time::Duration::from_millis(
+        config
+            .recall
+            .daemon_wait_ms
+            .min(config.capture.hook_timeout_ms / 2),
+    )
+}
+
 /// What a prompt's hook adds: the daemon's recall (by meaning and words) when it
 /// answers within `[recall] daemon_wait_ms`, else by words in process.
 pub fn for_hook(
@@ -431,14 +443,7 @@ pub fn for_hook(
         project_key: project_key.to_string(),
         agent_session: Some((agent_session.to_string(), session)),
     };
-    // Never so long that the hook's watchdog ends it first: half its time at most
-    // leaves the words in process room to answer.
-    let wait = std::time::Duration::from_millis(
-        config
-            .recall
-            .daemon_wait_ms
-            .min(config.capture.hook_timeout_ms / 2),
-    );
+    let wait = hook_wait(config);
     if let Some(recall) = super::daemon_client::recall(paths, &request, wait) {
         return Ok(recall);
     }
@@ -487,12 +492,7 @@ pub fn for_relayed_hook(
     (agent_session, session): (&str, SessionId),
     now: UnixMillis,
 ) -> Result<Recall, StoreError> {
-    let wait = std::time::Duration::from_millis(
-        config
-            .recall
-            .daemon_wait_ms
-            .min(config.capture.hook_timeout_ms / 2),
-    );
+    let wait = hook_wait(config);
     let vector = crate::store::vectors::index_model(store.conn())?.and_then(|index| {
         let (config, paths, text) = (config.clone(), app.paths.clone(), prompt.to_owned());
         let (sender, vector) = std::sync::mpsc::channel();
