@@ -362,3 +362,34 @@ fn a_relayed_prompt_recalls_by_meaning_with_the_daemons_model() {
     assert!(told.contains(staging), "{told}");
     assert_eq!(edge.hook_log(), "");
 }
+
+#[test]
+fn the_daemon_moves_relayed_writes_into_the_database_file() {
+    let edge = Edge::new("laptop");
+    let _api = relaying(&edge);
+    let p = edge.project.clone();
+    let marker = "zq-relayed-marker-4711";
+    hook(
+        &edge,
+        &lone_client(&edge),
+        &["post-tool-use"],
+        &tool(
+            "s-1",
+            &p,
+            "Bash",
+            json!({"command": format!("echo {marker}")}),
+            json!({"stdout": marker, "stderr": ""}),
+        ),
+    );
+    // The hooks' connection defers checkpoints and no connection closes, so only
+    // the daemon's checkpointer can copy the write from the WAL into the file.
+    let in_file = || {
+        let bytes = std::fs::read(edge.db_path()).expect("read the database file");
+        bytes.windows(marker.len()).any(|w| w == marker.as_bytes())
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !in_file() {
+        assert!(Instant::now() < deadline, "the write never left the WAL");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -88,7 +88,8 @@ impl StoreSlot {
         }
     }
 
-    /// The daemon's slot: its store, and its model for recall.
+    /// The daemon's slot: its store, which leaves checkpoints to the daemon's
+    /// checkpointer (`crate::relay::server`), and its model for recall.
     pub fn in_daemon(app: &crate::app::App) -> StoreSlot {
         StoreSlot {
             daemon: Some(app.clone()),
@@ -103,6 +104,10 @@ impl StoreSlot {
             empty => {
                 let store = Store::open(&self.path, &self.machine_name)?
                     .with_clock_skew(self.clock_skew_ms);
+                if self.daemon.is_some() {
+                    // A hook waits on these writes: the daemon checkpoints apart.
+                    store.defer_checkpoints()?;
+                }
                 Ok(empty.insert(store))
             }
         }

@@ -1,6 +1,7 @@
 //! The daemon's end of the hooks' socket: one thread accepts, each connection is
 //! read on a thread of its own (a client that stalls holds up no one), and the
-//! events are captured one at a time into one store kept open for the daemon's life.
+//! events are captured one at a time into one store kept open for the daemon's life,
+//! whose WAL a checkpointer thread copies into the database apart from the hooks.
 
 use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, socket_path};
 use crate::app::App;
@@ -55,6 +56,7 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
             .map_err(listen_error)?;
     }
     let slot = Arc::new(Mutex::new(StoreSlot::in_daemon(app)));
+    start_checkpointer(app);
     let app = app.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
@@ -63,6 +65,47 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
         }
     });
     Ok(path)
+}
+
+/// How often the checkpointer looks at the WAL.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(2);
+
+/// Copies the relayed writes from the WAL into the database on a thread and a
+/// connection of its own, every [`CHECKPOINT_EVERY`]: the hooks' connection defers
+/// its checkpoints, so no hook waits for one (a checkpoint of a large store syncs
+/// the file: 20–200 ms). A failure is logged once and tried again.
+fn start_checkpointer(app: &App) {
+    let app = app.clone();
+    std::thread::spawn(move || {
+        let mut store = None;
+        let mut failing = false;
+        loop {
+            std::thread::sleep(CHECKPOINT_EVERY);
+            let outcome = match &store {
+                Some(open) => crate::store::Store::checkpoint(open),
+                None => app.store().and_then(|open| {
+                    let copied = open.checkpoint();
+                    store = Some(open);
+                    copied
+                }),
+            };
+            match outcome {
+                Ok(_) => failing = false,
+                Err(e) => {
+                    // Opened afresh next time rather than trusted.
+                    store = None;
+                    if !failing {
+                        failing = true;
+                        capture::log_line(
+                            &app.paths,
+                            "relay",
+                            &format!("checkpoint failed: {e}; tried again"),
+                        );
+                    }
+                }
+            }
+        }
+    });
 }
 
 /// One connection: the request read, the event captured, the answer written.

@@ -160,6 +160,23 @@ impl Store {
         &self.conn
     }
 
+    /// Leaves checkpoints to [`Store::checkpoint`]: a commit on this connection no
+    /// longer copies the WAL into the database (and syncs it) when the WAL passes
+    /// SQLite's threshold. For a connection whose writes someone waits on (the
+    /// daemon's hooks), with a checkpoint run elsewhere.
+    pub fn defer_checkpoints(&self) -> Result<(), StoreError> {
+        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        Ok(())
+    }
+
+    /// Copies what the WAL holds into the database as far as readers allow,
+    /// without waiting for any (SQLite's PASSIVE checkpoint); the frames copied.
+    pub fn checkpoint(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(2))?)
+    }
+
     /// Runs `f` in one write transaction holding the write lock from the start; the
     /// clock advances only if the transaction commits.
     pub fn write<T>(
