@@ -544,6 +544,127 @@ fn plugin_overhead_in_opencode() {
     }
 }
 
+/// The hooks' own time inside Claude Code (a benchmark, run by hand; figures in
+/// docs/BENCHMARKS.md, (f)): each hook command of the setup is wrapped in a shell
+/// script that logs when it started and ended, so the agent's and the model's time
+/// drop out of the figure. Setups: `/bin/true` as every hook (the no-op as a process),
+/// SOLARIA's hooks with the daemon running, and a stand-in that only sleeps 2 ms (a
+/// hook as slow as ours that does nothing else, to tell a hook's duration from its
+/// side effects). `SOLARIA_BENCH_RUNS` sessions each (default 12), interleaved.
+///
+/// ```sh
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::hook_time
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn hook_time_in_claude_code() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let exe = bench_exe();
+    let runs: usize = std::env::var("SOLARIA_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(12);
+    let mut daemons = Vec::new();
+    let setups: Vec<(&str, Edge)> = [
+        ("`/bin/true`", Some("/bin/true")),
+        ("SOLARIA hooks, daemon running", None),
+        ("`/bin/sleep 0.002`", Some("/bin/sleep 0.002")),
+    ]
+    .into_iter()
+    .map(|(name, command)| {
+        let edge = Edge::new("laptop");
+        install_with(&edge, &exe);
+        without_mcp_server(&edge);
+        if command.is_none() {
+            daemons.push(serve_with(&edge, &exe));
+        }
+        let log = edge.root.path().join("hook-times.log");
+        let wrapper = edge.root.path().join("timed.sh");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nstart=$(date +%s%N)\n\"$@\"\nend=$(date +%s%N)\necho \"$start $end\" >> '{}'\n",
+                log.display()
+            ),
+        )
+        .expect("wrapper");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        rewrite_hook_commands(&edge, |ours| {
+            format!("{} {}", wrapper.display(), command.unwrap_or(ours))
+        });
+        (name, edge)
+    })
+    .collect();
+    for round in 0..=runs {
+        for (_, edge) in &setups {
+            let model = ModelServer::start(coding_script(&edge.project));
+            let run = run_claude(
+                &claude,
+                edge,
+                &model,
+                "Write a note about the deploy key",
+                &format!("t{round}"),
+            );
+            run.assert_success();
+        }
+    }
+    println!("{runs} sessions each after one warm-up, interleaved; 9 hook calls a session");
+    println!(
+        "| setup | hooks' time a session (median) | a call (median) | SessionStart | ratio to `/bin/true` |"
+    );
+    println!("|---|---|---|---|---|");
+    let mut first = None;
+    for (name, edge) in &setups {
+        let text = std::fs::read_to_string(edge.root.path().join("hook-times.log")).expect("log");
+        let calls: Vec<f64> = text
+            .lines()
+            .filter_map(|l| {
+                let (start, end) = l.split_once(' ')?;
+                Some((end.parse::<f64>().ok()? - start.parse::<f64>().ok()?) / 1e6)
+            })
+            .collect();
+        assert_eq!(calls.len(), 9 * (runs + 1), "{name}: every hook timed");
+        let sessions: Vec<&[f64]> = calls.chunks(9).skip(1).collect();
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let per_session = median(sessions.iter().map(|s| s.iter().sum()).collect());
+        let per_call = median(sessions.iter().flat_map(|s| s.iter().copied()).collect());
+        let start = median(sessions.iter().map(|s| s[0]).collect());
+        let base = *first.get_or_insert(per_session);
+        println!(
+            "| {name} | {per_session:.1} ms | {per_call:.1} ms | {start:.1} ms | {:.2} |",
+            per_session / base
+        );
+    }
+}
+
+/// Rewrites every hook command in `edge`'s settings.json to `to(command)`.
+fn rewrite_hook_commands(edge: &Edge, to: impl Fn(&str) -> String) {
+    let path = edge.home().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&path).expect("settings.json");
+    let mut settings: Value = serde_json::from_str(&text).expect("json");
+    for groups in settings["hooks"]
+        .as_object_mut()
+        .expect("hooks")
+        .values_mut()
+    {
+        for group in groups.as_array_mut().expect("groups") {
+            for hook in group["hooks"].as_array_mut().expect("hooks") {
+                let ours = hook["command"].as_str().expect("command").to_owned();
+                hook["command"] = json!(to(&ours));
+            }
+        }
+    }
+    std::fs::write(&path, settings.to_string()).expect("write settings.json");
+}
+
 /// The `solaria` the benchmarks' hooks run: `SOLARIA_BENCH_SOLARIA` or this build's.
 fn bench_exe() -> std::path::PathBuf {
     let exe = std::env::var_os("SOLARIA_BENCH_SOLARIA")
@@ -656,26 +777,13 @@ fn without_mcp_server(edge: &Edge) {
 /// Gives `to` the hooks SOLARIA installed on `from` (same events, same matchers), each
 /// running `true` instead.
 fn noop_hooks_like(from: &Edge, to: &Edge) {
-    let settings = from.home().join(".claude/settings.json");
-    let text = std::fs::read_to_string(settings).expect("settings.json");
-    let mut settings: Value = serde_json::from_str(&text).expect("json");
-    for groups in settings["hooks"]
-        .as_object_mut()
-        .expect("hooks")
-        .values_mut()
-    {
-        for group in groups.as_array_mut().expect("groups") {
-            for hook in group["hooks"].as_array_mut().expect("hooks") {
-                hook["command"] = json!("true");
-            }
-        }
-    }
     std::fs::create_dir_all(to.home().join(".claude")).expect(".claude");
-    std::fs::write(
+    std::fs::copy(
+        from.home().join(".claude/settings.json"),
         to.home().join(".claude/settings.json"),
-        settings.to_string(),
     )
-    .expect("write settings.json");
+    .expect("copy settings.json");
+    rewrite_hook_commands(to, |_| "true".to_owned());
 }
 
 /// The harness drives OpenCode too (the OpenCode memory tests build on this): its
