@@ -73,6 +73,57 @@ async fn central_vectors(c: &Central) -> Vec<(String, i64)> {
         .expect("count vectors")
 }
 
+/// A store upgraded from before version 8 holds vectors that never went into the
+/// outbox; version 9 flags them, and the next sync pushes every one of them once, so
+/// the account's other machines need not embed those records again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vectors_made_before_they_travelled_are_pushed_by_the_next_sync() {
+    let Some(model) = minilm() else { return };
+    let c = tls_central().await;
+    let acct = c.account("acme").await;
+    let laptop = Edge::new("laptop");
+    let desktop = Edge::new("desktop");
+    laptop.enroll(&c, acct).await;
+    desktop.enroll(&c, acct).await;
+    configure_model(&laptop, &model);
+    configure_model(&desktop, &model);
+    some_work(&laptop);
+    laptop.ok(&["embed"]);
+    let made = vectors(&laptop);
+    assert!(made >= 9, "{made}");
+    // The state an upgraded store is in: its vectors were made when nothing pushed
+    // them (no outbox rows), and migration 0009 has just set its flag.
+    laptop
+        .db()
+        .execute_batch(
+            "DELETE FROM vector_outbox;
+             UPDATE meta SET value = 'pending' WHERE key = 'vector_outbox_backfill';",
+        )
+        .expect("an upgraded store");
+
+    let out = laptop.ok(&["sync"]);
+    assert!(out.contains(&format!("Vectors: pushed {made}")), "{out}");
+    assert_eq!(
+        central_vectors(&c)
+            .await
+            .iter()
+            .map(|(_, n)| n)
+            .sum::<i64>(),
+        made
+    );
+    let again = laptop.ok(&["sync"]);
+    assert!(
+        !again.contains("Vectors: pushed"),
+        "pushed once, not at every sync: {again}"
+    );
+
+    let out = desktop.ok(&["restore"]);
+    assert!(out.contains(&format!("pulled {made} (records")), "{out}");
+    assert_eq!(queued(&desktop), 0, "every record came with its vector");
+    let hits = search(&desktop, "semantic", CAMERA_PARAPHRASE);
+    assert_eq!(titles(&hits).first(), Some(&CAMERA), "{hits:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restored_machine_answers_by_meaning_without_an_embedding_pass() {
     let Some(model) = minilm() else { return };
