@@ -23,7 +23,12 @@ fn socket(edge: &Edge) -> PathBuf {
 
 /// `solaria serve` on `edge`, once its hooks' socket listens.
 fn relaying(edge: &Edge) -> Serve {
-    let mut api = serve(edge);
+    relaying_with(edge, "")
+}
+
+/// The same with `extra` config.
+fn relaying_with(edge: &Edge, extra: &str) -> Serve {
+    let mut api = serve_with(edge, extra);
     wait_for(edge, &mut api.daemon, "the hooks' socket", || {
         socket(edge).exists().then_some(())
     });
@@ -339,10 +344,7 @@ fn a_relayed_prompt_recalls_by_meaning_with_the_daemons_model() {
     );
     edge.write_config(&with_model);
     edge.ok(&["embed"]);
-    let mut api = serve_with(&edge, &with_model);
-    wait_for(&edge, &mut api.daemon, "the hooks' socket", || {
-        socket(&edge).exists().then_some(())
-    });
+    let _api = relaying_with(&edge, &with_model);
     // Shares one word with the preference: too few for recall by words.
     let paraphrase = "which branch may ship to the pre-production environment";
     // `solaria recall` waits for the daemon: once it answers by meaning, the model
@@ -392,4 +394,40 @@ fn the_daemon_moves_relayed_writes_into_the_database_file() {
         assert!(Instant::now() < deadline, "the write never left the WAL");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+#[test]
+fn an_oversized_payload_is_logged_and_dropped_by_the_client_and_by_the_daemon() {
+    let edge = Edge::new("laptop");
+    let _api = relaying(&edge);
+    let limit = 64 * 1024 * 1024;
+    let mut huge = br#"{"session_id": "s-1", "tool_name": "Bash", "tool_response": ""#.to_vec();
+    huge.resize(limit + 1, b'x');
+    let data = edge.data();
+    let out = edge.hook_program(
+        &binary("solaria-hook"),
+        &["--data-dir", data.to_str().expect("utf-8"), "post-tool-use"],
+        &huge,
+    );
+    assert!(out.stdout.is_empty());
+    let log = edge.hook_log();
+    assert!(
+        log.contains(&format!("PostToolUse payload larger than {limit} bytes")),
+        "the client hands it to `solaria hook`, which refuses it: {log}"
+    );
+    // A client that does not keep to the limit: the daemon stops reading there.
+    let mut raw = UnixStream::connect(socket(&edge)).expect("connect");
+    raw.write_all(b"solaria-relay 1 claude-code post-tool-use\n")
+        .expect("header");
+    let _ = raw.write_all(&huge);
+    let _ = raw.shutdown(std::net::Shutdown::Write);
+    let mut answer = Vec::new();
+    let _ = raw.read_to_end(&mut answer);
+    assert!(answer.is_empty());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !edge.hook_log().contains("relay payload larger than") {
+        assert!(Instant::now() < deadline, "{}", edge.hook_log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(edge.count("SELECT count(*) FROM observations"), 0);
 }

@@ -13,8 +13,8 @@ use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::Edge;
 use solaria_tests::mcp::McpStdio;
 use solaria_tests::semantic::{
-    MODEL_FILES, configure_model, copy_model, minilm, multilingual, queued, records, search, stats,
-    vector_rows,
+    MODEL_FILES, configure_model, copy_model, laptop_and_desktop, minilm, multilingual, queued,
+    records, search, stats, vector_rows,
 };
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -453,13 +453,7 @@ async fn a_record_forgotten_on_another_machine_loses_its_vector_at_the_sync() {
         ..Options::default()
     })
     .await;
-    let acct = c.account("acme").await;
-    let laptop = Edge::new("laptop");
-    let desktop = Edge::new("desktop");
-    laptop.enroll(&c, acct).await;
-    desktop.enroll(&c, acct).await;
-    configure_model(&laptop, &model);
-    configure_model(&desktop, &model);
+    let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
 
     remember_a_week_of_work(&laptop);
     laptop.ok(&["embed"]);

@@ -17,7 +17,9 @@ use solaria_shared::wire::{RecordOutcome, SyncResponse, WireRecord};
 use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::Edge;
 use solaria_tests::records::{observation, session, stamp};
-use solaria_tests::semantic::{configure_model, minilm, multilingual, queued, search, stats};
+use solaria_tests::semantic::{
+    configure_model, laptop_and_desktop, minilm, multilingual, queued, search, stats,
+};
 
 /// The record a paraphrase must find.
 const CAMERA: &str = "the mobile app crashes when the camera permission is denied";
@@ -80,13 +82,7 @@ async fn central_vectors(c: &Central) -> Vec<(String, i64)> {
 async fn vectors_made_before_they_travelled_are_pushed_by_the_next_sync() {
     let Some(model) = minilm() else { return };
     let c = tls_central().await;
-    let acct = c.account("acme").await;
-    let laptop = Edge::new("laptop");
-    let desktop = Edge::new("desktop");
-    laptop.enroll(&c, acct).await;
-    desktop.enroll(&c, acct).await;
-    configure_model(&laptop, &model);
-    configure_model(&desktop, &model);
+    let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
     some_work(&laptop);
     laptop.ok(&["embed"]);
     let made = vectors(&laptop);
@@ -128,13 +124,7 @@ async fn vectors_made_before_they_travelled_are_pushed_by_the_next_sync() {
 async fn a_restored_machine_answers_by_meaning_without_an_embedding_pass() {
     let Some(model) = minilm() else { return };
     let c = tls_central().await;
-    let acct = c.account("acme").await;
-    let laptop = Edge::new("laptop");
-    let desktop = Edge::new("desktop");
-    laptop.enroll(&c, acct).await;
-    desktop.enroll(&c, acct).await;
-    configure_model(&laptop, &model);
-    configure_model(&desktop, &model);
+    let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
 
     some_work(&laptop);
     laptop.ok(&["embed"]);
@@ -406,13 +396,7 @@ async fn a_damaged_vector_on_the_wire_is_refused_with_its_reason_and_its_record_
 async fn a_damaged_vector_pulled_by_an_edge_is_refused_and_the_record_kept() {
     let Some(model) = minilm() else { return };
     let c = tls_central().await;
-    let acct = c.account("acme").await;
-    let laptop = Edge::new("laptop");
-    let desktop = Edge::new("desktop");
-    laptop.enroll(&c, acct).await;
-    desktop.enroll(&c, acct).await;
-    configure_model(&laptop, &model);
-    configure_model(&desktop, &model);
+    let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
     laptop.prompt("s1", CAMERA);
     laptop.ok(&["embed"]);
     laptop.ok(&["sync"]);

@@ -396,6 +396,29 @@ impl Env {
     }
 }
 
+/// What the environment alone says of the data dir, before any config file is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataDirSource<'a> {
+    /// `$SOLARIA_HOME`: the data dir, whatever a config file says.
+    Home(&'a Path),
+    /// `$SOLARIA_CONFIG` names the config file, whose `data_dir` decides.
+    NamedConfig,
+    /// The default config file's `data_dir` decides, or the default data dir.
+    DefaultConfig,
+}
+
+impl Env {
+    /// Where the data dir comes from in this environment (the one place
+    /// `$SOLARIA_HOME`'s precedence is decided; `load` and `solaria-hook` ask here).
+    pub fn data_dir_source(&self) -> DataDirSource<'_> {
+        match (&self.solaria_home, &self.solaria_config) {
+            (Some(home), _) => DataDirSource::Home(home),
+            (None, Some(_)) => DataDirSource::NamedConfig,
+            (None, None) => DataDirSource::DefaultConfig,
+        }
+    }
+}
+
 /// Finds the config file, reads it, and resolves the data dir:
 /// `SOLARIA_HOME` holds both when set; otherwise the config file is
 /// `$SOLARIA_CONFIG` or `$XDG_CONFIG_HOME/solaria/config.toml`, and the data dir is
@@ -407,10 +430,10 @@ pub fn load(env: &Env) -> Result<(Config, Paths), ConfigError> {
         (None, None) => config_home(env)?.join("solaria").join("config.toml"),
     };
     let config = read_config(&config_file)?;
-    let data_dir = match (&env.solaria_home, &config.data_dir) {
-        (Some(home), _) => home.clone(),
-        (None, Some(dir)) => dir.clone(),
-        (None, None) => data_home(env)?.join("solaria"),
+    let data_dir = match (env.data_dir_source(), &config.data_dir) {
+        (DataDirSource::Home(home), _) => home.to_path_buf(),
+        (_, Some(dir)) => dir.clone(),
+        (_, None) => data_home(env)?.join("solaria"),
     };
     Ok((
         config,

@@ -45,6 +45,20 @@ pub fn multilingual() -> Option<PathBuf> {
     model_from("SOLARIA_TEST_MULTILINGUAL_MODEL_DIR")
 }
 
+/// Two machines of one new account (`acme`), `laptop` and `desktop`, enrolled with
+/// `c` and both pointed at the model in `dir`: the cast of the tests where vectors
+/// or forgetting travel between machines.
+pub async fn laptop_and_desktop(c: &crate::central::Central, dir: &Path) -> (Edge, Edge) {
+    let account = c.account("acme").await;
+    let laptop = Edge::new("laptop");
+    let desktop = Edge::new("desktop");
+    for edge in [&laptop, &desktop] {
+        edge.enroll(c, account).await;
+        configure_model(edge, dir);
+    }
+    (laptop, desktop)
+}
+
 /// Points `edge` at the model in `dir` (`[search] model_dir` of its config).
 pub fn configure_model(edge: &Edge, dir: &Path) {
     let path = edge.data().join("config.toml");

@@ -8,7 +8,7 @@
 //! daemon or in `solaria`.
 
 use super::{Event, MAX_PAYLOAD_BYTES, REFUSED, socket_path};
-use crate::config::Paths;
+use crate::config::{DataDirSource, Env, Paths};
 use std::io::{IsTerminal, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
@@ -47,19 +47,16 @@ fn parse_args(args: &[String]) -> Option<Args> {
     Some(Args { data_dir, event })
 }
 
-/// The data dir the hook writes to: `$SOLARIA_HOME` when set (it holds the config
-/// and the data, as for every `solaria` command), else the installer's `--data-dir`
-/// unless `$SOLARIA_CONFIG` names a config that may put the data elsewhere;
-/// `None` leaves the resolution to `solaria hook`.
-fn data_dir(installed: Option<PathBuf>) -> Option<PathBuf> {
-    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(home) = var("SOLARIA_HOME") {
-        return Some(PathBuf::from(home));
+/// The data dir the hook writes to: `$SOLARIA_HOME` when set (as for every
+/// `solaria` command), else the installer's `--data-dir` unless `$SOLARIA_CONFIG`
+/// names a config that may put the data elsewhere; `None` leaves the resolution to
+/// `solaria hook`.
+fn data_dir(env: &Env, installed: Option<PathBuf>) -> Option<PathBuf> {
+    match env.data_dir_source() {
+        DataDirSource::Home(home) => Some(home.to_path_buf()),
+        DataDirSource::NamedConfig => None,
+        DataDirSource::DefaultConfig => installed,
     }
-    if var("SOLARIA_CONFIG").is_some() {
-        return None;
-    }
-    installed
 }
 
 /// Runs one hook. Always exits 0: what goes wrong is logged, never shown to the agent.
@@ -88,10 +85,11 @@ pub fn main() -> std::process::ExitCode {
         in_process(&parsed.event.hook_args(), Input::Bytes(&payload));
         return std::process::ExitCode::SUCCESS;
     }
-    if std::env::var_os(crate::config::NO_CAPTURE_VAR).is_some_and(|v| !v.is_empty()) {
+    let env = Env::from_process();
+    if env.no_capture {
         return std::process::ExitCode::SUCCESS;
     }
-    match data_dir(parsed.data_dir) {
+    match data_dir(&env, parsed.data_dir) {
         Some(dir) => relay_or_run(&dir, &parsed.event, &payload),
         None => in_process(&parsed.event.hook_args(), Input::Bytes(&payload)),
     }
@@ -202,6 +200,25 @@ mod tests {
                 event: Event::OpenCode("chat.message".into())
             })
         );
+    }
+
+    #[test]
+    fn solaria_home_beats_the_installed_data_dir_and_a_named_config_defers() {
+        let installed = Some(PathBuf::from("/installed"));
+        let env = |home: Option<&str>, config: Option<&str>| Env {
+            solaria_home: home.map(PathBuf::from),
+            solaria_config: config.map(PathBuf::from),
+            ..Env::default()
+        };
+        assert_eq!(
+            data_dir(&env(Some("/home"), Some("/c.toml")), installed.clone()),
+            Some(PathBuf::from("/home"))
+        );
+        assert_eq!(
+            data_dir(&env(None, Some("/c.toml")), installed.clone()),
+            None
+        );
+        assert_eq!(data_dir(&env(None, None), installed.clone()), installed);
     }
 
     #[test]
