@@ -241,6 +241,8 @@ fn with_the_daemon_running_the_hooks_go_through_its_socket() {
         "relayed",
     );
     run.assert_success();
+    // The daemon acknowledges a tool call's hook before it writes the event.
+    edge.settled();
     assert_eq!(
         edge.strings("SELECT title FROM observations ORDER BY updated"),
         [

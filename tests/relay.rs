@@ -96,6 +96,7 @@ fn a_running_daemon_captures_and_answers_the_hooks() {
         ),
     );
     hook(&edge, &client, &["stop"], &stop("s-1", &p));
+    edge.settled();
     assert_eq!(edge.count("SELECT count(*) FROM observations"), 2);
     assert_eq!(
         edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
@@ -136,6 +137,7 @@ fn a_running_daemon_captures_and_answers_the_hooks() {
             json!({"exit": 0}),
         ),
     );
+    edge.settled();
     assert_eq!(
         edge.count("SELECT count(*) FROM sessions WHERE agent = 'opencode'"),
         1
@@ -185,6 +187,7 @@ fn with_no_daemon_listening_a_solaria_process_captures_the_event() {
     // The next daemon replaces the dead one's socket and takes the hooks again.
     let _api = relaying(&edge);
     hook(&edge, &lone_client(&edge), &["post-tool-use"], &bash(4));
+    edge.settled();
     assert_eq!(tool_titles(&edge).len(), 4);
     assert_eq!(edge.hook_log(), "");
 }
@@ -291,6 +294,7 @@ fn malformed_requests_are_logged_and_the_daemon_serves_on() {
         &["post-tool-use"],
         &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
     );
+    edge.settled();
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
     let log = edge.hook_log();
     assert!(
@@ -321,6 +325,7 @@ fn a_second_daemon_leaves_the_socket_to_the_first() {
         &["post-tool-use"],
         &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
     );
+    edge.settled();
     assert_eq!(
         tool_titles(&edge),
         ["Bash: ls"],
@@ -430,4 +435,93 @@ fn an_oversized_payload_is_logged_and_dropped_by_the_client_and_by_the_daemon() 
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(edge.count("SELECT count(*) FROM observations"), 0);
+}
+
+#[test]
+fn a_hook_goes_once_its_event_is_spooled_and_nothing_spooled_is_lost_to_kill_9() {
+    let edge = Edge::new("laptop");
+    let mut api = relaying(&edge);
+    let client = lone_client(&edge);
+    let p = edge.project.clone();
+    hook(
+        &edge,
+        &client,
+        &["session-start"],
+        &session_start("s-1", &p),
+    );
+    let bash = |n: u32| {
+        tool(
+            "s-1",
+            &p,
+            "Bash",
+            json!({"command": format!("echo spooled {n}")}),
+            json!({"stdout": "ok", "stderr": ""}),
+        )
+    };
+    // Someone else holds the store's write lock: the daemon cannot write.
+    let holder = edge.db();
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("take the write lock");
+    let before_hooks = solaria_shared::UnixMillis::now();
+    for n in 1..=2 {
+        let out = hook(&edge, &client, &["post-tool-use"], &bash(n));
+        assert!(out.status.success() && out.stdout.is_empty());
+    }
+    assert_eq!(edge.spooled(), 2, "both acknowledged, neither written");
+    // The daemon dies before it could write them.
+    api.daemon.0.kill().expect("kill -9");
+    api.daemon.0.wait().expect("reaped");
+    holder.execute_batch("ROLLBACK").expect("release the lock");
+    drop(holder);
+    assert!(tool_titles(&edge).is_empty());
+    let doctor = edge.ok_in(edge.root.path(), &["doctor"]);
+    assert!(
+        doctor.contains("2 hook event(s) the daemon acknowledged wait in"),
+        "{doctor}"
+    );
+
+    // The next daemon captures them first, once each, at the time their hooks ran.
+    let restarted = solaria_shared::UnixMillis::now();
+    let _api = relaying(&edge);
+    edge.settled();
+    assert_eq!(
+        tool_titles(&edge),
+        ["Bash: echo spooled 1", "Bash: echo spooled 2"]
+    );
+    let times = edge.strings(
+        "SELECT CAST(created_at AS TEXT) FROM observations WHERE kind = 'tool_use'",
+    );
+    for t in times {
+        let t: i64 = t.parse().expect("millis");
+        assert!(
+            (before_hooks.0..restarted.0).contains(&t),
+            "recorded when the hook ran, not when it was written: {t}"
+        );
+    }
+    assert!(
+        !edge.hook_log().contains("dropped"),
+        "{}",
+        edge.hook_log()
+    );
+}
+
+#[test]
+fn without_a_spool_each_event_is_written_before_its_hook_returns() {
+    let edge = Edge::new("laptop");
+    std::fs::create_dir_all(edge.data()).expect("data dir");
+    // Where the spool would go, a file: the daemon cannot spool.
+    std::fs::write(edge.data().join("hooks.spool"), "").expect("block the spool");
+    let _api = relaying(&edge);
+    let p = edge.project.clone();
+    hook(
+        &edge,
+        &lone_client(&edge),
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    // No waiting: the hook returned after the write.
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+    let log = edge.hook_log();
+    assert!(log.contains("cannot open the spool"), "{log}");
 }

@@ -74,6 +74,7 @@ pub fn build_explained(
     cfg: &ContextConfig,
     now: UnixMillis,
 ) -> Result<Built, StoreError> {
+    let _snapshot = store.snapshot()?;
     let conn = store.conn();
     let me = store.machine_id();
     let mut names: HashMap<MachineId, String> = HashMap::new();

@@ -128,6 +128,30 @@ impl Edge {
         std::fs::read_to_string(self.data().join("logs/hooks.log")).unwrap_or_default()
     }
 
+    /// The hook events a daemon acknowledged and has not captured yet (its spool).
+    pub fn spooled(&self) -> usize {
+        std::fs::read_dir(self.data().join("hooks.spool")).map_or(0, |entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "event"))
+                .count()
+        })
+    }
+
+    /// Waits until the running daemon has captured every hook event it acknowledged
+    /// (its hooks return before their event is written). Panics after 20 s.
+    pub fn settled(&self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while self.spooled() > 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the daemon left {} acknowledged event(s) uncaptured",
+                self.spooled()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// A connection to this machine's store (WAL: reading beside a running
     /// `solaria` is fine).
     pub fn db(&self) -> rusqlite::Connection {

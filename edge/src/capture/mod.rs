@@ -41,6 +41,7 @@ pub fn run(event: HookEvent, env: &Env) {
         handle(
             event,
             bytes,
+            UnixMillis::now(),
             config,
             paths,
             &mut StoreSlot::new(paths, config, skew),
@@ -48,18 +49,20 @@ pub fn run(event: HookEvent, env: &Env) {
     });
 }
 
-/// One Claude Code hook event's payload, captured into `slot`'s store; what the
-/// hook prints (Claude Code's `hookSpecificOutput` JSON), if anything. The hook
-/// process and the daemon's relay (`crate::relay`) both answer through this.
+/// One Claude Code hook event's payload, captured into `slot`'s store as of `at`
+/// (when the hook ran); what the hook prints (Claude Code's `hookSpecificOutput`
+/// JSON), if anything. The hook process and the daemon's relay (`crate::relay`)
+/// both answer through this.
 pub fn handle(
     event: HookEvent,
     bytes: &[u8],
+    at: UnixMillis,
     config: &Config,
     paths: &Paths,
     slot: &mut StoreSlot,
 ) -> Result<Option<String>, HookError> {
     let payload = payload::parse(bytes)?;
-    let text = capture(event, &payload, AGENT, config, paths, slot)?;
+    let text = capture(event, &payload, AGENT, at, config, paths, slot)?;
     Ok(text.map(|t| context::hook_output(event.claude_name(), &t)))
 }
 
@@ -222,12 +225,14 @@ fn read_stdin() -> Result<Vec<u8>, HookError> {
     Ok(bytes)
 }
 
-/// Captures one parsed payload for `agent` (the name recorded on its session);
+/// Captures one parsed payload for `agent` (the name recorded on its session) as
+/// of `now`, when its hook ran (a relayed event may be written a moment later);
 /// returns what to print (SessionStart's context, UserPromptSubmit's recall).
 pub fn capture(
     event: HookEvent,
     payload: &Payload,
     agent: &str,
+    now: UnixMillis,
     config: &Config,
     paths: &Paths,
     slot: &mut StoreSlot,
@@ -268,7 +273,6 @@ pub fn capture(
         max_input_bytes: config.capture.max_input_bytes,
         max_response_bytes: config.capture.max_response_bytes,
     };
-    let now = UnixMillis::now();
     match event {
         HookEvent::SessionStart => {
             store.write(|w| {

@@ -14,6 +14,7 @@ use super::{HookError, StoreSlot};
 use crate::config::{Config, Env, Paths};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use solaria_shared::UnixMillis;
 
 /// The agent name recorded on sessions captured from OpenCode.
 pub const AGENT: &str = "opencode";
@@ -82,11 +83,18 @@ pub fn run(event: &str, env: &Env) {
         handle(
             &event,
             bytes,
+            UnixMillis::now(),
             config,
             paths,
             &mut StoreSlot::new(paths, config, skew),
         )
     });
+}
+
+/// Whether the plugin reads what `event` prints: the events [`adapt`] turns into
+/// a SessionStart or a UserPromptSubmit (the context, a message's recall).
+pub fn prints(event: &str) -> bool {
+    matches!(event, "session.created" | "context" | "chat.message")
 }
 
 /// One OpenCode event captured into `slot`'s store; what to print: for
@@ -96,18 +104,20 @@ pub fn run(event: &str, env: &Env) {
 pub fn handle(
     event: &str,
     bytes: &[u8],
+    at: UnixMillis,
     config: &Config,
     paths: &Paths,
     slot: &mut StoreSlot,
 ) -> Result<Option<String>, HookError> {
     match adapt(event, bytes)? {
-        Action::Capture(hook, payload) => {
-            Ok(super::capture(hook, &payload, AGENT, config, paths, slot)?)
-        }
+        Action::Capture(hook, payload) => Ok(super::capture(
+            hook, &payload, AGENT, at, config, paths, slot,
+        )?),
         Action::Context(payload) => Ok(super::capture(
             HookEvent::SessionStart,
             &payload,
             AGENT,
+            at,
             config,
             paths,
             slot,

@@ -22,6 +22,12 @@ impl HookEvent {
         <HookEvent as clap::ValueEnum>::from_str(arg, false).ok()
     }
 
+    /// Whether Claude Code reads what the hook prints: SessionStart's context and
+    /// a prompt's recall. The other events' hooks print nothing.
+    pub fn prints(self) -> bool {
+        matches!(self, HookEvent::SessionStart | HookEvent::UserPromptSubmit)
+    }
+
     /// Claude Code's name for the event (`hook_event_name`).
     pub fn claude_name(self) -> &'static str {
         match self {

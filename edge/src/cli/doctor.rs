@@ -72,6 +72,21 @@ impl Args {
                 Some("systemctl --user enable --now solaria (or run `solaria serve`)".into()),
             ),
         });
+        if health.spooled > 0 && health.daemon.is_none() {
+            checks.push(check(
+                "hook spool",
+                Status::Stale,
+                format!(
+                    "{} hook event(s) the daemon acknowledged wait in {} to be captured",
+                    health.spooled,
+                    app.paths
+                        .data_dir
+                        .join(solaria_edge::relay::spool::SPOOL_DIR)
+                        .display()
+                ),
+                Some("start the daemon (`solaria serve`): it captures them first".into()),
+            ));
+        }
         let now = UnixMillis::now();
         for (agent, name) in [("claude-code", "Claude Code"), ("opencode", "OpenCode")] {
             let last = health.last_capture.iter().find(|(a, _)| a == agent);

@@ -15,6 +15,9 @@ pub struct MemoryHealth {
     pub daemon: Option<String>,
     /// The hooks' socket (`crate::relay`) when a daemon takes events on it.
     pub hooks_socket: Option<String>,
+    /// Hook events a daemon acknowledged and has not captured yet (`crate::relay::spool`):
+    /// a daemon stopped in between leaves them for the next one.
+    pub spooled: usize,
     /// Per agent name (`claude-code`, `opencode`, …): its last capture here.
     pub last_capture: Vec<(String, UnixMillis)>,
 }
@@ -31,6 +34,7 @@ pub fn memory_health(app: &App) -> OpResult<MemoryHealth> {
     Ok(MemoryHealth {
         daemon,
         hooks_socket,
+        spooled: crate::relay::spool::Spool::waiting(&app.paths.data_dir),
         last_capture,
     })
 }

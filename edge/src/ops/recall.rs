@@ -189,6 +189,7 @@ pub fn for_prompt(
     now: UnixMillis,
     meaning: Option<&[f32]>,
 ) -> Result<Recall, StoreError> {
+    let _snapshot = store.snapshot()?;
     let conn = store.conn();
     let mut recall = Recall {
         prompt: prompt.to_string(),

@@ -20,6 +20,7 @@
 
 pub mod client;
 pub mod server;
+pub mod spool;
 
 use std::path::{Path, PathBuf};
 

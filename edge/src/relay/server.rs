@@ -1,16 +1,25 @@
 //! The daemon's end of the hooks' socket: one thread accepts, each connection is
-//! read on a thread of its own (a client that stalls holds up no one), and the
-//! events are captured one at a time into one store kept open for the daemon's life,
-//! whose WAL a checkpointer thread copies into the database apart from the hooks.
+//! read on a thread of its own (a client that stalls holds up no one), and one
+//! capture thread writes the events, in the order they came, into one store kept
+//! open for the daemon's life, whose WAL a checkpointer thread copies into the
+//! database apart from the hooks.
+//!
+//! An event whose hook prints nothing (a tool call, a stop, a session's end) is
+//! spooled (`spool.rs`) and answered at once, then captured; one whose hook prints
+//! (SessionStart's context, a prompt's recall) is answered once captured, after
+//! every event that came before it.
 
+use super::spool::{Spool, Spooled};
 use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, socket_path};
 use crate::app::App;
 use crate::capture::{self, StoreSlot, payload::HookEvent};
 use crate::config;
+use solaria_shared::UnixMillis;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
 /// A client sends its whole request at once (it read the payload before
@@ -20,7 +29,7 @@ const REQUEST_WAIT: Duration = Duration::from_secs(2);
 /// Why the socket is not served.
 #[derive(Debug, thiserror::Error)]
 pub enum RelayError {
-    /// Another daemon of this data dir answers on it.
+    /// Another daemon already answers on it.
     #[error("another daemon already takes the hooks of this data dir at {0}")]
     Taken(PathBuf),
     #[error("cannot listen at {path}: {source}")]
@@ -30,9 +39,23 @@ pub enum RelayError {
     },
 }
 
+/// What the capture thread is given, in the order events arrived.
+enum Job {
+    /// A spooled event, already answered: captured, then its file removed.
+    Spooled(PathBuf),
+    /// An event whose hook waits for what it prints.
+    Answer {
+        event: Event,
+        payload: Vec<u8>,
+        at: UnixMillis,
+        reply: Sender<String>,
+    },
+}
+
 /// Listens on `<data dir>/hooks.sock` (0600) and captures what hooks send, on
 /// threads of its own, for the process's life. A socket left by a daemon that
-/// died is replaced; one a running daemon answers on is left to it.
+/// died is replaced; one a running daemon answers on is left to it. Events a
+/// daemon spooled and did not capture before it died are captured first.
 pub fn start(app: &App) -> Result<PathBuf, RelayError> {
     let path = socket_path(&app.paths.data_dir);
     if UnixStream::connect(&path).is_ok() {
@@ -44,6 +67,18 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
     };
     // The data dir is private (0700); the socket is made so too, at once.
     crate::fsutil::private_dir(&app.paths.data_dir).map_err(listen_error)?;
+    // Without a spool every event is answered once captured, as it was before.
+    let spool = match Spool::open(&app.paths.data_dir) {
+        Ok(spool) => Some(Arc::new(spool)),
+        Err(e) => {
+            capture::log_line(
+                &app.paths,
+                "relay",
+                &format!("cannot open the spool ({e}); every hook waits for its capture"),
+            );
+            None
+        }
+    };
     match std::fs::remove_file(&path) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -55,16 +90,77 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
             .map_err(listen_error)?;
     }
-    let slot = Arc::new(Mutex::new(StoreSlot::in_daemon(app)));
+    let (jobs, queue) = channel();
+    if let Some(spool) = &spool {
+        // A daemon killed after answering left these: they go first.
+        match spool.pending() {
+            Ok(left) => {
+                for file in left {
+                    let _ = jobs.send(Job::Spooled(file));
+                }
+            }
+            Err(e) => capture::log_line(
+                &app.paths,
+                "relay",
+                &format!("cannot list the spool: {e}; its events wait for the next start"),
+            ),
+        }
+    }
+    start_capturer(app, queue);
     start_checkpointer(app);
     let app = app.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            let (app, slot) = (app.clone(), Arc::clone(&slot));
-            std::thread::spawn(move || serve(&app, &slot, stream));
+            let (app, spool, jobs) = (app.clone(), spool.clone(), jobs.clone());
+            std::thread::spawn(move || serve(&app, spool.as_deref(), &jobs, stream));
         }
     });
     Ok(path)
+}
+
+/// The one thread that writes relayed events, in the order they came, into the
+/// daemon's store.
+fn start_capturer(app: &App, queue: Receiver<Job>) {
+    let app = app.clone();
+    std::thread::spawn(move || {
+        let mut slot = StoreSlot::in_daemon(&app);
+        for job in queue {
+            match job {
+                Job::Spooled(file) => match Spool::read(&file) {
+                    Ok(Spooled { event, at, payload }) => {
+                        let captured = capture_event(&app, &mut slot, &event, &payload, at);
+                        if captured.store_failed {
+                            // Not lost: the next daemon start captures it.
+                            capture::log_line(
+                                &app.paths,
+                                "relay",
+                                &format!(
+                                    "{} stays in the spool for the daemon's next start",
+                                    file.display()
+                                ),
+                            );
+                        } else {
+                            Spool::done(&file);
+                        }
+                    }
+                    Err(e) => {
+                        capture::log_line(&app.paths, "relay", &format!("{e}; dropped"));
+                        Spool::done(&file);
+                    }
+                },
+                Job::Answer {
+                    event,
+                    payload,
+                    at,
+                    reply,
+                } => {
+                    let captured = capture_event(&app, &mut slot, &event, &payload, at);
+                    // A client that gave up waiting is not our failure.
+                    let _ = reply.send(captured.answer);
+                }
+            }
+        }
+    });
 }
 
 /// How often the checkpointer looks at the WAL.
@@ -108,8 +204,9 @@ fn start_checkpointer(app: &App) {
     });
 }
 
-/// One connection: the request read, the event captured, the answer written.
-fn serve(app: &App, slot: &Mutex<StoreSlot>, mut stream: UnixStream) {
+/// One connection: the request read, then either spooled and answered at once, or
+/// captured and answered with what the hook prints.
+fn serve(app: &App, spool: Option<&Spool>, jobs: &Sender<Job>, mut stream: UnixStream) {
     let (event, payload) = match read_request(&mut stream) {
         Ok(request) => request,
         Err(Unread::Refused(message)) => {
@@ -126,9 +223,46 @@ fn serve(app: &App, slot: &Mutex<StoreSlot>, mut stream: UnixStream) {
             return;
         }
     };
-    let answer = capture_event(app, slot, &event, &payload);
+    let at = UnixMillis::now();
+    if let Some(spool) = spool.filter(|_| !prints(&event)) {
+        match spool.put(&event, at, &payload) {
+            Ok(file) => {
+                // The event is on disk: the hook may go, the capture follows.
+                drop(stream);
+                let _ = jobs.send(Job::Spooled(file));
+                return;
+            }
+            Err(e) => capture::log_line(
+                &app.paths,
+                "relay",
+                &format!("cannot spool an event ({e}); captured while the hook waits"),
+            ),
+        }
+    }
+    let (reply, answer) = channel();
+    let job = Job::Answer {
+        event,
+        payload,
+        at,
+        reply,
+    };
+    let answer = match jobs.send(job) {
+        Ok(()) => answer.recv().unwrap_or_default(),
+        // The capture thread is gone (it cannot be, short of a bug): say nothing,
+        // as a failed hook does; the client logs that no answer came.
+        Err(_) => return,
+    };
     // A client that gave up waiting is not our failure.
     let _ = stream.write_all(answer.as_bytes());
+}
+
+/// Whether the agent reads what this event's hook prints (a context, a recall),
+/// so that it must be captured before it is answered.
+fn prints(event: &Event) -> bool {
+    match event {
+        Event::ClaudeCode(name) => HookEvent::from_arg(name).is_some_and(HookEvent::prints),
+        Event::OpenCode(name) => capture::opencode::prints(name),
+    }
 }
 
 /// Why a request was not taken.
@@ -175,54 +309,86 @@ fn read_request(stream: &mut UnixStream) -> Result<(Event, Vec<u8>), Unread> {
     Ok((event, payload))
 }
 
-/// Captures `payload` as `event` would in a `solaria hook` process; what that
-/// process would print. Failures are logged as the hook's, under its name.
-fn capture_event(app: &App, slot: &Mutex<StoreSlot>, event: &Event, payload: &[u8]) -> String {
+/// How one relayed event's capture ended.
+struct Captured {
+    /// What a `solaria hook` process would have printed.
+    answer: String,
+    /// The store could not take the event (locked past the wait, a disk error):
+    /// unlike a payload that cannot be read, it is worth trying again.
+    store_failed: bool,
+}
+
+/// Captures `payload` as `event` would in a `solaria hook` process run `at`.
+/// Failures are logged as the hook's, under its name.
+fn capture_event(
+    app: &App,
+    slot: &mut StoreSlot,
+    event: &Event,
+    payload: &[u8],
+    at: UnixMillis,
+) -> Captured {
+    let answered = |answer: String| Captured {
+        answer,
+        store_failed: false,
+    };
     // Read again for each event: a skipped project or a changed bound holds at once,
     // as it does for hook processes; a config that does not parse keeps the daemon's.
     let config = config::read_config(&app.paths.config_file).unwrap_or_else(|_| app.config.clone());
-    let mut slot = match slot.lock() {
-        Ok(slot) => slot,
-        // A panic while capturing left the slot: its store may be mid-way, reopen it.
-        Err(poisoned) => {
-            let mut slot = poisoned.into_inner();
-            slot.close();
-            slot
-        }
-    };
     let (label, outcome) = match event {
-        // `read_request` refused the names it does not know.
-        // `read_request` refused the names it does not know.
+        // `read_request` refused the names it does not know; a spool file naming
+        // one was not written by this daemon.
         Event::ClaudeCode(name) => match HookEvent::from_arg(name) {
             Some(hook) => (
                 hook.claude_name().to_owned(),
-                catch(|| capture::handle(hook, payload, &config, &app.paths, &mut slot)),
+                catch(|| capture::handle(hook, payload, at, &config, &app.paths, slot)),
             ),
-            None => return String::new(),
+            None => {
+                capture::log_line(
+                    &app.paths,
+                    "relay",
+                    &format!("unknown Claude Code hook event {name:?}; dropped"),
+                );
+                return answered(String::new());
+            }
         },
         Event::OpenCode(name) => (
             format!("opencode {}", name.escape_debug()),
-            catch(|| capture::opencode::handle(name, payload, &config, &app.paths, &mut slot)),
+            catch(|| capture::opencode::handle(name, payload, at, &config, &app.paths, slot)),
         ),
     };
     match outcome {
-        Ok(answer) => answer.unwrap_or_default(),
-        Err(message) => {
+        Ok(answer) => answered(answer.unwrap_or_default()),
+        Err(failure) => {
             // The next event opens the store afresh rather than trust this connection.
             slot.close();
-            capture::log_line(&app.paths, &label, &message);
-            String::new()
+            capture::log_line(&app.paths, &label, &failure.message);
+            Captured {
+                answer: String::new(),
+                store_failed: failure.store,
+            }
         }
     }
+}
+
+/// A capture that failed: its message, and whether the store was the cause.
+struct Failure {
+    message: String,
+    store: bool,
 }
 
 /// Runs `f`, a panic turned into a message like any failure.
 fn catch(
     f: impl FnOnce() -> Result<Option<String>, capture::HookError>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Failure> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("internal error (panic) while capturing; event dropped".to_owned()),
+        Ok(Err(e)) => Err(Failure {
+            store: matches!(e, capture::HookError::Store(_)),
+            message: e.to_string(),
+        }),
+        Err(_) => Err(Failure {
+            message: "internal error (panic) while capturing; event dropped".to_owned(),
+            store: false,
+        }),
     }
 }

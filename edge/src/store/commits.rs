@@ -16,7 +16,7 @@ pub fn pending_commits(conn: &Connection, limit: usize) -> Result<Vec<Knowledge>
            AND coalesce(json_extract(body, '$.complete'), 0) = 0
          ORDER BY created_at, rowid LIMIT ?1"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([limit as i64], knowledge_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }

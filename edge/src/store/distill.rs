@@ -91,7 +91,7 @@ pub fn candidates(conn: &Connection, w: &Window) -> Result<Vec<Summary>, StoreEr
                              AND r.observation_count = summaries.observation_count)
          ORDER BY updated LIMIT ?4"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(
         params![
             w.machine.to_string(),
@@ -178,7 +178,8 @@ pub fn totals(conn: &Connection, today: &str) -> Result<Totals, StoreError> {
         [today],
         |r| r.get(0),
     )?;
-    let mut stmt = conn.prepare("SELECT outcome, count(*) FROM distill_runs GROUP BY outcome")?;
+    let mut stmt =
+        conn.prepare_cached("SELECT outcome, count(*) FROM distill_runs GROUP BY outcome")?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
     for row in rows {
         let (outcome, n) = row?;

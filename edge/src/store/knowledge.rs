@@ -135,7 +135,8 @@ impl Writer<'_> {
 pub fn get_knowledge(conn: &Connection, id: KnowledgeId) -> Result<Option<Knowledge>, StoreError> {
     let sql = format!("SELECT {KNOWLEDGE_COLUMNS} FROM knowledge WHERE id = ?1");
     Ok(conn
-        .query_row(&sql, [id.to_string()], knowledge_from_row)
+        .prepare_cached(&sql)?
+        .query_row([id.to_string()], knowledge_from_row)
         .optional()?)
 }
 
@@ -166,7 +167,7 @@ pub fn find_knowledge(
              WHERE deleted = 0 AND replace(id, '-', '') LIKE '%' || ?1
                AND (?2 IS NULL OR kind = ?2) LIMIT 10"
         );
-        let mut stmt = conn.prepare(&sql)?;
+        let mut stmt = conn.prepare_cached(&sql)?;
         for k in stmt.query_map(params![hex, kind_name], knowledge_from_row)? {
             found.push(k?);
         }
@@ -177,7 +178,7 @@ pub fn find_knowledge(
              WHERE deleted = 0 AND kind = 'commit' AND sha <> '' AND sha >= ?1 AND sha < ?1 || 'g'
              LIMIT 10"
         );
-        let mut stmt = conn.prepare(&sql)?;
+        let mut stmt = conn.prepare_cached(&sql)?;
         for k in stmt.query_map([&hex], knowledge_from_row)? {
             let k = k?;
             if !found.iter().any(|f| f.id == k.id) {
@@ -219,7 +220,7 @@ pub fn list_knowledge(
            AND (?2 IS NULL OR project_key IN (SELECT value FROM json_each(?2)))
          ORDER BY created_at DESC, rowid DESC"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params![kinds_json, projects_json], knowledge_from_row)?;
     let limit = if filter.limit == 0 {
         usize::MAX
@@ -251,7 +252,7 @@ pub fn links_of(conn: &Connection, id: KnowledgeId) -> Result<Vec<Knowledge>, St
          )
          ORDER BY created_at, rowid"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([id.to_string()], knowledge_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -266,7 +267,7 @@ pub fn members_of_iteration(
         "SELECT {KNOWLEDGE_COLUMNS} FROM knowledge
          WHERE deleted = 0 AND iteration = ?1 ORDER BY created_at, rowid"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([id.to_string()], knowledge_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -282,8 +283,8 @@ pub fn active_iteration(
          ORDER BY created_at DESC, rowid DESC LIMIT 1"
     );
     Ok(conn
+        .prepare_cached(&sql)?
         .query_row(
-            &sql,
             params![project_key, IterationStatus::Active.as_str()],
             knowledge_from_row,
         )
@@ -301,7 +302,8 @@ pub fn latest_iteration(
          ORDER BY created_at DESC, rowid DESC LIMIT 1"
     );
     Ok(conn
-        .query_row(&sql, [project_key], knowledge_from_row)
+        .prepare_cached(&sql)?
+        .query_row([project_key], knowledge_from_row)
         .optional()?)
 }
 
@@ -318,14 +320,15 @@ pub fn open_session(
 ) -> Result<Option<SessionId>, StoreError> {
     let since = UnixMillis::now().0 - OPEN_SESSION_HOURS * 3_600_000;
     let id: Option<String> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT id FROM sessions
              WHERE project_key = ?1 AND machine_id = ?2 AND deleted = 0 AND ended_at IS NULL
                AND started_at >= ?3
              ORDER BY started_at DESC LIMIT 1",
-            params![project_key, machine.to_string(), since],
-            |r| r.get(0),
-        )
+        )?
+        .query_row(params![project_key, machine.to_string(), since], |r| {
+            r.get(0)
+        })
         .optional()?;
     Ok(id.and_then(|s| s.parse().ok()))
 }
@@ -344,7 +347,7 @@ pub fn sessions_between(
          ORDER BY started_at",
         super::records::SESSION_COLUMNS
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(
         params![project_key, from.0, to.0],
         super::records::session_from_row,
@@ -361,7 +364,7 @@ pub fn knowledge_of_session(
         "SELECT {KNOWLEDGE_COLUMNS} FROM knowledge
          WHERE session_id = ?1 AND deleted = 0 ORDER BY created_at, rowid"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([session.to_string()], knowledge_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }

@@ -160,6 +160,18 @@ impl Store {
         &self.conn
     }
 
+    /// One read transaction, held until the value is dropped, so that the reads of
+    /// one answer (a session's context, a prompt's recall) see one state of the
+    /// store and take the file's read lock once rather than once per statement.
+    /// `None` when a transaction is already open on this connection.
+    pub fn snapshot(&self) -> Result<Option<rusqlite::Transaction<'_>>, StoreError> {
+        if !self.conn.is_autocommit() {
+            return Ok(None);
+        }
+        // Read-only: dropping it rolls back, which ends the read and changes nothing.
+        Ok(Some(self.conn.unchecked_transaction()?))
+    }
+
     /// Leaves checkpoints to [`Store::checkpoint`]: a commit on this connection no
     /// longer copies the WAL into the database (and syncs it) when the WAL passes
     /// SQLite's threshold. For a connection whose writes someone waits on (the
@@ -186,10 +198,12 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Cached, as are the other statements every hook runs: a daemon capturing
+        // hooks' events reuses them instead of compiling them (and their triggers)
+        // for each event.
         let last: Option<i64> = tx
-            .query_row("SELECT value FROM meta WHERE key = 'hlc_last'", [], |r| {
-                r.get::<_, String>(0)
-            })
+            .prepare_cached("SELECT value FROM meta WHERE key = 'hlc_last'")?
+            .query_row([], |r| r.get::<_, String>(0))
             .optional()?
             .and_then(|v| v.parse().ok());
         let mut writer = Writer {
@@ -255,11 +269,12 @@ impl Writer<'_> {
     fn finish(self) -> Result<(), StoreError> {
         let last = self.clock.last().as_i64();
         if last != self.start {
-            self.tx.execute(
-                "INSERT INTO meta (key, value) VALUES ('hlc_last', ?1)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [last.to_string()],
-            )?;
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO meta (key, value) VALUES ('hlc_last', ?1)
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                )?
+                .execute([last.to_string()])?;
         }
         self.tx.commit()?;
         Ok(())
@@ -271,6 +286,9 @@ fn setup(conn: &mut Connection, path: &Path, machine_name: &str) -> Result<(), S
     // WAL lets readers (search, the daemon) run beside a writing hook; NORMAL sync is
     // durable across application crashes and never corrupts in WAL mode.
     conn.pragma_update(None, "journal_mode", "WAL")?;
+    // Room for every statement a hook's event runs (capture, SessionStart's context,
+    // a prompt's recall): a daemon that keeps this connection compiles each once.
+    conn.set_prepared_statement_cache_capacity(64);
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;

@@ -131,7 +131,8 @@ pub fn find_session_by_agent(
          ORDER BY started_at DESC LIMIT 1"
     );
     Ok(conn
-        .query_row(&sql, params![agent, agent_session_id], session_from_row)
+        .prepare_cached(&sql)?
+        .query_row(params![agent, agent_session_id], session_from_row)
         .optional()?)
 }
 
@@ -139,7 +140,8 @@ pub fn find_session_by_agent(
 pub fn get_session(conn: &Connection, id: SessionId) -> Result<Option<Session>, StoreError> {
     let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1");
     Ok(conn
-        .query_row(&sql, [id.to_string()], session_from_row)
+        .prepare_cached(&sql)?
+        .query_row([id.to_string()], session_from_row)
         .optional()?)
 }
 
@@ -150,7 +152,8 @@ pub fn get_observation(
 ) -> Result<Option<Observation>, StoreError> {
     let sql = format!("SELECT {OBSERVATION_COLUMNS} FROM observations WHERE id = ?1");
     Ok(conn
-        .query_row(&sql, [id.to_string()], observation_from_row)
+        .prepare_cached(&sql)?
+        .query_row([id.to_string()], observation_from_row)
         .optional()?)
 }
 
@@ -158,7 +161,8 @@ pub fn get_observation(
 pub fn get_summary(conn: &Connection, id: SummaryId) -> Result<Option<Summary>, StoreError> {
     let sql = format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE id = ?1");
     Ok(conn
-        .query_row(&sql, [id.to_string()], summary_from_row)
+        .prepare_cached(&sql)?
+        .query_row([id.to_string()], summary_from_row)
         .optional()?)
 }
 
@@ -169,7 +173,8 @@ pub fn summary_of_session(
 ) -> Result<Option<Summary>, StoreError> {
     let sql = format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE session_id = ?1");
     Ok(conn
-        .query_row(&sql, [session.to_string()], summary_from_row)
+        .prepare_cached(&sql)?
+        .query_row([session.to_string()], summary_from_row)
         .optional()?)
 }
 
@@ -182,7 +187,7 @@ pub fn observations_of_session(
         "SELECT {OBSERVATION_COLUMNS} FROM observations
          WHERE session_id = ?1 AND deleted = 0 ORDER BY created_at, rowid"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([session.to_string()], observation_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -266,12 +271,9 @@ fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
 
 /// The display name of a machine (its id when unknown).
 pub fn machine_name(conn: &Connection, machine: MachineId) -> String {
-    conn.query_row(
-        "SELECT name FROM machines WHERE id = ?1",
-        [machine.to_string()],
-        |r| r.get(0),
-    )
-    .unwrap_or_else(|_| machine.to_string())
+    conn.prepare_cached("SELECT name FROM machines WHERE id = ?1")
+        .and_then(|mut stmt| stmt.query_row([machine.to_string()], |r| r.get(0)))
+        .unwrap_or_else(|_| machine.to_string())
 }
 
 impl Writer<'_> {
@@ -299,12 +301,12 @@ impl Writer<'_> {
     }
 
     fn write_session(&mut self, s: &Session, on_conflict: &str) -> Result<(), StoreError> {
-        self.tx().execute(
-            &format!(
+        self.tx()
+            .prepare_cached(&format!(
                 "INSERT INTO sessions ({SESSION_COLUMNS})
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) {on_conflict}"
-            ),
-            params![
+            ))?
+            .execute(params![
                 s.id.to_string(),
                 s.meta.machine_id.to_string(),
                 s.meta.updated.as_i64(),
@@ -317,8 +319,7 @@ impl Writer<'_> {
                 s.source,
                 s.started_at.0,
                 s.ended_at.map(|t| t.0),
-            ],
-        )?;
+            ])?;
         Ok(())
     }
 
@@ -330,17 +331,18 @@ impl Writer<'_> {
     ) -> Result<(), StoreError> {
         let stamp = self.tick();
         let machine = self.machine_id();
-        self.tx().execute(
-            // An erased session stays erased (docs/DESIGN.md, Erasure).
-            "UPDATE sessions SET ended_at = ?2, updated = ?3, machine_id = ?4
-             WHERE id = ?1 AND deleted = 0",
-            params![
+        self.tx()
+            .prepare_cached(
+                // An erased session stays erased (docs/DESIGN.md, Erasure).
+                "UPDATE sessions SET ended_at = ?2, updated = ?3, machine_id = ?4
+                 WHERE id = ?1 AND deleted = 0",
+            )?
+            .execute(params![
                 id.to_string(),
                 ended_at.map(|t| t.0),
                 stamp.as_i64(),
                 machine.to_string()
-            ],
-        )?;
+            ])?;
         Ok(())
     }
 
@@ -366,13 +368,13 @@ impl Writer<'_> {
     }
 
     fn write_observation(&mut self, o: &Observation, on_conflict: &str) -> Result<(), StoreError> {
-        self.tx().execute(
-            &format!(
+        self.tx()
+            .prepare_cached(&format!(
                 "INSERT INTO observations ({OBSERVATION_COLUMNS}, scope)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
                  {on_conflict}"
-            ),
-            params![
+            ))?
+            .execute(params![
                 o.id.to_string(),
                 o.meta.machine_id.to_string(),
                 o.meta.updated.as_i64(),
@@ -390,8 +392,7 @@ impl Writer<'_> {
                 to_json(&o.tags),
                 o.created_at.0,
                 scope::observation(&o.project.key, o.kind, o.meta.machine_id),
-            ],
-        )?;
+            ])?;
         Ok(())
     }
 

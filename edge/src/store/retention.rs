@@ -374,7 +374,7 @@ impl Cut {
                 r.get(0)
             })?;
         let by_kind = conn
-            .prepare(&format!(
+            .prepare_cached(&format!(
                 "SELECT kind, count(*) {OBSERVATIONS_WHERE} GROUP BY kind ORDER BY 2 DESC"
             ))?
             .query_map(obs, |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))?

@@ -855,7 +855,7 @@ mod tests {
         let (_dir, store, _) = store_of(&texts);
         let held: Vec<(i64, i64)> = store
             .conn()
-            .prepare(&format!(
+            .prepare_cached(&format!(
                 "SELECT rowid, {}(observations_fts) FROM observations_fts
                  WHERE observations_fts MATCH ?1 ORDER BY rowid",
                 super::super::phrases::NAME

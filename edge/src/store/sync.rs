@@ -153,7 +153,7 @@ impl Writer<'_> {
         let me = self.machine_id().to_string();
         let mut pending: Vec<(&'static str, String, Hlc)> = Vec::new();
         for table in super::SYNCED_TABLES {
-            let mut stmt = self.tx().prepare(&format!(
+            let mut stmt = self.tx().prepare_cached(&format!(
                 "SELECT id, updated FROM {table} WHERE machine_id = ?1 AND updated > ?2"
             ))?;
             let rows = stmt.query_map(params![me, push_cursor], |r| {
@@ -238,19 +238,19 @@ pub fn pending(
         )
     };
     let args = params![me.to_string(), cursor, limit as i64];
-    let mut stmt = conn.prepare(&query(SESSION_COLUMNS, "sessions"))?;
+    let mut stmt = conn.prepare_cached(&query(SESSION_COLUMNS, "sessions"))?;
     for s in stmt.query_map(args, session_from_row)? {
         all.push(WireRecord::Session(s?));
     }
-    let mut stmt = conn.prepare(&query(OBSERVATION_COLUMNS, "observations"))?;
+    let mut stmt = conn.prepare_cached(&query(OBSERVATION_COLUMNS, "observations"))?;
     for o in stmt.query_map(args, observation_from_row)? {
         all.push(WireRecord::Observation(o?));
     }
-    let mut stmt = conn.prepare(&query(SUMMARY_COLUMNS, "summaries"))?;
+    let mut stmt = conn.prepare_cached(&query(SUMMARY_COLUMNS, "summaries"))?;
     for s in stmt.query_map(args, summary_from_row)? {
         all.push(WireRecord::Summary(s?));
     }
-    let mut stmt = conn.prepare(&query(KNOWLEDGE_COLUMNS, "knowledge"))?;
+    let mut stmt = conn.prepare_cached(&query(KNOWLEDGE_COLUMNS, "knowledge"))?;
     for k in stmt.query_map(args, knowledge_from_row)? {
         all.push(WireRecord::Knowledge(k?));
     }
@@ -458,7 +458,7 @@ pub fn conflicts(
             "WHERE acknowledged_at IS NULL"
         }
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([], |r| {
         Ok(Conflict {
             id: r.get(0)?,

@@ -595,7 +595,7 @@ fn first_pass_keys(
     let mut rows = Vec::new();
     let mut bits = Vec::new();
     let mut width = 0;
-    let mut stmt = conn.prepare(&format!(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT rowid, coarse FROM {}",
         source.vector_table()
     ))?;

@@ -141,11 +141,12 @@ pub struct Stats {
 
 /// Gathers [`Stats`].
 pub fn stats(conn: &Connection, me: solaria_shared::MachineId) -> Result<Stats, StoreError> {
-    let count =
-        |sql: &str| -> Result<i64, StoreError> { Ok(conn.query_row(sql, [], |r| r.get(0))?) };
+    let count = |sql: &str| -> Result<i64, StoreError> {
+        Ok(conn.prepare_cached(sql)?.query_row([], |r| r.get(0))?)
+    };
     let mut by_kind = Vec::new();
     {
-        let mut stmt = conn.prepare(
+        let mut stmt = conn.prepare_cached(
             "SELECT kind, count(*) FROM observations WHERE deleted = 0 GROUP BY kind ORDER BY 2 DESC",
         )?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -165,16 +166,12 @@ pub fn stats(conn: &Connection, me: solaria_shared::MachineId) -> Result<Stats, 
         )?,
         projects: count("SELECT count(DISTINCT project_key) FROM sessions WHERE deleted = 0")?,
         machines: count("SELECT count(*) FROM machines")?,
-        oldest: conn.query_row(
-            "SELECT min(created_at) FROM observations WHERE deleted = 0",
-            [],
-            |r| r.get(0),
-        )?,
-        newest: conn.query_row(
-            "SELECT max(created_at) FROM observations WHERE deleted = 0",
-            [],
-            |r| r.get(0),
-        )?,
+        oldest: conn
+            .prepare_cached("SELECT min(created_at) FROM observations WHERE deleted = 0")?
+            .query_row([], |r| r.get(0))?,
+        newest: conn
+            .prepare_cached("SELECT max(created_at) FROM observations WHERE deleted = 0")?
+            .query_row([], |r| r.get(0))?,
         by_kind,
         pending_push,
     })
@@ -190,18 +187,16 @@ pub fn recent_observations(
         "SELECT {OBSERVATION_COLUMNS} FROM observations
          WHERE project_key = ?1 AND deleted = 0 ORDER BY created_at DESC LIMIT ?2"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params![project_key, limit as i64], observation_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Unacknowledged sync conflicts.
 pub fn open_conflicts(conn: &Connection) -> Result<i64, StoreError> {
-    Ok(conn.query_row(
-        "SELECT count(*) FROM conflicts WHERE acknowledged_at IS NULL",
-        [],
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached("SELECT count(*) FROM conflicts WHERE acknowledged_at IS NULL")?
+        .query_row([], |r| r.get(0))?)
 }
 
 /// One recent session of a project as the context lists it: its summary when it
@@ -234,7 +229,7 @@ pub fn recent_sessions(
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let sessions: Vec<Session> = stmt
         .query_map(
             params![project_key, limit as i64],
@@ -246,18 +241,17 @@ pub fn recent_sessions(
         let id = session.id.to_string();
         let summary = records::summary_of_session(conn, session.id)?.filter(|s| !s.meta.deleted);
         let first_prompt: Option<String> = conn
-            .query_row(
+            .prepare_cached(
                 "SELECT title FROM observations WHERE session_id = ?1 AND deleted = 0
                  AND kind = 'prompt' ORDER BY created_at, rowid LIMIT 1",
-                [&id],
-                |r| r.get(0),
-            )
+            )?
+            .query_row([&id], |r| r.get(0))
             .optional()?;
-        let events: i64 = conn.query_row(
-            "SELECT count(*) FROM observations WHERE session_id = ?1 AND deleted = 0",
-            [&id],
-            |r| r.get(0),
-        )?;
+        let events: i64 = conn
+            .prepare_cached(
+                "SELECT count(*) FROM observations WHERE session_id = ?1 AND deleted = 0",
+            )?
+            .query_row([&id], |r| r.get(0))?;
         out.push(RecentSession {
             session,
             summary,
@@ -274,7 +268,7 @@ pub fn last_capture_by_agent(
     conn: &Connection,
     machine: solaria_shared::MachineId,
 ) -> Result<Vec<(String, solaria_shared::UnixMillis)>, StoreError> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT agent, MAX(t) FROM (
              SELECT agent, started_at AS t FROM sessions
               WHERE deleted = 0 AND machine_id = ?1

@@ -148,3 +148,45 @@ fn what_cannot_be_recorded_is_an_error_that_says_why() {
     );
     assert_eq!(printable("a\nb\u{7}c"), "abc");
 }
+
+#[test]
+fn the_events_whose_output_the_plugin_reads_are_the_ones_that_print() {
+    // One payload each event adapts into a capture (or the context).
+    let samples = [
+        (
+            "session.created",
+            json!({"properties": {"info": {"id": "s"}}}),
+        ),
+        (
+            "chat.message",
+            json!({"input": {"sessionID": "s"}, "output": {"parts": [{"type": "text", "text": "hi"}]}}),
+        ),
+        (
+            "tool.execute.after",
+            json!({"input": {"sessionID": "s", "tool": "bash"}, "output": {"output": "ok", "metadata": {"exit": 0}}}),
+        ),
+        (
+            "session.error",
+            json!({"properties": {"sessionID": "s", "error": {"name": "APIError"}}}),
+        ),
+        ("session.idle", json!({"properties": {"sessionID": "s"}})),
+        (
+            "session.compacted",
+            json!({"properties": {"sessionID": "s"}}),
+        ),
+        (
+            "session.deleted",
+            json!({"properties": {"info": {"id": "s"}}}),
+        ),
+        ("context", json!({"session_id": "s"})),
+    ];
+    for (event, payload) in samples {
+        let printed = match adapt(event, payload.to_string().as_bytes()) {
+            Ok(Action::Capture(hook, _)) => hook.prints(),
+            Ok(Action::Context(_)) => true,
+            other => panic!("{event}: {other:?}"),
+        };
+        assert_eq!(prints(event), printed, "{event}");
+    }
+    assert!(!prints("message.part.updated"));
+}
