@@ -44,5 +44,8 @@ export SOLARIA_TEST_DATABASE_URL
 # builds a package's binaries only for its own integration tests, so build them first.
 echo "== cargo build (the binaries the tests drive)"
 cargo build --workspace --bins --quiet
+# The relay tests run the hook client as `deploy/install.sh` ships it: linked statically.
+SOLARIA_TEST_HOOK_CLIENT="$(bash deploy/static-hook.sh debug)"
+export SOLARIA_TEST_HOOK_CLIENT
 echo "== cargo test (PostgreSQL at $SOLARIA_TEST_DATABASE_URL)"
 cargo test --workspace

@@ -749,6 +749,7 @@ fn serve_with(edge: &Edge, exe: &Path) -> solaria_tests::daemon::Daemon {
         .env_clear()
         .env("HOME", edge.home())
         .env("SOLARIA_HOME", edge.data())
+        .env("XDG_RUNTIME_DIR", edge.runtime_dir())
         .args(["serve", "--every", "86400", "--embed-every", "3600"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

@@ -36,12 +36,17 @@ fn relaying_with(edge: &Edge, extra: &str) -> Serve {
 }
 
 /// A copy of `solaria-hook` alone in a directory of `edge`'s: with no `solaria`
-/// beside it, what it captures the daemon captured.
+/// beside it, what it captures the daemon captured. The statically linked build
+/// `deploy/install.sh` ships when `SOLARIA_TEST_HOOK_CLIENT` names it (`deploy/test.sh`
+/// does), else this build's.
 fn lone_client(edge: &Edge) -> PathBuf {
     let dir = edge.root.path().join("lone");
     std::fs::create_dir_all(&dir).expect("mkdir");
     let client = dir.join("solaria-hook");
-    std::fs::copy(binary("solaria-hook"), &client).expect("copy solaria-hook");
+    let built = std::env::var_os("SOLARIA_TEST_HOOK_CLIENT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| binary("solaria-hook"));
+    std::fs::copy(&built, &client).expect("copy solaria-hook");
     client
 }
 
@@ -489,9 +494,8 @@ fn a_hook_goes_once_its_event_is_spooled_and_nothing_spooled_is_lost_to_kill_9()
         tool_titles(&edge),
         ["Bash: echo spooled 1", "Bash: echo spooled 2"]
     );
-    let times = edge.strings(
-        "SELECT CAST(created_at AS TEXT) FROM observations WHERE kind = 'tool_use'",
-    );
+    let times =
+        edge.strings("SELECT CAST(created_at AS TEXT) FROM observations WHERE kind = 'tool_use'");
     for t in times {
         let t: i64 = t.parse().expect("millis");
         assert!(
@@ -499,11 +503,7 @@ fn a_hook_goes_once_its_event_is_spooled_and_nothing_spooled_is_lost_to_kill_9()
             "recorded when the hook ran, not when it was written: {t}"
         );
     }
-    assert!(
-        !edge.hook_log().contains("dropped"),
-        "{}",
-        edge.hook_log()
-    );
+    assert!(!edge.hook_log().contains("dropped"), "{}", edge.hook_log());
 }
 
 #[test]
@@ -511,7 +511,9 @@ fn without_a_spool_each_event_is_written_before_its_hook_returns() {
     let edge = Edge::new("laptop");
     std::fs::create_dir_all(edge.data()).expect("data dir");
     // Where the spool would go, a file: the daemon cannot spool.
-    std::fs::write(edge.data().join("hooks.spool"), "").expect("block the spool");
+    let spool = solaria_edge::relay::spool::location(&edge.data(), Some(&edge.runtime_dir()))
+        .expect("location");
+    std::fs::write(spool.parent().expect("user dir"), "").expect("block the spool");
     let _api = relaying(&edge);
     let p = edge.project.clone();
     hook(

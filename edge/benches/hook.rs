@@ -10,6 +10,11 @@
 //! JavaScript (claude-mem's are), before it does any work.
 //!
 //!     cargo bench -p solaria-edge --bench hook
+//!
+//! With `SOLARIA_BENCH_HOOK_CLIENT` naming a statically linked `solaria-hook`
+//! (`deploy/static-hook.sh release` prints one), that client is measured too, in
+//! the same run. A relayed capture is answered before it is written, so each
+//! relayed call is followed by a short untimed pause, as hooks are in an agent.
 
 mod support;
 
@@ -96,6 +101,10 @@ fn main() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let client = env!("CARGO_BIN_EXE_solaria-hook");
+    let static_client = std::env::var("SOLARIA_BENCH_HOOK_CLIENT").ok();
+    let mut relayed_static = Vec::new();
+    // The daemon writes an acknowledged event after answering: let it, untimed.
+    let pause = || std::thread::sleep(Duration::from_millis(5));
     let relay_dir_arg = relay_home.to_str().expect("utf-8");
     let mut relayed = Vec::new();
     let mut relayed_start = Vec::new();
@@ -163,6 +172,16 @@ fn main() {
             relay_home,
             Some(payload(n).as_bytes()),
         ));
+        pause();
+        if let Some(static_client) = &static_client {
+            relayed_static.push(spawn(
+                static_client,
+                &["--data-dir", relay_dir_arg, "post-tool-use"],
+                relay_home,
+                Some(payload(n).as_bytes()),
+            ));
+            pause();
+        }
         if n % 2 == 0 {
             opencode_process.push(spawn(
                 solaria,
@@ -181,6 +200,7 @@ fn main() {
                 relay_home,
                 Some(opencode(n).as_bytes()),
             ));
+            pause();
         }
         if n % 4 == 0 {
             relayed_start.push(spawn(
@@ -197,6 +217,23 @@ fn main() {
             ));
         }
     }
+    // Every acknowledged event written before the daemon stops.
+    let spool = relay_home.join("hooks.spool");
+    let spooled = || {
+        std::fs::read_dir(&spool).map_or(0, |d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "event"))
+                .count()
+        })
+    };
+    let waited = Instant::now();
+    while spooled() > 0 {
+        assert!(
+            waited.elapsed() < Duration::from_secs(30),
+            "spool not drained"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let _ = daemon.kill();
     let _ = daemon.wait();
     let relay_store = Store::open(&relay_path, "bench").expect("open");
@@ -205,7 +242,8 @@ fn main() {
         .query_row("SELECT count(*) FROM observations WHERE session_id IN (SELECT id FROM sessions WHERE agent_session_id = 'bench-hook-session')", [], |r| r.get(0))
         .expect("count");
     assert_eq!(
-        relayed_count as usize, RUNS,
+        relayed_count as usize,
+        RUNS * if static_client.is_some() { 2 } else { 1 },
         "the daemon stored every relayed event"
     );
     let store = Store::open(&path, "bench").expect("open");
@@ -262,6 +300,12 @@ fn main() {
         "solaria-hook post-tool-use, daemon running (relayed)",
         summarize(&mut relayed),
     );
+    if static_client.is_some() {
+        row(
+            "solaria-hook post-tool-use, daemon running, static client",
+            summarize(&mut relayed_static),
+        );
+    }
     row(
         "solaria-hook session-start, daemon running (relayed)",
         summarize(&mut relayed_start),

@@ -29,6 +29,8 @@ pub struct App {
     pub paths: Paths,
     /// Milliseconds added to the wall clock when stamping writes (`Env`).
     pub clock_skew_ms: i64,
+    /// `XDG_RUNTIME_DIR`, where set (`Env`).
+    pub runtime_dir: Option<std::path::PathBuf>,
 }
 
 impl App {
@@ -39,6 +41,7 @@ impl App {
             config,
             paths,
             clock_skew_ms: env.clock_skew_ms,
+            runtime_dir: env.xdg_runtime_dir.clone(),
         })
     }
 

@@ -360,6 +360,9 @@ pub struct Env {
     pub solaria_config: Option<PathBuf>,
     pub xdg_config_home: Option<PathBuf>,
     pub xdg_data_home: Option<PathBuf>,
+    /// The user session's own in-memory directory (`XDG_RUNTIME_DIR`): where the
+    /// daemon spools hook events (`crate::relay::spool`).
+    pub xdg_runtime_dir: Option<PathBuf>,
     pub home: Option<PathBuf>,
     /// `SOLARIA_CLOCK_SKEW_MS`: milliseconds added to this machine's wall clock
     /// when stamping writes (a test seam: a machine whose clock is off).
@@ -385,6 +388,7 @@ impl Env {
             solaria_config: var("SOLARIA_CONFIG"),
             xdg_config_home: var("XDG_CONFIG_HOME"),
             xdg_data_home: var("XDG_DATA_HOME"),
+            xdg_runtime_dir: var("XDG_RUNTIME_DIR"),
             home: var("HOME"),
             clock_skew_ms: std::env::var("SOLARIA_CLOCK_SKEW_MS")
                 .ok()

@@ -128,14 +128,17 @@ impl Edge {
         std::fs::read_to_string(self.data().join("logs/hooks.log")).unwrap_or_default()
     }
 
+    /// This machine's `XDG_RUNTIME_DIR` (made on first use), where its daemon spools
+    /// hook events: the tests' own, so that they see the spool and nobody else does.
+    pub fn runtime_dir(&self) -> PathBuf {
+        let dir = self.root.path().join("run");
+        std::fs::create_dir_all(&dir).expect("runtime dir");
+        dir
+    }
+
     /// The hook events a daemon acknowledged and has not captured yet (its spool).
     pub fn spooled(&self) -> usize {
-        std::fs::read_dir(self.data().join("hooks.spool")).map_or(0, |entries| {
-            entries
-                .flatten()
-                .filter(|e| e.path().extension().is_some_and(|x| x == "event"))
-                .count()
-        })
+        solaria_edge::relay::spool::Spool::waiting(&self.data(), Some(&self.runtime_dir()))
     }
 
     /// Waits until the running daemon has captured every hook event it acknowledged
@@ -176,6 +179,7 @@ impl Edge {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("SOLARIA_HOME", self.data())
+            .env("XDG_RUNTIME_DIR", self.runtime_dir())
             .env("SOLARIA_SYSTEMCTL", self.root.path().join("systemctl"))
             .env("TZ", "UTC")
             .envs(self.env.iter().map(|(k, v)| (k, v)));

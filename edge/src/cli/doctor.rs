@@ -79,10 +79,7 @@ impl Args {
                 format!(
                     "{} hook event(s) the daemon acknowledged wait in {} to be captured",
                     health.spooled,
-                    app.paths
-                        .data_dir
-                        .join(solaria_edge::relay::spool::SPOOL_DIR)
-                        .display()
+                    health.spool_dir.as_deref().unwrap_or("its spool")
                 ),
                 Some("start the daemon (`solaria serve`): it captures them first".into()),
             ));

@@ -18,6 +18,8 @@ pub struct MemoryHealth {
     /// Hook events a daemon acknowledged and has not captured yet (`crate::relay::spool`):
     /// a daemon stopped in between leaves them for the next one.
     pub spooled: usize,
+    /// Where they wait.
+    pub spool_dir: Option<String>,
     /// Per agent name (`claude-code`, `opencode`, …): its last capture here.
     pub last_capture: Vec<(String, UnixMillis)>,
 }
@@ -34,7 +36,12 @@ pub fn memory_health(app: &App) -> OpResult<MemoryHealth> {
     Ok(MemoryHealth {
         daemon,
         hooks_socket,
-        spooled: crate::relay::spool::Spool::waiting(&app.paths.data_dir),
+        spooled: crate::relay::spool::Spool::waiting(
+            &app.paths.data_dir,
+            app.runtime_dir.as_deref(),
+        ),
+        spool_dir: crate::relay::spool::location(&app.paths.data_dir, app.runtime_dir.as_deref())
+            .map(|d| d.display().to_string()),
         last_capture,
     })
 }

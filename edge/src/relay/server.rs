@@ -68,7 +68,7 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
     // The data dir is private (0700); the socket is made so too, at once.
     crate::fsutil::private_dir(&app.paths.data_dir).map_err(listen_error)?;
     // Without a spool every event is answered once captured, as it was before.
-    let spool = match Spool::open(&app.paths.data_dir) {
+    let spool = match Spool::open(&app.paths.data_dir, app.runtime_dir.as_deref()) {
         Ok(spool) => Some(Arc::new(spool)),
         Err(e) => {
             capture::log_line(

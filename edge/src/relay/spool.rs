@@ -1,20 +1,61 @@
 //! The daemon's spool: hook events it has acknowledged but not yet written to the
-//! store, one file each in `<data dir>/hooks.spool/`. A file is complete before the
-//! hook is answered and removed once its event is in the store, so a daemon killed
-//! in between captures the event when it starts again.
+//! store, one file each. A file is complete before the hook is answered and removed
+//! once its event is in the store, so a daemon killed in between captures the event
+//! when it starts again.
+//!
+//! A spooled event is the agent's payload as it came, before redaction, so the spool
+//! lives in memory, never on the disk (where the store keeps only redacted text):
+//! under `$XDG_RUNTIME_DIR`, the user session's own tmpfs, or else `/dev/shm`, in a
+//! directory only this user can enter. A reboot empties it; so, without a daemon
+//! running to capture them, would it lose the events of the last milliseconds.
 
 use super::Event;
+use sha2::{Digest, Sha256};
 use solaria_shared::UnixMillis;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The spool's directory name in the data dir.
-pub const SPOOL_DIR: &str = "hooks.spool";
+/// The in-memory directory used when the session names none.
+const SHARED_MEMORY: &str = "/dev/shm";
 
 /// A spooled event's file name ends so; a file still being written does not.
 const EXTENSION: &str = "event";
+
+/// Where the spool of `data_dir` lives: `<runtime dir or /dev/shm>/solaria-<uid>/
+/// <digest of the data dir>`, the uid being the data dir's owner's. `None` when the
+/// data dir cannot be read.
+pub fn location(data_dir: &Path, runtime_dir: Option<&Path>) -> Option<PathBuf> {
+    let owner = std::fs::metadata(data_dir).ok()?.uid();
+    let which = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    let digest = Sha256::digest(which.as_os_str().as_encoded_bytes());
+    let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let base = runtime_dir.unwrap_or(Path::new(SHARED_MEMORY));
+    Some(base.join(format!("solaria-{owner}")).join(name))
+}
+
+/// Makes `dir` (0700) if missing and makes sure that it is a directory of `owner`'s
+/// that no one else may enter: in a shared directory like `/dev/shm`, another user
+/// could have made the name first, or put a link there.
+fn owned_private_dir(dir: &Path, owner: u32) -> std::io::Result<()> {
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::symlink_metadata(dir)?;
+    if !meta.is_dir() || meta.uid() != owner || meta.mode() & 0o077 != 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is not a directory only this user can enter",
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// Where events wait between the hook's answer and the store.
 #[derive(Debug)]
@@ -43,14 +84,29 @@ pub enum SpoolError {
 }
 
 impl Spool {
-    /// The spool of `data_dir`, its directory made (private) if missing.
-    pub fn open(data_dir: &Path) -> std::io::Result<Spool> {
-        let dir = data_dir.join(SPOOL_DIR);
-        crate::fsutil::private_dir(&dir)?;
+    /// The spool of `data_dir` (see [`location`]), its directories made if missing.
+    pub fn open(data_dir: &Path, runtime_dir: Option<&Path>) -> std::io::Result<Spool> {
+        let unreadable = || {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("cannot read the data dir {}", data_dir.display()),
+            )
+        };
+        let dir = location(data_dir, runtime_dir).ok_or_else(unreadable)?;
+        let owner = std::fs::metadata(data_dir)?.uid();
+        if let Some(user_dir) = dir.parent() {
+            owned_private_dir(user_dir, owner)?;
+        }
+        owned_private_dir(&dir, owner)?;
         Ok(Spool {
             dir,
             next: AtomicU64::new(0),
         })
+    }
+
+    /// Where its files are.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Writes `event` received `at` with its payload; the file's path once it is
@@ -97,8 +153,11 @@ impl Spool {
     }
 
     /// How many events wait in the spool of `data_dir` (none when it has no spool).
-    pub fn waiting(data_dir: &Path) -> usize {
-        std::fs::read_dir(data_dir.join(SPOOL_DIR)).map_or(0, |entries| {
+    pub fn waiting(data_dir: &Path, runtime_dir: Option<&Path>) -> usize {
+        let Some(dir) = location(data_dir, runtime_dir) else {
+            return 0;
+        };
+        std::fs::read_dir(dir).map_or(0, |entries| {
             entries
                 .flatten()
                 .filter(|e| e.path().extension().is_some_and(|x| x == EXTENSION))
@@ -145,7 +204,8 @@ mod tests {
     #[test]
     fn events_come_back_as_they_went_in_and_in_order() {
         let dir = tempfile::tempdir().expect("dir");
-        let spool = Spool::open(dir.path()).expect("spool");
+        let run = tempfile::tempdir().expect("runtime dir");
+        let spool = Spool::open(dir.path(), Some(run.path())).expect("spool");
         let first = Event::ClaudeCode("post-tool-use".into());
         let second = Event::OpenCode("tool.execute.after".into());
         let a = spool
@@ -158,7 +218,8 @@ mod tests {
             spool.pending().expect("pending"),
             vec![a.clone(), b.clone()]
         );
-        assert_eq!(Spool::waiting(dir.path()), 2);
+        assert_eq!(Spool::waiting(dir.path(), Some(run.path())), 2);
+        assert!(spool.dir().starts_with(run.path()));
         assert_eq!(
             Spool::read(&a).expect("read"),
             Spooled {
@@ -175,10 +236,11 @@ mod tests {
     #[test]
     fn a_file_cut_short_is_dropped_and_a_foreign_one_refused() {
         let dir = tempfile::tempdir().expect("dir");
-        let spool = Spool::open(dir.path()).expect("spool");
-        let partial = dir.path().join(SPOOL_DIR).join("1-1-00000000.partial");
+        let run = tempfile::tempdir().expect("runtime dir");
+        let spool = Spool::open(dir.path(), Some(run.path())).expect("spool");
+        let partial = spool.dir().join("1-1-00000000.partial");
         std::fs::write(&partial, "solaria-relay 1 claude-code st").expect("write");
-        let foreign = dir.path().join(SPOOL_DIR).join("2-1-00000000.event");
+        let foreign = spool.dir().join("2-1-00000000.event");
         std::fs::write(&foreign, "GET / HTTP/1.1\n12\n{}").expect("write");
         assert_eq!(spool.pending().expect("pending"), vec![foreign.clone()]);
         assert!(!partial.exists());
@@ -186,5 +248,24 @@ mod tests {
             Spool::read(&foreign),
             Err(SpoolError::Malformed(_))
         ));
+    }
+
+    #[test]
+    fn a_spool_directory_anyone_else_may_enter_is_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        let run = tempfile::tempdir().expect("runtime dir");
+        let at = location(dir.path(), Some(run.path())).expect("location");
+        let user_dir = at.parent().expect("parent");
+        std::fs::DirBuilder::new()
+            .mode(0o755)
+            .create(user_dir)
+            .expect("a wider directory, made first");
+        let err = Spool::open(dir.path(), Some(run.path())).expect_err("refused");
+        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied, "{err}");
+        // And a link in its place.
+        std::fs::remove_dir(user_dir).expect("rm");
+        let elsewhere = tempfile::tempdir().expect("elsewhere");
+        std::os::unix::fs::symlink(elsewhere.path(), user_dir).expect("symlink");
+        assert!(Spool::open(dir.path(), Some(run.path())).is_err());
     }
 }
