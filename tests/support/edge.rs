@@ -20,6 +20,9 @@ pub struct Edge {
     /// Extra environment for every command (e.g. `SOLARIA_CLOCK_SKEW_MS`).
     pub env: Vec<(String, String)>,
     name: String,
+    /// Its `XDG_RUNTIME_DIR`: in memory (`/dev/shm`) where there is one, as a user
+    /// session's is.
+    run: tempfile::TempDir,
 }
 
 impl Edge {
@@ -34,11 +37,17 @@ impl Edge {
         )
         .expect("git config");
         std::fs::create_dir_all(root.path().join("home")).expect("home");
+        let run = tempfile::Builder::new()
+            .prefix("solaria-test-run")
+            .tempdir_in("/dev/shm")
+            .or_else(|_| tempfile::tempdir_in(root.path()))
+            .expect("runtime dir");
         let edge = Edge {
             root,
             project,
             env: Vec::new(),
             name: name.to_string(),
+            run,
         };
         edge.write_config("");
         // systemd is outside the tests: a recorder stands in for `systemctl`
@@ -128,12 +137,10 @@ impl Edge {
         std::fs::read_to_string(self.data().join("logs/hooks.log")).unwrap_or_default()
     }
 
-    /// This machine's `XDG_RUNTIME_DIR` (made on first use), where its daemon spools
-    /// hook events: the tests' own, so that they see the spool and nobody else does.
+    /// This machine's `XDG_RUNTIME_DIR`, where its daemon spools hook events: the
+    /// test's own, so that it sees the spool and no other test does.
     pub fn runtime_dir(&self) -> PathBuf {
-        let dir = self.root.path().join("run");
-        std::fs::create_dir_all(&dir).expect("runtime dir");
-        dir
+        self.run.path().to_path_buf()
     }
 
     /// The hook events a daemon acknowledged and has not captured yet (its spool).

@@ -167,20 +167,23 @@ fn start_capturer(app: &App, queue: Receiver<Job>) {
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(2);
 
 /// Copies the relayed writes from the WAL into the database on a thread and a
-/// connection of its own, every [`CHECKPOINT_EVERY`]: the hooks' connection defers
-/// its checkpoints, so no hook waits for one (a checkpoint of a large store syncs
-/// the file: 20–200 ms). A failure is logged once and tried again.
+/// connection of its own, every [`CHECKPOINT_EVERY`] when something was written,
+/// and starts the next WAL itself (`Store::checkpoint_ahead`): the hooks'
+/// connection defers its checkpoints, so no hook waits for one (a checkpoint of a
+/// large store syncs the file: 20–200 ms) nor for the sync of a new WAL's header.
+/// A failure is logged once and tried again.
 fn start_checkpointer(app: &App) {
     let app = app.clone();
     std::thread::spawn(move || {
         let mut store = None;
+        let mut seen = None;
         let mut failing = false;
         loop {
             std::thread::sleep(CHECKPOINT_EVERY);
             let outcome = match &store {
-                Some(open) => crate::store::Store::checkpoint(open),
+                Some(open) => crate::store::Store::checkpoint_ahead(open, &mut seen),
                 None => app.store().and_then(|open| {
-                    let copied = open.checkpoint();
+                    let copied = open.checkpoint_ahead(&mut seen);
                     store = Some(open);
                     copied
                 }),
