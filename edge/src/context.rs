@@ -8,12 +8,12 @@ use crate::config::ContextConfig;
 use crate::store::knowledge::{self as kstore, KnowledgeFilter};
 use crate::store::{Store, StoreError, records, views};
 use crate::timefmt;
-use serde_json::{Value, json};
+use serde_json::json;
 use solaria_shared::context::{
     ContextPlace, KNOWLEDGE_HEADING, KNOWLEDGE_SHARE, Section, assemble_sections, place_in_context,
 };
 use solaria_shared::knowledge::KnowledgeBody;
-use solaria_shared::{Citation, KnowledgeKind, MachineId, Observation, Project, UnixMillis};
+use solaria_shared::{Citation, KnowledgeKind, MachineId, Project, UnixMillis};
 use std::collections::HashMap;
 
 pub use solaria_shared::context::estimate_tokens;
@@ -194,22 +194,22 @@ pub fn build_explained(
     ));
 
     // Notable events: errors (with what came next in their session), commits.
-    let scanned = views::recent_observations(conn, &project.key, cfg.max_observations * 5)?;
+    let scanned = views::recent_observation_heads(conn, &project.key, cfg.max_observations * 5)?;
     let mut events: Vec<(UnixMillis, String)> = Vec::new();
     for (i, o) in scanned.iter().enumerate() {
-        if !is_error(o) {
+        if !o.error {
             continue;
         }
         // Newest first: what came after an error is before it in the list.
         let next = scanned[..i]
             .iter()
             .rev()
-            .find(|n| n.session_id == o.session_id && n.tool_name == o.tool_name && !is_error(n));
+            .find(|n| n.session_id == o.session_id && n.tool_name == o.tool_name && !n.error);
         let mut line = format!(
             "{} {}{} [error] {}",
             Citation::observation(o.id),
             timefmt::short(o.created_at, now),
-            label(o.meta.machine_id),
+            label(o.machine_id),
             o.title
         );
         if let Some(n) = next {
@@ -319,10 +319,6 @@ pub fn build_explained(
         text: Some(out.text),
         explanation: why,
     })
-}
-
-fn is_error(o: &Observation) -> bool {
-    o.metadata.get("error").and_then(Value::as_bool) == Some(true)
 }
 
 /// The JSON Claude Code reads from a hook's stdout to add `text` to what the

@@ -2,7 +2,7 @@
 //! recent records SessionStart draws its context from.
 
 use super::StoreError;
-use super::records::{self, OBSERVATION_COLUMNS, observation_from_row};
+use super::records;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use solaria_shared::{Observation, ObservationId, Session, SessionId, Summary, SummaryId};
@@ -177,18 +177,43 @@ pub fn stats(conn: &Connection, me: solaria_shared::MachineId) -> Result<Stats, 
     })
 }
 
-/// The most recent live observations of a project, newest first.
-pub fn recent_observations(
+/// What the context reads of an observation to list it: no input, response or
+/// files, which can be large and which a list never shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObservationHead {
+    pub id: ObservationId,
+    pub machine_id: solaria_shared::MachineId,
+    pub session_id: SessionId,
+    pub tool_name: Option<String>,
+    pub title: String,
+    pub created_at: solaria_shared::UnixMillis,
+    /// The capture marked it failed (`metadata.error`).
+    pub error: bool,
+}
+
+/// The heads of a project's `limit` most recent live observations, newest first.
+pub fn recent_observation_heads(
     conn: &Connection,
     project_key: &str,
     limit: usize,
-) -> Result<Vec<Observation>, StoreError> {
-    let sql = format!(
-        "SELECT {OBSERVATION_COLUMNS} FROM observations
-         WHERE project_key = ?1 AND deleted = 0 ORDER BY created_at DESC LIMIT ?2"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params![project_key, limit as i64], observation_from_row)?;
+) -> Result<Vec<ObservationHead>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, machine_id, session_id, tool_name, title, created_at,
+                json_valid(metadata) AND coalesce(json_type(metadata, '$.error'), '') = 'true'
+         FROM observations
+         WHERE project_key = ?1 AND deleted = 0 ORDER BY created_at DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![project_key, limit as i64], |r| {
+        Ok(ObservationHead {
+            id: records::id_col(r, 0)?,
+            machine_id: records::id_col(r, 1)?,
+            session_id: records::id_col(r, 2)?,
+            tool_name: r.get(3)?,
+            title: r.get(4)?,
+            created_at: solaria_shared::UnixMillis(r.get(5)?),
+            error: r.get(6)?,
+        })
+    })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
