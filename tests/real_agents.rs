@@ -621,6 +621,7 @@ fn hook_time_in_claude_code() {
     );
     println!("|---|---|---|---|---|");
     let mut first = None;
+    let mut breakdown = Vec::new();
     for (name, edge) in &setups {
         let text = std::fs::read_to_string(edge.root.path().join("hook-times.log")).expect("log");
         let calls: Vec<f64> = text
@@ -644,6 +645,18 @@ fn hook_time_in_claude_code() {
             "| {name} | {per_session:.1} ms | {per_call:.1} ms | {start:.1} ms | {:.2} |",
             per_session / base
         );
+        let by_place: Vec<String> = (0..9)
+            .map(|i| format!("{:.1}", median(sessions.iter().map(|s| s[i]).collect())))
+            .collect();
+        breakdown.push(format!("| {name} | {} |", by_place.join(" | ")));
+    }
+    println!("\nEach call's median, in the order of a session:");
+    println!(
+        "| setup | SessionStart | UserPromptSubmit | Write | Read | Edit | Bash | Bash (fails) | Stop | SessionEnd |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for line in breakdown {
+        println!("{line}");
     }
 }
 

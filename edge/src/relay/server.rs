@@ -1,5 +1,5 @@
-//! The daemon's end of the hooks' socket: one thread accepts, each connection is
-//! read on a thread of its own (a client that stalls holds up no one), and one
+//! The daemon's end of the hooks' socket: a few threads take connections (a client
+//! that stalls holds up one of them, for a bounded time), and one
 //! capture thread writes the events, in the order they came, into one store kept
 //! open for the daemon's life, whose WAL a checkpointer thread copies into the
 //! database apart from the hooks.
@@ -108,15 +108,22 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
     }
     start_capturer(app, queue);
     start_checkpointer(app);
-    let app = app.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let (app, spool, jobs) = (app.clone(), spool.clone(), jobs.clone());
-            std::thread::spawn(move || serve(&app, spool.as_deref(), &jobs, stream));
-        }
-    });
+    for _ in 0..SERVERS {
+        let listener = listener.try_clone().map_err(listen_error)?;
+        let (app, spool, jobs) = (app.clone(), spool.clone(), jobs.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                serve(&app, spool.as_deref(), &jobs, stream);
+            }
+        });
+    }
     Ok(path)
 }
+
+/// Threads that take connections, each serving one at a time: kept for the
+/// daemon's life, since starting a thread per hook costs it a little; a client that
+/// stalls holds one of them for at most [`REQUEST_WAIT`].
+const SERVERS: usize = 4;
 
 /// The one thread that writes relayed events, in the order they came, into the
 /// daemon's store.
