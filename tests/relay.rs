@@ -527,3 +527,38 @@ fn without_a_spool_each_event_is_written_before_its_hook_returns() {
     let log = edge.hook_log();
     assert!(log.contains("cannot open the spool"), "{log}");
 }
+
+#[test]
+fn a_hook_that_prints_nothing_writes_the_spool_itself_and_does_not_wait_for_the_daemon() {
+    let edge = Edge::new("laptop");
+    let api = relaying(&edge);
+    let client = lone_client(&edge);
+    let p = edge.project.clone();
+    let signal = |sig: &str| {
+        let status = std::process::Command::new("kill")
+            .args([sig, &api.daemon.0.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    };
+    // A daemon that cannot run at all (stopped): it accepts no request, answers
+    // nothing; a hook that asked it would wait 5 s and log that.
+    signal("-STOP");
+    let out = hook(
+        &edge,
+        &client,
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    let spooled = edge.spooled();
+    signal("-CONT");
+    assert!(out.status.success() && out.stdout.is_empty());
+    assert_eq!(spooled, 1, "the hook wrote its event into the spool");
+    assert!(
+        !edge.hook_log().contains("did not answer"),
+        "{}",
+        edge.hook_log()
+    );
+    edge.settled();
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+}

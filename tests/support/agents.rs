@@ -130,6 +130,7 @@ pub fn agent_env(edge: &Edge) -> Vec<(String, String)> {
         ("PATH", path.as_str()),
         ("HOME", &edge.home().display().to_string()),
         ("SOLARIA_HOME", &edge.data().display().to_string()),
+        ("XDG_RUNTIME_DIR", &edge.runtime_dir().display().to_string()),
         ("PWD", &edge.project.display().to_string()),
         ("SHELL", "/bin/bash"),
         ("TZ", "UTC"),

@@ -7,8 +7,10 @@
 //! binary starts in about the time `true` does; everything else happens in the
 //! daemon or in `solaria`.
 
-use super::{Event, MAX_PAYLOAD_BYTES, REFUSED, socket_path};
+use super::spool::Spool;
+use super::{Event, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
 use crate::config::{DataDirSource, Env, Paths};
+use solaria_shared::UnixMillis;
 use std::io::{IsTerminal, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
@@ -90,20 +92,40 @@ pub fn main() -> std::process::ExitCode {
         return std::process::ExitCode::SUCCESS;
     }
     match data_dir(&env, parsed.data_dir) {
-        Some(dir) => relay_or_run(&dir, &parsed.event, &payload),
+        Some(dir) => relay_or_run(
+            &dir,
+            env.xdg_runtime_dir.as_deref(),
+            &parsed.event,
+            &payload,
+        ),
         None => in_process(&parsed.event.hook_args(), Input::Bytes(&payload)),
     }
     std::process::ExitCode::SUCCESS
 }
 
 /// Sends the event to the daemon of `data_dir`; when none takes it, runs it in a
-/// `solaria hook` process instead.
-fn relay_or_run(data_dir: &std::path::Path, event: &Event, payload: &[u8]) {
+/// `solaria hook` process instead. An event whose hook prints nothing is written
+/// into the daemon's spool, when it has one, and the daemon told: the hook does not
+/// wait for the daemon at all.
+fn relay_or_run(
+    data_dir: &std::path::Path,
+    runtime_dir: Option<&std::path::Path>,
+    event: &Event,
+    payload: &[u8],
+) {
     let Ok(mut stream) = UnixStream::connect(socket_path(data_dir)) else {
         // No daemon (or a stale socket a killed one left): not an error.
         in_process(&event.hook_args(), Input::Bytes(payload));
         return;
     };
+    if !event.prints()
+        && let Some(spool) = Spool::for_hook(data_dir, runtime_dir)
+        && spool.put(event, UnixMillis::now(), payload).is_ok()
+    {
+        // Spooled: the daemon captures it whether or not this note reaches it.
+        let _ = stream.write_all(SPOOLED_NOTE.as_bytes());
+        return;
+    }
     let sent = stream
         .write_all(event.header().as_bytes())
         .and_then(|()| stream.write_all(payload))

@@ -38,6 +38,10 @@ const MAGIC: &str = "solaria-relay 1";
 /// process of its own version. It starts with a NUL byte, which no hook output does.
 const REFUSED: &[u8] = b"\0solaria-relay refused\n";
 
+/// What a hook sends, and closes, after writing its event into the spool itself:
+/// the daemon then captures what the spool holds.
+const SPOOLED_NOTE: &str = "solaria-relay 1 spooled\n";
+
 /// The longest header line the daemon reads.
 const MAX_HEADER_BYTES: usize = 256;
 
@@ -79,6 +83,17 @@ impl Event {
             "claude-code" => Some(Event::ClaudeCode(name.to_owned())),
             "opencode" => Some(Event::OpenCode(name.to_owned())),
             _ => None,
+        }
+    }
+
+    /// Whether the agent reads what this event's hook prints (a context, a
+    /// recall): such an event is captured before it is answered; the others are
+    /// answered once spooled (`spool.rs`).
+    pub fn prints(&self) -> bool {
+        match self {
+            Event::ClaudeCode(name) => crate::capture::payload::HookEvent::from_arg(name)
+                .is_some_and(crate::capture::payload::HookEvent::prints),
+            Event::OpenCode(name) => crate::capture::opencode::prints(name),
         }
     }
 

@@ -10,11 +10,12 @@
 //! every event that came before it.
 
 use super::spool::{Spool, Spooled};
-use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, socket_path};
+use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
 use crate::app::App;
 use crate::capture::{self, StoreSlot, payload::HookEvent};
 use crate::config;
 use solaria_shared::UnixMillis;
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
@@ -41,8 +42,9 @@ pub enum RelayError {
 
 /// What the capture thread is given, in the order events arrived.
 enum Job {
-    /// A spooled event, already answered: captured, then its file removed.
-    Spooled(PathBuf),
+    /// Events were spooled (by the daemon or by hooks): capture what the spool
+    /// holds, oldest first, each file removed once its event is in the store.
+    Scan,
     /// An event whose hook waits for what it prints.
     Answer {
         event: Event,
@@ -91,22 +93,9 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
             .map_err(listen_error)?;
     }
     let (jobs, queue) = channel();
-    if let Some(spool) = &spool {
-        // A daemon killed after answering left these: they go first.
-        match spool.pending() {
-            Ok(left) => {
-                for file in left {
-                    let _ = jobs.send(Job::Spooled(file));
-                }
-            }
-            Err(e) => capture::log_line(
-                &app.paths,
-                "relay",
-                &format!("cannot list the spool: {e}; its events wait for the next start"),
-            ),
-        }
-    }
-    start_capturer(app, queue);
+    // What a daemon killed after answering left goes first.
+    let _ = jobs.send(Job::Scan);
+    start_capturer(app, spool.clone(), queue);
     start_checkpointer(app);
     for _ in 0..SERVERS {
         let listener = listener.try_clone().map_err(listen_error)?;
@@ -126,48 +115,69 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
 const SERVERS: usize = 4;
 
 /// The one thread that writes relayed events, in the order they came, into the
-/// daemon's store.
-fn start_capturer(app: &App, queue: Receiver<Job>) {
+/// daemon's store. Before an event that is answered, it captures what the spool
+/// holds, which came before it.
+fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
     let app = app.clone();
     std::thread::spawn(move || {
         let mut slot = StoreSlot::in_daemon(&app);
+        // Events the store could not take: left for the next start, not retried.
+        let mut kept = HashSet::new();
         for job in queue {
-            match job {
-                Job::Spooled(file) => match Spool::read(&file) {
-                    Ok(Spooled { event, at, payload }) => {
-                        let captured = capture_event(&app, &mut slot, &event, &payload, at);
-                        if captured.store_failed {
-                            // Not lost: the next daemon start captures it.
-                            capture::log_line(
-                                &app.paths,
-                                "relay",
-                                &format!(
-                                    "{} stays in the spool for the daemon's next start",
-                                    file.display()
-                                ),
-                            );
-                        } else {
-                            Spool::done(&file);
-                        }
-                    }
-                    Err(e) => {
-                        capture::log_line(&app.paths, "relay", &format!("{e}; dropped"));
-                        Spool::done(&file);
-                    }
-                },
-                Job::Answer {
-                    event,
-                    payload,
-                    at,
-                    reply,
-                } => {
-                    let captured = capture_event(&app, &mut slot, &event, &payload, at);
-                    // A client that gave up waiting is not our failure.
-                    let _ = reply.send(captured.answer);
-                }
+            if let Some(spool) = &spool {
+                drain(&app, &mut slot, spool, &mut kept);
+            }
+            if let Job::Answer {
+                event,
+                payload,
+                at,
+                reply,
+            } = job
+            {
+                let captured = capture_event(&app, &mut slot, &event, &payload, at);
+                // A client that gave up waiting is not our failure.
+                let _ = reply.send(captured.answer);
             }
         }
     });
+}
+
+/// Captures the spooled events, oldest first.
+fn drain(app: &App, slot: &mut StoreSlot, spool: &Spool, kept: &mut HashSet<PathBuf>) {
+    let files = match spool.pending() {
+        Ok(files) => files,
+        Err(e) => {
+            capture::log_line(&app.paths, "relay", &format!("cannot list the spool: {e}"));
+            return;
+        }
+    };
+    for file in files {
+        if kept.contains(&file) {
+            continue;
+        }
+        match Spool::read(&file) {
+            Ok(Spooled { event, at, payload }) => {
+                if capture_event(app, slot, &event, &payload, at).store_failed {
+                    // Not lost: the next daemon start captures it.
+                    capture::log_line(
+                        &app.paths,
+                        "relay",
+                        &format!(
+                            "{} stays in the spool for the daemon's next start",
+                            file.display()
+                        ),
+                    );
+                    kept.insert(file);
+                } else {
+                    Spool::done(&file);
+                }
+            }
+            Err(e) => {
+                capture::log_line(&app.paths, "relay", &format!("{e}; dropped"));
+                Spool::done(&file);
+            }
+        }
+    }
 }
 
 /// How often the checkpointer looks at the WAL.
@@ -218,7 +228,11 @@ fn start_checkpointer(app: &App) {
 /// captured and answered with what the hook prints.
 fn serve(app: &App, spool: Option<&Spool>, jobs: &Sender<Job>, mut stream: UnixStream) {
     let (event, payload) = match read_request(&mut stream) {
-        Ok(request) => request,
+        Ok(Request::Event(event, payload)) => (event, payload),
+        Ok(Request::Spooled) => {
+            let _ = jobs.send(Job::Scan);
+            return;
+        }
         Err(Unread::Refused(message)) => {
             capture::log_line(
                 &app.paths,
@@ -234,12 +248,12 @@ fn serve(app: &App, spool: Option<&Spool>, jobs: &Sender<Job>, mut stream: UnixS
         }
     };
     let at = UnixMillis::now();
-    if let Some(spool) = spool.filter(|_| !prints(&event)) {
+    if let Some(spool) = spool.filter(|_| !event.prints()) {
         match spool.put(&event, at, &payload) {
-            Ok(file) => {
-                // The event is on disk: the hook may go, the capture follows.
+            Ok(_) => {
+                // The event is spooled: the hook may go, the capture follows.
                 drop(stream);
-                let _ = jobs.send(Job::Spooled(file));
+                let _ = jobs.send(Job::Scan);
                 return;
             }
             Err(e) => capture::log_line(
@@ -266,13 +280,12 @@ fn serve(app: &App, spool: Option<&Spool>, jobs: &Sender<Job>, mut stream: UnixS
     let _ = stream.write_all(answer.as_bytes());
 }
 
-/// Whether the agent reads what this event's hook prints (a context, a recall),
-/// so that it must be captured before it is answered.
-fn prints(event: &Event) -> bool {
-    match event {
-        Event::ClaudeCode(name) => HookEvent::from_arg(name).is_some_and(HookEvent::prints),
-        Event::OpenCode(name) => capture::opencode::prints(name),
-    }
+/// What a connection asks.
+enum Request {
+    /// Capture this event (and answer what its hook prints).
+    Event(Event, Vec<u8>),
+    /// A hook wrote its event into the spool itself.
+    Spooled,
 }
 
 /// Why a request was not taken.
@@ -285,7 +298,7 @@ enum Unread {
 }
 
 /// The header and the payload, or why they cannot be read.
-fn read_request(stream: &mut UnixStream) -> Result<(Event, Vec<u8>), Unread> {
+fn read_request(stream: &mut UnixStream) -> Result<Request, Unread> {
     let cut = |e: std::io::Error| Unread::Dropped(format!("cannot read a request: {e}"));
     stream.set_read_timeout(Some(REQUEST_WAIT)).map_err(cut)?;
     let mut reader = BufReader::new(stream);
@@ -294,6 +307,9 @@ fn read_request(stream: &mut UnixStream) -> Result<(Event, Vec<u8>), Unread> {
         .take(MAX_HEADER_BYTES as u64)
         .read_until(b'\n', &mut header)
         .map_err(cut)?;
+    if header == SPOOLED_NOTE.as_bytes() {
+        return Ok(Request::Spooled);
+    }
     let shown = || String::from_utf8_lossy(&header[..header.len().min(60)]).into_owned();
     let event = std::str::from_utf8(&header)
         .ok()
@@ -316,7 +332,7 @@ fn read_request(stream: &mut UnixStream) -> Result<(Event, Vec<u8>), Unread> {
             "payload larger than {MAX_PAYLOAD_BYTES} bytes"
         )));
     }
-    Ok((event, payload))
+    Ok(Request::Event(event, payload))
 }
 
 /// How one relayed event's capture ended.

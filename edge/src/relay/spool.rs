@@ -23,6 +23,10 @@ const SHARED_MEMORY: &str = "/dev/shm";
 /// A spooled event's file name ends so; a file still being written does not.
 const EXTENSION: &str = "event";
 
+/// Made by a daemon that captures what is spooled: without it a hook asks the
+/// daemon instead of writing here (a daemon of an older version never looks).
+const MARKER: &str = "captured-by-the-daemon";
+
 /// Where the spool of `data_dir` lives: `<runtime dir or /dev/shm>/solaria-<uid>/
 /// <digest of the data dir>`, the uid being the data dir's owner's. `None` when the
 /// data dir cannot be read.
@@ -84,7 +88,9 @@ pub enum SpoolError {
 }
 
 impl Spool {
-    /// The spool of `data_dir` (see [`location`]), its directories made if missing.
+    /// The daemon's spool of `data_dir` (see [`location`]), its directories made
+    /// if missing, marked as one a daemon captures; files a hook began and did not
+    /// finish (a crash mid-write: never acknowledged) are removed.
     pub fn open(data_dir: &Path, runtime_dir: Option<&Path>) -> std::io::Result<Spool> {
         let unreadable = || {
             std::io::Error::new(
@@ -98,7 +104,36 @@ impl Spool {
             owned_private_dir(user_dir, owner)?;
         }
         owned_private_dir(&dir, owner)?;
+        for entry in std::fs::read_dir(&dir)?.flatten() {
+            if entry.path().extension().is_some_and(|x| x == "partial") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(dir.join(MARKER))?;
         Ok(Spool {
+            dir,
+            next: AtomicU64::new(0),
+        })
+    }
+
+    /// For a hook: the spool of `data_dir` when a daemon made it, is private to the
+    /// data dir's owner and captures what is written there; `None` otherwise (the
+    /// hook then asks the daemon).
+    pub fn for_hook(data_dir: &Path, runtime_dir: Option<&Path>) -> Option<Spool> {
+        let dir = location(data_dir, runtime_dir)?;
+        let owner = std::fs::metadata(data_dir).ok()?.uid();
+        let private = |d: &Path| {
+            std::fs::symlink_metadata(d)
+                .is_ok_and(|m| m.is_dir() && m.uid() == owner && m.mode() & 0o077 == 0)
+        };
+        let usable =
+            dir.parent().is_some_and(private) && private(&dir) && dir.join(MARKER).is_file();
+        usable.then(|| Spool {
             dir,
             next: AtomicU64::new(0),
         })
@@ -113,7 +148,11 @@ impl Spool {
     /// whole. Files sort by name in the order they were spooled.
     pub fn put(&self, event: &Event, at: UnixMillis, payload: &[u8]) -> std::io::Result<PathBuf> {
         let seq = self.next.fetch_add(1, Ordering::Relaxed);
-        let name = format!("{:013}-{}-{seq:08}", at.0.max(0), std::process::id());
+        // Hooks and the daemon spool side by side: nanoseconds order them.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let name = format!("{nanos:020}-{}-{seq:08}", std::process::id());
         let partial = self.dir.join(format!("{name}.partial"));
         let done = self.dir.join(format!("{name}.{EXTENSION}"));
         let mut file = std::fs::OpenOptions::new()
@@ -135,17 +174,13 @@ impl Spool {
         Ok(done)
     }
 
-    /// The spooled events' files, oldest first. Files of events cut short while
-    /// being spooled (never acknowledged, so the hook ran them itself) are removed.
+    /// The spooled events' files, oldest first (files still being written are not).
     pub fn pending(&self) -> std::io::Result<Vec<PathBuf>> {
         let mut files = Vec::new();
         for entry in std::fs::read_dir(&self.dir)? {
             let path = entry?.path();
-            match path.extension().and_then(|e| e.to_str()) {
-                Some(EXTENSION) => files.push(path),
-                _ => {
-                    let _ = std::fs::remove_file(&path);
-                }
+            if path.extension().is_some_and(|x| x == EXTENSION) {
+                files.push(path);
             }
         }
         files.sort();
@@ -243,11 +278,32 @@ mod tests {
         let foreign = spool.dir().join("2-1-00000000.event");
         std::fs::write(&foreign, "GET / HTTP/1.1\n12\n{}").expect("write");
         assert_eq!(spool.pending().expect("pending"), vec![foreign.clone()]);
+        // A daemon starting again removes what a crash cut short.
+        let spool = Spool::open(dir.path(), Some(run.path())).expect("spool");
         assert!(!partial.exists());
+        assert_eq!(spool.pending().expect("pending"), vec![foreign.clone()]);
         assert!(matches!(
             Spool::read(&foreign),
             Err(SpoolError::Malformed(_))
         ));
+    }
+
+    #[test]
+    fn hooks_write_only_where_a_daemon_captures() {
+        let dir = tempfile::tempdir().expect("dir");
+        let run = tempfile::tempdir().expect("runtime dir");
+        assert!(
+            Spool::for_hook(dir.path(), Some(run.path())).is_none(),
+            "no daemon made it"
+        );
+        let daemons = Spool::open(dir.path(), Some(run.path())).expect("spool");
+        let hooks = Spool::for_hook(dir.path(), Some(run.path())).expect("the daemon's");
+        assert_eq!(hooks.dir(), daemons.dir());
+        std::fs::remove_file(daemons.dir().join(MARKER)).expect("rm marker");
+        assert!(
+            Spool::for_hook(dir.path(), Some(run.path())).is_none(),
+            "not marked"
+        );
     }
 
     #[test]
