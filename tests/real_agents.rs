@@ -572,6 +572,12 @@ fn hook_time_in_claude_code() {
     let mut daemons = Vec::new();
     let setups: Vec<(&str, Edge)> = [
         ("`/bin/true`", Some("/bin/true")),
+        // A no-op that reads the payload Claude Code writes to it, as any hook
+        // that does something with its event must, and discards it.
+        (
+            "`dd of=/dev/null` (reads the payload)",
+            Some("/bin/dd of=/dev/null status=none"),
+        ),
         ("SOLARIA hooks, daemon running", None),
         ("`/bin/sleep 0.002`", Some("/bin/sleep 0.002")),
     ]
