@@ -459,6 +459,7 @@ fn hook_overhead_in_claude_code() {
         },
     );
     for edge in [&solaria, &relayed, &with_daemon] {
+        edge.settled();
         assert_eq!(
             edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
             runs as i64 + 1,

@@ -3,9 +3,12 @@
 //! hook` process when no daemon listens, and keeps the hook contract: exit 0,
 //! nothing on stderr, failures in the hook log.
 //!
-//! It uses the standard library only (and the hook log's one writer), so the
-//! binary starts in about the time `true` does; everything else happens in the
-//! daemon or in `solaria`.
+//! An event whose hook prints nothing it writes into the daemon's spool itself
+//! (`spool.rs`) and only notes that on the socket, so the hook does not wait for the
+//! daemon. It links little beyond the standard library (the hook log's writer, the
+//! spool's digest, the event names), no model, HTTP or async code, so the binary
+//! (linked statically by `deploy/static-hook.sh`) starts in about the time `true`
+//! does; everything else happens in the daemon or in `solaria`.
 
 use super::spool::Spool;
 use super::{Event, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
