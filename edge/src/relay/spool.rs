@@ -12,7 +12,6 @@
 use super::Event;
 use sha2::{Digest, Sha256};
 use solaria_shared::UnixMillis;
-use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -105,7 +104,8 @@ impl Spool {
         }
         owned_private_dir(&dir, owner)?;
         for entry in std::fs::read_dir(&dir)?.flatten() {
-            if entry.path().extension().is_some_and(|x| x == "partial") {
+            // A temporary file of `write_atomic`'s that was never renamed.
+            if entry.path().extension().is_some_and(|x| x == "tmp") {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
@@ -153,24 +153,14 @@ impl Spool {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         let name = format!("{nanos:020}-{}-{seq:08}", std::process::id());
-        let partial = self.dir.join(format!("{name}.partial"));
         let done = self.dir.join(format!("{name}.{EXTENSION}"));
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            // The payload is the agent's raw text: the user's alone, like the store.
-            .mode(0o600)
-            .open(&partial)?;
-        let written = file
-            .write_all(event.header().as_bytes())
-            .and_then(|()| file.write_all(format!("{}\n", at.0).as_bytes()))
-            .and_then(|()| file.write_all(payload));
-        drop(file);
-        // Renamed only once whole: a file cut short by a crash is never read as an event.
-        if let Err(e) = written.and_then(|()| std::fs::rename(&partial, &done)) {
-            let _ = std::fs::remove_file(&partial);
-            return Err(e);
-        }
+        let mut bytes = Vec::with_capacity(payload.len() + 64);
+        bytes.extend_from_slice(event.header().as_bytes());
+        bytes.extend_from_slice(format!("{}\n", at.0).as_bytes());
+        bytes.extend_from_slice(payload);
+        // Whole or absent under its name (a file cut short is never read as an
+        // event), and the user's alone, like the store.
+        crate::atomic_file::write_atomic(&done, &bytes, crate::atomic_file::Access::Private)?;
         Ok(done)
     }
 
@@ -273,7 +263,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let run = tempfile::tempdir().expect("runtime dir");
         let spool = Spool::open(dir.path(), Some(run.path())).expect("spool");
-        let partial = spool.dir().join("1-1-00000000.partial");
+        let partial = spool.dir().join(".1-1-00000000.event.0123.tmp");
         std::fs::write(&partial, "solaria-relay 1 claude-code st").expect("write");
         let foreign = spool.dir().join("2-1-00000000.event");
         std::fs::write(&foreign, "GET / HTTP/1.1\n12\n{}").expect("write");
