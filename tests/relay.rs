@@ -44,6 +44,7 @@ fn lone_client(edge: &Edge) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("mkdir");
     let client = dir.join("solaria-hook");
     let built = std::env::var_os("SOLARIA_TEST_HOOK_CLIENT")
+        .filter(|p| !p.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| binary("solaria-hook"));
     std::fs::copy(&built, &client).expect("copy solaria-hook");
