@@ -563,3 +563,30 @@ fn a_hook_that_prints_nothing_writes_the_spool_itself_and_does_not_wait_for_the_
     edge.settled();
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
 }
+
+#[test]
+fn a_session_start_is_answered_before_its_own_write() {
+    let edge = Edge::new("laptop");
+    let preference = "deploy staging only from the release branch";
+    edge.ok(&["remember", "-t", "preference", preference]);
+    let _api = relaying(&edge);
+    let client = lone_client(&edge);
+    // Someone else holds the write lock: the session's row cannot be written yet,
+    // but the context is only read.
+    let holder = edge.db();
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("take the write lock");
+    let out = hook(
+        &edge,
+        &client,
+        &["session-start"],
+        &session_start("s-1", &edge.project),
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("SessionStart prints JSON");
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context text");
+    assert!(context.contains(preference), "{context}");
+    holder.execute_batch("ROLLBACK").expect("release the lock");
+}

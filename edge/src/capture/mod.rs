@@ -62,8 +62,10 @@ pub fn handle(
     slot: &mut StoreSlot,
 ) -> Result<Option<String>, HookError> {
     let payload = payload::parse(bytes)?;
+    let name = event.claude_name();
+    slot.format_early(move |t| context::hook_output(name, &t));
     let text = capture(event, &payload, AGENT, at, config, paths, slot)?;
-    Ok(text.map(|t| context::hook_output(event.claude_name(), &t)))
+    Ok(text.map(|t| context::hook_output(name, &t)))
 }
 
 /// The store a hook writes to, opened when first needed (an event skipped by the
@@ -77,6 +79,18 @@ pub struct StoreSlot {
     clock_skew_ms: i64,
     store: Option<Store>,
     daemon: Option<crate::app::App>,
+    /// Who waits for what this event's hook prints (the daemon's client): told as
+    /// soon as it is known, before the event's own writes.
+    early: Option<EarlyAnswer>,
+}
+
+/// Hands what a hook prints to whoever waits for it.
+struct EarlyAnswer(Box<dyn FnOnce(Option<String>) + Send>);
+
+impl std::fmt::Debug for EarlyAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EarlyAnswer")
+    }
 }
 
 impl StoreSlot {
@@ -88,6 +102,38 @@ impl StoreSlot {
             clock_skew_ms,
             store: None,
             daemon: None,
+            early: None,
+        }
+    }
+
+    /// Has the next event's answer (what its hook prints, `None` for nothing)
+    /// given to `answer` as soon as it is known, before that event's writes; the
+    /// daemon's relay answers its client so. Neither answer depends on those
+    /// writes: a session's context does not list the session starting, and a
+    /// prompt's recall leaves out the prompt's own session.
+    pub fn answer_early(&mut self, answer: impl FnOnce(Option<String>) + Send + 'static) {
+        self.early = Some(EarlyAnswer(Box::new(answer)));
+    }
+
+    /// Drops an early answer that was not given.
+    pub fn forget_early(&mut self) {
+        self.early = None;
+    }
+
+    /// Puts `format` between the answer and whoever waits for it (the JSON Claude
+    /// Code reads).
+    fn format_early(&mut self, format: impl FnOnce(String) -> String + Send + 'static) {
+        if let Some(EarlyAnswer(answer)) = self.early.take() {
+            self.early = Some(EarlyAnswer(Box::new(move |text: Option<String>| {
+                answer(text.map(format))
+            })));
+        }
+    }
+
+    /// Gives the early answer, if someone waits for one.
+    fn answered(&mut self, text: Option<&str>) {
+        if let Some(EarlyAnswer(answer)) = self.early.take() {
+            answer(text.map(str::to_owned));
         }
     }
 
@@ -275,14 +321,16 @@ pub fn capture(
     };
     match event {
         HookEvent::SessionStart => {
-            store.write(|w| {
+            let text = context::build(store, &project, &config.context, now)?;
+            slot.answered(text.as_deref());
+            slot.get()?.write(|w| {
                 let (session, created) = ensure_session(w, payload, agent, &project, now)?;
                 if !created && session.ended_at.is_some() {
                     w.set_session_ended(session.id, None)?;
                 }
                 Ok(())
             })?;
-            Ok(context::build(store, &project, &config.context, now)?)
+            Ok(text)
         }
         HookEvent::UserPromptSubmit => {
             let prompt = payload.prompt.as_deref().unwrap_or("");
@@ -290,13 +338,21 @@ pub fn capture(
                 return Ok(None);
             }
             let content = observe::prompt(prompt, bounds);
-            let session = store.write(|w| {
+            let write_prompt = |w: &mut Writer<'_>| {
                 let (session, _) = ensure_session(w, payload, agent, &project, now)?;
                 insert(w, &session, ObservationKind::Prompt, None, content, now)?;
                 Ok(session.id)
-            })?;
-            // The prompt is stored; recall fails open (logged, nothing added).
-            match recall_into(
+            };
+            // A session already known is recalled against (and answered) before its
+            // prompt is written; a new one is written first, to have its id.
+            let known = records::find_session_by_agent(store.conn(), agent, &payload.session_id)?
+                .map(|s| s.id);
+            let (session, mut write_prompt) = match known {
+                Some(id) => (id, Some(write_prompt)),
+                None => (store.write(write_prompt)?, None),
+            };
+            // Recall fails open (logged, nothing added).
+            let recalled = recall(
                 slot,
                 config,
                 paths,
@@ -304,13 +360,30 @@ pub fn capture(
                 &project.key,
                 (payload.session_id.as_str(), session),
                 now,
-            ) {
-                Ok(output) => Ok(output),
-                Err(e) => {
-                    log_line(paths, event.claude_name(), &format!("recall skipped: {e}"));
-                    Ok(None)
-                }
+            );
+            let text = match &recalled {
+                Ok(Some(recall)) => recall.additional_context(),
+                _ => None,
+            };
+            slot.answered(text.as_deref());
+            if let Some(write) = write_prompt.take() {
+                slot.get()?.write(write)?;
             }
+            // Remembered, so that the session is not told the same thing twice.
+            let remembered = recalled.and_then(|recall| match recall {
+                Some(recall) => crate::ops::recall::remember_recalled(
+                    slot.get()?,
+                    &payload.session_id,
+                    &recall,
+                    now,
+                ),
+                None => Ok(()),
+            });
+            if let Err(e) = remembered {
+                log_line(paths, event.claude_name(), &format!("recall skipped: {e}"));
+                return Ok(None);
+            }
+            Ok(text)
         }
         HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
             let tool = payload
@@ -451,10 +524,9 @@ fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
     out
 }
 
-/// What the memory holds that `prompt` touches, as the text to add to it (`None`:
-/// nothing relevant enough, or recall is off), remembered so that the session is
-/// not told the same thing twice.
-fn recall_into(
+/// What the memory holds that `prompt` touches (`None` when recall is off),
+/// recalled with the daemon's model when the daemon captures.
+fn recall(
     slot: &mut StoreSlot,
     config: &Config,
     paths: &Paths,
@@ -462,7 +534,7 @@ fn recall_into(
     project_key: &str,
     (agent_session, session): (&str, solaria_shared::SessionId),
     now: UnixMillis,
-) -> Result<Option<String>, StoreError> {
+) -> Result<Option<crate::ops::recall::Recall>, StoreError> {
     if !config.recall.enabled {
         return Ok(None);
     }
@@ -488,8 +560,7 @@ fn recall_into(
             now,
         )?,
     };
-    crate::ops::recall::remember_recalled(store, agent_session, &recall, now)?;
-    Ok(recall.additional_context())
+    Ok(Some(recall))
 }
 
 /// The session this payload belongs to, created on first sight (a missed

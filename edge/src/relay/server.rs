@@ -134,7 +134,14 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
                 reply,
             } = job
             {
+                // The client has its answer as soon as it is known; the event's own
+                // writes follow (the first answer sent is the one read).
+                let early = reply.clone();
+                slot.answer_early(move |text| {
+                    let _ = early.send(text.unwrap_or_default());
+                });
                 let captured = capture_event(&app, &mut slot, &event, &payload, at);
+                slot.forget_early();
                 // A client that gave up waiting is not our failure.
                 let _ = reply.send(captured.answer);
             }
