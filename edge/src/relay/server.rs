@@ -5,9 +5,11 @@
 //! database apart from the hooks.
 //!
 //! An event whose hook prints nothing (a tool call, a stop, a session's end) is
-//! spooled (`spool.rs`) and answered at once, then captured; one whose hook prints
-//! (SessionStart's context, a prompt's recall) is answered once captured, after
-//! every event that came before it.
+//! spooled (`spool.rs`) by the hook itself, which only leaves a note, or by the
+//! daemon, which then answers at once; the capture follows. One whose hook prints
+//! (SessionStart's context, a prompt's recall) is captured after every event that
+//! came before it, and answered as soon as its answer is read, before its own
+//! writes.
 
 use super::spool::{Spool, Spooled};
 use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
