@@ -218,14 +218,10 @@ fn main() {
         }
     }
     // Every acknowledged event written before the daemon stops.
-    let spool = relay_home.join("hooks.spool");
-    let spooled = || {
-        std::fs::read_dir(&spool).map_or(0, |d| {
-            d.flatten()
-                .filter(|e| e.path().extension().is_some_and(|x| x == "event"))
-                .count()
-        })
-    };
+    let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from);
+    let spooled = || solaria_edge::relay::spool::Spool::waiting(relay_home, runtime_dir.as_deref());
     let waited = Instant::now();
     while spooled() > 0 {
         assert!(
