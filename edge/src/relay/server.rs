@@ -6,7 +6,8 @@
 //!
 //! An event whose hook prints nothing (a tool call, a stop, a session's end) is
 //! spooled (`spool.rs`) by the hook itself, which only leaves a note, or by the
-//! daemon, which then answers at once; the capture follows. One whose hook prints
+//! daemon, which then answers at once; the capture follows once the notes pause
+//! (`settle`), so that it does not take the CPU from the agent. One whose hook prints
 //! (SessionStart's context, a prompt's recall) is captured after every event that
 //! came before it, and answered as soon as its answer is read, before its own
 //! writes.
@@ -23,7 +24,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A client sends its whole request at once (it read the payload before
 /// connecting): one that has not within this long is dropped.
@@ -125,7 +126,11 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
         let mut slot = StoreSlot::in_daemon(&app);
         // Events the store could not take: left for the next start, not retried.
         let mut kept = HashSet::new();
-        for job in queue {
+        while let Ok(job) = queue.recv() {
+            let job = match job {
+                Job::Scan => settle(&queue).unwrap_or(Job::Scan),
+                answer => answer,
+            };
             if let Some(spool) = &spool {
                 drain(&app, &mut slot, spool, &mut kept);
             }
@@ -149,6 +154,35 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
             }
         }
     });
+}
+
+/// How long spooled events wait after the last note before they are written. The
+/// hook that left the note exits a moment later and its agent goes on: written at
+/// once, the capture took the CPU from them (each such hook 0.5–0.9 ms slower
+/// inside Claude Code on two cores, docs/BENCHMARKS.md (f)); a little later the
+/// agent is waiting on its model. The events are safe in the spool meanwhile.
+const SETTLE: Duration = Duration::from_millis(25);
+
+/// However often notes come, spooled events wait no longer than this.
+const SETTLE_AT_MOST: Duration = Duration::from_millis(250);
+
+/// After a note, waits until no note came for [`SETTLE`], or [`SETTLE_AT_MOST`] in
+/// all. An event whose hook waits for its answer ends the wait and is returned: it is
+/// captured at once, after the spool it follows.
+fn settle(queue: &Receiver<Job>) -> Option<Job> {
+    let until = Instant::now() + SETTLE_AT_MOST;
+    loop {
+        let wait = SETTLE.min(until.saturating_duration_since(Instant::now()));
+        if wait.is_zero() {
+            return None;
+        }
+        match queue.recv_timeout(wait) {
+            Ok(Job::Scan) => continue,
+            Ok(answer) => return Some(answer),
+            // Quiet for long enough, or the daemon is going: capture now.
+            Err(_) => return None,
+        }
+    }
 }
 
 /// Captures the spooled events, oldest first.
@@ -425,5 +459,74 @@ fn catch(
             message: "internal error (panic) while capturing; event dropped".to_owned(),
             store: false,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    fn answer() -> (Job, Receiver<String>) {
+        let (reply, answered) = channel();
+        let job = Job::Answer {
+            event: Event::ClaudeCode("user-prompt-submit".into()),
+            payload: b"{}".to_vec(),
+            at: UnixMillis(0),
+            reply,
+        };
+        (job, answered)
+    }
+
+    #[test]
+    fn a_burst_of_notes_is_captured_once() {
+        let (jobs, queue) = channel();
+        for _ in 0..5 {
+            jobs.send(Job::Scan).expect("queued");
+        }
+        assert!(settle(&queue).is_none(), "nothing waits for an answer");
+        assert!(queue.try_recv().is_err(), "every note taken by one scan");
+    }
+
+    #[test]
+    fn an_event_that_waits_for_its_answer_ends_the_wait() {
+        let (jobs, queue) = channel();
+        jobs.send(Job::Scan).expect("queued");
+        let (job, _answered) = answer();
+        jobs.send(job).expect("queued");
+        jobs.send(Job::Scan).expect("queued");
+        assert!(matches!(settle(&queue), Some(Job::Answer { .. })));
+        assert!(
+            matches!(queue.try_recv(), Ok(Job::Scan)),
+            "the note after the answer stays queued"
+        );
+    }
+
+    #[test]
+    fn notes_that_never_stop_do_not_hold_the_capture_back() {
+        let (jobs, queue) = channel();
+        let streaming = Arc::new(AtomicBool::new(true));
+        let sender = {
+            let streaming = streaming.clone();
+            std::thread::spawn(move || {
+                // Far longer than SETTLE_AT_MOST, a note far more often than SETTLE.
+                let end = Instant::now() + SETTLE_AT_MOST * 20;
+                while Instant::now() < end {
+                    if jobs.send(Job::Scan).is_err() {
+                        // The test is over.
+                        return;
+                    }
+                    std::thread::sleep(SETTLE / 5);
+                }
+                streaming.store(false, Ordering::SeqCst);
+            })
+        };
+        assert!(settle(&queue).is_none());
+        assert!(
+            streaming.load(Ordering::SeqCst),
+            "the spool is captured while notes still come"
+        );
+        drop(queue);
+        let _ = sender.join();
     }
 }
