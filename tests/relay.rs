@@ -3,7 +3,9 @@
 //! daemon listens (none started, or one killed with -9), never held up by a daemon
 //! that does not answer, a request the daemon refuses (another version) run by
 //! `solaria hook` instead, a malformed request logged and refused, and a second
-//! daemon leaving the socket to the first.
+//! daemon leaving the socket to the first. The spool: events a killed daemon left
+//! captured by the next, one the store refused kept until it takes another, a file
+//! that holds no event dropped, and a spool removed under a running daemon.
 
 use serde_json::{Value, json};
 use solaria_tests::binary;
@@ -565,28 +567,146 @@ fn a_hook_that_prints_nothing_writes_the_spool_itself_and_does_not_wait_for_the_
 }
 
 #[test]
-fn a_session_start_is_answered_before_its_own_write() {
+fn a_session_start_and_a_prompt_are_answered_before_their_own_writes() {
     let edge = Edge::new("laptop");
     let preference = "deploy staging only from the release branch";
     edge.ok(&["remember", "-t", "preference", preference]);
     let _api = relaying(&edge);
     let client = lone_client(&edge);
-    // Someone else holds the write lock: the session's row cannot be written yet,
-    // but the context is only read.
+    let p = edge.project.clone();
+    hook(
+        &edge,
+        &client,
+        &["session-start"],
+        &session_start("s-0", &p),
+    );
+    // Captured after the session's start (one thread, in order): once it is out of
+    // the spool, the daemon has finished writing s-0.
+    hook(
+        &edge,
+        &client,
+        &["post-tool-use"],
+        &tool("s-0", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    edge.settled();
+    // Someone else holds the write lock: neither the session's row nor the prompt
+    // can be written yet, but the context and the recall are only read.
     let holder = edge.db();
     holder
         .execute_batch("BEGIN IMMEDIATE")
         .expect("take the write lock");
-    let out = hook(
+    let told = |out: std::process::Output| {
+        let v: Value = serde_json::from_slice(&out.stdout).expect("an answer, as JSON");
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .expect("context text")
+            .to_owned()
+    };
+    let context = told(hook(
         &edge,
         &client,
         &["session-start"],
-        &session_start("s-1", &edge.project),
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("SessionStart prints JSON");
-    let context = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .expect("context text");
+        &session_start("s-1", &p),
+    ));
     assert!(context.contains(preference), "{context}");
+    // s-0 is known: its prompt is recalled against before it is written.
+    let recalled = told(hook(
+        &edge,
+        &client,
+        &["user-prompt-submit"],
+        &prompt("s-0", &p, "which branch may deploy staging?"),
+    ));
+    assert!(recalled.contains(preference), "{recalled}");
     holder.execute_batch("ROLLBACK").expect("release the lock");
+}
+
+#[test]
+fn a_spooled_event_the_store_refuses_stays_until_the_store_takes_another() {
+    let edge = Edge::new("laptop");
+    let mut api = relaying(&edge);
+    let client = lone_client(&edge);
+    let p = edge.project.clone();
+    let bash = |line: &str| {
+        tool(
+            "s-1",
+            &p,
+            "Bash",
+            json!({ "command": line }),
+            json!({"stdout": "ok", "stderr": ""}),
+        )
+    };
+    // The write lock is held past the store's wait: the daemon gives up on it.
+    let holder = edge.db();
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("take the write lock");
+    hook(&edge, &client, &["post-tool-use"], &bash("echo first"));
+    wait_for(&edge, &mut api.daemon, "the store's refusal", || {
+        edge.hook_log()
+            .contains("the store did not take it; it stays in the spool")
+            .then_some(())
+    });
+    holder.execute_batch("ROLLBACK").expect("release the lock");
+    drop(holder);
+    assert_eq!(edge.spooled(), 1, "kept, not dropped");
+    assert!(tool_titles(&edge).is_empty());
+    // The store takes the next event, and then the one it refused.
+    hook(&edge, &client, &["post-tool-use"], &bash("echo second"));
+    edge.settled();
+    assert_eq!(
+        tool_titles(&edge),
+        ["Bash: echo first", "Bash: echo second"],
+        "{}",
+        edge.hook_log()
+    );
+}
+
+/// The daemon's spool directory for `edge`.
+fn spool_dir(edge: &Edge) -> PathBuf {
+    solaria_edge::relay::spool::location(&edge.data(), Some(&edge.runtime_dir())).expect("location")
+}
+
+#[test]
+fn a_spool_file_that_holds_no_event_is_logged_and_dropped_and_the_rest_captured() {
+    let edge = Edge::new("laptop");
+    let _api = relaying(&edge);
+    let stray = spool_dir(&edge).join("00000000000000000001-1-00000000.event");
+    std::fs::write(&stray, "not a hook event\n").expect("a stray file");
+    let p = edge.project.clone();
+    hook(
+        &edge,
+        &lone_client(&edge),
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    edge.settled();
+    assert!(!stray.exists());
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+    let log = edge.hook_log();
+    assert!(
+        log.contains("is not a spooled hook event; dropped"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_spool_gone_after_the_daemon_started_leaves_each_hook_waiting_for_its_write() {
+    let edge = Edge::new("laptop");
+    let _api = relaying(&edge);
+    // Removed (a tmpfs cleaner, a user) and something else put in its place.
+    let spool = spool_dir(&edge);
+    std::fs::remove_dir_all(&spool).expect("remove the spool");
+    std::fs::write(&spool, "").expect("a file in its place");
+    let p = edge.project.clone();
+    let out = hook(
+        &edge,
+        &lone_client(&edge),
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    assert!(out.status.success() && out.stdout.is_empty());
+    // No waiting: the hook returned after the write.
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+    let log = edge.hook_log();
+    assert!(log.contains("cannot spool an event"), "{log}");
 }

@@ -12,16 +12,16 @@
 //! came before it, and answered as soon as its answer is read, before its own
 //! writes.
 
-use super::spool::{Spool, Spooled};
+use super::spool::{Spool, SpoolError, Spooled};
 use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
 use crate::app::App;
 use crate::capture::{self, StoreSlot, payload::HookEvent};
 use crate::config;
 use solaria_shared::UnixMillis;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
@@ -124,8 +124,7 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
     let app = app.clone();
     std::thread::spawn(move || {
         let mut slot = StoreSlot::in_daemon(&app);
-        // Events the store could not take: left for the next start, not retried.
-        let mut kept = HashSet::new();
+        let mut kept = Kept::default();
         while let Ok(job) = queue.recv() {
             let job = match job {
                 Job::Scan => settle(&queue).unwrap_or(Job::Scan),
@@ -185,40 +184,83 @@ fn settle(queue: &Receiver<Job>) -> Option<Job> {
     }
 }
 
-/// Captures the spooled events, oldest first.
-fn drain(app: &App, slot: &mut StoreSlot, spool: &Spool, kept: &mut HashSet<PathBuf>) {
-    let files = match spool.pending() {
-        Ok(files) => files,
-        Err(e) => {
-            capture::log_line(&app.paths, "relay", &format!("cannot list the spool: {e}"));
+/// Spooled events the store could not take (locked past its wait, a disk error),
+/// left in the spool: each is tried again once the store has taken another event
+/// since, and at the daemon's next start, never in a loop against a store that
+/// keeps failing.
+#[derive(Default)]
+struct Kept {
+    /// Each kept file, with how many events had been captured when it failed.
+    files: HashMap<PathBuf, u64>,
+    /// Events captured from the spool so far.
+    captured: u64,
+}
+
+impl Kept {
+    /// Whether `file` failed and the store has taken nothing since.
+    fn waits(&self, file: &Path) -> bool {
+        self.files.get(file) == Some(&self.captured)
+    }
+
+    /// Whether a kept file is due another try.
+    fn any_due(&self) -> bool {
+        self.files.values().any(|&at| at < self.captured)
+    }
+}
+
+/// Captures the spooled events, oldest first; then the kept ones that are due,
+/// once more.
+fn drain(app: &App, slot: &mut StoreSlot, spool: &Spool, kept: &mut Kept) {
+    loop {
+        let files = match spool.pending() {
+            Ok(files) => files,
+            Err(e) => {
+                capture::log_line(&app.paths, "relay", &format!("cannot list the spool: {e}"));
+                return;
+            }
+        };
+        // A kept file someone removed is no longer waited for.
+        kept.files
+            .retain(|file, _| files.binary_search(file).is_ok());
+        for file in files {
+            if !kept.waits(&file) {
+                capture_spooled(app, slot, &file, kept);
+            }
+        }
+        if !kept.any_due() {
             return;
         }
+    }
+}
+
+/// Captures one spool file: removed once its event is in the store, or when it
+/// holds no event; kept when the store or the file cannot be read now.
+fn capture_spooled(app: &App, slot: &mut StoreSlot, file: &Path, kept: &mut Kept) {
+    let keep = |kept: &mut Kept, why: &str| {
+        // Not lost: tried again later, and at the next daemon start.
+        capture::log_line(
+            &app.paths,
+            "relay",
+            &format!("{}: {why}; it stays in the spool", file.display()),
+        );
+        kept.files.insert(file.to_owned(), kept.captured);
     };
-    for file in files {
-        if kept.contains(&file) {
-            continue;
+    match Spool::read(file) {
+        Ok(Spooled { event, at, payload }) => {
+            if capture_event(app, slot, &event, &payload, at).store_failed {
+                keep(kept, "the store did not take it");
+            } else {
+                kept.captured += 1;
+                kept.files.remove(file);
+                Spool::done(file);
+            }
         }
-        match Spool::read(&file) {
-            Ok(Spooled { event, at, payload }) => {
-                if capture_event(app, slot, &event, &payload, at).store_failed {
-                    // Not lost: the next daemon start captures it.
-                    capture::log_line(
-                        &app.paths,
-                        "relay",
-                        &format!(
-                            "{} stays in the spool for the daemon's next start",
-                            file.display()
-                        ),
-                    );
-                    kept.insert(file);
-                } else {
-                    Spool::done(&file);
-                }
-            }
-            Err(e) => {
-                capture::log_line(&app.paths, "relay", &format!("{e}; dropped"));
-                Spool::done(&file);
-            }
+        // It may read another time; it is the event's only copy.
+        Err(SpoolError::Io(_, e)) => keep(kept, &format!("cannot be read ({e})")),
+        Err(malformed @ SpoolError::Malformed(_)) => {
+            // Never an event (the hooks write whole files): nothing to capture.
+            capture::log_line(&app.paths, "relay", &format!("{malformed}; dropped"));
+            Spool::done(file);
         }
     }
 }
