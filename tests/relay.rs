@@ -61,6 +61,18 @@ fn hook(edge: &Edge, client: &Path, event: &[&str], payload: &Value) -> std::pro
     edge.hook_program(client, &args, payload.to_string().as_bytes())
 }
 
+/// The hook of a Bash `ls` in session s-1, as Claude Code sends it.
+fn ls_hook(edge: &Edge, client: &Path) -> std::process::Output {
+    let call = tool(
+        "s-1",
+        &edge.project,
+        "Bash",
+        json!({"command": "ls"}),
+        json!("a b"),
+    );
+    hook(edge, client, &["post-tool-use"], &call)
+}
+
 fn tool_titles(edge: &Edge) -> Vec<String> {
     edge.strings(
         "SELECT title FROM observations WHERE kind = 'tool_use' ORDER BY created_at, title",
@@ -295,13 +307,7 @@ fn malformed_requests_are_logged_and_the_daemon_serves_on() {
         b"{not json",
     );
     assert!(out.stdout.is_empty());
-    let p = edge.project.clone();
-    hook(
-        &edge,
-        &client,
-        &["post-tool-use"],
-        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
-    );
+    ls_hook(&edge, &client);
     edge.settled();
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
     let log = edge.hook_log();
@@ -326,13 +332,7 @@ fn a_second_daemon_leaves_the_socket_to_the_first() {
             .then_some(())
     });
     drop(second);
-    let p = edge.project.clone();
-    hook(
-        &edge,
-        &lone_client(&edge),
-        &["post-tool-use"],
-        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
-    );
+    ls_hook(&edge, &lone_client(&edge));
     edge.settled();
     assert_eq!(
         tool_titles(&edge),
@@ -518,13 +518,7 @@ fn without_a_spool_each_event_is_written_before_its_hook_returns() {
         .expect("location");
     std::fs::write(spool.parent().expect("user dir"), "").expect("block the spool");
     let _api = relaying(&edge);
-    let p = edge.project.clone();
-    hook(
-        &edge,
-        &lone_client(&edge),
-        &["post-tool-use"],
-        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
-    );
+    ls_hook(&edge, &lone_client(&edge));
     // No waiting: the hook returned after the write.
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
     let log = edge.hook_log();
@@ -536,7 +530,6 @@ fn a_hook_that_prints_nothing_writes_the_spool_itself_and_does_not_wait_for_the_
     let edge = Edge::new("laptop");
     let api = relaying(&edge);
     let client = lone_client(&edge);
-    let p = edge.project.clone();
     let signal = |sig: &str| {
         let status = std::process::Command::new("kill")
             .args([sig, &api.daemon.0.id().to_string()])
@@ -547,12 +540,7 @@ fn a_hook_that_prints_nothing_writes_the_spool_itself_and_does_not_wait_for_the_
     // A daemon that cannot run at all (stopped): it accepts no request, answers
     // nothing; a hook that asked it would wait 5 s and log that.
     signal("-STOP");
-    let out = hook(
-        &edge,
-        &client,
-        &["post-tool-use"],
-        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
-    );
+    let out = ls_hook(&edge, &client);
     let spooled = edge.spooled();
     signal("-CONT");
     assert!(out.status.success() && out.stdout.is_empty());
@@ -672,13 +660,7 @@ fn a_spool_file_that_holds_no_event_is_logged_and_dropped_and_the_rest_captured(
     let _api = relaying(&edge);
     let stray = spool_dir(&edge).join("00000000000000000001-1-00000000.event");
     std::fs::write(&stray, "not a hook event\n").expect("a stray file");
-    let p = edge.project.clone();
-    hook(
-        &edge,
-        &lone_client(&edge),
-        &["post-tool-use"],
-        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
-    );
+    ls_hook(&edge, &lone_client(&edge));
     edge.settled();
     assert!(!stray.exists());
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
@@ -697,13 +679,7 @@ fn a_spool_gone_after_the_daemon_started_leaves_each_hook_waiting_for_its_write(
     let spool = spool_dir(&edge);
     std::fs::remove_dir_all(&spool).expect("remove the spool");
     std::fs::write(&spool, "").expect("a file in its place");
-    let p = edge.project.clone();
-    let out = hook(
-        &edge,
-        &lone_client(&edge),
-        &["post-tool-use"],
-        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
-    );
+    let out = ls_hook(&edge, &lone_client(&edge));
     assert!(out.status.success() && out.stdout.is_empty());
     // No waiting: the hook returned after the write.
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
