@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real coding agents the behaviour tests drive (tests/real_agents.rs), from
+# Installs the real coding agents the behaviour tests drive (tests/real_agents/), from
 # npm, at pinned versions, into a cache kept between runs:
 #
 #   CACHE/claude-code-<version>/   @anthropic-ai/claude-code (its native binary comes in

@@ -29,7 +29,7 @@ export SOLARIA_TEST_MULTILINGUAL_MODEL_DIR="$model_cache/multilingual-e5-small"
 echo "== real agents"
 # Claude Code and OpenCode from npm, pinned in deploy/agents.sh, cached in
 # ~/.cache/solaria/agents; it exports SOLARIA_TEST_CLAUDE and SOLARIA_TEST_OPENCODE for
-# tests/real_agents.rs (and fails here in CI when npm cannot install them).
+# tests/real_agents/ (and fails here in CI when npm cannot install them).
 agents_env="$(bash deploy/agents.sh)"
 eval "$agents_env"
 echo "== postgres"

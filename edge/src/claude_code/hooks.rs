@@ -3,6 +3,7 @@
 
 use super::settings::shape_error;
 use super::{HOOK_TIMEOUT_SECS, InstallError};
+use crate::capture::payload::HookEvent as Event;
 use crate::relay::{HookProgram, RELAY_CLIENT};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -21,37 +22,22 @@ pub struct HookEvent {
 /// The hooks SOLARIA installs. SessionStart has no matcher so that it also fires on
 /// resume, `/clear` and compaction, when the context must be injected again.
 pub const HOOK_EVENTS: [HookEvent; 6] = [
-    HookEvent {
-        name: "SessionStart",
-        arg: "session-start",
-        matcher: None,
-    },
-    HookEvent {
-        name: "UserPromptSubmit",
-        arg: "user-prompt-submit",
-        matcher: None,
-    },
-    HookEvent {
-        name: "PostToolUse",
-        arg: "post-tool-use",
-        matcher: Some("*"),
-    },
-    HookEvent {
-        name: "PostToolUseFailure",
-        arg: "post-tool-use-failure",
-        matcher: Some("*"),
-    },
-    HookEvent {
-        name: "Stop",
-        arg: "stop",
-        matcher: None,
-    },
-    HookEvent {
-        name: "SessionEnd",
-        arg: "session-end",
-        matcher: None,
-    },
+    hook(Event::SessionStart, None),
+    hook(Event::UserPromptSubmit, None),
+    hook(Event::PostToolUse, Some("*")),
+    hook(Event::PostToolUseFailure, Some("*")),
+    hook(Event::Stop, None),
+    hook(Event::SessionEnd, None),
 ];
+
+/// The entry for `event`, named as the capture code names it.
+const fn hook(event: Event, matcher: Option<&'static str>) -> HookEvent {
+    HookEvent {
+        name: event.claude_name(),
+        arg: event.arg(),
+        matcher,
+    }
+}
 
 /// The hook command for `event`: `<exe> hook <arg>` or `<solaria-hook> --data-dir
 /// <dir> <arg>`, paths shell-quoted when needed.

@@ -1,0 +1,374 @@
+//! What SOLARIA's hooks and plugin cost inside the real agents: benchmarks, run by
+//! hand (`--ignored --nocapture`), figures in docs/BENCHMARKS.md, (f).
+
+use super::*;
+
+/// What the hooks cost inside the real agent (a benchmark, run by hand; figures in
+/// docs/BENCHMARKS.md, "Hooks inside the real agent"): the 5-tool coding session,
+/// `SOLARIA_BENCH_RUNS` times (default 20) in each setup, the setups interleaved so
+/// that the machine's noise falls on all of them alike. The hooks run this build's
+/// `solaria`, or the one `SOLARIA_BENCH_SOLARIA` names (a release build: what users run).
+///
+/// ```sh
+/// cargo build --workspace --bins && eval "$(bash deploy/agents.sh)"
+/// cargo build --release -p solaria-edge --bins
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::overhead::hook_overhead
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn hook_overhead_in_claude_code() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let exe = bench_exe();
+    let solaria = Edge::new("laptop");
+    install_with(&solaria, &exe);
+    let hooks_only = Edge::new("laptop");
+    install_with(&hooks_only, &exe);
+    without_mcp_server(&hooks_only);
+    let relayed = Edge::new("laptop");
+    install_with(&relayed, &exe);
+    without_mcp_server(&relayed);
+    let _relaying = serve_with(&relayed, &exe);
+    let with_daemon = Edge::new("laptop");
+    install_with(&with_daemon, &exe);
+    let _daemon = serve_with(&with_daemon, &exe);
+    let noop = Edge::new("noop");
+    noop_hooks_like(&solaria, &noop);
+    let baseline = Edge::new("baseline");
+    let setups = [
+        ("no hooks", &baseline),
+        ("no-op hooks (`true`)", &noop),
+        ("SOLARIA hooks, no MCP server", &hooks_only),
+        ("SOLARIA hooks, daemon running, no MCP server", &relayed),
+        ("SOLARIA installed (hooks + MCP)", &solaria),
+        ("SOLARIA installed, daemon running", &with_daemon),
+    ];
+    let runs = time_setups(
+        "`claude -p` (5 tools, 6 requests, 9 hook calls)",
+        &setups,
+        |edge| {
+            let model = ModelServer::start(coding_script(&edge.project));
+            run_claude(
+                &claude,
+                edge,
+                &model,
+                "Write a note about the deploy key",
+                "bench",
+            )
+        },
+    );
+    for edge in [&solaria, &relayed, &with_daemon] {
+        edge.settled();
+        assert_eq!(
+            edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
+            runs as i64 + 1,
+            "SOLARIA captured every session it was timed on"
+        );
+    }
+}
+
+/// The same for OpenCode: the 5-tool session through the plugin. The no-op plugin is
+/// SOLARIA's with `true` as its hook command (the same events forwarded to a
+/// process that does nothing), so the ratio is what SOLARIA's work costs over the
+/// forwarding itself.
+///
+/// ```sh
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::overhead::plugin_overhead
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn plugin_overhead_in_opencode() {
+    let Some(opencode) = agents::agent_binary(agents::OPENCODE_VAR) else {
+        return;
+    };
+    let exe = bench_exe();
+    let installed = |name: &str, mcp: bool, run_with: &Path| {
+        let edge = Edge::new(name);
+        let setup = solaria_tests::opencode::install_for_opencode(&edge);
+        let debug = solaria_tests::binary("solaria").display().to_string();
+        let runs = run_with.display().to_string();
+        for file in [&setup.plugin, &setup.config] {
+            let text = std::fs::read_to_string(file).expect("installed file");
+            std::fs::write(file, text.replace(&debug, &runs)).expect("rewrite");
+        }
+        if !run_with.ends_with("solaria") {
+            // The no-op: the same events forwarded to a process that does nothing.
+            let text = std::fs::read_to_string(&setup.plugin).expect("plugin");
+            let start = text.find("const HOOK = ").expect("the HOOK line");
+            let end = start + text[start..].find('\n').expect("line end");
+            let line = format!("const HOOK = {};", json!([runs]));
+            std::fs::write(
+                &setup.plugin,
+                format!("{}{line}{}", &text[..start], &text[end..]),
+            )
+            .expect("rewrite plugin");
+        }
+        if !mcp {
+            let mut config: Value =
+                serde_json::from_str(&std::fs::read_to_string(&setup.config).expect("config"))
+                    .expect("json");
+            config["mcp"]
+                .as_object_mut()
+                .expect("mcp")
+                .remove("solaria");
+            std::fs::write(&setup.config, config.to_string()).expect("write config");
+        }
+        edge
+    };
+    let baseline = Edge::new("baseline");
+    let noop = installed("noop", false, Path::new("/bin/true"));
+    let plugin_only = installed("laptop", false, &exe);
+    let relayed = installed("laptop", false, &exe);
+    let _relaying = serve_with(&relayed, &exe);
+    let solaria = installed("laptop", true, &exe);
+    let with_daemon = installed("laptop", true, &exe);
+    let _daemon = serve_with(&with_daemon, &exe);
+    let setups = [
+        ("no plugin", &baseline),
+        ("no-op plugin (`true`)", &noop),
+        ("SOLARIA plugin, no MCP server", &plugin_only),
+        ("SOLARIA plugin, daemon running, no MCP server", &relayed),
+        ("SOLARIA installed (plugin + MCP)", &solaria),
+        ("SOLARIA installed, daemon running", &with_daemon),
+    ];
+    let runs = time_setups("`opencode run` (5 tools)", &setups, |edge| {
+        let file = edge.project.join("notes.txt");
+        let model = ModelServer::start(opencode_coding_script(&file));
+        let cmd = agents::opencode(&opencode, edge, &model, "Write a note about the deploy key");
+        agents::run_timeboxed(cmd, &edge.root.path().join("runs/bench"), SESSION_TIMEOUT)
+    });
+    for edge in [&relayed, &with_daemon] {
+        assert!(
+            edge.count("SELECT count(*) FROM sessions") >= runs as i64,
+            "SOLARIA captured the sessions it was timed on"
+        );
+    }
+}
+
+/// The hooks' own time inside Claude Code (a benchmark, run by hand; figures in
+/// docs/BENCHMARKS.md, (f)): each hook command of the setup is wrapped in a shell
+/// script that logs when it started and ended, so the agent's and the model's time
+/// drop out of the figure. Setups: `/bin/true` as every hook (the no-op as a process),
+/// SOLARIA's hooks with the daemon running, and a stand-in that only sleeps 2 ms (a
+/// hook as slow as ours that does nothing else, to tell a hook's duration from its
+/// side effects). `SOLARIA_BENCH_RUNS` sessions each (default 12), interleaved.
+///
+/// ```sh
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::overhead::hook_time
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn hook_time_in_claude_code() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let exe = bench_exe();
+    let runs: usize = std::env::var("SOLARIA_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(12);
+    let mut daemons = Vec::new();
+    let setups: Vec<(&str, Edge)> = [
+        ("`/bin/true`", Some("/bin/true")),
+        // A no-op that reads the payload Claude Code writes to it, as any hook
+        // that does something with its event must, and discards it.
+        (
+            "`dd of=/dev/null` (reads the payload)",
+            Some("/bin/dd of=/dev/null status=none"),
+        ),
+        ("SOLARIA hooks, daemon running", None),
+        ("`/bin/sleep 0.002`", Some("/bin/sleep 0.002")),
+    ]
+    .into_iter()
+    .map(|(name, command)| {
+        let edge = Edge::new("laptop");
+        install_with(&edge, &exe);
+        without_mcp_server(&edge);
+        if command.is_none() {
+            daemons.push(serve_with(&edge, &exe));
+        }
+        let log = edge.root.path().join("hook-times.log");
+        let wrapper = edge.root.path().join("timed.sh");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nstart=$(date +%s%N)\n\"$@\"\nend=$(date +%s%N)\necho \"$start $end\" >> '{}'\n",
+                log.display()
+            ),
+        )
+        .expect("wrapper");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        rewrite_hook_commands(&edge, |ours| {
+            format!("{} {}", wrapper.display(), command.unwrap_or(ours))
+        });
+        (name, edge)
+    })
+    .collect();
+    for round in 0..=runs {
+        for (_, edge) in &setups {
+            let model = ModelServer::start(coding_script(&edge.project));
+            let run = run_claude(
+                &claude,
+                edge,
+                &model,
+                "Write a note about the deploy key",
+                &format!("t{round}"),
+            );
+            run.assert_success();
+        }
+    }
+    println!("{runs} sessions each after one warm-up, interleaved; 9 hook calls a session");
+    println!(
+        "| setup | hooks' time a session (median) | a call (median) | SessionStart | ratio to `/bin/true` |"
+    );
+    println!("|---|---|---|---|---|");
+    let mut first = None;
+    let mut breakdown = Vec::new();
+    for (name, edge) in &setups {
+        let text = std::fs::read_to_string(edge.root.path().join("hook-times.log")).expect("log");
+        let calls: Vec<f64> = text
+            .lines()
+            .filter_map(|l| {
+                let (start, end) = l.split_once(' ')?;
+                Some((end.parse::<f64>().ok()? - start.parse::<f64>().ok()?) / 1e6)
+            })
+            .collect();
+        assert_eq!(calls.len(), 9 * (runs + 1), "{name}: every hook timed");
+        let sessions: Vec<&[f64]> = calls.chunks(9).skip(1).collect();
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let per_session = median(sessions.iter().map(|s| s.iter().sum()).collect());
+        let per_call = median(sessions.iter().flat_map(|s| s.iter().copied()).collect());
+        let start = median(sessions.iter().map(|s| s[0]).collect());
+        let base = *first.get_or_insert(per_session);
+        println!(
+            "| {name} | {per_session:.1} ms | {per_call:.1} ms | {start:.1} ms | {:.2} |",
+            per_session / base
+        );
+        let by_place: Vec<String> = (0..9)
+            .map(|i| format!("{:.1}", median(sessions.iter().map(|s| s[i]).collect())))
+            .collect();
+        breakdown.push(format!("| {name} | {} |", by_place.join(" | ")));
+    }
+    println!("\nEach call's median, in the order of a session:");
+    println!(
+        "| setup | SessionStart | UserPromptSubmit | Write | Read | Edit | Bash | Bash (fails) | Stop | SessionEnd |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for line in breakdown {
+        println!("{line}");
+    }
+}
+
+/// Rewrites every hook command in `edge`'s settings.json to `to(command)`.
+fn rewrite_hook_commands(edge: &Edge, to: impl Fn(&str) -> String) {
+    let path = edge.home().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&path).expect("settings.json");
+    let mut settings: Value = serde_json::from_str(&text).expect("json");
+    for groups in settings["hooks"]
+        .as_object_mut()
+        .expect("hooks")
+        .values_mut()
+    {
+        for group in groups.as_array_mut().expect("groups") {
+            for hook in group["hooks"].as_array_mut().expect("hooks") {
+                let ours = hook["command"].as_str().expect("command").to_owned();
+                hook["command"] = json!(to(&ours));
+            }
+        }
+    }
+    std::fs::write(&path, settings.to_string()).expect("write settings.json");
+}
+
+/// The `solaria` the benchmarks' hooks run: `SOLARIA_BENCH_SOLARIA` or this build's.
+fn bench_exe() -> std::path::PathBuf {
+    let exe = std::env::var_os("SOLARIA_BENCH_SOLARIA")
+        .map(|p| {
+            std::fs::canonicalize(solaria_tests::workspace().join(p))
+                .expect("SOLARIA_BENCH_SOLARIA")
+        })
+        .unwrap_or_else(|| solaria_tests::binary("solaria"));
+    println!("hooks run {}", exe.display());
+    exe
+}
+
+/// Runs `session` on each setup's edge, `SOLARIA_BENCH_RUNS` (default 20) timed rounds
+/// after one warm-up, the setups interleaved; prints median and p95 per setup and,
+/// for each setup after the second, the ratio (setup − first) ÷ (second − first) on
+/// medians: what it costs over the bare agent, in units of what the no-op costs.
+/// Returns the number of timed rounds.
+fn time_setups(what: &str, setups: &[(&str, &Edge)], session: impl Fn(&Edge) -> AgentRun) -> usize {
+    let runs: usize = std::env::var("SOLARIA_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20);
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); setups.len()];
+    for i in 0..=runs {
+        for (n, (_, edge)) in setups.iter().enumerate() {
+            let run = session(edge);
+            run.assert_success();
+            // The first round warms the page cache and the stores: not counted.
+            if i > 0 {
+                times[n].push(run.elapsed);
+            }
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let stats: Vec<(f64, f64)> = times
+        .iter_mut()
+        .map(|t| {
+            t.sort();
+            let p95 = t[((t.len() * 95).div_ceil(100)).saturating_sub(1)];
+            (ms(t[t.len() / 2]), ms(p95))
+        })
+        .collect();
+    println!("{runs} runs each, interleaved; wall time of {what}");
+    println!("| setup | median | p95 | median over the first | ratio to the no-op |");
+    println!("|---|---|---|---|---|");
+    let noop_cost = stats[1].0 - stats[0].0;
+    for (n, ((name, _), (median, p95))) in setups.iter().zip(&stats).enumerate() {
+        let cost = median - stats[0].0;
+        let ratio = if n < 2 {
+            "".to_string()
+        } else if noop_cost > 0.0 {
+            format!("{:.2}", cost / noop_cost)
+        } else {
+            "n/a (the no-op costs nothing measurable)".to_string()
+        };
+        println!("| {name} | {median:.0} ms | {p95:.0} ms | {cost:+.0} ms | {ratio} |");
+    }
+    runs
+}
+
+/// `EXE install claude-code --no-service` on `edge`: the hooks and the MCP server run EXE.
+fn install_with(edge: &Edge, exe: &Path) {
+    let out = std::process::Command::new(exe)
+        .current_dir(&edge.project)
+        .env_clear()
+        .env("HOME", edge.home())
+        .env("SOLARIA_HOME", edge.data())
+        .args(["install", "claude-code", "--no-service"])
+        .output()
+        .expect("run solaria install");
+    assert!(out.status.success(), "install: {out:?}");
+}
+
+/// Gives `to` the hooks SOLARIA installed on `from` (same events, same matchers), each
+/// running `true` instead.
+fn noop_hooks_like(from: &Edge, to: &Edge) {
+    std::fs::create_dir_all(to.home().join(".claude")).expect(".claude");
+    std::fs::copy(
+        from.home().join(".claude/settings.json"),
+        to.home().join(".claude/settings.json"),
+    )
+    .expect("copy settings.json");
+    rewrite_hook_commands(to, |_| "true".to_owned());
+}
