@@ -649,6 +649,29 @@ fn a_spooled_event_the_store_refuses_stays_until_the_store_takes_another() {
     );
 }
 
+#[test]
+fn a_refused_event_is_tried_again_on_its_own_when_no_other_comes() {
+    let edge = Edge::new("laptop");
+    let mut api = relaying(&edge);
+    let holder = edge.db();
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("take the write lock");
+    ls_hook(&edge, &lone_client(&edge));
+    wait_for(&edge, &mut api.daemon, "the store's refusal", || {
+        edge.hook_log()
+            .contains("the store did not take it; it stays in the spool")
+            .then_some(())
+    });
+    holder.execute_batch("ROLLBACK").expect("release the lock");
+    drop(holder);
+    // No hook comes after it: the daemon tries it again by itself (after 10 s).
+    wait_for(&edge, &mut api.daemon, "the kept event's capture", || {
+        (edge.spooled() == 0).then_some(())
+    });
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+}
+
 /// The daemon's spool directory for `edge`.
 fn spool_dir(edge: &Edge) -> PathBuf {
     solaria_edge::relay::spool::location(&edge.data(), Some(&edge.runtime_dir())).expect("location")

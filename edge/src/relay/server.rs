@@ -23,7 +23,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 /// A client sends its whole request at once (it read the payload before
@@ -125,7 +125,21 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
     std::thread::spawn(move || {
         let mut slot = StoreSlot::in_daemon(&app);
         let mut kept = Kept::default();
-        while let Ok(job) = queue.recv() {
+        loop {
+            let job = match kept.patience() {
+                None => queue.recv().ok(),
+                Some(wait) => match queue.recv_timeout(wait) {
+                    Ok(job) => Some(job),
+                    // No event came to retry the kept ones after: retry them anyway.
+                    Err(RecvTimeoutError::Timeout) => {
+                        kept.retry_all();
+                        Some(Job::Scan)
+                    }
+                    Err(RecvTimeoutError::Disconnected) => None,
+                },
+            };
+            // The daemon's sockets are gone: nothing more will come.
+            let Some(job) = job else { return };
             let job = match job {
                 Job::Scan => settle(&queue).unwrap_or(Job::Scan),
                 answer => answer,
@@ -148,6 +162,9 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
                 });
                 let captured = capture_event(&app, &mut slot, &event, &payload, at);
                 slot.forget_early();
+                if !captured.store_failed {
+                    kept.stored();
+                }
                 // A client that gave up waiting is not our failure.
                 let _ = reply.send(captured.answer);
             }
@@ -186,17 +203,52 @@ fn settle(queue: &Receiver<Job>) -> Option<Job> {
 
 /// Spooled events the store could not take (locked past its wait, a disk error),
 /// left in the spool: each is tried again once the store has taken another event
-/// since, and at the daemon's next start, never in a loop against a store that
-/// keeps failing.
-#[derive(Default)]
+/// since, or when no event came for [`Kept::retry_in`], and at the daemon's next
+/// start; never in a loop against a store that keeps failing.
 struct Kept {
     /// Each kept file, with how many events had been captured when it failed.
     files: HashMap<PathBuf, u64>,
-    /// Events captured from the spool so far.
+    /// Events captured so far.
     captured: u64,
+    /// How long the kept files wait for an event before they are tried anyway:
+    /// doubled after each such try, back to the first once an event is captured.
+    retry_in: Duration,
+}
+
+/// The first wait before kept files are tried again with no event coming.
+const RETRY_KEPT_FIRST: Duration = Duration::from_secs(10);
+/// The longest: a store that keeps failing is tried (and logged) a few times an hour.
+const RETRY_KEPT_AT_MOST: Duration = Duration::from_secs(600);
+
+impl Default for Kept {
+    fn default() -> Kept {
+        Kept {
+            files: HashMap::new(),
+            captured: 0,
+            retry_in: RETRY_KEPT_FIRST,
+        }
+    }
 }
 
 impl Kept {
+    /// How long the capture thread waits for a job before it tries the kept files:
+    /// `None` (for ever) when none is kept.
+    fn patience(&self) -> Option<Duration> {
+        (!self.files.is_empty()).then_some(self.retry_in)
+    }
+
+    /// Makes every kept file due, and the next such wait longer.
+    fn retry_all(&mut self) {
+        self.files.clear();
+        self.retry_in = (self.retry_in * 2).min(RETRY_KEPT_AT_MOST);
+    }
+
+    /// An event is in the store (spooled or answered): the store works again.
+    fn stored(&mut self) {
+        self.captured += 1;
+        self.retry_in = RETRY_KEPT_FIRST;
+    }
+
     /// Whether `file` failed and the store has taken nothing since.
     fn waits(&self, file: &Path) -> bool {
         self.files.get(file) == Some(&self.captured)
@@ -250,7 +302,7 @@ fn capture_spooled(app: &App, slot: &mut StoreSlot, file: &Path, kept: &mut Kept
             if capture_event(app, slot, &event, &payload, at).store_failed {
                 keep(kept, "the store did not take it");
             } else {
-                kept.captured += 1;
+                kept.stored();
                 kept.files.remove(file);
                 Spool::done(file);
             }
