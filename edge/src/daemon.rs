@@ -92,6 +92,7 @@ impl Options {
                 next_round = std::time::Instant::now() + jittered(every);
             }
             complete_commits(app, &mut commits_tried);
+            index_identifier_pairs(app);
             summarize_sessions(app);
             embedder.pass(app);
             if self.once {
@@ -182,6 +183,50 @@ fn start_api(app: &App) {
             app,
             &format!("local API not started: {e}; sync, prune and vectors go on"),
         ),
+    }
+}
+
+/// Observations given their identifier pairs a write transaction (short: hooks
+/// wait for the write lock meanwhile).
+const PAIRS_BATCH: usize = 100;
+/// Batches between the daemon's other work: 10,000 records a pass, so a store of
+/// 100k written before pairs existed is indexed within minutes.
+const PAIRS_BATCHES: usize = 100;
+
+/// Merge steps after a pass that re-indexed records (`store::pairs::merge_step`).
+const MERGE_STEPS_AT_MOST: usize = 1_000;
+
+/// Gives the observations written before identifier pairs existed their pairs
+/// (`store::pairs`); until none is left, searches match identifiers as phrases.
+fn index_identifier_pairs(app: &App) {
+    let Ok(mut store) = app.store() else {
+        return;
+    };
+    let mut indexed = 0;
+    for _ in 0..PAIRS_BATCHES {
+        match crate::store::pairs::backfill(&mut store, PAIRS_BATCH) {
+            Ok(0) => break,
+            Ok(n) => indexed += n,
+            Err(e) => {
+                log(app, &format!("identifier pairs not indexed yet: {e}"));
+                return;
+            }
+        }
+    }
+    if indexed == 0 {
+        return;
+    }
+    // Re-indexing left the full-text index in many small segments: merge them, a
+    // bounded step at a time (a 100k store's index is a few dozen steps).
+    for _ in 0..MERGE_STEPS_AT_MOST {
+        match crate::store::pairs::merge_step(&mut store) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                log(app, &format!("full-text index not merged: {e}"));
+                return;
+            }
+        }
     }
 }
 

@@ -328,3 +328,46 @@ fn an_identifier_repeated_in_many_newer_records_keeps_its_old_answer() {
         "{hits:#}"
     );
 }
+
+#[test]
+fn a_path_is_found_by_any_part_of_it_before_and_after_the_daemon_indexes_its_pairs() {
+    let m = Edge::new("test-machine");
+    let p = project(m.root.path(), "api", None);
+    seed(
+        &m,
+        &p,
+        "a",
+        &[
+            "retry logic lives in src/quimo/ludalmo.rs now",
+            "quimo and ludalmo are the two services we run",
+        ],
+    );
+    let titles = |q: &str| ids(&m.json(&p, &["search", "--json", q]));
+    let pairs_missing = || {
+        m.db()
+            .query_row(
+                "SELECT count(*) FROM observations WHERE pairs IS NULL",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .expect("count")
+    };
+    let path = "retry logic lives in src/quimo/ludalmo.rs now";
+    assert_eq!(pairs_missing(), 0, "written with their pairs");
+    for q in ["src/quimo/ludalmo.rs", "ludalmo.rs", "quimo/ludalmo"] {
+        assert_eq!(titles(q), [path], "{q}");
+    }
+    // A store upgraded from a version without pairs: its records have none until
+    // the daemon gives them theirs, and search finds them by phrase meanwhile.
+    m.db()
+        .execute("UPDATE observations SET pairs = NULL", [])
+        .expect("as before pairs");
+    assert_eq!(titles("ludalmo.rs"), [path]);
+    m.ok(&["serve", "--once"]);
+    assert_eq!(pairs_missing(), 0, "the daemon indexed them");
+    for q in ["src/quimo/ludalmo.rs", "ludalmo.rs", "quimo/ludalmo"] {
+        assert_eq!(titles(q), [path], "{q}");
+    }
+    // The words alone still find both.
+    assert_eq!(titles("quimo ludalmo").len(), 2);
+}

@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0007_distill.sql"),
     include_str!("../../../migrations/edge/0008_vector_outbox.sql"),
     include_str!("../../../migrations/edge/0009_vector_backfill.sql"),
+    include_str!("../../../migrations/edge/0010_identifier_pairs.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

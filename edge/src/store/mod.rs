@@ -12,6 +12,7 @@ pub(crate) mod fixtures;
 pub mod hybrid;
 pub mod knowledge;
 mod migrate;
+pub mod pairs;
 pub mod phrases;
 pub mod records;
 pub mod retention;

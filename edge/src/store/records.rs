@@ -363,15 +363,17 @@ impl Writer<'_> {
                 tool_name = excluded.tool_name, title = excluded.title, input = excluded.input,
                 response = excluded.response, files = excluded.files,
                 metadata = excluded.metadata, tags = excluded.tags,
-                created_at = excluded.created_at, scope = excluded.scope",
+                created_at = excluded.created_at, scope = excluded.scope,
+                pairs = excluded.pairs",
         )
     }
 
     fn write_observation(&mut self, o: &Observation, on_conflict: &str) -> Result<(), StoreError> {
+        let files = to_json(&o.files);
         self.tx()
             .prepare_cached(&format!(
-                "INSERT INTO observations ({OBSERVATION_COLUMNS}, scope)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                "INSERT INTO observations ({OBSERVATION_COLUMNS}, scope, pairs)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
                  {on_conflict}"
             ))?
             .execute(params![
@@ -387,11 +389,12 @@ impl Writer<'_> {
                 o.title,
                 o.input,
                 o.response,
-                to_json(&o.files),
+                files,
                 to_json(&o.metadata),
                 to_json(&o.tags),
                 o.created_at.0,
                 scope::observation(&o.project.key, o.kind, o.meta.machine_id),
+                super::pairs::of(&[&o.title, &o.input, &o.response, &files]),
             ])?;
         Ok(())
     }

@@ -29,7 +29,7 @@ impl Counts {
 
 // A tombstone keeps the envelope (id, machine, stamp) and erases the content.
 const WIPE_OBSERVATION: &str = "deleted = 1, title = '', input = '', response = '', \
-    files = '[]', metadata = '{}', tags = '[]'";
+    files = '[]', metadata = '{}', tags = '[]', pairs = ''";
 const WIPE_SUMMARY: &str = "deleted = 1, text = '', key_points = '[]', tags = '[]'";
 const WIPE_SESSION: &str = "deleted = 1, cwd = ''";
 // A knowledge tombstone keeps its kind and an empty body (`KnowledgeBody::erased`).

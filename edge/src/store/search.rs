@@ -18,7 +18,10 @@
 //! the title, scaled by the share of query terms matched and a mild length
 //! normalisation. Only the best few candidates are read from the table for the
 //! weights. A very common word thus ranks among its most recent matches; add words
-//! or `--until` to reach older ones.
+//! or `--until` to reach older ones. In observations, a term of two or more parts (a
+//! path, a `snake_case` or dotted name) is matched by its identifier pairs
+//! (`pairs.rs`), an AND of rare tokens, once every observation has them; before
+//! that (a store upgraded in place), as the phrase of its parts.
 
 use super::StoreError;
 use super::scope;
@@ -468,6 +471,25 @@ fn search_table(
         None => format!("{} : ({text})", table.text_columns()),
     };
 
+    // What each term is matched as: itself (a quoted phrase), or an identifier's
+    // pairs once every observation has them (`pairs.rs`), and how many phrases that is.
+    let by_pairs = table == Table::Observations && super::pairs::complete(conn)?;
+    let exprs: Vec<(String, usize)> = terms
+        .iter()
+        .map(|term| {
+            let pairs = by_pairs
+                .then(|| super::pairs::query(&unquoted(term)))
+                .flatten();
+            match pairs {
+                Some(expr) => {
+                    let phrases = expr.matches(" AND ").count() + 1;
+                    (expr, phrases)
+                }
+                None => (term.clone(), 1),
+            }
+        })
+        .collect();
+
     // Which candidate matches which terms (bit i = term i).
     let mut matched: HashMap<i64, u32> = HashMap::new();
     let mut idfs = Vec::with_capacity(terms.len());
@@ -478,8 +500,8 @@ fn search_table(
     // are checked for the rare terms' records (`truncated`).
     let (mut rare, mut truncated) = (Vec::new(), Vec::new());
     let mut rare_matches = 0;
-    for (i, term) in terms.iter().enumerate() {
-        let list = newest_matches(conn, table, &with_scope(term.clone()), q)?;
+    for (i, (expr, _)) in exprs.iter().enumerate() {
+        let list = newest_matches(conn, table, &with_scope(expr.clone()), q)?;
         idfs.push(idf(&list, rows, max_rowid));
         share_idfs.push(if list.is_empty() {
             rarest
@@ -509,12 +531,12 @@ fn search_table(
     if !rare.is_empty() && !truncated.is_empty() {
         let any = |list: &[usize]| {
             list.iter()
-                .map(|&i| terms[i].as_str())
+                .map(|&i| exprs[i].0.as_str())
                 .collect::<Vec<_>>()
                 .join(" OR ")
         };
-        // The common terms' phrases first, so phrase `p < truncated.len()` is
-        // `truncated[p]`; the scope's tokens last.
+        // The common terms' phrases first, in order (a term by its pairs is several
+        // phrases, all of which it needs); the scope's tokens last.
         let text = format!(
             "{} : (({}) AND ({}))",
             table.text_columns(),
@@ -525,10 +547,26 @@ fn search_table(
             Some(s) => format!("{text} AND ({s})"),
             None => text,
         };
+        // Each checked term's phrases: bits `first..first + count` of the mask (at
+        // most 63 phrases are reported; a term past them is not credited).
+        let mut first = 0;
+        let spans: Vec<(usize, i64)> = truncated
+            .iter()
+            .map(|&j| {
+                let count = exprs[j].1;
+                let mask = if first + count <= 63 {
+                    ((1i64 << count) - 1) << first
+                } else {
+                    0
+                };
+                first += count;
+                (j, mask)
+            })
+            .collect();
         for (rowid, held) in phrases_held(conn, table, &expr, q, rare_matches)? {
             let bits = matched.entry(rowid).or_default();
-            for (p, &j) in truncated.iter().enumerate() {
-                if held & (1 << p) != 0 {
+            for &(j, mask) in &spans {
+                if mask != 0 && held & mask == mask {
                     *bits |= 1 << j;
                 }
             }
@@ -536,7 +574,8 @@ fn search_table(
     }
     if terms.len() > 1 {
         let all = (1u32 << terms.len()) - 1;
-        for rowid in newest_matches(conn, table, &with_scope(terms.join(" AND ")), q)? {
+        let every: Vec<&str> = exprs.iter().map(|(expr, _)| expr.as_str()).collect();
+        for rowid in newest_matches(conn, table, &with_scope(every.join(" AND ")), q)? {
             matched.insert(rowid, all);
         }
     }
@@ -572,10 +611,7 @@ fn search_table(
         .sum::<f64>()
         / rows_read.len().max(1) as f64)
         .max(1.0);
-    let lowered: Vec<String> = terms
-        .iter()
-        .map(|t| t.trim_matches('"').replace("\"\"", "\"").to_lowercase())
-        .collect();
+    let lowered: Vec<String> = terms.iter().map(|t| unquoted(t).to_lowercase()).collect();
     // The score of a record matching every term, in its title, of average length.
     let ideal: f64 = idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
     let share_ideal: f64 = share_idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
@@ -623,6 +659,11 @@ fn search_table(
             }
         })
         .collect())
+}
+
+/// A term of [`query_terms`] as the user typed it (quotes undone).
+fn unquoted(term: &str) -> String {
+    term.trim_matches('"').replace("\"\"", "\"")
 }
 
 /// Reads one candidate row for ranking and display (`None` if it is gone).
@@ -844,6 +885,67 @@ mod tests {
             let hits = search(store.conn(), &q).expect("search");
             assert_eq!(hits.first().map(|h| &h.id), Some(&ids[0]), "{hits:#?}");
         }
+    }
+
+    #[test]
+    fn identifiers_and_their_parts_are_found_by_their_pairs_and_before_them_as_phrases() {
+        let texts: Vec<String> = [
+            "edited src/quimo/ludalmo.rs to retry",
+            "renamed make_token in auth.rs",
+            "src quimo ludalmo rs make token: the same words, no identifier",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let (_dir, mut store, ids) = store_of(&texts);
+        let found = |store: &super::super::Store, text: &str| {
+            let q = SearchQuery {
+                text: text.into(),
+                limit: 5,
+                ..SearchQuery::default()
+            };
+            let hits = search(store.conn(), &q).expect("search");
+            hits.into_iter().map(|h| h.id).collect::<Vec<_>>()
+        };
+        let first = |store: &super::super::Store, text: &str| found(store, text).into_iter().next();
+        let expect = |store: &super::super::Store| {
+            assert!(super::super::pairs::complete(store.conn()).expect("complete"));
+            // By its pairs, an identifier is not the same words side by side in prose.
+            assert_eq!(found(store, "src/quimo/ludalmo.rs"), [ids[0].clone()]);
+            for (query, want) in [
+                ("src/quimo/ludalmo.rs", &ids[0]),
+                ("ludalmo.rs", &ids[0]),
+                ("src/quimo", &ids[0]),
+                ("make_token", &ids[1]),
+                ("make_token auth.rs", &ids[1]),
+            ] {
+                assert_eq!(first(store, query).as_ref(), Some(want), "{query}");
+            }
+        };
+        expect(&store);
+
+        // A record written before pairs existed (as a store upgraded in place has):
+        // until the daemon indexes it, identifiers are searched as phrases, and it
+        // is found all the same.
+        store
+            .conn()
+            .execute("UPDATE observations SET pairs = NULL", [])
+            .expect("as before pairs");
+        assert!(!super::super::pairs::complete(store.conn()).expect("complete"));
+        let as_phrase = found(&store, "src/quimo/ludalmo.rs");
+        assert!(
+            as_phrase.contains(&ids[0]) && as_phrase.contains(&ids[2]),
+            "a phrase matches the words side by side too: {as_phrase:?}"
+        );
+        while super::super::pairs::backfill(&mut store, 2).expect("backfill") > 0 {}
+        expect(&store);
+        // Merging the re-indexed segments changes no answer, and ends.
+        let mut steps = 0;
+        while super::super::pairs::merge_step(&mut store).expect("merge") {
+            steps += 1;
+            assert!(steps < 100, "merging never ends");
+        }
+        expect(&store);
     }
 
     #[test]
