@@ -124,7 +124,9 @@ pub fn merge_step(store: &mut super::Store) -> Result<bool, StoreError> {
         let before = w.tx().total_changes();
         w.tx().execute(
             "INSERT INTO observations_fts (observations_fts, rank) VALUES ('merge', ?1)",
-            [MERGE_PAGES],
+            // Negative: merge even levels with fewer segments than FTS5's own
+            // `usermerge` threshold, so that the merged result is one segment.
+            [-MERGE_PAGES],
         )?;
         // FTS5 counts two or more changes when a merge did work.
         Ok(w.tx().total_changes() - before >= 2)
