@@ -85,6 +85,8 @@ impl Options {
         let mut embedder = Embedding::default();
         // Commits that cannot be completed on this machine: not asked of git again.
         let mut commits_tried = std::collections::HashSet::new();
+        // Records were re-indexed since the full-text index was last merged.
+        let mut merge_due = false;
         let mut next_round = std::time::Instant::now();
         loop {
             if std::time::Instant::now() >= next_round {
@@ -92,7 +94,7 @@ impl Options {
                 next_round = std::time::Instant::now() + jittered(every);
             }
             complete_commits(app, &mut commits_tried);
-            index_identifier_pairs(app);
+            index_identifier_pairs(app, &mut merge_due);
             summarize_sessions(app);
             embedder.pass(app);
             if self.once {
@@ -198,30 +200,37 @@ const MERGE_STEPS_AT_MOST: usize = 1_000;
 
 /// Gives the observations written before identifier pairs existed their pairs
 /// (`store::pairs`); until none is left, searches match identifiers as phrases.
-fn index_identifier_pairs(app: &App) {
+/// `merge_due` carries over passes that re-indexed records until the merge is done.
+fn index_identifier_pairs(app: &App, merge_due: &mut bool) {
     let Ok(mut store) = app.store() else {
         return;
     };
-    let mut indexed = 0;
+    let mut finished = false;
     for _ in 0..PAIRS_BATCHES {
         match crate::store::pairs::backfill(&mut store, PAIRS_BATCH) {
-            Ok(0) => break,
-            Ok(n) => indexed += n,
+            Ok(0) => {
+                finished = true;
+                break;
+            }
+            Ok(_) => *merge_due = true,
             Err(e) => {
                 log(app, &format!("identifier pairs not indexed yet: {e}"));
                 return;
             }
         }
     }
-    if indexed == 0 {
+    if !finished || !*merge_due {
         return;
     }
-    // Re-indexing left the full-text index in many small segments: merge them, a
-    // bounded step at a time (a 100k store's index is a few dozen steps).
+    // Re-indexing left the full-text index in many small segments: merge them once
+    // every record is done, a bounded step at a time (a few dozen steps at 100k).
     for _ in 0..MERGE_STEPS_AT_MOST {
         match crate::store::pairs::merge_step(&mut store) {
             Ok(true) => {}
-            Ok(false) => break,
+            Ok(false) => {
+                *merge_due = false;
+                break;
+            }
             Err(e) => {
                 log(app, &format!("full-text index not merged: {e}"));
                 return;
