@@ -326,6 +326,9 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
              DROP TRIGGER knowledge_vq_delete; DROP TABLE knowledge_vectors;
              DROP TABLE knowledge_embeddings; DROP TABLE distill_runs;
              DROP TABLE vector_outbox;
+             DROP INDEX observations_pairs_missing;
+             DROP TRIGGER observations_fts_insert; DROP TRIGGER observations_fts_update;
+             ALTER TABLE observations DROP COLUMN pairs;
              PRAGMA user_version = 5;",
         )
         .expect("downgrade");

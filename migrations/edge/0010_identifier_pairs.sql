@@ -11,7 +11,7 @@ ALTER TABLE observations ADD COLUMN pairs TEXT;
 
 CREATE INDEX observations_pairs_missing ON observations (created_at) WHERE pairs IS NULL;
 
-DROP TRIGGER observations_fts_insert;
+DROP TRIGGER IF EXISTS observations_fts_insert;
 CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations
 WHEN new.deleted = 0 BEGIN
     INSERT INTO observations_fts (rowid, title, body, tool, scope)
@@ -20,7 +20,7 @@ WHEN new.deleted = 0 BEGIN
             new.scope);
 END;
 
-DROP TRIGGER observations_fts_update;
+DROP TRIGGER IF EXISTS observations_fts_update;
 CREATE TRIGGER observations_fts_update AFTER UPDATE ON observations BEGIN
     DELETE FROM observations_fts WHERE rowid = old.rowid;
     INSERT INTO observations_fts (rowid, title, body, tool, scope)
