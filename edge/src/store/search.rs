@@ -550,12 +550,12 @@ fn search_table(
         // Each checked term's phrases: bits `first..first + count` of the mask (at
         // most 63 phrases are reported; a term past them is not credited).
         let mut first = 0;
-        let spans: Vec<(usize, i64)> = truncated
+        let spans: Vec<(usize, u64)> = truncated
             .iter()
             .map(|&j| {
                 let count = exprs[j].1;
                 let mask = if first + count <= 63 {
-                    ((1i64 << count) - 1) << first
+                    ((1u64 << count) - 1) << first
                 } else {
                     0
                 };
@@ -566,7 +566,7 @@ fn search_table(
         for (rowid, held) in phrases_held(conn, table, &expr, q, rare_matches)? {
             let bits = matched.entry(rowid).or_default();
             for &(j, mask) in &spans {
-                if mask != 0 && held & mask == mask {
+                if mask != 0 && (held as u64) & mask == mask {
                     *bits |= 1 << j;
                 }
             }
@@ -946,6 +946,27 @@ mod tests {
             assert!(steps < 100, "merging never ends");
         }
         expect(&store);
+    }
+
+    #[test]
+    fn an_identifier_of_many_parts_repeated_in_many_records_is_checked_without_overflow() {
+        // 64 one-letter parts (127 characters, under the term cap): 63 pair phrases.
+        let ident: Vec<String> = (0..64)
+            .map(|i| ((b'a' + (i % 26) as u8) as char).to_string())
+            .collect();
+        let ident = ident.join(".");
+        let mut texts = vec![format!("{ident} zzrareword")];
+        for _ in 0..(CANDIDATES + 5) {
+            texts.push(format!("again {ident}"));
+        }
+        let (_dir, store, ids) = store_of(&texts);
+        let q = SearchQuery {
+            text: format!("{ident} zzrareword"),
+            limit: 5,
+            ..SearchQuery::default()
+        };
+        let hits = search(store.conn(), &q).expect("search");
+        assert_eq!(hits.first().map(|h| &h.id), Some(&ids[0]), "{hits:#?}");
     }
 
     #[test]
