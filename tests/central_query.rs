@@ -163,6 +163,28 @@ async fn search_finds_english_and_spanish_and_cites_each_hit() {
 }
 
 #[tokio::test]
+async fn a_word_starting_a_line_of_a_tool_output_is_found() {
+    let c = Central::start().await;
+    let acct = c.account("acme").await;
+    let laptop = c.machine(acct, "laptop").await;
+    let s1 = session(laptop.id, stamp(0));
+    let mut o = observation(laptop.id, s1.id, stamp(1), "cargo test");
+    // As the edge captures it: the agent's JSON, its line breaks escaped.
+    o.response = serde_json::json!({
+        "stdout": "running 3 tests\nquimoflux failed\n\tvelunt: 3",
+        "stderr": "",
+    })
+    .to_string();
+    assert!(o.response.contains("\\nquimoflux"));
+    c.push_ok(&laptop, &[wire(s1.clone()), wire(o.clone())])
+        .await;
+    for word in ["quimoflux", "velunt"] {
+        let r = search(&c, &laptop, &[("q", word)]).await;
+        assert_eq!(ids(&r), [*o.id.as_uuid()], "{word}");
+    }
+}
+
+#[tokio::test]
 async fn ranking_follows_the_spec_weights() {
     let c = Central::start().await;
     let acct = c.account("acme").await;

@@ -371,3 +371,31 @@ fn a_path_is_found_by_any_part_of_it_before_and_after_the_daemon_indexes_its_pai
     // The words alone still find both.
     assert_eq!(titles("quimo ludalmo").len(), 2);
 }
+
+#[test]
+fn a_word_starting_a_line_of_a_command_output_is_found() {
+    let m = Edge::new("test-machine");
+    let p = project(m.root.path(), "api", None);
+    // The agent sends the output as JSON; capture keeps it so, line breaks escaped.
+    m.hook(
+        "post-tool-use",
+        tool(
+            "a",
+            &p,
+            "Bash",
+            json!({"command": "cargo test", "description": "Run the tests"}),
+            json!({"stdout": "running 3 tests\nquimoflux failed in src/zenta/borro.rs\n\tvelunt: 3",
+                   "stderr": "", "interrupted": false, "isImage": false}),
+        ),
+    );
+    seed(
+        &m,
+        &p,
+        "a",
+        &["an unrelated prompt about quarterly reports"],
+    );
+    let titles = |q: &str| ids(&m.json(&p, &["search", "--json", q]));
+    for q in ["quimoflux", "velunt", "zenta/borro.rs"] {
+        assert_eq!(titles(q), ["Bash: cargo test — Run the tests"], "{q}");
+    }
+}

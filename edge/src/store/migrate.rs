@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0008_vector_outbox.sql"),
     include_str!("../../../migrations/edge/0009_vector_backfill.sql"),
     include_str!("../../../migrations/edge/0010_identifier_pairs.sql"),
+    include_str!("../../../migrations/edge/0011_json_line_breaks.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

@@ -19,6 +19,7 @@ pub mod retention;
 pub mod scope;
 pub mod search;
 pub mod sync;
+pub mod text;
 pub mod vectors;
 pub mod vectors_wire;
 pub mod views;

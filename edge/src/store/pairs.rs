@@ -41,7 +41,7 @@ pub fn of(texts: &[&str]) -> String {
     let mut seen = HashSet::new();
     let mut out = String::new();
     'texts: for text in texts {
-        for chunk in text.split_whitespace() {
+        for chunk in super::text::breaks_as_spaces(text).split_whitespace() {
             let parts = parts(chunk);
             for pair in parts.windows(2) {
                 if pair.iter().any(|p| p.chars().count() > MAX_PART_CHARS) {

@@ -949,6 +949,70 @@ mod tests {
     }
 
     #[test]
+    fn words_starting_a_line_of_a_tool_output_are_found_also_in_an_upgraded_store() {
+        // As capture stores a tool's response: the agent's JSON, line breaks escaped.
+        let output = serde_json::json!({
+            "stdout": "running 3 tests\nquimoflux failed in src/zenta/borro.rs\n\tvelunt: 3",
+            "stderr": "",
+        })
+        .to_string();
+        assert!(output.contains("\\nquimoflux"), "{output}");
+        let (_dir, mut store, ids) = store_of(&[output, "an unrelated note".into()]);
+        let found = |store: &super::super::Store, text: &str| {
+            let q = SearchQuery {
+                text: text.into(),
+                limit: 5,
+                ..SearchQuery::default()
+            };
+            let hits = search(store.conn(), &q).expect("search");
+            hits.into_iter().map(|h| h.id).collect::<Vec<_>>()
+        };
+        for query in ["quimoflux", "velunt", "src/zenta/borro.rs", "borro.rs"] {
+            assert_eq!(found(&store, query), [ids[0].clone()], "{query}");
+        }
+
+        // A store indexed by version 10's triggers read `\n` as text: the word after
+        // it was indexed as `nquimoflux`, and its pairs began with `nquimoflux`.
+        store
+            .conn()
+            .execute_batch(
+                "DROP TRIGGER observations_fts_update;
+                 CREATE TRIGGER observations_fts_update AFTER UPDATE ON observations BEGIN
+                     DELETE FROM observations_fts WHERE rowid = old.rowid;
+                     INSERT INTO observations_fts (rowid, title, body, tool, scope)
+                     SELECT new.rowid, new.title, new.input || ' ' || new.response,
+                            coalesce(new.tool_name, '') || ' ' || new.files || ' '
+                                || coalesce(new.pairs, ''), new.scope
+                     WHERE new.deleted = 0;
+                 END;
+                 UPDATE observations SET pairs = 'nquimofluxᛜfailed';",
+            )
+            .expect("as version 10 indexed it");
+        assert!(found(&store, "quimoflux").is_empty());
+        // Version 11 re-indexes such rows through the pairs pass of the daemon.
+        store
+            .conn()
+            .execute_batch(include_str!(
+                "../../../migrations/edge/0011_json_line_breaks.sql"
+            ))
+            .expect("migration 11");
+        assert!(!super::super::pairs::complete(store.conn()).expect("complete"));
+        while super::super::pairs::backfill(&mut store, 10).expect("backfill") > 0 {}
+        for query in ["quimoflux", "velunt", "src/zenta/borro.rs"] {
+            assert_eq!(found(&store, query), [ids[0].clone()], "{query}");
+        }
+        let pairs: String = store
+            .conn()
+            .query_row(
+                "SELECT pairs FROM observations WHERE id = ?1",
+                [&ids[0]],
+                |r| r.get(0),
+            )
+            .expect("pairs");
+        assert!(!pairs.contains("nquimoflux"), "{pairs}");
+    }
+
+    #[test]
     fn an_identifier_of_many_parts_repeated_in_many_records_is_checked_without_overflow() {
         // 64 one-letter parts (127 characters, under the term cap): 63 pair phrases.
         let ident: Vec<String> = (0..64)
