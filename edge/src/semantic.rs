@@ -88,6 +88,7 @@ pub fn run_pass(
     mut progress: impl FnMut(&PassReport),
 ) -> Result<PassReport, SemanticError> {
     let rebuilt = prepare_index(store, model)?;
+    vectors::requeue_for_recipe(store, options.embed_since)?;
     let started = Instant::now();
     let mut report = PassReport {
         rebuilt,

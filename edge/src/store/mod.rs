@@ -9,6 +9,7 @@ pub mod commits;
 pub mod distill;
 #[cfg(test)]
 pub(crate) mod fixtures;
+pub mod gist;
 pub mod hybrid;
 pub mod knowledge;
 mod migrate;

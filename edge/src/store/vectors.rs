@@ -7,7 +7,7 @@
 //! old vectors are meaningless, so they are dropped and every record queued again.
 //! Nothing here embeds text; `crate::semantic` does, outside any write transaction.
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, gist};
 use rusqlite::{Connection, OptionalExtension, params};
 use solaria_shared::UnixMillis;
 
@@ -72,20 +72,6 @@ impl Source {
         match self {
             Source::Observations | Source::Summaries => "deleted = 0",
             Source::Knowledge => "deleted = 0 AND kind NOT IN ('link', 'event')",
-        }
-    }
-
-    /// The text a record is embedded from: what it is about, cut to what a
-    /// sentence model reads anyway (it stops at a few hundred tokens).
-    pub(super) fn text_sql(self) -> &'static str {
-        match self {
-            Source::Observations => {
-                "title || char(10) || substr(input, 1, 600) || char(10) || substr(response, 1, 600)"
-            }
-            Source::Summaries => "substr(text, 1, 1200) || char(10) || substr(key_points, 1, 400)",
-            // The derived search text holds the kind's fields (a decision's chosen
-            // option and rationale, a memory's text).
-            Source::Knowledge => "title || char(10) || substr(text, 1, 1200)",
         }
     }
 }
@@ -188,6 +174,7 @@ pub fn prepare(store: &mut Store, model: &IndexModel, centre: &[f32]) -> Result<
             ("vector_dimension", model.dimension.to_string()),
             ("vector_layout", LAYOUT.to_string()),
             ("vector_centre", centre_json.clone()),
+            ("vector_text_recipe", gist::RECIPE.to_string()),
         ] {
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2)
@@ -199,6 +186,43 @@ pub fn prepare(store: &mut Store, model: &IndexModel, centre: &[f32]) -> Result<
         Ok(())
     })?;
     Ok(current.is_some())
+}
+
+/// Once after the embedded text changed ([`gist::RECIPE`]): queues again the
+/// observations that have a vector and are within the embeddings' retention
+/// (`embed_since`) — re-queuing an older one would drop its vector, not renew it.
+/// Returns how many were queued.
+pub fn requeue_for_recipe(store: &mut Store, embed_since: UnixMillis) -> Result<usize, StoreError> {
+    let recipe: Option<String> = store
+        .conn()
+        .prepare_cached("SELECT value FROM meta WHERE key = 'vector_text_recipe'")?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    if recipe.as_deref() == Some(gist::RECIPE.to_string().as_str())
+        || index_model(store.conn())?.is_none()
+    {
+        return Ok(0);
+    }
+    store.write(|w| {
+        let tx = w.tx();
+        let queued = tx.execute(
+            &format!(
+                "INSERT INTO vector_queue (source, row)
+                 SELECT ?1, o.rowid FROM observations o
+                 JOIN {floats} e ON e.row = o.rowid
+                 WHERE o.deleted = 0 AND o.created_at >= ?2
+                 ON CONFLICT DO NOTHING",
+                floats = Source::Observations.float_table()
+            ),
+            params![Source::Observations.code(), embed_since.0],
+        )?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('vector_text_recipe', ?1)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [gist::RECIPE.to_string()],
+        )?;
+        Ok(queued)
+    })
 }
 
 /// Creates `source`'s vector tables for `model` if they do not exist.
@@ -332,20 +356,27 @@ pub fn next_work(
         let Some(source) = Source::from_code(code) else {
             continue;
         };
-        let record: Option<(i64, i64, i64, String)> = conn
+        let record: Option<(i64, i64, i64, [String; 3])> = conn
             .prepare_cached(&format!(
                 "SELECT updated, deleted, created_at, {} FROM {} WHERE rowid = ?1",
-                source.text_sql(),
+                gist::parts_sql(source),
                 source.base()
             ))?
-            .query_row([row], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .query_row([row], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    [r.get(3)?, r.get(4)?, r.get(5)?],
+                ))
+            })
             .optional()?;
         work.push(match record {
-            Some((updated, 0, created, text)) if created >= embed_since.0 => Work {
+            Some((updated, 0, created, [a, b, c])) if created >= embed_since.0 => Work {
                 source,
                 row,
                 updated: Some(updated),
-                text: Some(text),
+                text: Some(gist::text(source, &a, &b, &c)),
             },
             Some((updated, ..)) => Work {
                 source,
@@ -763,6 +794,86 @@ mod tests {
                 .is_empty(),
             "a query of the old dimension finds nothing"
         );
+    }
+
+    #[test]
+    fn a_new_text_recipe_embeds_again_the_recent_records_and_only_once() {
+        use solaria_shared::{Observation, ObservationId, ObservationKind, RecordMeta};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
+        let now = UnixMillis::now();
+        let long = "test a ... ok\n".repeat(100);
+        store
+            .write(|w| {
+                let session = crate::store::fixtures::session(w, now.minus_days(40))?;
+                let (meta, project) = (session.meta, session.project.clone());
+                for (days, response) in [(1, long.as_str()), (1, "short"), (40, long.as_str())] {
+                    let updated = w.tick();
+                    w.insert_observation(&Observation {
+                        id: ObservationId::new(),
+                        meta: RecordMeta { updated, ..meta },
+                        session_id: session.id,
+                        project: project.clone(),
+                        kind: ObservationKind::ToolUse,
+                        tool_name: Some("Bash".into()),
+                        title: format!("Bash: cargo test ({days} days ago)"),
+                        input: "cargo test".into(),
+                        response: response.into(),
+                        files: Vec::new(),
+                        metadata: serde_json::json!({}),
+                        tags: Vec::new(),
+                        created_at: now.minus_days(days),
+                    })?;
+                }
+                Ok(())
+            })
+            .expect("records");
+        let model = IndexModel {
+            fingerprint: "a".into(),
+            dimension: 8,
+        };
+        prepare(&mut store, &model, &[0.0; 8]).expect("prepare");
+        let since = now.minus_days(30);
+        assert_eq!(
+            requeue_for_recipe(&mut store, since).expect("requeue"),
+            0,
+            "new tables are made with the current recipe"
+        );
+        let work = next_work(store.conn(), 10, UnixMillis(i64::MIN)).expect("work");
+        let vectors: Vec<Vec<f32>> = work.iter().map(|_| unit(0.5, 8)).collect();
+        complete(&mut store, &work, &vectors).expect("complete");
+        assert_eq!(
+            (
+                stored(store.conn()).expect("n"),
+                queued(store.conn()).expect("q")
+            ),
+            (3, 0)
+        );
+
+        // A store whose vectors were made by the previous recipe.
+        store
+            .write(|w| {
+                w.tx().execute(
+                    "UPDATE meta SET value = '1' WHERE key = 'vector_text_recipe'",
+                    [],
+                )?;
+                Ok(())
+            })
+            .expect("old recipe");
+        assert_eq!(requeue_for_recipe(&mut store, since).expect("requeue"), 2);
+        let work = next_work(store.conn(), 10, since).expect("work");
+        assert_eq!(work.len(), 2);
+        assert!(
+            work.iter().any(|w| w
+                .text
+                .as_deref()
+                .is_some_and(|t| t.ends_with("test a ... ok"))),
+            "{work:?}"
+        );
+        assert_eq!(requeue_for_recipe(&mut store, since).expect("again"), 0);
+        // The 40-day-old record kept its vector: it was not queued (that would drop it).
+        complete(&mut store, &work, &[unit(0.7, 8), unit(0.8, 8)]).expect("complete");
+        assert_eq!(stored(store.conn()).expect("n"), 3);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! stored in place of an embedding pass ([`store_pulled`]) when they were made by
 //! this index's model from the record's current version.
 
-use super::StoreError;
 use super::vectors::{self, IndexModel, Source, bump_generation, coarse_blob, remove, to_blob};
+use super::{StoreError, gist};
 use rusqlite::{Connection, OptionalExtension, params};
 use solaria_shared::Hlc;
 use solaria_shared::embedding::WireEmbedding;
@@ -43,10 +43,10 @@ pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreE
         };
         let record: Option<(String, i64, String, String, String, bool)> = conn
             .prepare_cached(&format!(
-                "SELECT id, updated, project_key, project_name, {text},
+                "SELECT id, updated, project_key, project_name, {parts},
                         NOT EXISTS (SELECT 1 FROM vector_queue q WHERE q.source = ?2 AND q.row = ?1)
                  FROM {base} WHERE rowid = ?1 AND {live}",
-                text = source.text_sql(),
+                parts = gist::parts_sql(source),
                 base = source.base(),
                 live = source.embedded_sql(),
             ))?
@@ -56,8 +56,13 @@ pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreE
                     r.get(1)?,
                     r.get(2)?,
                     r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
+                    gist::text(
+                        source,
+                        &r.get::<_, String>(4)?,
+                        &r.get::<_, String>(5)?,
+                        &r.get::<_, String>(6)?,
+                    ),
+                    r.get(7)?,
                 ))
             })
             .optional()?;
