@@ -31,6 +31,7 @@ MIN_PER_KIND = {
     "paraphrase_es": 30,
     "cross_language": 40,
     "recurring_identifier": 15,
+    "long_output": 32,
 }
 MIN_CROSS_EN_TO_ES = 10  # cross_language queries in English about Spanish targets
 
@@ -2737,6 +2738,1688 @@ R("rec_node_groups_ami", "infra", [
 
 
 # ============================================================================
+# Long outputs: one tool call whose output runs to thousands of characters (a
+# test run, a build log, a plan, a long file) with the one thing worth
+# remembering past its first 1,500 characters. A sentence model that reads about
+# 128 tokens of a record never gets that far. Each fact has a near-miss: the same
+# command's long output in another session of the project, where nothing of note
+# happens. The queries share no content word with their target, so they measure
+# meaning alone. All of it comes from its own random stream: every record and
+# query above stays exactly as it was.
+# ============================================================================
+
+LONG = []  # dicts: id, project, record, distractor, marker, queries
+
+_LR = Random(SEED + 2)
+
+
+def L(fid, project, make, marker, q):
+    """A fact buried in one long tool output.
+
+    make(r, hit) -> record. hit=True gives the target, whose detail (`marker`,
+    literally) sits past the first 1,500 characters of the response; hit=False
+    gives the near-miss. q: [(lang, text)], long_output queries.
+    """
+    assert fid not in _FACT_IDS, fid
+    assert project in PROJECTS, project
+    _FACT_IDS.add(fid)
+    LONG.append(dict(id=fid, project=project, record=make(_LR, True), distractor=make(_LR, False),
+                     marker=marker, queries=q))
+
+
+def _hex(r, n):
+    return "".join(r.choice("0123456789abcdef") for _ in range(n))
+
+
+def _vhash(r):
+    return "".join(r.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+                   for _ in range(8))
+
+
+def _hms(sec):
+    sec = int(sec) % 86400
+    return "%02d:%02d:%02d" % (sec // 3600, sec // 60 % 60, sec % 60)
+
+
+# ---- billing-api: cargo test ------------------------------------------------
+
+_RS_UNIT = [
+    "config::tests::reads_env_overrides", "config::tests::defaults_when_unset",
+    "config::tests::rejects_bad_port", "error::tests::maps_sqlx_not_found_to_404",
+    "error::tests::validation_error_lists_fields", "error::tests::internal_error_hides_details",
+    "invoice::numbering::tests::sequential_per_year", "invoice::numbering::tests::prefix_per_tenant",
+    "invoice::numbering::tests::resets_on_new_year", "invoice::render::tests::html_escapes_customer_name",
+    "invoice::render::tests::lines_sorted_by_position", "invoice::render::tests::footer_has_bank_details",
+    "invoice::tests::void_twice_is_noop", "invoice::tests::cannot_edit_after_issue",
+    "invoice::tests::due_date_from_terms", "invoice::tests::draft_has_no_number",
+    "ledger::tests::balance_after_credit", "ledger::tests::entries_are_append_only",
+    "ledger::tests::debit_and_credit_sum_to_zero", "ledger::tests::snapshot_matches_replay",
+    "money::tests::adds_same_currency", "money::tests::refuses_mixed_currency_add",
+    "money::tests::displays_two_decimals", "money::tests::parses_minor_units",
+    "money::tests::negative_amounts_keep_sign", "payments::tests::maps_stripe_status",
+    "payments::tests::ignores_unknown_event", "payments::tests::payout_arrival_date_parsed",
+    "repo::customers::tests::upsert_by_email", "repo::customers::tests::soft_delete_hides_row",
+    "repo::invoices::tests::list_paginates", "repo::invoices::tests::filter_by_status",
+    "routes::customers::tests::create_requires_name", "routes::health::tests::returns_ok",
+    "routes::invoices::tests::create_validates_lines", "routes::invoices::tests::get_unknown_is_404",
+    "routes::invoices::tests::list_filters_by_status", "tax::tests::standard_rate_spain",
+    "tax::tests::zero_rate_exports", "tax::tests::reduced_rate_books", "tax::tests::rate_lookup_by_country",
+    "terms::tests::net_30_from_issue_date", "terms::tests::end_of_month_terms",
+    "tenant::tests::header_selects_tenant", "tenant::tests::unknown_tenant_rejected",
+]
+_RS_API = [
+    "health_returns_200", "create_customer_returns_201", "create_customer_rejects_empty_name",
+    "get_customer_returns_json", "list_customers_paginates", "create_invoice_returns_201",
+    "create_invoice_requires_lines", "issue_invoice_sets_issued_at", "void_invoice_returns_204",
+    "list_invoices_filters_by_customer", "download_pdf_has_content_type", "unknown_route_is_404",
+    "missing_tenant_header_is_400", "stripe_event_for_unknown_invoice_is_ignored",
+    "credit_note_references_invoice", "patch_customer_updates_email",
+]
+_RS_INV = [
+    "numbers_are_sequential_within_tenant", "numbers_restart_each_year", "two_tenants_do_not_share_numbers",
+    "draft_gets_number_on_issue", "issued_invoice_is_immutable", "totals_sum_line_amounts",
+    "tax_lines_grouped_by_rate", "void_keeps_number", "credit_note_negates_total",
+    "pdf_render_is_deterministic", "list_sorted_by_issue_date",
+]
+
+
+def _lo_cargo_test(r, hit):
+    deps = [("serde", "1.0.199"), ("tokio", "1.37.0"), ("sqlx", "0.7.4"), ("tower-http", "0.5.2"),
+            ("uuid", "1.8.0"), ("chrono", "0.4.38"), ("thiserror", "1.0.59"), ("reqwest", "0.12.3")]
+    out = ["   Compiling %s v%s" % d for d in r.sample(deps, 3)]
+    out.append("   Compiling billing-api v0.4.%d (/home/dev/acme/billing-api)" % r.randint(3, 9))
+    out.append("    Finished `test` profile [unoptimized + debuginfo] target(s) in %.2fs" % r.uniform(20, 70))
+
+    def binary(label, dep, names, bad=None):
+        lines = ["     Running %s (target/debug/deps/%s-%s)" % (label, dep, _hex(r, 16)), "",
+                 "running %d tests" % len(names)]
+        lines += ["test %s ... %s" % (n, "FAILED" if n == bad else "ok") for n in names]
+        if bad is None:
+            lines += ["", "test result: ok. %d passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; "
+                      "finished in %.2fs" % (len(names), r.uniform(0.05, 3) if names else 0), ""]
+        return lines
+
+    unit = r.sample(_RS_UNIT, r.randint(36, 42))
+    out += binary("unittests src/lib.rs", "billing_api", unit)
+    out += binary("unittests src/main.rs", "billing_api", [])
+    out += binary("tests/api.rs", "api", r.sample(_RS_API, r.randint(12, 15)))
+    inv = r.sample(_RS_INV, r.randint(8, 10))
+    if not hit:
+        out += binary("tests/invoices.rs", "invoices", inv)
+        out += ["   Doc-tests billing_api", "", "running 3 tests",
+                "test src/money.rs - money::Money::from_minor (line 41) ... ok",
+                "test src/invoice/numbering.rs - invoice::numbering::format_number (line 18) ... ok",
+                "test src/terms.rs - terms::Terms::due_date (line 27) ... ok", "",
+                "test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; "
+                "finished in %.2fs" % r.uniform(0.5, 2)]
+        return bash("cargo test", "\n".join(out))
+    bad = "numbering_no_gap_after_rollback"
+    out += binary("tests/invoices.rs", "invoices", inv + [bad], bad)
+    out += ["", "failures:", "", "---- %s stdout ----" % bad,
+            "thread '%s' panicked at tests/invoices.rs:%d:5:" % (bad, r.randint(180, 240)),
+            "assertion `left == right` failed: a rolled-back issue must not consume a number "
+            "(nextval on invoice_number_seq is not undone by ROLLBACK)",
+            '  left: "INV-2024-000043"', ' right: "INV-2024-000042"',
+            "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace", "", "",
+            "failures:", "    " + bad, "",
+            "test result: FAILED. %d passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in %.2fs"
+            % (len(inv), r.uniform(1, 4)), "",
+            "error: test failed, to rerun pass `--test invoices`"]
+    return bash("cargo test", "\n".join(out))
+
+
+L("lo_bill_number_gap", "billing-api", _lo_cargo_test, "numbering_no_gap_after_rollback", [
+    ("en", "which check caught serial bill identifiers skipping a value after an aborted write"),
+    ("es", "¿qué prueba detectó un hueco en la numeración correlativa cuando se deshacía la operación?"),
+])
+
+
+# ---- billing-api: a long read of the reconciliation module -------------------
+
+_RECONCILE = '''\
+//! Bank reconciliation: pairs the payouts Stripe sends to our account with the
+//! lines of the statement the bank publishes every morning (CAMT.053).
+use std::collections::HashSet;
+
+use chrono::{Duration, NaiveDate};
+use tracing::{debug, info, warn};
+
+use crate::money::Currency;
+use crate::repo::payouts::PayoutRow;
+
+/// One booked line of the bank statement.
+#[derive(Debug, Clone)]
+pub struct BankLine {
+    pub id: String,
+    pub booked_on: NaiveDate,
+    pub amount_minor: i64,
+    pub currency: Currency,
+    pub reference: String,
+    pub counterparty: String,
+}
+
+/// A payout as Stripe reports it, already stored by the payouts sync.
+#[derive(Debug, Clone)]
+pub struct Payout {
+    pub id: String,
+    pub arrival_date: NaiveDate,
+    pub amount_minor: i64,
+    pub currency: Currency,
+    pub statement_descriptor: Option<String>,
+}
+
+impl From<PayoutRow> for Payout {
+    fn from(row: PayoutRow) -> Self {
+        Payout {
+            id: row.stripe_id,
+            arrival_date: row.arrival_date,
+            amount_minor: row.amount_minor,
+            currency: row.currency,
+            statement_descriptor: row.statement_descriptor,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchKind {
+    Reference,
+    AmountAndDate,
+}
+
+#[derive(Debug)]
+pub struct Match {
+    pub payout_id: String,
+    pub line_id: String,
+    pub kind: MatchKind,
+}
+
+#[derive(Debug, Default)]
+pub struct Report {
+    pub matched: Vec<Match>,
+    pub unmatched_payouts: Vec<String>,
+    pub unmatched_lines: Vec<String>,
+}
+
+pub struct Reconciler {
+    window: Duration,
+    used: HashSet<String>,
+}
+
+impl Reconciler {
+    pub fn new(window_days: i64) -> Self {
+        Reconciler { window: Duration::days(window_days), used: HashSet::new() }
+    }
+
+    pub fn run(&mut self, payouts: &[Payout], lines: &[BankLine]) -> Report {
+        let mut report = Report::default();
+        for p in payouts {
+            let found = self
+                .by_reference(p, lines)
+                .map(|l| (l, MatchKind::Reference))
+                .or_else(|| self.match_payout(p, lines).map(|l| (l, MatchKind::AmountAndDate)));
+            match found {
+                Some((line, kind)) => {
+                    debug!(payout = %p.id, line = %line.id, ?kind, "matched");
+                    self.used.insert(line.id.clone());
+                    report.matched.push(Match {
+                        payout_id: p.id.clone(),
+                        line_id: line.id.clone(),
+                        kind,
+                    });
+                }
+                None => report.unmatched_payouts.push(p.id.clone()),
+            }
+        }
+        report.unmatched_lines = lines
+            .iter()
+            .filter(|l| !self.used.contains(&l.id))
+            .map(|l| l.id.clone())
+            .collect();
+        info!(
+            matched = report.matched.len(),
+            payouts_left = report.unmatched_payouts.len(),
+            lines_left = report.unmatched_lines.len(),
+            "reconciliation done"
+        );
+        report
+    }
+
+    fn by_reference<'a>(&self, p: &Payout, lines: &'a [BankLine]) -> Option<&'a BankLine> {
+        let wanted = normalise_reference(p.statement_descriptor.as_deref()?);
+        lines
+            .iter()
+            .filter(|l| !self.used.contains(&l.id))
+            .find(|l| normalise_reference(&l.reference).contains(&wanted))
+    }
+
+    /// Fallback when the bank dropped the reference: the first unused line with the
+    /// same amount booked within the window around the payout's arrival date.
+    /// Only `amount_minor` is compared: the line's currency is never checked
+    /// against the payout's, so 250.00 USD can settle a 250.00 EUR line.
+    fn match_payout<'a>(&self, p: &Payout, lines: &'a [BankLine]) -> Option<&'a BankLine> {
+        lines.iter().find(|l| {
+            !self.used.contains(&l.id)
+                && l.amount_minor == p.amount_minor
+                && (l.booked_on - p.arrival_date).num_days().abs() <= self.window.num_days()
+        })
+    }
+}
+
+/// Upper-case, strip spaces and the "STRIPE" prefix some banks add.
+pub fn normalise_reference(s: &str) -> String {
+    let up: String = s.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_uppercase();
+    up.trim_start_matches("STRIPE").trim_start_matches('/').to_string()
+}
+
+/// Statement amounts come as "1234.50" with a separate credit/debit flag.
+pub fn parse_amount(text: &str, credit: bool) -> Option<i64> {
+    let (units, cents) = text.split_once('.').unwrap_or((text, "0"));
+    let minor = units.parse::<i64>().ok()? * 100 + format!("{cents:0<2}")[..2].parse::<i64>().ok()?;
+    if minor == 0 {
+        warn!(text, "zero amount on statement line");
+    }
+    Some(if credit { minor } else { -minor })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_is_normalised() {
+        assert_eq!(normalise_reference("stripe/ po_1Ox 9"), "PO_1OX9");
+    }
+
+    #[test]
+    fn parses_debit_amount() {
+        assert_eq!(parse_amount("12.5", false), Some(-1250));
+    }
+}'''
+
+_PAYOUTS_RS = '''\
+//! Payout sync: copies Stripe payouts into our database every hour so the
+//! reconciliation job can work offline from the bank statement.
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Deserialize;
+use sqlx::PgPool;
+use tracing::{info, instrument};
+
+use crate::money::Currency;
+use crate::payments::client::StripeClient;
+
+#[derive(Debug, Deserialize)]
+struct PayoutList {
+    data: Vec<StripePayout>,
+    has_more: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct StripePayout {
+    id: String,
+    amount: i64,
+    currency: String,
+    arrival_date: i64,
+    status: String,
+    statement_descriptor: Option<String>,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub struct PayoutRow {
+    pub stripe_id: String,
+    pub arrival_date: NaiveDate,
+    pub amount_minor: i64,
+    pub currency: Currency,
+    pub status: String,
+    pub statement_descriptor: Option<String>,
+}
+
+impl TryFrom<StripePayout> for PayoutRow {
+    type Error = anyhow::Error;
+
+    fn try_from(p: StripePayout) -> anyhow::Result<Self> {
+        let arrival = DateTime::<Utc>::from_timestamp(p.arrival_date, 0)
+            .ok_or_else(|| anyhow::anyhow!("bad arrival_date {}", p.arrival_date))?;
+        Ok(PayoutRow {
+            stripe_id: p.id,
+            arrival_date: arrival.date_naive(),
+            amount_minor: p.amount,
+            currency: p.currency.parse()?,
+            status: p.status,
+            statement_descriptor: p.statement_descriptor,
+        })
+    }
+}
+
+/// Fetches every payout created since `since`, following Stripe's cursor.
+#[instrument(skip(client))]
+pub async fn fetch_since(client: &StripeClient, since: i64) -> anyhow::Result<Vec<PayoutRow>> {
+    let mut rows = Vec::new();
+    let mut starting_after: Option<String> = None;
+    loop {
+        let mut query = vec![("limit", "100".to_string()), ("created[gte]", since.to_string())];
+        if let Some(cursor) = &starting_after {
+            query.push(("starting_after", cursor.clone()));
+        }
+        let page: PayoutList = client.get("/v1/payouts", &query).await?;
+        starting_after = page.data.last().map(|p| p.id.clone());
+        for p in page.data {
+            rows.push(PayoutRow::try_from(p)?);
+        }
+        if !page.has_more {
+            break;
+        }
+    }
+    info!(count = rows.len(), "payouts fetched");
+    Ok(rows)
+}
+
+/// Upserts by Stripe id: a payout changes status (pending, in_transit, paid).
+pub async fn store(pool: &PgPool, rows: &[PayoutRow]) -> sqlx::Result<u64> {
+    let mut tx = pool.begin().await?;
+    let mut n = 0;
+    for row in rows {
+        n += sqlx::query(
+            "INSERT INTO payouts (stripe_id, arrival_date, amount_minor, currency, status, statement_descriptor)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (stripe_id) DO UPDATE SET status = EXCLUDED.status",
+        )
+        .bind(&row.stripe_id)
+        .bind(row.arrival_date)
+        .bind(row.amount_minor)
+        .bind(&row.currency)
+        .bind(&row.status)
+        .bind(&row.statement_descriptor)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    }
+    tx.commit().await?;
+    Ok(n)
+}
+
+/// Payouts that arrived on or after `day` and are not reconciled yet.
+pub async fn open_since(pool: &PgPool, day: NaiveDate) -> sqlx::Result<Vec<PayoutRow>> {
+    sqlx::query_as(
+        "SELECT stripe_id, arrival_date, amount_minor, currency, status, statement_descriptor
+           FROM payouts
+          WHERE arrival_date >= $1 AND reconciled_at IS NULL AND status = 'paid'
+          ORDER BY arrival_date",
+    )
+    .bind(day)
+    .fetch_all(pool)
+    .await
+}'''
+
+
+def _lo_reconcile(r, hit):
+    if hit:
+        return read("src/ledger/reconcile.rs", _RECONCILE)
+    return read("src/repo/payouts.rs", _PAYOUTS_RS)
+
+
+L("lo_bill_payout_currency", "billing-api", _lo_reconcile, "fn match_payout", [
+    ("en", "which routine links incoming wire deposits to transfers while disregarding what denomination each is in, so dollars pass for euros"),
+    ("es", "¿en qué función se emparejan los abonos del banco sin mirar la divisa, de modo que dólares valen como euros?"),
+])
+
+
+# ---- auth-service: go test -race with coverage ------------------------------
+
+_GO_PKGS = ["cmd/authd", "cmd/migrate", "internal/admin", "internal/apikeys", "internal/audit",
+            "internal/config", "internal/crypto", "internal/email", "internal/federation",
+            "internal/httpx", "internal/i18n", "internal/jwks", "internal/ldap", "internal/metrics",
+            "internal/mfa", "internal/oauth", "internal/password", "internal/ratelimit", "internal/scim",
+            "internal/session", "internal/store", "internal/token", "internal/users", "internal/webhooks",
+            "pkg/clientip", "pkg/problem"]
+
+
+def _lo_go_race(r, hit):
+    mod = "github.com/acme/auth-service"
+    out = []
+    for pk in _GO_PKGS:
+        if pk.startswith("cmd/"):
+            out.append("?   \t%s/%s\t[no test files]" % (mod, pk))
+            continue
+        if hit and pk == "internal/webhooks":
+            a, b = 0xc000100000 + r.getrandbits(16) * 8, r.randint(30, 60)
+            out += [
+                "==================",
+                "WARNING: DATA RACE",
+                "Read at 0x%x by goroutine %d:" % (a, b + 2),
+                "  %s/internal/webhooks.(*Dispatcher).Stats()" % mod,
+                "      /home/dev/acme/auth-service/internal/webhooks/dispatcher.go:131 +0x64",
+                "  %s/internal/webhooks.TestDispatcherConcurrentDeliveries.func2()" % mod,
+                "      /home/dev/acme/auth-service/internal/webhooks/dispatcher_test.go:88 +0x4c",
+                "",
+                "Previous write at 0x%x by goroutine %d:" % (a, b),
+                "  %s/internal/webhooks.(*Dispatcher).deliver()" % mod,
+                "      /home/dev/acme/auth-service/internal/webhooks/dispatcher.go:104 +0x2f1",
+                "  %s/internal/webhooks.(*Dispatcher).worker()" % mod,
+                "      /home/dev/acme/auth-service/internal/webhooks/dispatcher.go:77 +0xb8",
+                "",
+                "Goroutine %d (running) created at:" % (b + 2),
+                "  %s/internal/webhooks.TestDispatcherConcurrentDeliveries()" % mod,
+                "      /home/dev/acme/auth-service/internal/webhooks/dispatcher_test.go:85 +0x2d0",
+                "",
+                "Goroutine %d (running) created at:" % b,
+                "  %s/internal/webhooks.(*Dispatcher).Start()" % mod,
+                "      /home/dev/acme/auth-service/internal/webhooks/dispatcher.go:58 +0x8e",
+                "==================",
+                "--- FAIL: TestDispatcherConcurrentDeliveries (0.%02ds)" % r.randint(3, 60),
+                "    testing.go:1398: race detected during execution of test",
+                "    dispatcher_test.go:94: Stats().Sent = %d, want 200 (deliveries counted by 8 workers)"
+                % r.randint(185, 199),
+                "FAIL",
+                "coverage: %.1f%% of statements" % r.uniform(60, 85),
+                "FAIL\t%s/%s\t%.3fs" % (mod, pk, r.uniform(1, 3)),
+            ]
+            continue
+        out.append("ok  \t%s/%s\t%.3fs\tcoverage: %.1f%% of statements"
+                   % (mod, pk, r.uniform(1, 9), r.uniform(40, 95)))
+    if hit:
+        out.append("FAIL")
+    return bash("go test -race -cover ./...", "\n".join(out))
+
+
+L("lo_auth_race_webhooks", "auth-service", _lo_go_race, "WARNING: DATA RACE", [
+    ("en", "unguarded tally incremented concurrently by several threads in the outgoing callback sender"),
+    ("es", "¿dónde apareció un contador compartido sin protección entre hilos en el emisor de avisos salientes?"),
+])
+
+
+# ---- auth-service: go test -v with a panic -----------------------------------
+
+_GO_FED_TESTS = [
+    ("TestDiscovery", ["okta", "azure_ad", "google_workspace", "keycloak", "unreachable_issuer"]),
+    ("TestAuthCodeURL", ["adds_pkce_challenge", "keeps_state", "prompt_select_account"]),
+    ("TestExchange", ["valid_code", "expired_code", "wrong_redirect_uri", "issuer_mismatch"]),
+    ("TestVerifyIDToken", ["valid", "expired", "wrong_audience", "unknown_signing_key", "nonce_mismatch"]),
+    ("TestDomainAllowList", ["exact_domain", "subdomain_rejected", "case_insensitive"]),
+    ("TestGroupsToRoles", ["admins", "finance", "support", "unknown_group_ignored"]),
+    ("TestProfileFromClaims", ["okta_employee", "google_workspace_user", "azure_ad_member",
+                                "name_from_given_and_family", "picture_optional"]),
+]
+
+
+def _lo_go_panic(r, hit):
+    mod = "github.com/acme/auth-service"
+    out = []
+    for name, subs in _GO_FED_TESTS:
+        subs = list(subs)
+        bad = name == "TestProfileFromClaims" and hit
+        if bad:
+            subs.append("azure_ad_guest_without_email")
+        out.append("=== RUN   %s" % name)
+        done = []
+        for s in subs:
+            out.append("=== RUN   %s/%s" % (name, s))
+            if bad and s == "azure_ad_guest_without_email":
+                out += [
+                    "--- FAIL: %s (0.00s)" % name,
+                ] + ["    --- PASS: %s/%s (0.00s)" % (name, x) for x in done] + [
+                    "    --- FAIL: %s/%s (0.00s)" % (name, s),
+                    "panic: interface conversion: interface {} is nil, not string [recovered]",
+                    "\tpanic: interface conversion: interface {} is nil, not string",
+                    "",
+                    "goroutine %d [running]:" % r.randint(20, 40),
+                    "testing.tRunner.func1.2({0x9b4c20, 0xc000%06x})" % r.getrandbits(24),
+                    "\t/usr/local/go/src/testing/testing.go:1631 +0x24a",
+                    "testing.tRunner.func1()",
+                    "\t/usr/local/go/src/testing/testing.go:1634 +0x377",
+                    "panic({0x9b4c20?, 0xc000%06x?})" % r.getrandbits(24),
+                    "\t/usr/local/go/src/runtime/panic.go:770 +0x132",
+                    "%s/internal/federation.profileFromClaims(0xc000%06x)" % (mod, r.getrandbits(24)),
+                    "\t/home/dev/acme/auth-service/internal/federation/profile.go:48 +0x3b1",
+                    "%s/internal/federation.TestProfileFromClaims.func1(0xc000%06x)" % (mod, r.getrandbits(24)),
+                    "\t/home/dev/acme/auth-service/internal/federation/profile_test.go:97 +0x65",
+                    "testing.tRunner(0xc0001a5d40, 0xc0001b8a20)",
+                    "\t/usr/local/go/src/testing/testing.go:1689 +0xfb",
+                    "created by testing.(*T).Run in goroutine %d" % r.randint(10, 19),
+                    "\t/usr/local/go/src/testing/testing.go:1742 +0x390",
+                    "exit status 2",
+                    "FAIL\t%s/internal/federation\t%.3fs" % (mod, r.uniform(0.05, 0.3)),
+                ]
+                return bash("go test -v ./internal/federation/...", "\n".join(out))
+            done.append(s)
+        out.append("--- PASS: %s (0.%02ds)" % (name, r.randint(0, 9)))
+        out += ["    --- PASS: %s/%s (0.00s)" % (name, s) for s in subs]
+    out += ["PASS", "ok  \t%s/internal/federation\t%.3fs" % (mod, r.uniform(0.05, 0.3))]
+    return bash("go test -v ./internal/federation/...", "\n".join(out))
+
+
+L("lo_auth_guest_panic", "auth-service", _lo_go_panic, "interface conversion: interface {} is nil, not string", [
+    ("en", "what blew up when a visitor login from Microsoft's corporate directory arrived lacking a mailbox address"),
+    ("es", "¿qué reventó cuando el proveedor corporativo de Microsoft mandó un invitado sin dirección de e-mail?"),
+])
+
+
+# ---- crm-backend: pytest -v ----------------------------------------------------
+
+_PY_TESTS = [
+    ("crm/companies/tests/test_merge.py", ["test_merge_moves_contacts", "test_merge_keeps_oldest_name",
+                                            "test_merge_rejects_same_company", "test_merge_moves_deals"]),
+    ("crm/companies/tests/test_models.py", ["test_domain_is_lowercased", "test_str_is_name",
+                                             "test_vat_number_optional"]),
+    ("crm/contacts/tests/test_api.py", ["test_list_requires_auth", "test_list_contacts", "test_create_contact",
+                                        "test_create_contact_rejects_bad_phone", "test_update_contact",
+                                        "test_delete_contact_soft", "test_filter_by_company",
+                                        "test_search_by_name", "test_other_tenant_is_404"]),
+    ("crm/contacts/tests/test_models.py", ["test_full_name", "test_validate_phone_rejects_letters",
+                                            "test_phone_normalised_to_e164", "test_owner_defaults_to_creator"]),
+    ("crm/contacts/tests/test_serializers.py", ["test_serializer_fields", "test_company_nested_read_only",
+                                                 "test_tags_as_list"]),
+    ("crm/deals/tests/test_api.py", ["test_list_deals", "test_create_deal", "test_create_deal_requires_company",
+                                     "test_kanban_groups_by_stage", "test_amount_is_decimal_string"]),
+    ("crm/deals/tests/test_pipeline.py", ["test_default_stages_created", "test_stage_order_is_unique",
+                                          "test_move_to_won_sets_closed_at", "test_move_to_lost_requires_reason",
+                                          "test_probability_follows_stage"]),
+    ("crm/deals/tests/test_services.py", ["test_create_deal", "test_move_stage_updates_probability",
+                                          "test_assign_owner", "test_reopen_clears_closed_at"]),
+    ("crm/integrations/tests/test_webhooks.py", ["test_signature_required", "test_unknown_event_ignored",
+                                                  "test_contact_updated_event"]),
+    ("crm/reports/tests/test_views.py", ["test_pipeline_summary", "test_revenue_by_month",
+                                         "test_reports_require_manager", "test_csv_export_headers"]),
+    ("crm/users/tests/test_permissions.py", ["test_manager_sees_team", "test_rep_sees_own_deals",
+                                             "test_admin_sees_all"]),
+]
+
+
+def _lo_pytest(r, hit):
+    bad = "test_stage_change_logs_activity"
+    items = []
+    for f, tests in _PY_TESTS:
+        tests = list(tests)
+        if hit and f.endswith("test_pipeline.py"):
+            tests.insert(3, bad)
+        items += ["%s::%s" % (f, t_) for t_ in tests]
+    out = ["=" * 29 + " test session starts " + "=" * 30,
+           "platform linux -- Python 3.12.2, pytest-8.1.1, pluggy-1.4.0 -- /home/dev/acme/crm-backend/.venv/bin/python",
+           "cachedir: .pytest_cache",
+           "django: version: 4.2.11, settings: crm.settings.test (from ini)",
+           "rootdir: /home/dev/acme/crm-backend",
+           "configfile: pyproject.toml",
+           "plugins: django-4.8.0, cov-5.0.0, mock-3.14.0",
+           "collecting ... collected %d items" % len(items), ""]
+    for i, it in enumerate(items):
+        status = "FAILED" if it.endswith(bad) else "PASSED"
+        out.append("%-71s [%3d%%]" % (it + " " + status, int(100 * (i + 1) / len(items))))
+    secs = r.uniform(9, 25)
+    if not hit:
+        out += ["", "=" * 30 + " %d passed in %.2fs " % (len(items), secs) + "=" * 30]
+        return bash("pytest -v", "\n".join(out))
+    out += ["", "=" * 35 + " FAILURES " + "=" * 35,
+            "_" * 23 + " %s " % bad + "_" * 24, "",
+            "deal = <Deal: Northwind renewal (qualified)>, user = <User: maria@acme.test>", "",
+            "    def %s(deal, user):" % bad,
+            "        services.move_stage(deal, Stage.NEGOTIATION, by=user)",
+            ">       assert deal.activities.filter(kind=\"stage_changed\").count() == 1",
+            "E       AssertionError: assert 0 == 1",
+            "E        +  where 0 = <bound method QuerySet.count of <QuerySet []>>()", "",
+            "crm/deals/tests/test_pipeline.py:%d: AssertionError" % r.randint(40, 70),
+            "-" * 30 + " Captured log call " + "-" * 31,
+            "DEBUG    crm.deals.services:services.py:%d deal %d moved qualified -> negotiation; "
+            "activity log deferred to transaction.on_commit"
+            % (r.randint(80, 120), r.randint(1, 9)),
+            "=" * 28 + " short test summary info " + "=" * 27,
+            "FAILED crm/deals/tests/test_pipeline.py::%s - AssertionError: assert 0 == 1" % bad,
+            "=" * 24 + " 1 failed, %d passed in %.2fs " % (len(items) - 1, secs) + "=" * 24]
+    return bash("pytest -v", "\n".join(out))
+
+
+L("lo_crm_on_commit", "crm-backend", _lo_pytest, "test_stage_change_logs_activity", [
+    ("en", "why did advancing an opportunity leave no history entry under the suite, since the hook waited for a finished database write"),
+    ("es", "¿por qué al avanzar una oportunidad de fase no quedaba apuntado nada en el historial durante las pruebas?"),
+])
+
+
+# ---- crm-backend: manage.py migrate on a fresh database ---------------------
+
+_MIGRATIONS = [
+    ("contenttypes", ["0001_initial", "0002_remove_content_type_name"]),
+    ("auth", ["0001_initial", "0002_alter_permission_name_max_length", "0003_alter_user_email_max_length",
+              "0004_alter_user_username_opts", "0005_alter_user_last_login_null",
+              "0006_require_contenttypes_0002", "0007_alter_validators_add_error_messages",
+              "0008_alter_user_username_max_length", "0009_alter_user_last_name_max_length",
+              "0010_alter_group_name_max_length", "0011_update_proxy_permissions",
+              "0012_alter_user_first_name_max_length"]),
+    ("users", ["0001_initial", "0002_user_tenant", "0003_user_locale", "0004_team", "0005_user_team"]),
+    ("admin", ["0001_initial", "0002_logentry_remove_auto_add", "0003_logentry_add_action_flag_choices"]),
+    ("companies", ["0001_initial", "0002_company_domain", "0003_company_vat_number", "0004_company_logo",
+                   "0005_company_default_currency", "0006_company_owner", "0007_company_tenant_index"]),
+    ("contacts", ["0001_initial", "0002_contact_company", "0003_contact_phone", "0004_contact_owner",
+                  "0005_contact_tags", "0006_contact_source", "0007_contact_last_activity_at",
+                  "0008_contact_email_ci_index", "0009_contact_linkedin_url"]),
+    ("deals", ["0001_initial", "0002_stage", "0003_deal_stage", "0004_deal_probability",
+               "0005_deal_closed_at", "0006_deal_lost_reason", "0007_activity", "0008_deal_owner",
+               "0009_forecast", "0010_forecastline"]),
+    ("sessions", ["0001_initial"]),
+]
+
+
+def _lo_migrate(r, hit):
+    apps = [a for a, _ in _MIGRATIONS]
+    out = ["Operations to perform:", "  Apply all migrations: " + ", ".join(sorted(apps)),
+           "Running migrations:"]
+    for app, names in _MIGRATIONS:
+        if app == "deals" and hit:
+            break
+        out += ["  Applying %s.%s... OK" % (app, n) for n in names]
+    if not hit:
+        return bash("python manage.py migrate", "\n".join(out))
+    out += ["  Applying deals.%s... OK" % n for n in dict(_MIGRATIONS)["deals"]]
+    out += ["  Applying deals.0011_deal_currency... OK",
+            "  Applying deals.0012_backfill_deal_currency...Traceback (most recent call last):",
+            '  File "/home/dev/acme/crm-backend/.venv/lib/python3.12/site-packages/django/db/backends/utils.py", line 89, in _execute',
+            "    return self.cursor.execute(sql, params)",
+            "psycopg.errors.NotNullViolation: null value in column \"currency\" of relation \"deals_deal\" violates not-null constraint",
+            "DETAIL:  Failing row contains (%d, Renewal %d, 12000.00, null, ...)." % (r.randint(100, 900), r.randint(2023, 2024)),
+            "",
+            "The above exception was the direct cause of the following exception:",
+            "",
+            "Traceback (most recent call last):",
+            '  File "/home/dev/acme/crm-backend/manage.py", line 22, in <module>',
+            "    main()",
+            '  File "/home/dev/acme/crm-backend/.venv/lib/python3.12/site-packages/django/db/migrations/operations/special.py", line 196, in database_forwards',
+            "    self.code(from_state.apps, schema_editor)",
+            '  File "/home/dev/acme/crm-backend/crm/deals/migrations/0012_backfill_deal_currency.py", line 14, in forwards',
+            '    Deal.objects.update(currency=Subquery(Company.objects.filter(pk=OuterRef("company_id")).values("default_currency")[:1]))',
+            "django.db.utils.IntegrityError: null value in column \"currency\" of relation \"deals_deal\" violates not-null constraint",
+            "DETAIL:  Failing row contains (%d, Expansion Q%d, 4800.00, null, ...)." % (r.randint(100, 900), r.randint(1, 4))]
+    return bash("python manage.py migrate", "\n".join(out))
+
+
+L("lo_crm_backfill_null", "crm-backend", _lo_migrate, "0012_backfill_deal_currency", [
+    ("en", "which upgrade step broke because older organisations had no preferred money unit recorded"),
+    ("es", "¿qué paso del esquema rompió porque las empresas antiguas no tenían moneda por defecto y quedaba vacío un campo obligatorio?"),
+])
+
+
+# ---- crm-backend: worker logs --------------------------------------------------
+
+_CELERY_TASKS = [
+    ("crm.reports.tasks.refresh_dashboard_cache", "None", (0.3, 2.5)),
+    ("crm.contacts.tasks.enrich_contact", "{'enriched': True}", (0.4, 3.0)),
+    ("crm.contacts.tasks.recompute_lead_score", "{'score': %d}", (0.05, 0.4)),
+    ("crm.deals.tasks.send_reminder_email", "None", (0.2, 1.2)),
+    ("crm.companies.tasks.refresh_logo", "None", (0.5, 4.0)),
+    ("crm.exports.tasks.build_csv_export", "'exports/%d.csv'", (2.0, 9.0)),
+    ("crm.deals.tasks.recalculate_forecast", "{'lines': %d}", (0.8, 3.5)),
+]
+
+
+def _lo_worker_logs(r, hit):
+    t = r.randint(9, 15) * 3600 + r.randint(0, 3000)
+    day = "2024-04-%02d" % r.randint(8, 26)
+    out = []
+    n = r.randint(25, 28)
+    bad_at = n - 4
+    def stamp():
+        return "%s %s,%03d" % (day, _hms(t), int(t % 1 * 1000))
+
+    for i in range(n):
+        t += r.uniform(2, 40)
+        name, result, (lo, hi) = _CELERY_TASKS[r.randrange(len(_CELERY_TASKS))]
+        if hit and i == bad_at:
+            name = "crm.deals.tasks.recalculate_forecast"
+        tid = "%s-%s-4%s-%s-%s" % (_hex(r, 8), _hex(r, 4), _hex(r, 3), _hex(r, 4), _hex(r, 12))
+        w = r.randint(1, 4)
+        out.append("[%s: INFO/MainProcess] Task %s[%s] received" % (stamp(), name, tid))
+        took = r.uniform(lo, hi)
+        t += took + r.uniform(0.001, 0.05)
+        if hit and i == bad_at:
+            p1, p2, x1 = r.randint(40000, 49999), r.randint(40000, 49999), r.randint(99100000, 99199999)
+            out += [
+                "[%s: ERROR/ForkPoolWorker-%d] Task %s[%s] raised unexpected: OperationalError("
+                "'deadlock detected\\nDETAIL:  Process %d waits for ShareLock on transaction %d; blocked by process %d.\\n"
+                "Process %d waits for ShareLock on transaction %d; blocked by process %d.\\n"
+                "HINT:  See server log for query details.\\n"
+                "CONTEXT:  while updating tuple (412,7) in relation \"deals_forecastline\"')"
+                % (stamp(), w, name, tid, p1, x1, p2, p2, x1 + 6, p1),
+                "Traceback (most recent call last):",
+                '  File "/app/.venv/lib/python3.12/site-packages/celery/app/trace.py", line 477, in trace_task',
+                "    R = retval = fun(*args, **kwargs)",
+                '  File "/app/crm/deals/tasks.py", line 61, in recalculate_forecast',
+                "    forecast.rebuild_lines(owner_ids=owner_ids)",
+                '  File "/app/crm/deals/forecast.py", line 134, in rebuild_lines',
+                '    ForecastLine.objects.filter(pk=line.pk).update(amount=F("amount") + delta)',
+                '  File "/app/.venv/lib/python3.12/site-packages/django/db/backends/utils.py", line 89, in _execute',
+                "    return self.cursor.execute(sql, params)",
+                "django.db.utils.OperationalError: deadlock detected",
+            ]
+            continue
+        res = result % r.randint(1, 400) if "%d" in result else result
+        out.append("[%s: INFO/ForkPoolWorker-%d] Task %s[%s] succeeded in %.3fs: %s"
+                   % (stamp(), w, name, tid, took, res))
+    return bash("kubectl logs deploy/crm-worker -n prod --since=1h", "\n".join(out))
+
+
+L("lo_crm_forecast_deadlock", "crm-backend", _lo_worker_logs, "deadlock detected", [
+    ("en", "two asynchronous jobs redoing sales projections stalled each other, each one holding what the other needed"),
+    ("es", "¿qué tareas en segundo plano se quedaron esperándose mutuamente al rehacer las previsiones de ventas?"),
+])
+
+
+# ---- web-dashboard: vite build -------------------------------------------------
+
+_VITE_CHUNKS = ["Avatar", "Badge", "Breadcrumbs", "Button", "Card", "Checkbox", "ConfirmDialog",
+                "CustomerDetail", "Customers", "DataTable", "DateRangeField", "Dropdown", "EmptyState",
+                "ErrorBoundary", "FilterBar", "Invoices", "InvoiceDetail", "KpiCard", "Login", "Modal",
+                "NotFound", "Overview", "Pagination", "Reports", "RevenueChart", "Settings",
+                "SettingsBilling", "SettingsTeam", "Sidebar", "Skeleton", "Spinner", "Tabs", "Toast",
+                "Tooltip", "TopBar", "UsageChart", "useCustomers", "useInvoices", "useDebounce",
+                "usePagination", "format", "http", "queryClient", "charts", "icons", "router",
+                "ExportButton", "AuditLog", "Webhooks", "ApiKeys", "Onboarding", "PlanPicker"]
+
+
+def _lo_vite(r, hit):
+    out = ["", "> dashboard@3.%d.0 build" % r.randint(4, 9), "> tsc -b && vite build", "",
+           "vite v5.2.8 building for production...", "transforming...",
+           "\u2713 %d modules transformed." % r.randint(1700, 1900), "rendering chunks...",
+           "computing gzip size..."]
+
+    def row(name, kb, gz=True):
+        g = " \u2502 gzip: %7.2f kB" % (kb * r.uniform(0.28, 0.4)) if gz else ""
+        return "%-52s %9.2f kB%s" % (name, kb, g)
+
+    out.append(row("dist/index.html", r.uniform(0.6, 0.8)))
+    out.append(row("dist/assets/inter-latin-400-normal-%s.woff2" % _vhash(r), 23.66, gz=False))
+    out.append(row("dist/assets/inter-latin-600-normal-%s.woff2" % _vhash(r), 24.11, gz=False))
+    out.append(row("dist/assets/index-%s.css" % _vhash(r), r.uniform(40, 55)))
+    js = [("dist/assets/%s-%s.js" % (c, _vhash(r)), math.exp(r.uniform(-0.9, 3.6)))
+          for c in r.sample(_VITE_CHUNKS, 40)]
+    js.append(("dist/assets/vendor-react-%s.js" % _vhash(r), r.uniform(138, 145)))
+    js.append(("dist/assets/index-%s.js" % _vhash(r), r.uniform(380, 440)))
+    if hit:
+        js.append(("dist/assets/xlsx-%s.js" % _vhash(r), r.uniform(905, 920)))
+    for name, kb in sorted(js, key=lambda x: x[1]):
+        out.append(row(name, kb))
+    if hit:
+        out += ["",
+                "(!) Some chunks are larger than 500 kB after minification. Consider:",
+                "- Using dynamic import() to code-split the application",
+                "- Use build.rollupOptions.output.manualChunks to improve chunking: "
+                "https://rollupjs.org/configuration-options/#output-manualchunks",
+                "- Adjust chunk size limit for this warning via build.chunkSizeWarningLimit."]
+    out.append("\u2713 built in %.2fs" % r.uniform(14, 30))
+    return bash("npm run build", "\n".join(out))
+
+
+L("lo_web_xlsx_chunk", "web-dashboard", _lo_vite, "Some chunks are larger than 500 kB after minification", [
+    ("en", "which piece of the shipped bundle grew too heavy because of the Excel spreadsheet writer"),
+    ("es", "¿qué trozo del empaquetado final pesaba demasiado por culpa de la librería de hojas de cálculo?"),
+])
+
+
+# ---- web-dashboard: vitest run --------------------------------------------------
+
+_VITEST_FILES = [
+    ("src/utils/__tests__/format.test.ts", 14), ("src/utils/__tests__/buildQuery.test.ts", 6),
+    ("src/utils/__tests__/csv.test.ts", 5), ("src/utils/__tests__/currency.test.ts", 8),
+    ("src/hooks/__tests__/useDebounce.test.ts", 4), ("src/hooks/__tests__/useCustomers.test.tsx", 7),
+    ("src/hooks/__tests__/useInvoices.test.tsx", 9), ("src/hooks/__tests__/usePagination.test.ts", 6),
+    ("src/api/__tests__/http.test.ts", 8), ("src/api/__tests__/invoices.test.ts", 5),
+    ("src/components/__tests__/Avatar.test.tsx", 3), ("src/components/__tests__/Badge.test.tsx", 4),
+    ("src/components/__tests__/Button.test.tsx", 6), ("src/components/__tests__/ConfirmDialog.test.tsx", 5),
+    ("src/components/__tests__/DataTable.test.tsx", 12), ("src/components/__tests__/Dropdown.test.tsx", 7),
+    ("src/components/__tests__/EmptyState.test.tsx", 2), ("src/components/__tests__/FilterBar.test.tsx", 8),
+    ("src/components/__tests__/KpiCard.test.tsx", 6), ("src/components/__tests__/Modal.test.tsx", 5),
+    ("src/components/__tests__/Pagination.test.tsx", 6), ("src/components/__tests__/Sidebar.test.tsx", 4),
+    ("src/components/__tests__/Tabs.test.tsx", 5), ("src/components/__tests__/Toast.test.tsx", 4),
+    ("src/components/__tests__/Tooltip.test.tsx", 3), ("src/components/__tests__/TopBar.test.tsx", 4),
+    ("src/pages/__tests__/Customers.test.tsx", 9), ("src/pages/__tests__/CustomerDetail.test.tsx", 7),
+    ("src/pages/__tests__/Invoices.test.tsx", 11), ("src/pages/__tests__/InvoiceDetail.test.tsx", 8),
+    ("src/pages/__tests__/Login.test.tsx", 6), ("src/pages/__tests__/Overview.test.tsx", 7),
+    ("src/pages/__tests__/Reports.test.tsx", 6), ("src/pages/__tests__/Settings.test.tsx", 9),
+    ("src/pages/__tests__/SettingsTeam.test.tsx", 5), ("src/store/__tests__/filters.test.ts", 6),
+    ("src/store/__tests__/session.test.ts", 5), ("src/router/__tests__/guards.test.tsx", 4),
+]
+
+
+def _lo_vitest(r, hit):
+    files = r.sample(_VITEST_FILES, len(_VITEST_FILES))
+    picker = ("src/components/__tests__/PeriodPicker.test.tsx", 9)
+    files.insert(len(files) - r.randint(2, 5), picker)
+    out = [" RUN  v1.5.0 /home/dev/acme/web-dashboard", ""]
+    total = 0
+    name = "PeriodPicker > renders the range label"
+    msg = ("Use `yyyy` instead of `YYYY` (in `dd MMM YYYY`) for formatting years to the input "
+           "`Mon Dec 30 2024 00:00:00 GMT+0000 (Coordinated Universal Time)`; see: "
+           "https://github.com/date-fns/date-fns/blob/master/docs/unicodeTokens.md")
+    for f, n in files:
+        total += n
+        ms = r.randint(4, 400)
+        if hit and f == picker[0]:
+            out += [" \u276f %s  (%d tests | 1 failed) %dms" % (f, n, ms),
+                    "   \u276f %s > %s" % (f, name),
+                    "     \u2192 " + msg]
+        else:
+            out.append(" \u2713 %s  (%d tests) %dms" % (f, n, ms))
+    start = "%02d:%02d:%02d" % (r.randint(9, 18), r.randint(0, 59), r.randint(0, 59))
+    dur = "Duration  %.2fs (transform %.2fs, setup %.2fs, collect %.2fs, tests %.2fs, environment %.2fs, prepare %.2fs)" % (
+        r.uniform(10, 20), r.uniform(0.8, 2), r.uniform(2, 5), r.uniform(6, 12), r.uniform(4, 9),
+        r.uniform(12, 22), r.uniform(3, 7))
+    if hit:
+        out += ["", "\u23af" * 7 + " Failed Tests 1 " + "\u23af" * 7, "",
+                " FAIL  %s > %s" % (picker[0], name),
+                "RangeError: " + msg,
+                " \u276f throwProtectedError node_modules/date-fns/_lib/protectedTokens/index.js:24:11",
+                " \u276f node_modules/date-fns/format/index.js:367:11",
+                " \u276f formatRangeLabel src/components/PeriodPicker.tsx:41:10",
+                "     39| export function formatRangeLabel(range: Range) {",
+                "     40|   const from = format(range.from, 'dd MMM YYYY');",
+                "     41|   const to = format(range.to, 'dd MMM YYYY');",
+                "       |          ^",
+                "     42|   return `${from} \u2013 ${to}`;",
+                "     43| }",
+                " \u276f src/components/__tests__/PeriodPicker.test.tsx:%d:12" % r.randint(30, 90), "",
+                "\u23af" * 40 + "[1/1]\u23af", "",
+                " Test Files  1 failed | %d passed (%d)" % (len(files) - 1, len(files)),
+                "      Tests  1 failed | %d passed (%d)" % (total - 1, total)]
+    else:
+        out += ["", " Test Files  %d passed (%d)" % (len(files), len(files)),
+                "      Tests  %d passed (%d)" % (total, total)]
+    out += ["   Start at  " + start, "   " + dur]
+    return bash("npx vitest run", "\n".join(out))
+
+
+L("lo_web_week_year", "web-dashboard", _lo_vitest, "instead of `YYYY`", [
+    ("en", "which spec complained that a caption pattern relied on the ISO week-numbering calendar token"),
+    ("es", "¿qué comprobación se quejó de que la etiqueta del rango usaba el año de la numeración ISO semanal en su patrón?"),
+])
+
+
+# ---- mobile-app: a local EAS build for Android ------------------------------
+
+_GRADLE_TASKS = [
+    ":app:preBuild UP-TO-DATE", ":app:preReleaseBuild UP-TO-DATE", ":app:generateReleaseBuildConfig",
+    ":expo-modules-core:preBuild UP-TO-DATE", ":expo-modules-core:compileReleaseKotlin",
+    ":expo-modules-core:compileReleaseJavaWithJavac", ":expo-constants:compileReleaseKotlin",
+    ":expo-file-system:compileReleaseKotlin", ":expo-image-picker:compileReleaseKotlin",
+    ":expo-notifications:compileReleaseKotlin", ":expo-secure-store:compileReleaseKotlin",
+    ":react-native-reanimated:configureCMakeRelWithDebInfo[arm64-v8a]",
+    ":react-native-reanimated:buildCMakeRelWithDebInfo[arm64-v8a]",
+    ":react-native-reanimated:compileReleaseJavaWithJavac",
+    ":react-native-screens:compileReleaseKotlin", ":react-native-safe-area-context:compileReleaseKotlin",
+    ":react-native-gesture-handler:compileReleaseKotlin", ":app:createBundleReleaseJsAndAssets",
+    ":app:mergeReleaseResources", ":app:processReleaseMainManifest", ":app:processReleaseManifest",
+    ":app:compileReleaseKotlin", ":app:compileReleaseJavaWithJavac", ":app:dexBuilderRelease",
+    ":app:mergeDexRelease", ":app:mergeReleaseNativeLibs", ":app:stripReleaseDebugSymbols",
+    ":app:compileReleaseArtProfile", ":app:mergeReleaseJavaResource",
+]
+
+
+def _lo_eas(r, hit):
+    wd = "/tmp/eas-build-local-nodejs/%s-%s" % (_hex(r, 8), _hex(r, 4))
+    out = ["\u2714 Using local build",
+           "[SETUP_WORKINGDIR] Preparing workingdir %s" % wd,
+           "[START_BUILD] Starting build",
+           '  "job": { "type": "managed", "platform": "android", "projectRootDirectory": ".", '
+           '"buildProfile": "production", "buildType": "app-bundle" }',
+           "[READ_PACKAGE_JSON] Using package.json: %s/build/package.json" % wd,
+           "[READ_APP_CONFIG] Using app configuration: acme-mobile (com.acme.mobile) sdkVersion 50.0.0",
+           '[INSTALL_DEPENDENCIES] Running "npm ci" in %s/build directory' % wd,
+           "[INSTALL_DEPENDENCIES] added %d packages, and audited %d packages in %ds"
+           % (r.randint(1380, 1450), r.randint(1450, 1500), r.randint(35, 80)),
+           "[PREBUILD] - Creating native project directories (./ios and ./android) and updating .gitignore",
+           "[PREBUILD] \u2714 Created native project | gitignore skipped",
+           "[PREBUILD] - Running prebuild",
+           "[PREBUILD] \u2714 Finished prebuild",
+           "[PREPARE_CREDENTIALS] Writing secrets to the project's directory",
+           "[PREPARE_CREDENTIALS] Injecting signing config into build.gradle",
+           "[RUN_GRADLEW] Running 'gradlew :app:bundleRelease' in %s/build/android" % wd,
+           "[RUN_GRADLEW] Starting a Gradle Daemon (subsequent builds will be faster)"]
+    for task in _GRADLE_TASKS:
+        out.append("[RUN_GRADLEW] > Task %s" % task)
+    if hit:
+        out += ["[RUN_GRADLEW] > Task :app:signReleaseBundle FAILED",
+                "[RUN_GRADLEW] FAILURE: Build failed with an exception.",
+                "[RUN_GRADLEW] * What went wrong:",
+                "[RUN_GRADLEW] Execution failed for task ':app:signReleaseBundle'.",
+                "[RUN_GRADLEW] > A failure occurred while executing com.android.build.gradle.internal.tasks.FinalizeBundleTask$BundleToolRunnable",
+                "[RUN_GRADLEW]    > java.lang.RuntimeException: com.android.ide.common.signing.KeytoolException: "
+                "Failed to read key upload from store \"%s/build/android/app/release.keystore\": "
+                "Keystore was tampered with, or password was incorrect" % wd,
+                "[RUN_GRADLEW] * Try:",
+                "[RUN_GRADLEW] > Run with --stacktrace option to get the stack trace.",
+                "[RUN_GRADLEW] BUILD FAILED in %dm %ds" % (r.randint(6, 11), r.randint(0, 59)),
+                'Error: Gradle build failed with unknown error. See logs for the "Run gradlew" phase for more information.',
+                "Build failed"]
+    else:
+        out += ["[RUN_GRADLEW] > Task :app:signReleaseBundle",
+                "[RUN_GRADLEW] > Task :app:bundleRelease",
+                "[RUN_GRADLEW] BUILD SUCCESSFUL in %dm %ds" % (r.randint(6, 11), r.randint(0, 59)),
+                "[RUN_GRADLEW] %d actionable tasks: %d executed" % (r.randint(700, 760), r.randint(690, 700)),
+                "[PREPARE_ARTIFACTS] Preparing artifacts",
+                "[PREPARE_ARTIFACTS] Application archives: %s/build/android/app/build/outputs/bundle/release/app-release.aab (%.1f MB)"
+                % (wd, r.uniform(38, 46)),
+                "Build successful",
+                "You can find the build artifacts in /home/dev/acme/mobile-app/build-%d.aab" % r.randint(1712000000, 1715000000)]
+    return bash("eas build -p android --profile production --local", "\n".join(out))
+
+
+L("lo_mob_keystore", "mobile-app", _lo_eas, "Keystore was tampered with, or password was incorrect", [
+    ("en", "why did assembling the Google Play artefact abort at the signature step with a mistaken passphrase for the certificate vault"),
+    ("es", "¿por qué se cortó la publicación para Google Play justo al firmar, por la contraseña del almacén de claves?"),
+])
+
+
+# ---- mobile-app: jest --verbose ------------------------------------------------
+
+_JEST_SUITES = [
+    ("src/components/__tests__/OrderCard.test.tsx", "OrderCard",
+     ["shows status badge", "formats the total with currency", "opens detail on press", "shows delivery eta"]),
+    ("src/components/__tests__/PriceTag.test.tsx", "PriceTag", ["rounds to cents", "shows strikethrough for discounts"]),
+    ("src/components/__tests__/Avatar.test.tsx", "Avatar", ["falls back to initials", "uses remote image"]),
+    ("src/components/__tests__/EmptyList.test.tsx", "EmptyList", ["renders message", "renders retry button"]),
+    ("src/screens/__tests__/HomeScreen.test.tsx", "HomeScreen",
+     ["renders greeting", "shows recent orders", "pull to refresh reloads", "shows promo banner"]),
+    ("src/screens/__tests__/LoginScreen.test.tsx", "LoginScreen",
+     ["renders email and password fields", "disables submit while empty", "shows server error", "navigates home on success"]),
+    ("src/screens/__tests__/OrdersScreen.test.tsx", "OrdersScreen",
+     ["lists orders", "filters by status", "loads next page at end", "shows empty state"]),
+    ("src/screens/__tests__/ProfileScreen.test.tsx", "ProfileScreen",
+     ["saves address", "validates postcode", "shows avatar picker", "logs out"]),
+    ("src/screens/__tests__/AddressScreen.test.tsx", "AddressScreen", ["autocompletes street", "saves default address"]),
+    ("src/screens/__tests__/SettingsScreen.test.tsx", "SettingsScreen",
+     ["toggles notifications", "changes language", "shows app version"]),
+    ("src/navigation/__tests__/linking.test.ts", "linking", ["maps order links", "ignores unknown paths"]),
+    ("src/navigation/__tests__/index.test.tsx", "navigation", ["opens order detail", "back returns to list"]),
+    ("src/hooks/__tests__/useProfile.test.ts", "useProfile", ["loads profile", "caches for five minutes"]),
+    ("src/hooks/__tests__/useOrders.test.ts", "useOrders", ["paginates", "refetches on focus"]),
+    ("src/utils/__tests__/formatPrice.test.ts", "formatPrice", ["rounds to cents", "uses locale separators", "handles zero"]),
+    ("src/utils/__tests__/validators.test.ts", "validators", ["email", "phone", "postcode"]),
+    ("src/api/__tests__/orders.test.ts", "orders api", ["fetchOrders sends auth header", "maps order status"]),
+    ("src/api/__tests__/client.test.ts", "api client", ["adds base url", "parses json errors", "times out after 15s"]),
+    ("src/store/__tests__/cart.test.ts", "cart store", ["adds item", "merges same product", "clears after order"]),
+]
+
+
+def _lo_jest(r, hit):
+    suites = r.sample(_JEST_SUITES, len(_JEST_SUITES))
+    checkout = ("src/screens/__tests__/CheckoutScreen.test.tsx", "CheckoutScreen",
+                ["shows the order total", "requires a payment method", "shows card errors inline"])
+    suites.insert(len(suites) - r.randint(1, 3), checkout)
+    bad = "ignores a second tap on Pay while the order is pending"
+    out, total = [], 0
+    for path, name, tests in suites:
+        tests = list(tests)
+        failing = hit and name == "CheckoutScreen"
+        if failing:
+            tests.insert(2, bad)
+        total += len(tests)
+        out.append("%s %s%s" % ("FAIL" if failing else "PASS", path,
+                                " (%.3f s)" % r.uniform(1, 7) if r.random() < 0.4 else ""))
+        out.append("  " + name)
+        for t_ in tests:
+            if failing and t_ == bad:
+                out.append("    \u2715 %s (%d ms)" % (t_, r.randint(20, 90)))
+            else:
+                out.append("    \u2713 %s (%d ms)" % (t_, r.randint(2, 120)))
+        out.append("")
+        if failing:
+            out += ["  \u25cf CheckoutScreen \u203a " + bad, "",
+                    "    expect(jest.fn()).toHaveBeenCalledTimes(expected)", "",
+                    "    Expected number of calls: 1",
+                    "    Received number of calls: 2", "",
+                    "      68 |     const pay = screen.getByRole('button', { name: 'Pay' });",
+                    "      69 |     fireEvent.press(pay);",
+                    "      70 |     fireEvent.press(pay);",
+                    "    > 71 |     expect(api.createOrder).toHaveBeenCalledTimes(1);",
+                    "         |                             ^",
+                    "      72 |     await waitFor(() => expect(screen.getByText('Order placed')).toBeTruthy());",
+                    "      73 |   });", "",
+                    "      at Object.toHaveBeenCalledTimes (src/screens/__tests__/CheckoutScreen.test.tsx:71:29)", ""]
+    ok = total - (1 if hit else 0)
+    out += ["Test Suites: %s%d passed, %d total" % ("1 failed, " if hit else "", len(suites) - (1 if hit else 0), len(suites)),
+            "Tests:       %s%d passed, %d total" % ("1 failed, " if hit else "", ok, total),
+            "Snapshots:   %d passed, %d total" % (6, 6),
+            "Time:        %.3f s" % r.uniform(14, 30),
+            "Ran all test suites."]
+    return bash("npx jest --verbose", "\n".join(out))
+
+
+L("lo_mob_double_tap", "mobile-app", _lo_jest, "ignores a second tap on Pay", [
+    ("en", "which interface spec revealed that hitting buy twice in a row fired duplicate purchases"),
+    ("es", "¿qué prueba mostró que pulsar dos veces seguidas el botón de pagar generaba dos compras?"),
+])
+
+
+# ---- notifications-svc: npm audit ---------------------------------------------
+
+_ADVISORIES = [
+    ("axios", "0.8.1 - 1.5.1", "moderate", "Axios Cross-Site Request Forgery Vulnerability", "GHSA-wf5p-g6vw-rhxx",
+     "fix available via `npm audit fix --force`\nWill install axios@1.7.7, which is a breaking change", []),
+    ("body-parser", "<1.20.3", "high", "body-parser vulnerable to denial of service when url encoding is enabled",
+     "GHSA-qwcr-r2fm-qrc7", "fix available via `npm audit fix`", []),
+    ("braces", "<3.0.3", "high", "Uncontrolled resource consumption in braces", "GHSA-grv7-fg5c-xmjg",
+     "fix available via `npm audit fix`", ["chokidar", "micromatch"]),
+    ("cookie", "<0.7.0", "low", "cookie accepts cookie name, path, and domain with out of bounds characters",
+     "GHSA-pxg6-pf52-xh8x", "fix available via `npm audit fix`", ["express"]),
+    ("cross-spawn", "7.0.0 - 7.0.4", "high", "Regular Expression Denial of Service (ReDoS) in cross-spawn",
+     "GHSA-3xgq-45jj-v275", "fix available via `npm audit fix`", []),
+    ("express", "<=4.21.0 || 5.0.0-alpha.1 - 5.0.0", "low", "express vulnerable to XSS via response.redirect()",
+     "GHSA-qw6h-vgh9-j6wx", "fix available via `npm audit fix`",
+     ["body-parser", "cookie", "path-to-regexp", "send", "serve-static"]),
+    ("follow-redirects", "<=1.15.5", "moderate", "follow-redirects' Proxy-Authorization header kept across hosts",
+     "GHSA-cxjh-pqwp-8mfp", "fix available via `npm audit fix`", []),
+    ("ip", "*", "high", "ip SSRF improper categorization in isPublic", "GHSA-2p57-rm9w-gvfp",
+     "No fix available", ["socks"]),
+    ("micromatch", "<4.0.8", "moderate", "Regular Expression Denial of Service (ReDoS) in micromatch",
+     "GHSA-952p-6rrq-rcjv", "fix available via `npm audit fix`", []),
+    ("path-to-regexp", "<0.1.10", "high", "path-to-regexp outputs backtracking regular expressions",
+     "GHSA-9wv6-86v2-598j", "fix available via `npm audit fix`", []),
+    ("semver", "7.0.0 - 7.5.1", "moderate", "semver vulnerable to Regular Expression Denial of Service",
+     "GHSA-c2qf-rxjj-qqgw", "fix available via `npm audit fix`", []),
+    ("send", "<0.19.0", "low", "send vulnerable to template injection that can lead to XSS",
+     "GHSA-m6fv-jmcg-4jfg", "fix available via `npm audit fix`", ["serve-static"]),
+    ("tough-cookie", "<4.1.3", "moderate", "tough-cookie Prototype Pollution vulnerability",
+     "GHSA-72xf-g2v4-qvf3", "fix available via `npm audit fix`", []),
+    ("word-wrap", "<1.2.4", "moderate", "word-wrap vulnerable to Regular Expression Denial of Service",
+     "GHSA-j8xg-fqg3-53r7", "fix available via `npm audit fix`", []),
+    ("ws", "8.0.0 - 8.17.0", "high", "ws affected by a DoS when handling a request with many HTTP headers",
+     "GHSA-3h5v-q93c-6h6q", "fix available via `npm audit fix`", []),
+]
+
+
+def _lo_npm_audit(r, hit):
+    keep = [a for a in _ADVISORIES if a[0] in ("axios", "body-parser", "braces", "cookie", "cross-spawn",
+                                              "express", "follow-redirects") or r.random() < 0.75]
+    if hit:
+        keep.append(("handlebars", "<=4.7.6", "critical",
+                     "Remote code execution in handlebars when compiling templates", "GHSA-f2jv-r9rf-7988",
+                     "fix available via `npm audit fix --force`\nWill install handlebars@4.7.8, "
+                     "which is outside the stated dependency range", []))
+    keep.sort(key=lambda a: a[0])
+    out = ["# npm audit report", ""]
+    for name, rng_, sev, title, ghsa, fix, dependents in keep:
+        out += ["%s  %s" % (name, rng_), "Severity: " + sev,
+                "%s - https://github.com/advisories/%s" % (title, ghsa), fix, "node_modules/" + name]
+        for d in dependents:
+            out += ["  " + d, "  Depends on vulnerable versions of " + name, "  node_modules/" + d]
+        out.append("")
+    sev = Counter(a[2] for a in keep)
+    parts = ["%d %s" % (sev[s], s) for s in ("low", "moderate", "high", "critical") if sev[s]]
+    out += ["%d vulnerabilities (%s)" % (len(keep), ", ".join(parts)), "",
+            "To address issues that do not require attention, run:", "  npm audit fix", "",
+            "To address all issues (including breaking changes), run:", "  npm audit fix --force"]
+    return bash("npm audit", "\n".join(out))
+
+
+L("lo_notif_handlebars", "notifications-svc", _lo_npm_audit, "Severity: critical", [
+    ("en", "which mail rendering package had the worst rated hole, letting attackers take over our machines by running arbitrary programs"),
+    ("es", "¿qué paquete de las plantillas de correo tenía el fallo más grave, el que permitía ejecutar programas ajenos en nuestras máquinas?"),
+])
+
+
+# ---- notifications-svc: a long read of the quiet-hours scheduler ----------------
+
+_QUIET_HOURS_TS = '''\
+import { DateTime } from 'luxon';
+import type { Channel, Preference } from '../db/preferences';
+import { logger } from '../logger';
+import { metrics } from '../metrics';
+
+/**
+ * Delivery scheduling: decides whether a notification goes out now or is held
+ * back until the recipient is awake. Quiet hours come from the user's
+ * preferences as two whole hours in the user's own zone.
+ */
+
+export interface QuietHours {
+  start: number; // 0-23, local hour the quiet period begins
+  end: number; // 0-23, local hour it ends
+}
+
+export interface Decision {
+  sendAt: DateTime;
+  held: boolean;
+  reason?: 'quiet_hours' | 'channel_disabled' | 'urgent';
+}
+
+const DEFAULT_QUIET: QuietHours = { start: 22, end: 7 };
+const URGENT_TEMPLATES = new Set(['password-reset', 'login-code', 'payment-failed']);
+const HELD_CHANNELS: Channel[] = ['push', 'sms'];
+
+export function quietHoursFor(pref: Preference | undefined): QuietHours {
+  if (!pref?.quietHours) return DEFAULT_QUIET;
+  const { start, end } = pref.quietHours;
+  if (!Number.isInteger(start) || !Number.isInteger(end)) return DEFAULT_QUIET;
+  if (start < 0 || start > 23 || end < 0 || end > 23) return DEFAULT_QUIET;
+  return { start, end };
+}
+
+export function localNow(zone: string | undefined, now: DateTime = DateTime.utc()): DateTime {
+  if (!zone) return now;
+  const local = now.setZone(zone);
+  if (!local.isValid) {
+    logger.warn({ zone }, 'invalid time zone in preferences, using UTC');
+    return now;
+  }
+  return local;
+}
+
+export function channelEnabled(pref: Preference | undefined, channel: Channel): boolean {
+  if (!pref) return true;
+  const value = pref.channels?.[channel];
+  return value === undefined ? true : value;
+}
+
+/**
+ * True when `hour` falls inside the quiet period. Compares start <= hour < end,
+ * so it assumes the period starts and ends on the same day.
+ */
+function isQuietHour(hour: number, q: QuietHours): boolean {
+  return hour >= q.start && hour < q.end;
+}
+
+/** The next moment the quiet period is over, in the user's zone. */
+function quietEndsAt(local: DateTime, q: QuietHours): DateTime {
+  let end = local.set({ hour: q.end, minute: 0, second: 0, millisecond: 0 });
+  if (end <= local) end = end.plus({ days: 1 });
+  return end;
+}
+
+export function decide(
+  template: string,
+  channel: Channel,
+  pref: Preference | undefined,
+  now: DateTime = DateTime.utc(),
+): Decision {
+  if (URGENT_TEMPLATES.has(template)) {
+    return { sendAt: now, held: false, reason: 'urgent' };
+  }
+  if (!channelEnabled(pref, channel)) {
+    metrics.increment('notifications.skipped', { channel, reason: 'disabled' });
+    return { sendAt: now, held: true, reason: 'channel_disabled' };
+  }
+  if (!HELD_CHANNELS.includes(channel)) {
+    return { sendAt: now, held: false };
+  }
+  const q = quietHoursFor(pref);
+  const local = localNow(pref?.timezone, now);
+  if (isQuietHour(local.hour, q)) {
+    const sendAt = quietEndsAt(local, q).toUTC();
+    metrics.increment('notifications.held', { channel });
+    logger.debug({ template, channel, sendAt: sendAt.toISO() }, 'held for quiet hours');
+    return { sendAt, held: true, reason: 'quiet_hours' };
+  }
+  return { sendAt: now, held: false };
+}
+
+/** Delay in milliseconds for BullMQ's `delay` option. */
+export function delayFor(decision: Decision, now: DateTime = DateTime.utc()): number {
+  if (!decision.held || decision.reason !== 'quiet_hours') return 0;
+  return Math.max(0, decision.sendAt.diff(now).toMillis());
+}'''
+
+_SEND_WINDOW_TS = '''\
+import { DateTime, Duration } from 'luxon';
+import type { Preference } from '../db/preferences';
+import { logger } from '../logger';
+
+/**
+ * Digest batching: notifications that are not urgent are collected per user and
+ * sent together once per window, so a busy day means one email, not forty.
+ */
+
+export type DigestFrequency = 'hourly' | 'daily' | 'weekly';
+
+export interface Window {
+  key: string; // digest:{userId}:{windowStart}
+  start: DateTime;
+  end: DateTime;
+}
+
+const LENGTH: Record<DigestFrequency, Duration> = {
+  hourly: Duration.fromObject({ hours: 1 }),
+  daily: Duration.fromObject({ days: 1 }),
+  weekly: Duration.fromObject({ weeks: 1 }),
+};
+
+const DEFAULT_FREQUENCY: DigestFrequency = 'daily';
+const MAX_ITEMS = 20;
+
+export function frequencyFor(pref: Preference | undefined): DigestFrequency {
+  const f = pref?.digest?.frequency;
+  if (f === 'hourly' || f === 'daily' || f === 'weekly') return f;
+  return DEFAULT_FREQUENCY;
+}
+
+/** The window `at` belongs to, aligned to the start of the hour, day or week in UTC. */
+export function windowFor(userId: string, freq: DigestFrequency, at: DateTime = DateTime.utc()): Window {
+  const unit = freq === 'hourly' ? 'hour' : freq === 'daily' ? 'day' : 'week';
+  const start = at.toUTC().startOf(unit);
+  const end = start.plus(LENGTH[freq]);
+  return { key: `digest:${userId}:${start.toMillis()}`, start, end };
+}
+
+/** Milliseconds until the window closes; the digest job is scheduled with this delay. */
+export function delayUntilClose(w: Window, now: DateTime = DateTime.utc()): number {
+  return Math.max(0, w.end.diff(now).toMillis());
+}
+
+export interface DigestItem {
+  id: string;
+  title: string;
+  createdAt: string;
+}
+
+/** Newest first, at most MAX_ITEMS; the rest are summarised as a count. */
+export function trimItems(items: DigestItem[]): { shown: DigestItem[]; more: number } {
+  const sorted = [...items].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const shown = sorted.slice(0, MAX_ITEMS);
+  if (sorted.length > MAX_ITEMS) {
+    logger.debug({ total: sorted.length }, 'digest trimmed');
+  }
+  return { shown, more: sorted.length - shown.length };
+}
+
+/** Subject line: "3 updates from Acme" or "1 update from Acme". */
+export function subjectFor(count: number, brand = 'Acme'): string {
+  return `${count} update${count === 1 ? '' : 's'} from ${brand}`;
+}
+
+export function isEmpty(items: DigestItem[]): boolean {
+  return items.length === 0;
+}'''
+
+
+def _lo_quiet_hours(r, hit):
+    if hit:
+        return read("src/scheduler/quietHours.ts", _QUIET_HOURS_TS)
+    return read("src/scheduler/sendWindow.ts", _SEND_WINDOW_TS)
+
+
+L("lo_notif_quiet_overnight", "notifications-svc", _lo_quiet_hours, "function isQuietHour", [
+    ("en", "where is the do-not-disturb logic that breaks when someone's silent span crosses midnight, like ten at night until seven"),
+    ("es", "¿dónde está la lógica del horario de descanso que falla cuando el tramo cruza la medianoche, de las diez a las siete?"),
+])
+
+
+# ---- data-pipeline: dbt run --------------------------------------------------------
+
+_DBT_MODELS = [
+    ("staging", "view", ["stg_orders", "stg_order_items", "stg_customers", "stg_products", "stg_payments",
+                         "stg_refunds", "stg_subscriptions", "stg_invoices", "stg_events", "stg_sessions",
+                         "stg_crm_contacts", "stg_crm_deals", "stg_marketing_spend", "stg_fx_rates"]),
+    ("intermediate", "view", ["int_orders_enriched", "int_payments_by_order", "int_customer_first_order",
+                              "int_subscription_periods", "int_events_sessionized", "int_deal_stages"]),
+    ("marts", "table", ["dim_customers", "dim_products", "dim_dates", "fct_orders", "fct_revenue",
+                        "fct_subscriptions_mrr", "fct_refunds", "fct_sessions", "fct_marketing_roi",
+                        "fct_pipeline_snapshot", "fct_cohort_retention", "fct_product_margin",
+                        "fct_customer_ltv", "rpt_weekly_kpis"]),
+]
+
+
+def _lo_dbt_run(r, hit):
+    t = r.randint(2, 4) * 3600 + r.randint(0, 1800)
+    models = [(schema, mat, m) for schema, mat, ms in _DBT_MODELS for m in ms]
+    n = len(models)
+    views = sum(1 for x in models if x[1] == "view")
+
+    def ts():
+        return _hms(t)
+
+    out = ["%s  Running with dbt=1.7.11" % ts(), "%s  Registered adapter: snowflake=1.7.3" % ts(),
+           "%s  Found %d models, 118 tests, 9 seeds, 14 sources, 0 exposures, 0 metrics, 612 macros, 0 groups, "
+           "0 semantic models" % (ts(), n), "%s  " % ts(),
+           "%s  Concurrency: 8 threads (target='prod')" % ts(), "%s  " % ts()]
+    bad = "fct_product_margin"
+    skipped = ["fct_customer_ltv", "rpt_weekly_kpis"] if hit else []
+    def line(msg, status):
+        return "%s  %s %s [%s]" % (ts(), msg, "." * max(3, 74 - len(msg)), status)
+
+    began = t
+    for i, (schema, mat, m) in enumerate(models):
+        t += r.uniform(0.05, 0.6)
+        kind = "sql view model" if mat == "view" else "sql table model"
+        if m in skipped:
+            out.append(line("%d of %d SKIP relation %s.%s" % (i + 1, n, schema, m), "SKIP"))
+            continue
+        out.append(line("%d of %d START %s %s.%s" % (i + 1, n, kind, schema, m), "RUN"))
+        took = r.uniform(0.8, 3) if mat == "view" else r.uniform(4, 45)
+        t += took
+        if hit and m == bad:
+            out.append(line("%d of %d ERROR creating %s %s.%s" % (i + 1, n, kind, schema, m), "ERROR in %.2fs" % took))
+        else:
+            res = "SUCCESS 1" if mat == "view" else "SUCCESS %d" % r.randint(200, 4000000)
+            out.append(line("%d of %d OK created %s %s.%s" % (i + 1, n, kind, schema, m), "%s in %.2fs" % (res, took)))
+    t += r.uniform(1, 4)
+    el = t - began
+    out += ["%s  " % ts(),
+            "%s  Finished running %d view models, %d table models in 0 hours %d minutes and %.2f seconds (%.2fs)."
+            % (ts(), views, n - views, el // 60, el % 60, el), "%s  " % ts()]
+    if hit:
+        out += ["%s  Completed with 1 error and 0 warnings:" % ts(), "%s  " % ts(),
+                "%s    Database Error in model %s (models/marts/finance/%s.sql)" % (ts(), bad, bad),
+                "  100051 (22012): Division by zero",
+                "  compiled Code at target/run/acme/models/marts/finance/%s.sql" % bad, "%s  " % ts(),
+                "%s  Done. PASS=%d WARN=0 ERROR=1 SKIP=%d TOTAL=%d" % (ts(), n - 1 - len(skipped), len(skipped), n)]
+    else:
+        out += ["%s  Completed successfully" % ts(), "%s  " % ts(),
+                "%s  Done. PASS=%d WARN=0 ERROR=0 SKIP=0 TOTAL=%d" % (ts(), n, n)]
+    return bash("dbt run", "\n".join(out))
+
+
+L("lo_data_div_zero", "data-pipeline", _lo_dbt_run, "Division by zero", [
+    ("en", "which profitability dataset crashed because some merchandise brought in nothing, so the ratio had a nil denominator"),
+    ("es", "¿qué tabla de rentabilidad por artículo falló al repartir entre ingresos nulos?"),
+])
+
+
+# ---- data-pipeline: spark-submit -------------------------------------------------
+
+def _lo_spark(r, hit):
+    day = "24/04/%02d" % r.randint(8, 26)
+    t = r.randint(1, 3) * 3600 + r.randint(0, 1800)
+    app = "application_1712%09d_%04d" % (r.randrange(10 ** 9), r.randint(1, 900))
+    hosts = ["ip-10-0-%d-%d.eu-west-1.compute.internal" % (r.randint(1, 9), r.randint(10, 250)) for _ in range(6)]
+    out = []
+
+    def log(level, src, msg):
+        out.append("%s %s %s %s: %s" % (day, _hms(t), level, src, msg))
+
+    log("INFO", "SparkContext", "Running Spark version 3.5.1")
+    log("INFO", "SparkContext", "Submitted application: attribution_daily")
+    log("INFO", "ResourceUtils", "Resources for spark.executor: memory -> 8g, cores -> 4")
+    log("INFO", "Client", "Submitting application %s to ResourceManager" % app)
+    log("INFO", "Client", "Application report for %s (state: RUNNING)" % app)
+    for i, h in enumerate(hosts):
+        t += r.uniform(1, 5)
+        log("INFO", "YarnSchedulerBackend$YarnDriverEndpoint",
+            "Registered executor NettyRpcEndpointRef(spark-client://Executor) (%s:%d) with ID %d, ResourceProfileId 0"
+            % (h, r.randint(30000, 49999), i + 1))
+    log("INFO", "InMemoryFileIndex", "It took %d ms to list leaf files for 1 paths." % r.randint(80, 900))
+    stages = [(0, 48, "parquet at attribution.py:41"), (1, 200, "join at attribution.py:77"),
+              (2, 200, "groupBy at attribution.py:96")]
+    for sid, ntasks, what in stages:
+        t += r.uniform(2, 9)
+        log("INFO", "DAGScheduler", "Submitting %d missing tasks from ShuffleMapStage %d (%s)" % (ntasks, sid, what))
+        for k in range(r.randint(5, 7)):
+            t += r.uniform(5, 40)
+            tid = sid * 300 + k * 31 + r.randint(0, 30)
+            log("INFO", "TaskSetManager", "Finished task %d.0 in stage %d.0 (TID %d) in %d ms on %s (executor %d) (%d/%d)"
+                % (tid % ntasks, sid, tid, r.randint(900, 60000), r.choice(hosts), r.randint(1, 6),
+                   min(ntasks, (k + 1) * ntasks // 7), ntasks))
+        if hit and sid == 2:
+            h = r.choice(hosts)
+            t += r.uniform(20, 90)
+            log("WARN", "TaskSetManager",
+                "Lost task 57.0 in stage 2.0 (TID %d) (%s executor 4): java.io.IOException: No space left on device"
+                % (700 + r.randint(0, 99), h))
+            out += ["\tat java.base/java.io.FileOutputStream.writeBytes(Native Method)",
+                    "\tat org.apache.spark.storage.DiskBlockObjectWriter.write(DiskBlockObjectWriter.scala:310)",
+                    "\tat org.apache.spark.shuffle.sort.ShuffleExternalSorter.writeSortedFile(ShuffleExternalSorter.java:226)",
+                    "\tat org.apache.spark.shuffle.sort.UnsafeShuffleWriter.closeAndWriteOutput(UnsafeShuffleWriter.java:243)"]
+            t += r.uniform(10, 60)
+            log("ERROR", "YarnScheduler", "Lost executor 4 on %s: Container from a bad node: container_%s_01_000005 on "
+                "host: %s. Exit status: -100. Diagnostics: 1/1 local-dirs usable space is below configured utilization "
+                "percentage/no more usable space [ /mnt/yarn : used space above threshold of 90.0%% ]"
+                % (h, app[len("application_"):], h))
+            t += r.uniform(30, 120)
+            log("ERROR", "TaskSetManager", "Task 57 in stage 2.0 failed 4 times; aborting job")
+            log("ERROR", "FileFormatWriter", "Aborting job %s." % _hex(r, 8))
+            out.append("org.apache.spark.SparkException: Job aborted due to stage failure: Task 57 in stage 2.0 failed 4 times, "
+                       "most recent failure: Lost task 57.3 in stage 2.0: java.io.IOException: No space left on device")
+            log("INFO", "SparkContext", "Successfully stopped SparkContext")
+            return bash("spark-submit --master yarn jobs/attribution.py --date 20%s" % day.replace("/", "-"), "\n".join(out))
+        t += r.uniform(2, 9)
+        log("INFO", "DAGScheduler", "ShuffleMapStage %d (%s) finished in %.3f s" % (sid, what, r.uniform(30, 400)))
+    t += r.uniform(20, 90)
+    log("INFO", "DAGScheduler", "ResultStage 3 (parquet at attribution.py:112) finished in %.3f s" % r.uniform(20, 90))
+    log("INFO", "FileFormatWriter", "Write Job %s committed. Elapsed time: %d ms." % (_hex(r, 8), r.randint(2000, 9000)))
+    log("INFO", "SparkContext", "Successfully stopped SparkContext")
+    return bash("spark-submit --master yarn jobs/attribution.py --date 20%s" % day.replace("/", "-"), "\n".join(out))
+
+
+L("lo_data_disk_full", "data-pipeline", _lo_spark, "No space left on device", [
+    ("en", "the cluster-wide marketing credit calculation died because scratch disks filled up while exchanging temporary data"),
+    ("es", "¿por qué se cayó el cálculo distribuido de atribución al llenarse el almacenamiento temporal de los nodos?"),
+])
+
+
+# ---- infra: terraform plan ----------------------------------------------------------
+
+_TF_STATE = [
+    ("aws_vpc.main", "vpc-{h}"), ('aws_subnet.private["eu-west-1a"]', "subnet-{h}"),
+    ('aws_subnet.private["eu-west-1b"]', "subnet-{h}"), ('aws_subnet.private["eu-west-1c"]', "subnet-{h}"),
+    ('aws_subnet.public["eu-west-1a"]', "subnet-{h}"), ('aws_subnet.public["eu-west-1b"]', "subnet-{h}"),
+    ("aws_internet_gateway.main", "igw-{h}"), ('aws_nat_gateway.main["eu-west-1a"]', "nat-{h}"),
+    ("aws_route_table.private", "rtb-{h}"), ("aws_route_table.public", "rtb-{h}"),
+    ("aws_security_group.app", "sg-{h}"), ("aws_security_group.db", "sg-{h}"), ("aws_security_group.cache", "sg-{h}"),
+    ("aws_db_subnet_group.main", "prod-db"), ("aws_db_instance.crm", "prod-crm"), ("aws_db_instance.billing", "prod-billing"),
+    ("aws_elasticache_subnet_group.main", "prod-cache"),
+    ("aws_elasticache_replication_group.sessions", "prod-sessions"),
+    ("aws_s3_bucket.exports", "acme-prod-exports"), ("aws_s3_bucket.attachments", "acme-prod-attachments"),
+    ("aws_s3_bucket.logs", "acme-prod-logs"), ("aws_s3_bucket_public_access_block.exports", "acme-prod-exports"),
+    ("aws_sqs_queue.mail", "https://sqs.eu-west-1.amazonaws.com/123456789012/prod-mail"),
+    ("aws_sqs_queue.sms", "https://sqs.eu-west-1.amazonaws.com/123456789012/prod-sms"),
+    ("aws_iam_role.ci", "ci-deploy"), ("aws_iam_role.eks_nodes", "prod-eks-nodes"),
+    ("aws_iam_role_policy_attachment.nodes_ecr", "prod-eks-nodes-{n}"),
+    ("aws_cloudwatch_log_group.app", "/acme/prod/app"), ("aws_cloudwatch_log_group.eks", "/aws/eks/prod/cluster"),
+    ("aws_route53_zone.main", "{z}"), ("aws_route53_record.api", "{z}_api.acme.io_A"),
+    ("aws_route53_record.dashboard", "{z}_app.acme.io_A"),
+    ("aws_acm_certificate.wildcard", "arn:aws:acm:eu-west-1:123456789012:certificate/{u}"),
+    ("aws_lb.public", "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/prod/{h}"),
+    ("module.eks.aws_eks_cluster.this", "prod"), ("module.eks.aws_eks_node_group.general", "prod:general"),
+    ("module.eks.aws_eks_node_group.spot", "prod:spot"), ("module.eks.aws_eks_addon.vpc_cni", "prod:vpc-cni"),
+    ("module.eks.aws_eks_addon.coredns", "prod:coredns"), ("aws_ecr_repository.billing_api", "billing-api"),
+    ("aws_ecr_repository.notifications", "notifications"), ("aws_kms_key.rds", "{u}"),
+]
+
+
+def _lo_tf_plan(r, hit):
+    zone = "Z" + "".join(r.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") for _ in range(20))
+    out = []
+    for addr, ident in _TF_STATE:
+        ident = ident.format(h=_hex(r, 17), z=zone, n="2024%016d" % r.randrange(10 ** 16),
+                             u="%s-%s-%s-%s-%s" % (_hex(r, 8), _hex(r, 4), _hex(r, 4), _hex(r, 4), _hex(r, 12)))
+        out.append("%s: Refreshing state... [id=%s]" % (addr, ident))
+    if not hit:
+        out += ["", "No changes. Your infrastructure matches the configuration.", "",
+                "Terraform has compared your real infrastructure against your configuration and found no differences, "
+                "so no changes are needed."]
+        return bash("terraform plan -out=plan.tfplan", "\n".join(out))
+    ng = _hex(r, 6)
+    out += ["", "Terraform used the selected providers to generate the following execution plan. Resource actions are "
+            "indicated with the following symbols:", "  ~ update in-place", "-/+ destroy and then create replacement", "",
+            "Terraform will perform the following actions:", "",
+            "  # aws_cloudwatch_log_group.app will be updated in-place",
+            '  ~ resource "aws_cloudwatch_log_group" "app" {',
+            '        id                = "/acme/prod/app"',
+            '        name              = "/acme/prod/app"',
+            "      ~ retention_in_days = 14 -> 30",
+            "        # (4 unchanged attributes hidden)",
+            "    }", "",
+            "  # aws_elasticache_replication_group.sessions must be replaced",
+            '-/+ resource "aws_elasticache_replication_group" "sessions" {',
+            '      ~ arn                            = "arn:aws:elasticache:eu-west-1:123456789012:replicationgroup:prod-sessions" -> (known after apply)',
+            '      ~ engine_version_actual          = "7.0.7" -> (known after apply)',
+            '      ~ id                             = "prod-sessions" -> (known after apply)',
+            "      ~ member_clusters                = [",
+            '          - "prod-sessions-001",',
+            '          - "prod-sessions-002",',
+            "        ] -> (known after apply)",
+            '      ~ primary_endpoint_address       = "prod-sessions.%s.ng.0001.euw1.cache.amazonaws.com" -> (known after apply)' % ng,
+            '      ~ reader_endpoint_address        = "prod-sessions-ro.%s.ng.0001.euw1.cache.amazonaws.com" -> (known after apply)' % ng,
+            "      + auth_token                     = (sensitive value)",
+            "      ~ transit_encryption_enabled     = false -> true # forces replacement",
+            "        # (17 unchanged attributes hidden)",
+            "    }", "",
+            "Plan: 1 to add, 1 to change, 1 to destroy.", "",
+            "\u2500" * 77, "",
+            "Saved the plan to: plan.tfplan", "",
+            "To perform exactly these actions, run the following command to apply:",
+            '    terraform apply "plan.tfplan"']
+    return bash("terraform plan -out=plan.tfplan", "\n".join(out))
+
+
+L("lo_infra_cache_replace", "infra", _lo_tf_plan, "must be replaced", [
+    ("en", "which infrastructure preview would have torn down and rebuilt the in-memory login data store when we switched on wire protection"),
+    ("es", "¿qué cambio de infraestructura iba a tirar y volver a levantar el almacén en memoria de las sesiones al activar el cifrado de la conexión?"),
+])
+
+
+# ---- infra: helm upgrade --atomic, then the namespace's events --------------------
+
+_HELM_RESOURCES = [("ConfigMap", "crm-config"), ("Service", "crm-web"), ("Deployment", "crm-web"),
+                   ("Deployment", "crm-worker"), ("HorizontalPodAutoscaler", "crm-web"),
+                   ("PodDisruptionBudget", "crm-web"), ("Ingress", "crm"), ("ServiceAccount", "crm"),
+                   ("ExternalSecret", "crm-secrets")]
+
+
+def _lo_helm(r, hit):
+    rev = r.randint(30, 60)
+    version = "2.%d.0" % r.randint(10, 19)
+    out = ["history.go:56: [debug] getting history for release crm",
+           "upgrade.go:164: [debug] preparing upgrade for crm",
+           "upgrade.go:172: [debug] performing update for crm",
+           "upgrade.go:344: [debug] creating upgraded release for crm",
+           "client.go:338: [debug] checking %d resources for changes" % len(_HELM_RESOURCES)]
+    for kind, name in _HELM_RESOURCES:
+        out.append('client.go:617: [debug] Patch %s "%s" in namespace prod' % (kind, name))
+    out += ["upgrade.go:402: [debug] waiting for release crm resources (created: 0 updated: %d  deleted: 0)"
+            % len(_HELM_RESOURCES),
+            "wait.go:48: [debug] beginning wait for %d resources with timeout of 5m0s" % len(_HELM_RESOURCES)]
+    waits = r.randint(14, 18) if hit else r.randint(4, 7)
+    for i in range(waits):
+        out.append("ready.go:284: [debug] Deployment is not ready: prod/crm-web. %d out of 3 expected pods are ready"
+                   % (2 if hit else min(2, i * 3 // waits)))
+    pod = "crm-web-%s-%s" % (_hex(r, 9), _hex(r, 5))
+    node = "ip-10-0-%d-%d.eu-west-1.compute.internal" % (r.randint(1, 9), r.randint(10, 250))
+    image = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/crm:" + version
+    if hit:
+        out += ["upgrade.go:476: [debug] warning: Upgrade \"crm\" failed: context deadline exceeded",
+                "upgrade.go:494: [debug] Upgrade failed and atomic is set, rolling back to last successful release",
+                "history.go:56: [debug] getting history for release crm",
+                "rollback.go:65: [debug] preparing rollback of crm",
+                "rollback.go:131: [debug] creating rolled back release for crm",
+                "rollback.go:187: [debug] performing rollback of crm",
+                "client.go:338: [debug] checking %d resources for changes" % len(_HELM_RESOURCES),
+                'client.go:617: [debug] Patch Deployment "crm-web" in namespace prod',
+                'client.go:617: [debug] Patch Deployment "crm-worker" in namespace prod',
+                "rollback.go:243: [debug] superseding previous deployment %d" % rev,
+                "rollback.go:252: [debug] updating status for rolled back release for crm",
+                "Error: UPGRADE FAILED: release crm failed, and has been rolled back due to atomic being set: "
+                "context deadline exceeded",
+                "helm.go:84: [debug] context deadline exceeded"]
+    else:
+        out += ["upgrade.go:159: [debug] updating status for upgraded release for crm",
+                'Release "crm" has been upgraded. Happy Helming!', "NAME: crm",
+                "LAST DEPLOYED: %s Apr %2d %02d:%02d:%02d 2024" % (r.choice(["Mon", "Tue", "Wed", "Thu"]), r.randint(1, 28),
+                                                                  r.randint(9, 18), r.randint(0, 59), r.randint(0, 59)),
+                "NAMESPACE: prod", "STATUS: deployed", "REVISION: %d" % (rev + 1), "TEST SUITE: None"]
+    ev = [("6m3s", "Normal", "ScalingReplicaSet", "deployment/crm-web",
+           "Scaled up replica set crm-web-%s to 1" % pod.split("-")[2]),
+          ("6m2s", "Normal", "Scheduled", "pod/" + pod, "Successfully assigned prod/%s to %s" % (pod, node)),
+          ("6m1s", "Normal", "Pulling", "pod/" + pod, 'Pulling image "%s"' % image),
+          ("5m52s", "Normal", "Pulled", "pod/" + pod, 'Successfully pulled image "%s" in 8.9s' % image),
+          ("5m52s", "Normal", "Created", "pod/" + pod, "Created container web"),
+          ("5m51s", "Normal", "Started", "pod/" + pod, "Started container web")]
+    if hit:
+        ev += [("40s", "Warning", "Unhealthy", "pod/" + pod,
+                "Readiness probe failed: HTTP probe failed with statuscode: 404"),
+               ("31s", "Normal", "ScalingReplicaSet", "deployment/crm-web",
+                "Scaled down replica set crm-web-%s to 0 from 1" % pod.split("-")[2]),
+               ("30s", "Normal", "Killing", "pod/" + pod, "Stopping container web")]
+    else:
+        ev += [("5m40s", "Normal", "ScalingReplicaSet", "deployment/crm-web",
+                "Scaled down replica set crm-web-%s to 2 from 3" % _hex(r, 9)),
+               ("5m20s", "Normal", "ScalingReplicaSet", "deployment/crm-web",
+                "Scaled up replica set crm-web-%s to 3 from 2" % pod.split("-")[2])]
+    out.append("%-11s %-9s %-19s %-37s %s" % ("LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"))
+    out += ["%-11s %-9s %-19s %-37s %s" % e for e in ev]
+    return bash("helm upgrade --install crm charts/crm -n prod -f values-prod.yaml --atomic --timeout 5m --debug; "
+                "kubectl get events -n prod --sort-by=.lastTimestamp | tail -12", "\n".join(out))
+
+
+L("lo_infra_probe_rollback", "infra", _lo_helm, "Readiness probe failed", [
+    ("en", "which rollout got undone automatically because fresh copies kept answering not-found when pinged"),
+    ("es", "¿qué despliegue se revirtió solo porque la sonda de disponibilidad de la versión nueva devolvía no encontrado?"),
+])
+
+
+# ---- infra: kubectl describe pod -----------------------------------------------------
+
+def _lo_describe(r, hit):
+    rs, suffix = _hex(r, 9), _hex(r, 5)
+    pod = "notifications-%s-%s" % (rs, suffix)
+    a, b = r.randint(1, 9), r.randint(10, 250)
+    node = "ip-10-0-%d-%d.eu-west-1.compute.internal" % (a, b)
+    ip = "10.0.%d.%d" % (a, b)
+    version = "1.%d.%d" % (r.randint(10, 14), r.randint(0, 9))
+    cid = _hex(r, 64)
+    state = (["    State:          Waiting", "      Reason:       ContainerCreating", "    Ready:          False",
+              "    Restart Count:  0"] if hit else
+             ["    State:          Running", "      Started:      Tue, %02d Apr 2024 %02d:%02d:%02d +0000"
+              % (r.randint(1, 28), r.randint(8, 18), r.randint(0, 59), r.randint(0, 59)),
+              "    Ready:          True", "    Restart Count:  0"])
+    out = ["Name:             " + pod, "Namespace:        prod", "Priority:         0",
+           "Service Account:  notifications", "Node:             %s/%s" % (node, ip),
+           "Start Time:       Tue, %02d Apr 2024 %02d:%02d:%02d +0000" % (r.randint(1, 28), r.randint(8, 18),
+                                                                          r.randint(0, 59), r.randint(0, 59)),
+           "Labels:           app.kubernetes.io/instance=notifications",
+           "                  app.kubernetes.io/name=notifications",
+           "                  pod-template-hash=" + rs,
+           "Annotations:      checksum/config: " + _hex(r, 64),
+           "                  prometheus.io/port: 9464",
+           "                  prometheus.io/scrape: true",
+           "Status:           " + ("Pending" if hit else "Running"),
+           "IP:               " + ("" if hit else "10.0.%d.%d" % (r.randint(1, 9), r.randint(10, 250))),
+           "Controlled By:    ReplicaSet/notifications-" + rs,
+           "Containers:", "  notifications:",
+           "    Container ID:   " + ("" if hit else "containerd://" + cid),
+           "    Image:          123456789012.dkr.ecr.eu-west-1.amazonaws.com/notifications:" + version,
+           "    Port:           3000/TCP", "    Host Port:      0/TCP"] + state + [
+           "    Limits:", "      memory:  512Mi", "    Requests:", "      cpu:      100m", "      memory:   256Mi",
+           "    Liveness:     http-get http://:3000/health delay=10s timeout=2s period=10s #success=1 #failure=3",
+           "    Readiness:    http-get http://:3000/ready delay=5s timeout=2s period=5s #success=1 #failure=3",
+           "    Environment Variables from:", "      notifications-config  ConfigMap  Optional: false",
+           "    Environment:", "      NODE_ENV:                        production",
+           "      GOOGLE_APPLICATION_CREDENTIALS:  /var/run/secrets/fcm/service-account.json",
+           "      APNS_KEY_PATH:                   /var/run/secrets/apns/AuthKey.p8",
+           "    Mounts:", "      /var/run/secrets/apns from apns-key (ro)",
+           "      /var/run/secrets/fcm from fcm-credentials (ro)",
+           "      /var/run/secrets/kubernetes.io/serviceaccount from kube-api-access-%s (ro)" % _hex(r, 5),
+           "Conditions:", "  Type              Status",
+           "  Initialized       True",
+           "  Ready             %s" % ("False" if hit else "True"),
+           "  ContainersReady   %s" % ("False" if hit else "True"),
+           "  PodScheduled      True",
+           "Volumes:", "  apns-key:", "    Type:        Secret (a volume populated by a Secret)",
+           "    SecretName:  notifications-apns-key", "    Optional:    false",
+           "  fcm-credentials:", "    Type:        Secret (a volume populated by a Secret)",
+           "    SecretName:  notifications-fcm-service-account", "    Optional:    false",
+           "  kube-api-access:", "    Type:                    Projected (a volume that contains injected data from multiple sources)",
+           "    TokenExpirationSeconds:  3607", "    ConfigMapName:           kube-root-ca.crt",
+           "QoS Class:                   Burstable",
+           "Node-Selectors:              workload=general",
+           "Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s",
+           "                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s",
+           "Events:", "  Type     Reason       Age                 From               Message",
+           "  ----     ------       ----                ----               -------",
+           "  Normal   Scheduled    %-19s default-scheduler  Successfully assigned prod/%s to %s"
+           % ("%dm" % r.randint(12, 25), pod, node)]
+    if hit:
+        out += ["  Warning  FailedMount  %-19s kubelet            MountVolume.SetUp failed for volume \"fcm-credentials\" : "
+                "secret \"notifications-fcm-service-account\" not found" % ("%ds (x%d over %dm)" % (r.randint(20, 90), r.randint(8, 12), r.randint(12, 25))),
+                "  Warning  FailedMount  %-19s kubelet            Unable to attach or mount volumes: unmounted volumes=[fcm-credentials], "
+                "unattached volumes=[apns-key fcm-credentials kube-api-access]: timed out waiting for the condition"
+                % ("%dm (x%d over %dm)" % (r.randint(1, 3), r.randint(4, 6), r.randint(12, 25)))]
+    else:
+        out += ["  Normal   Pulled       %-19s kubelet            Container image \"123456789012.dkr.ecr.eu-west-1.amazonaws.com/notifications:%s\" already present on machine" % ("%dm" % r.randint(10, 12), version),
+                "  Normal   Created      %-19s kubelet            Created container notifications" % ("%dm" % r.randint(10, 12)),
+                "  Normal   Started      %-19s kubelet            Started container notifications" % ("%dm" % r.randint(10, 12))]
+    return bash("kubectl describe pod %s -n prod" % pod, "\n".join(out))
+
+
+L("lo_infra_fcm_mount", "infra", _lo_describe, "FailedMount", [
+    ("en", "which push delivery copy was stuck booting since the Firebase login file it expected was absent"),
+    ("es", "¿qué copia del emisor de avisos no arrancaba porque faltaba la clave de la cuenta de Firebase en el clúster?"),
+])
+
+
+# ============================================================================
 # Noise: the ordinary bulk of a coding session
 # ============================================================================
 
@@ -3484,6 +5167,46 @@ def build():
     rng.shuffle(queries)
     for i, q in enumerate(queries):
         q["id"] = "q%03d" % (i + 1)
+
+    # Long outputs, with their own random stream as well. Each record goes between two
+    # records of a session of its project (a fact and its near-miss in different
+    # sessions) and takes a key after all the others, so every record and query above
+    # keeps its key, time and text; the new queries are numbered after the old ones.
+    rng3 = Random(SEED + 3)
+    times = defaultdict(set)
+    for x in flat:
+        times[id(x["session"])].add(x["minutes_ago"])
+    extra = []
+    for fact in LONG:
+        ss = by_project[fact["project"]]
+        a, b = rng3.sample(range(len(ss)), 2)
+        for s, rec, hit in ((ss[a], fact["record"], True), (ss[b], fact["distractor"], False)):
+            ts = sorted(times[id(s)])
+            i = rng3.randrange(1, len(ts))
+            lo, hi = ts[i - 1], ts[i]
+            m = rng3.randint(lo + 1, hi - 1) if hi - lo >= 2 else lo
+            extra.append(dict(rec=rec, fid=fact["id"], hit=hit, session=s, minutes_ago=m))
+    extra.sort(key=lambda x: -x["minutes_ago"])
+    long_keys = {}
+    for x in extra:
+        key = "o%04d" % (len(corpus) + 1)
+        r = x["rec"]
+        corpus.append(dict(key=key, session=skeys[id(x["session"])], project=x["session"]["project"],
+                           machine=x["session"]["machine"], kind=r["kind"], tool_name=r["tool_name"],
+                           title=r["title"], input=r["input"], response=r["response"],
+                           minutes_ago=x["minutes_ago"]))
+        long_keys[(x["fid"], x["hit"])] = key
+    fact_lang.update({f["id"]: "en" for f in LONG})
+    more = []
+    for fact in LONG:
+        for lang, text in fact["queries"]:
+            more.append(dict(text=text, lang=lang, kind="long_output",
+                             targets=[long_keys[(fact["id"], True)]], project=None, _fids=[fact["id"]],
+                             _marker=fact["marker"], _near=long_keys[(fact["id"], False)]))
+    rng3.shuffle(more)
+    for q in more:
+        q["id"] = "q%03d" % (len(queries) + 1)
+        queries.append(q)
     return corpus, queries, fact_lang
 
 
@@ -3503,6 +5226,14 @@ def validate(corpus, queries, fact_lang):
     if en_to_es < MIN_CROSS_EN_TO_ES:
         problems.append("only %d English cross_language queries about Spanish targets" % en_to_es)
     warnings = []
+    for c in corpus:
+        size = len(json.dumps(c, ensure_ascii=False).encode("utf-8"))
+        if size >= 24 * 1024:
+            problems.append("record %s is %d bytes (must stay below 24 KB)" % (c["key"], size))
+    per_fact = Counter((q["_fids"][0], q["lang"]) for q in queries if q["kind"] == "long_output")
+    for f in LONG:
+        if per_fact[(f["id"], "en")] != 1 or per_fact[(f["id"], "es")] != 1:
+            problems.append("long output %s needs one English and one Spanish query" % f["id"])
     for q in queries:
         tag = "%s [%s] %r" % (q["id"], q["kind"], q["text"])
         if not q["targets"] or len(q["targets"]) > 3:
@@ -3518,7 +5249,7 @@ def validate(corpus, queries, fact_lang):
         if q["kind"] == "cross_language" and q["lang"] in tlangs:
             problems.append("%s: cross_language query in the target's language" % tag)
         ttexts = [rec_text(by_key[k]) for k in q["targets"] if k in by_key]
-        if q["kind"] in ("paraphrase", "paraphrase_es"):
+        if q["kind"] in ("paraphrase", "paraphrase_es", "long_output"):
             qw = words(q["text"])
             for tt in ttexts:
                 tw = set(words(tt))
@@ -3528,6 +5259,25 @@ def validate(corpus, queries, fact_lang):
                     problems.append("%s: shares content words with its target: %s" % (tag, shared))
             if len(qw) < 3:
                 problems.append("%s: too few content words" % tag)
+        if q["kind"] == "long_output":
+            marker = q["_marker"]
+            if len(q["targets"]) != 1:
+                problems.append("%s: a long output query has exactly one target" % tag)
+            for k in q["targets"]:
+                c = by_key.get(k)
+                if c is None:
+                    continue
+                resp = c["response"]
+                if not 2500 <= len(resp) <= 9000:
+                    problems.append("%s: target response is %d chars (need 2,500-9,000)" % (tag, len(resp)))
+                pos = resp.find(marker)
+                if pos < 1500:
+                    problems.append("%s: marker %r at offset %d of the target's response (need >= 1,500)"
+                                    % (tag, marker, pos))
+                if marker in c["title"] or marker in c["input"]:
+                    problems.append("%s: marker %r in the target's title or input" % (tag, marker))
+            if q["_near"] in q["targets"] or marker in rec_text(by_key[q["_near"]]):
+                problems.append("%s: the near-miss %s holds the marker %r" % (tag, q["_near"], marker))
         if q["kind"] == "keyword":
             union = set()
             for tt in ttexts:
@@ -3621,6 +5371,8 @@ def main():
     print("  facts: %d (%d Spanish), target records: %d, distractors: %d" % (
         len(FACTS), sum(1 for f in FACTS if f["lang"] == "es"),
         len({k for q in queries for k in q["targets"]}), len(DISTRACTORS)))
+    print("  long outputs: %d facts, %d target records, %d near-miss distractors" % (
+        len(LONG), len(LONG), len(LONG)))
     print("queries: %d -> %s" % (len(queries), os.path.relpath(qpath)))
     ranks = bm25_ranks(corpus, queries)
     print("  %-17s %5s %4s %4s   %s" % ("kind", "total", "en", "es", "BM25 baseline: MRR@10 / hit@10"))

@@ -1,7 +1,9 @@
 //! Retrieval quality: recall@5 and MRR of lexical, semantic and hybrid search on
 //! the labelled set in `eval/` (coding sessions in English and Spanish; queries
 //! that paraphrase, translate or quote their targets), for each model given.
-//! Also measures the embedding pass's throughput on that corpus; given two models,
+//! Also measures the embedding pass's throughput on that corpus (vectors are
+//! cached in `target/eval-cache/` by the text they were made from, so only new or
+//! changed texts are embedded again); given two models,
 //! ends with ways of using both at once (`two_models`). `SOLARIA_EVAL_INT8=1` sends
 //! every vector through int8 first (what vectors on the wire go through).
 //!
@@ -125,6 +127,7 @@ const KINDS: &[&str] = &[
     "paraphrase",
     "paraphrase_es",
     "cross_language",
+    "long_output",
 ];
 
 /// The baseline row: plain FTS5 over the same store and the same query terms (an OR
@@ -157,6 +160,49 @@ fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
 }
 
 /// Writes the corpus through the store API; returns observation id → corpus key.
+/// A record's input and response as capture stores them: a tool call's as the
+/// JSON the agent sends its hooks (Claude Code's shapes, line breaks escaped), a
+/// prompt's or note's as plain text.
+fn as_captured(r: &Record) -> (String, String) {
+    use serde_json::json;
+    let (path, rest) = r.input.split_once('\n').unwrap_or((&r.input, ""));
+    let (input, response) = match r.tool_name.as_deref() {
+        Some("Bash") => (
+            json!({"command": r.input}),
+            json!({"stdout": r.response, "stderr": "", "interrupted": false, "isImage": false}),
+        ),
+        Some("Read") => (
+            json!({"file_path": r.input}),
+            json!({"type": "text", "file": {"filePath": r.input, "content": r.response}}),
+        ),
+        Some("Edit") => {
+            let side = |mark: &str| -> String {
+                rest.lines()
+                    .filter_map(|l| l.strip_prefix(mark))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            (
+                json!({"file_path": path, "old_string": side("- "), "new_string": side("+ ")}),
+                json!({"filePath": path, "message": r.response}),
+            )
+        }
+        Some("Write") => (
+            json!({"file_path": path, "content": rest}),
+            json!({"type": "create", "filePath": path, "message": r.response}),
+        ),
+        Some("Grep") => {
+            let (pattern, dir) = r.input.split_once(" in ").unwrap_or((&r.input, "."));
+            (
+                json!({"pattern": pattern, "path": dir, "output_mode": "content"}),
+                json!({"mode": "content", "content": r.response}),
+            )
+        }
+        _ => return (r.input.clone(), r.response.clone()),
+    };
+    (input.to_string(), response.to_string())
+}
+
 fn load_corpus(path: &Path, records: &[Record]) -> HashMap<String, String> {
     let mut store = Store::open(path, "eval").expect("open store");
     let me = store.machine_id();
@@ -192,6 +238,7 @@ fn load_corpus(path: &Path, records: &[Record]) -> HashMap<String, String> {
                 };
                 w.insert_session(&session)?;
                 for r in &recs {
+                    let captured = as_captured(r);
                     let o = Observation {
                         id: ObservationId::new(),
                         meta: meta(w),
@@ -204,8 +251,8 @@ fn load_corpus(path: &Path, records: &[Record]) -> HashMap<String, String> {
                         },
                         tool_name: r.tool_name.clone(),
                         title: r.title.clone(),
-                        input: r.input.clone(),
-                        response: r.response.clone(),
+                        input: captured.0,
+                        response: captured.1,
                         files: Vec::new(),
                         metadata: serde_json::json!({}),
                         tags: Vec::new(),
@@ -283,25 +330,66 @@ fn arguments() -> (Vec<PathBuf>, usize, bool, bool) {
     (dirs, max_tokens, unweighted, lexical_only)
 }
 
-/// Saves the vectors by corpus key, so reruns (tuning fusion) skip the model.
-fn save_vectors(store: &Store, keys: &HashMap<String, String>, cache: &Path) {
-    let mut stmt = store
-        .conn()
-        .prepare(
-            "SELECT o.id, v.embedding FROM observation_embeddings v
-             JOIN observations o ON o.rowid = v.row",
+/// Vectors cached by the text they were made from (`text_key`), so that a record
+/// whose embedded text is unchanged reuses its vector, and a new record or a
+/// change to what is embedded (`store::gist`) is embedded again.
+type VectorCache = BTreeMap<String, Vec<u8>>;
+
+/// A cache key for an embedded text: FNV-1a of its bytes and its length.
+fn text_key(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{hash:016x}-{}", text.len())
+}
+
+/// The embedding texts of the queued records, by row.
+fn queued_texts(store: &Store) -> Vec<(i64, String)> {
+    solaria_edge::store::vectors::next_work(store.conn(), 1_000_000, UnixMillis(0))
+        .expect("queue")
+        .into_iter()
+        .filter_map(|w| w.text.map(|t| (w.row, t)))
+        .collect()
+}
+
+/// Stores the cached vectors of the queued records whose text the cache holds, and
+/// takes them off the queue: the embedding pass then makes only the others.
+/// Returns how many came from the cache.
+fn restore_vectors(store: &mut Store, texts: &[(i64, String)], cache: &VectorCache) -> usize {
+    let centre = solaria_edge::store::vectors::centre(store.conn())
+        .expect("centre")
+        .unwrap_or_default();
+    // A second connection (sqlite-vec is registered for every connection).
+    let mut conn = rusqlite::Connection::open(store.path()).expect("open");
+    let tx = conn.transaction().expect("tx");
+    let mut restored = 0;
+    for (row, text) in texts {
+        let Some(blob) = cache.get(&text_key(text)) else {
+            continue;
+        };
+        insert_vector(&tx, *row, &coarse(blob, &centre), blob);
+        tx.execute(
+            "DELETE FROM vector_queue WHERE source = 0 AND row = ?1",
+            [row],
         )
-        .expect("read vectors");
-    let vectors: BTreeMap<String, Vec<u8>> = stmt
-        .query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-        })
-        .expect("query")
-        .filter_map(Result::ok)
-        .filter_map(|(id, blob)| keys.get(&id).map(|k| (k.clone(), blob)))
-        .collect();
-    let _ = std::fs::create_dir_all(cache.parent().expect("parent"));
-    std::fs::write(cache, serde_json::to_vec(&vectors).expect("json")).expect("write cache");
+        .expect("queue");
+        restored += 1;
+    }
+    tx.commit().expect("commit");
+    restored
+}
+
+/// Adds every record's vector to the cache, under its text's key.
+fn save_vectors(store: &Store, texts: &[(i64, String)], cache: &mut VectorCache, path: &Path) {
+    use solaria_edge::store::vectors::{Source, stored_vector};
+    for (row, text) in texts {
+        if let Some(v) = stored_vector(store.conn(), Source::Observations, *row).expect("read") {
+            let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            cache.insert(text_key(text), bytes);
+        }
+    }
+    let _ = std::fs::create_dir_all(path.parent().expect("parent"));
+    std::fs::write(path, serde_json::to_vec(cache).expect("json")).expect("write cache");
 }
 
 /// Replaces every stored vector by what it is after a trip over the wire as int8
@@ -365,48 +453,18 @@ fn coarse(blob: &[u8], centre: &[f32]) -> Vec<u8> {
     solaria_edge::store::vectors::coarse_blob(&v, centre)
 }
 
-/// Stores one observation's vector (its first-pass key and its floats), by id.
-fn insert_vector(tx: &rusqlite::Transaction<'_>, id: &str, coarse_key: &[u8], floats: &[u8]) {
+/// Stores one observation's vector (its first-pass key and its floats), by row.
+fn insert_vector(tx: &rusqlite::Transaction<'_>, row: i64, coarse_key: &[u8], floats: &[u8]) {
     tx.execute(
-        "INSERT INTO observation_vectors (rowid, coarse)
-         SELECT rowid, vec_quantize_binary(?2) FROM observations WHERE id = ?1",
-        rusqlite::params![id, coarse_key],
+        "INSERT INTO observation_vectors (rowid, coarse) VALUES (?1, vec_quantize_binary(?2))",
+        rusqlite::params![row, coarse_key],
     )
     .expect("insert vector");
     tx.execute(
-        "INSERT INTO observation_embeddings (row, embedding)
-         SELECT rowid, ?2 FROM observations WHERE id = ?1",
-        rusqlite::params![id, floats],
+        "INSERT INTO observation_embeddings (row, embedding) VALUES (?1, ?2)",
+        rusqlite::params![row, floats],
     )
     .expect("insert vector");
-}
-
-/// Loads cached vectors into a fresh store; false if there is no cache.
-fn restore_vectors(
-    store: &mut Store,
-    model: &Embedder,
-    keys: &HashMap<String, String>,
-    cache: &Path,
-) -> bool {
-    let Ok(bytes) = std::fs::read(cache) else {
-        return false;
-    };
-    let vectors: BTreeMap<String, Vec<u8>> = serde_json::from_slice(&bytes).expect("cache");
-    let by_key: HashMap<&String, &String> = keys.iter().map(|(id, k)| (k, id)).collect();
-    semantic::prepare_index(store, model).expect("prepare");
-    let centre = solaria_edge::store::vectors::centre(store.conn())
-        .expect("centre")
-        .unwrap_or_default();
-    // A second connection (sqlite-vec is registered for every connection).
-    let mut conn = rusqlite::Connection::open(store.path()).expect("open");
-    let tx = conn.transaction().expect("tx");
-    for (key, blob) in &vectors {
-        let Some(id) = by_key.get(key) else { continue };
-        insert_vector(&tx, id, &coarse(blob, &centre), blob);
-    }
-    tx.execute("DELETE FROM vector_queue", []).expect("queue");
-    tx.commit().expect("commit");
-    true
 }
 
 fn main() {
@@ -455,48 +513,57 @@ fn main() {
         let path = tmp.path().join("memory.db");
         let keys = load_corpus(&path, &records);
         let mut store = Store::open(&path, "eval").expect("open");
-        let cache = Path::new(env!("CARGO_MANIFEST_DIR"))
+        let cache_path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../target/eval-cache")
             .join(format!(
-                "{}-{}.json",
+                "{}-{}-by-text.json",
                 model
                     .info()
                     .fingerprint
                     .replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
                 model.info().max_tokens
             ));
-        if !restore_vectors(&mut store, &model, &keys, &cache) {
-            let t = Instant::now();
-            let report = semantic::run_pass(
-                &mut store,
-                &model,
-                PassOptions {
-                    batch: 32,
-                    embed_since: UnixMillis(0),
-                    budget: Duration::from_secs(3600),
-                },
-                |_| {},
-            )
-            .expect("embedding pass");
-            let pass = t.elapsed();
+        let mut cache: VectorCache = std::fs::read(&cache_path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
+        semantic::prepare_index(&mut store, &model).expect("prepare");
+        let texts = queued_texts(&store);
+        let cached = restore_vectors(&mut store, &texts, &cache);
+        let t = Instant::now();
+        let report = semantic::run_pass(
+            &mut store,
+            &model,
+            PassOptions {
+                batch: 32,
+                embed_since: UnixMillis(0),
+                budget: Duration::from_secs(3600),
+            },
+            |_| {},
+        )
+        .expect("embedding pass");
+        let pass = t.elapsed();
+        println!(
+            "\n### {} ({}d), loaded in {:.0} ms\n",
+            model.info().name,
+            model.info().dimension,
+            load_time.as_secs_f64() * 1000.0,
+        );
+        if report.embedded > 0 {
             println!(
-                "\n### {} ({}d), loaded in {:.0} ms\n\nEmbedding pass: {} records in {:.1} s = {:.1} records/s (batches of 32, {} tokens at most).\n",
-                model.info().name,
-                model.info().dimension,
-                load_time.as_secs_f64() * 1000.0,
+                "Embedding pass: {} records in {:.1} s = {:.1} records/s (batches of 32, {} tokens at most); {} more from {}.\n",
                 report.embedded,
                 pass.as_secs_f64(),
                 report.embedded as f64 / pass.as_secs_f64(),
-                model.info().max_tokens
+                model.info().max_tokens,
+                cached,
+                cache_path.display()
             );
-            save_vectors(&store, &keys, &cache);
+            save_vectors(&store, &texts, &mut cache, &cache_path);
         } else {
             println!(
-                "\n### {} ({}d), loaded in {:.0} ms\n\n(vectors from {}: delete it to measure the embedding pass again)\n",
-                model.info().name,
-                model.info().dimension,
-                load_time.as_secs_f64() * 1000.0,
-                cache.display()
+                "(all {cached} vectors from {}: delete it to measure the embedding pass again)\n",
+                cache_path.display()
             );
         }
 

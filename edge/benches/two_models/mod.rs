@@ -299,7 +299,12 @@ fn joined_store(first: &ModelRun, second: &ModelRun) -> (tempfile::TempDir, Stor
         };
         let v: Vec<f32> = x.iter().chain(y).map(|e| e * half).collect();
         let blob: Vec<u8> = v.iter().flat_map(|e| e.to_le_bytes()).collect();
-        insert_vector(&tx, id, &vectors::coarse_blob(&v, &centre), &blob);
+        let row: i64 = tx
+            .query_row("SELECT rowid FROM observations WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .expect("the record");
+        insert_vector(&tx, row, &vectors::coarse_blob(&v, &centre), &blob);
     }
     tx.execute("DELETE FROM vector_queue", []).expect("queue");
     tx.commit().expect("commit");
