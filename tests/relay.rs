@@ -608,6 +608,23 @@ fn a_session_start_and_a_prompt_are_answered_before_their_own_writes() {
     holder.execute_batch("ROLLBACK").expect("release the lock");
 }
 
+/// Runs `send` (hooks that spool an event) while another connection holds the
+/// store's write lock past the store's wait, until the daemon has given up on the
+/// event; the lock is released before returning.
+fn refused_by_the_store(edge: &Edge, api: &mut Serve, send: impl FnOnce()) {
+    let holder = edge.db();
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("take the write lock");
+    send();
+    wait_for(edge, &mut api.daemon, "the store's refusal", || {
+        edge.hook_log()
+            .contains("the store did not take it; it stays in the spool")
+            .then_some(())
+    });
+    holder.execute_batch("ROLLBACK").expect("release the lock");
+}
+
 #[test]
 fn a_spooled_event_the_store_refuses_stays_until_the_store_takes_another() {
     let edge = Edge::new("laptop");
@@ -623,19 +640,9 @@ fn a_spooled_event_the_store_refuses_stays_until_the_store_takes_another() {
             json!({"stdout": "ok", "stderr": ""}),
         )
     };
-    // The write lock is held past the store's wait: the daemon gives up on it.
-    let holder = edge.db();
-    holder
-        .execute_batch("BEGIN IMMEDIATE")
-        .expect("take the write lock");
-    hook(&edge, &client, &["post-tool-use"], &bash("echo first"));
-    wait_for(&edge, &mut api.daemon, "the store's refusal", || {
-        edge.hook_log()
-            .contains("the store did not take it; it stays in the spool")
-            .then_some(())
+    refused_by_the_store(&edge, &mut api, || {
+        hook(&edge, &client, &["post-tool-use"], &bash("echo first"));
     });
-    holder.execute_batch("ROLLBACK").expect("release the lock");
-    drop(holder);
     assert_eq!(edge.spooled(), 1, "kept, not dropped");
     assert!(tool_titles(&edge).is_empty());
     // The store takes the next event, and then the one it refused.
@@ -653,18 +660,9 @@ fn a_spooled_event_the_store_refuses_stays_until_the_store_takes_another() {
 fn a_refused_event_is_tried_again_on_its_own_when_no_other_comes() {
     let edge = Edge::new("laptop");
     let mut api = relaying(&edge);
-    let holder = edge.db();
-    holder
-        .execute_batch("BEGIN IMMEDIATE")
-        .expect("take the write lock");
-    ls_hook(&edge, &lone_client(&edge));
-    wait_for(&edge, &mut api.daemon, "the store's refusal", || {
-        edge.hook_log()
-            .contains("the store did not take it; it stays in the spool")
-            .then_some(())
+    refused_by_the_store(&edge, &mut api, || {
+        ls_hook(&edge, &lone_client(&edge));
     });
-    holder.execute_batch("ROLLBACK").expect("release the lock");
-    drop(holder);
     // No hook comes after it: the daemon tries it again by itself (after 10 s).
     wait_for(&edge, &mut api.daemon, "the kept event's capture", || {
         (edge.spooled() == 0).then_some(())
