@@ -185,6 +185,39 @@ async fn a_word_starting_a_line_of_a_tool_output_is_found() {
 }
 
 #[tokio::test]
+async fn a_server_upgraded_in_place_finds_line_starts_in_the_records_it_held() {
+    let db = solaria_tests::pg::fresh_database().await;
+    let storage = solaria_central::storage::Storage::connect(&db.url, 5)
+        .await
+        .expect("connect");
+    // The schema as the version before this fix left it (migrations 1 to 4).
+    solaria_central::storage::MIGRATOR
+        .run_to(4, storage.pool())
+        .await
+        .expect("migrate to version 4");
+    let c = Central::serve(storage.clone(), Options::default()).await;
+    let acct = c.account("acme").await;
+    let laptop = c.machine(acct, "laptop").await;
+    let s1 = session(laptop.id, stamp(0));
+    let mut o = observation(laptop.id, s1.id, stamp(1), "cargo test");
+    o.response = serde_json::json!({"stdout": "running 3 tests\nquimoflux failed"}).to_string();
+    c.push_ok(&laptop, &[wire(s1.clone()), wire(o.clone())])
+        .await;
+    let found = |r: SearchResponse| ids(&r).contains(o.id.as_uuid());
+    assert!(!found(search(&c, &laptop, &[("q", "quimoflux")]).await));
+    c.stop().await;
+
+    // The new version migrates at start: the row it already held is found.
+    storage
+        .migrate()
+        .await
+        .expect("migrate to the current version");
+    let c = Central::serve(storage, Options::default()).await;
+    assert!(found(search(&c, &laptop, &[("q", "quimoflux")]).await));
+    assert!(found(search(&c, &laptop, &[("q", "running tests")]).await));
+}
+
+#[tokio::test]
 async fn ranking_follows_the_spec_weights() {
     let c = Central::start().await;
     let acct = c.account("acme").await;

@@ -286,7 +286,7 @@ fn progressive_disclosure_index_timeline_show() {
 
     let full = m.ok_in(&p, &["show", id]);
     assert!(
-        full.contains("output of step 6") && full.contains("\"command\": \"step 6\""),
+        full.contains("output of step 6") && full.contains("command: step 6"),
         "{full}"
     );
     let missing = m.run_in(&p, &["show", "0192f3e4-5b6c-7d8e-9f00-112233445566"]);
