@@ -855,6 +855,17 @@ mod tests {
         (dir, store, ids)
     }
 
+    /// The ids of the first five hits for `text`, best first.
+    fn found(store: &super::super::Store, text: &str) -> Vec<String> {
+        let q = SearchQuery {
+            text: text.into(),
+            limit: 5,
+            ..SearchQuery::default()
+        };
+        let hits = search(store.conn(), &q).expect("search");
+        hits.into_iter().map(|h| h.id).collect()
+    }
+
     #[test]
     fn an_old_record_keeps_an_identifier_repeated_in_many_newer_ones() {
         // The answer, then more newer records holding its error code than one term's
@@ -898,15 +909,6 @@ mod tests {
         .map(|t| t.to_string())
         .collect();
         let (_dir, mut store, ids) = store_of(&texts);
-        let found = |store: &super::super::Store, text: &str| {
-            let q = SearchQuery {
-                text: text.into(),
-                limit: 5,
-                ..SearchQuery::default()
-            };
-            let hits = search(store.conn(), &q).expect("search");
-            hits.into_iter().map(|h| h.id).collect::<Vec<_>>()
-        };
         let first = |store: &super::super::Store, text: &str| found(store, text).into_iter().next();
         let expect = |store: &super::super::Store| {
             assert!(super::super::pairs::complete(store.conn()).expect("complete"));
@@ -958,15 +960,6 @@ mod tests {
         .to_string();
         assert!(output.contains("\\nquimoflux"), "{output}");
         let (_dir, mut store, ids) = store_of(&[output, "an unrelated note".into()]);
-        let found = |store: &super::super::Store, text: &str| {
-            let q = SearchQuery {
-                text: text.into(),
-                limit: 5,
-                ..SearchQuery::default()
-            };
-            let hits = search(store.conn(), &q).expect("search");
-            hits.into_iter().map(|h| h.id).collect::<Vec<_>>()
-        };
         for query in ["quimoflux", "velunt", "src/zenta/borro.rs", "borro.rs"] {
             assert_eq!(found(&store, query), [ids[0].clone()], "{query}");
         }

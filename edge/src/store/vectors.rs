@@ -796,28 +796,28 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_new_text_recipe_embeds_again_the_recent_records_and_only_once() {
+    /// A store of model "a" (8 dimensions) holding one note per `(days ago, response)`,
+    /// in that order; and the time they were made against.
+    fn store_with_notes(notes: &[(i64, &str)]) -> (tempfile::TempDir, Store, UnixMillis) {
         use solaria_shared::{Observation, ObservationId, ObservationKind, RecordMeta};
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
         let now = UnixMillis::now();
-        let long = "test a ... ok\n".repeat(100);
         store
             .write(|w| {
                 let session = crate::store::fixtures::session(w, now.minus_days(40))?;
                 let (meta, project) = (session.meta, session.project.clone());
-                for (days, response) in [(1, long.as_str()), (1, "short"), (40, long.as_str())] {
+                for &(days, response) in notes {
                     let updated = w.tick();
                     w.insert_observation(&Observation {
                         id: ObservationId::new(),
                         meta: RecordMeta { updated, ..meta },
                         session_id: session.id,
                         project: project.clone(),
-                        kind: ObservationKind::ToolUse,
-                        tool_name: Some("Bash".into()),
-                        title: format!("Bash: cargo test ({days} days ago)"),
-                        input: "cargo test".into(),
+                        kind: ObservationKind::Note,
+                        tool_name: None,
+                        title: format!("note from {days} days ago"),
+                        input: String::new(),
                         response: response.into(),
                         files: Vec::new(),
                         metadata: serde_json::json!({}),
@@ -833,6 +833,14 @@ mod tests {
             dimension: 8,
         };
         prepare(&mut store, &model, &[0.0; 8]).expect("prepare");
+        (dir, store, now)
+    }
+
+    #[test]
+    fn a_new_text_recipe_embeds_again_the_recent_records_and_only_once() {
+        let long = "test a ... ok\n".repeat(100);
+        let (_dir, mut store, now) =
+            store_with_notes(&[(1, long.as_str()), (1, "short"), (40, long.as_str())]);
         let since = now.minus_days(30);
         assert_eq!(
             requeue_for_recipe(&mut store, since).expect("requeue"),
@@ -878,40 +886,7 @@ mod tests {
 
     #[test]
     fn a_vector_stays_with_its_record_and_goes_with_it() {
-        use solaria_shared::{Observation, ObservationId, ObservationKind, RecordMeta};
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
-        let now = UnixMillis::now();
-        store
-            .write(|w| {
-                let session = crate::store::fixtures::session(w, now.minus_days(40))?;
-                let (meta, project) = (session.meta, session.project.clone());
-                for days in [40, 1] {
-                    let updated = w.tick();
-                    w.insert_observation(&Observation {
-                        id: ObservationId::new(),
-                        meta: RecordMeta { updated, ..meta },
-                        session_id: session.id,
-                        project: project.clone(),
-                        kind: ObservationKind::Note,
-                        tool_name: None,
-                        title: format!("note from {days} days ago"),
-                        input: String::new(),
-                        response: String::new(),
-                        files: Vec::new(),
-                        metadata: serde_json::json!({}),
-                        tags: Vec::new(),
-                        created_at: now.minus_days(days),
-                    })?;
-                }
-                Ok(())
-            })
-            .expect("records");
-        let model = IndexModel {
-            fingerprint: "a".into(),
-            dimension: 8,
-        };
-        prepare(&mut store, &model, &[0.0; 8]).expect("prepare");
+        let (_dir, mut store, now) = store_with_notes(&[(40, ""), (1, "")]);
         // Embed everything, whatever its age (as `solaria embed --all` does).
         let work = next_work(store.conn(), 10, UnixMillis(i64::MIN)).expect("work");
         let vectors: Vec<Vec<f32>> = work
