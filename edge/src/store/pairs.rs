@@ -41,7 +41,10 @@ pub fn of(texts: &[&str]) -> String {
     let mut seen = HashSet::new();
     let mut out = String::new();
     'texts: for text in texts {
-        for chunk in super::text::breaks_as_spaces(text).split_whitespace() {
+        // A tool call's JSON as it reads (its strings), so no key is joined to its
+        // value (`commandᛜcargo`) and the budget goes to the names in it.
+        let text = super::text::readable(text);
+        for chunk in super::text::breaks_as_spaces(&text).split_whitespace() {
             let parts = parts(chunk);
             for pair in parts.windows(2) {
                 if pair.iter().any(|p| p.chars().count() > MAX_PART_CHARS) {
@@ -140,6 +143,21 @@ const MERGE_PAGES: i64 = 200;
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_tool_calls_json_gives_the_pairs_of_its_strings_not_of_its_keys() {
+        let input = r#"{"command":"cargo test -p billing_core","description":"Run it"}"#;
+        let response = r#"{"stdout":"running 1 test\nsrc/quimo/ludalmo.rs:3 failed","stderr":""}"#;
+        let pairs = of(&[input, response]);
+        for want in ["billingᛜcore", "srcᛜquimo", "ludalmoᛜrs", "rsᛜ3"] {
+            assert!(pairs.split(' ').any(|p| p == want), "{want} in {pairs}");
+        }
+        for unwanted in ["commandᛜcargo", "stdoutᛜrunning", "nsrcᛜquimo", "testᛜnsrc"] {
+            assert!(
+                !pairs.split(' ').any(|p| p == unwanted),
+                "{unwanted} in {pairs}"
+            );
+        }
+    }
     #[test]
     fn an_identifier_gives_its_adjacent_parts_and_prose_gives_nothing() {
         assert_eq!(
