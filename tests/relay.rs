@@ -554,8 +554,29 @@ fn a_hook_that_prints_nothing_writes_the_spool_itself_and_does_not_wait_for_the_
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
 }
 
+/// The agent sessions the store holds, by the agent's ids.
+fn agent_sessions(db: &rusqlite::Connection) -> Vec<String> {
+    let mut query = db
+        .prepare("SELECT agent_session_id FROM sessions ORDER BY agent_session_id")
+        .expect("query sessions");
+    query
+        .query_map([], |r| r.get(0))
+        .expect("sessions")
+        .collect::<Result<_, _>>()
+        .expect("session ids")
+}
+
+/// What a hook that prints told the agent (`additionalContext`).
+fn told(out: std::process::Output) -> String {
+    let v: Value = serde_json::from_slice(&out.stdout).expect("an answer, as JSON");
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context text")
+        .to_owned()
+}
+
 #[test]
-fn a_session_start_and_a_prompt_are_answered_before_their_own_writes() {
+fn hooks_that_print_are_answered_while_another_process_holds_the_store() {
     let edge = Edge::new("laptop");
     let preference = "deploy staging only from the release branch";
     edge.ok(&["remember", "-t", "preference", preference]);
@@ -577,19 +598,14 @@ fn a_session_start_and_a_prompt_are_answered_before_their_own_writes() {
         &tool("s-0", &p, "Bash", json!({"command": "ls"}), json!("a b")),
     );
     edge.settled();
-    // Someone else holds the write lock: neither the session's row nor the prompt
-    // can be written yet, but the context and the recall are only read.
+    // Someone else holds the write lock (a long sync, a prune): no event can be
+    // written, but a context and a recall are only read.
     let holder = edge.db();
     holder
         .execute_batch("BEGIN IMMEDIATE")
         .expect("take the write lock");
-    let told = |out: std::process::Output| {
-        let v: Value = serde_json::from_slice(&out.stdout).expect("an answer, as JSON");
-        v["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .expect("context text")
-            .to_owned()
-    };
+    // Answered by the capture thread before it writes s-1's row, which then waits
+    // on the lock (up to the store's 5 s busy timeout) ...
     let context = told(hook(
         &edge,
         &client,
@@ -597,32 +613,45 @@ fn a_session_start_and_a_prompt_are_answered_before_their_own_writes() {
         &session_start("s-1", &p),
     ));
     assert!(context.contains(preference), "{context}");
-    // The daemon's one capture thread now waits (up to the store's 5 s busy timeout)
-    // to write s-1's row, and would take the next event only after: let that write
-    // through, then hold the lock again for the prompt (answering queued events
-    // while a write waits is not done yet; see the issue notes).
-    holder.execute_batch("ROLLBACK").expect("release the lock");
-    let sessions = |db: &rusqlite::Connection| -> i64 {
-        db.query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
-            .expect("count")
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while sessions(&holder) < 2 {
-        assert!(Instant::now() < deadline, "s-1's row was never written");
-        std::thread::sleep(Duration::from_millis(20));
+    // ... so the prompts behind it are answered from a read of the store: a known
+    // session's, and a session's whose first event this is.
+    let asked = "which branch may deploy staging?";
+    for session in ["s-0", "s-2"] {
+        let recalled = told(hook(
+            &edge,
+            &client,
+            &["user-prompt-submit"],
+            &prompt(session, &p, asked),
+        ));
+        assert!(recalled.contains(preference), "{session}: {recalled}");
     }
-    holder
-        .execute_batch("BEGIN IMMEDIATE")
-        .expect("take the write lock again");
-    // s-0 is known: its prompt is recalled against before it is written.
-    let recalled = told(hook(
-        &edge,
-        &client,
-        &["user-prompt-submit"],
-        &prompt("s-0", &p, "which branch may deploy staging?"),
-    ));
-    assert!(recalled.contains(preference), "{recalled}");
+    assert!(
+        edge.hook_log()
+            .contains("a hook is answered from a read of the store"),
+        "{}",
+        edge.hook_log()
+    );
+    assert_eq!(
+        agent_sessions(&holder),
+        ["s-0"],
+        "nothing was written under the lock"
+    );
     holder.execute_batch("ROLLBACK").expect("release the lock");
+    // Every event is written once the lock is gone: the sessions and both prompts.
+    let prompts = |db: &rusqlite::Connection| -> i64 {
+        db.query_row(
+            "SELECT count(*) FROM observations WHERE kind = 'prompt'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count prompts")
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while prompts(&holder) < 2 {
+        assert!(Instant::now() < deadline, "the prompts were never written");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(agent_sessions(&holder), ["s-0", "s-1", "s-2"]);
 }
 
 /// Runs `send` (hooks that spool an event) while another connection holds the
@@ -671,6 +700,34 @@ fn a_spooled_event_the_store_refuses_stays_until_the_store_takes_another() {
         "{}",
         edge.hook_log()
     );
+}
+
+#[test]
+fn an_answered_event_the_store_refuses_waits_in_the_spool() {
+    let edge = Edge::new("laptop");
+    let mut api = relaying(&edge);
+    let client = lone_client(&edge);
+    let p = edge.project.clone();
+    refused_by_the_store(&edge, &mut api, || {
+        let out = hook(
+            &edge,
+            &client,
+            &["session-start"],
+            &session_start("s-1", &p),
+        );
+        assert!(out.status.success());
+    });
+    assert_eq!(edge.spooled(), 1, "kept, not dropped");
+    assert!(agent_sessions(&edge.db()).is_empty());
+    // The store takes the next event, and then the session's start it refused.
+    hook(
+        &edge,
+        &client,
+        &["post-tool-use"],
+        &tool("s-2", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    edge.settled();
+    assert_eq!(agent_sessions(&edge.db()), ["s-1", "s-2"]);
 }
 
 #[test]

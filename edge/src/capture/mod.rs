@@ -82,6 +82,9 @@ pub struct StoreSlot {
     /// Who waits for what this event's hook prints (the daemon's client): told as
     /// soon as it is known, before the event's own writes.
     early: Option<EarlyAnswer>,
+    /// Only answers: the event's writes are left to the capture that follows, and
+    /// the connection itself refuses any (`PRAGMA query_only`).
+    answers_only: bool,
 }
 
 /// Hands what a hook prints to whoever waits for it.
@@ -103,6 +106,7 @@ impl StoreSlot {
             store: None,
             daemon: None,
             early: None,
+            answers_only: false,
         }
     }
 
@@ -146,6 +150,17 @@ impl StoreSlot {
         }
     }
 
+    /// The daemon's read path: a slot that answers what a hook prints (a session's
+    /// context, a prompt's recall) from reads alone and writes nothing, for when
+    /// the capture thread is held up behind a write another process blocks. The
+    /// event itself is still captured by that thread, later.
+    pub fn answering_in_daemon(app: &crate::app::App) -> StoreSlot {
+        StoreSlot {
+            answers_only: true,
+            ..StoreSlot::in_daemon(app)
+        }
+    }
+
     /// The store, opened on first use.
     pub fn get(&mut self) -> Result<&mut Store, StoreError> {
         match &mut self.store {
@@ -153,7 +168,9 @@ impl StoreSlot {
             empty => {
                 let store = Store::open(&self.path, &self.machine_name)?
                     .with_clock_skew(self.clock_skew_ms);
-                if self.daemon.is_some() {
+                if self.answers_only {
+                    store.conn().pragma_update(None, "query_only", true)?;
+                } else if self.daemon.is_some() {
                     // A hook waits on these writes: the daemon checkpoints apart.
                     store.defer_checkpoints()?;
                 }
@@ -314,6 +331,7 @@ pub fn capture(
             return Ok(None);
         }
     }
+    let answers_only = slot.answers_only;
     let store = slot.get()?;
     let bounds = Bounds {
         max_input_bytes: config.capture.max_input_bytes,
@@ -323,6 +341,9 @@ pub fn capture(
         HookEvent::SessionStart => {
             let text = context::build(store, &project, &config.context, now)?;
             slot.answered(text.as_deref());
+            if answers_only {
+                return Ok(text);
+            }
             slot.get()?.write(|w| {
                 let (session, created) = ensure_session(w, payload, agent, &project, now)?;
                 if !created && session.ended_at.is_some() {
@@ -349,6 +370,8 @@ pub fn capture(
                 .map(|s| s.id);
             let (session, mut write_prompt) = match known {
                 Some(id) => (id, Some(write_prompt)),
+                // A session with nothing stored yet has no records to leave out.
+                None if answers_only => (SessionId::new(), None),
                 None => (store.write(write_prompt)?, None),
             };
             // Recall fails open (logged, nothing added).
@@ -366,6 +389,9 @@ pub fn capture(
                 _ => None,
             };
             slot.answered(text.as_deref());
+            if answers_only {
+                return Ok(text);
+            }
             if let Some(write) = write_prompt.take() {
                 slot.get()?.write(write)?;
             }

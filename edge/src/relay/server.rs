@@ -10,7 +10,9 @@
 //! (`settle`), so that it does not take the CPU from the agent. One whose hook prints
 //! (SessionStart's context, a prompt's recall) is captured after every event that
 //! came before it, and answered as soon as its answer is read, before its own
-//! writes.
+//! writes; when the capture thread is held up (a write another process's lock
+//! blocks), the hook is answered within a second from a read of the store instead,
+//! and an answered event the store did not take waits in the spool like the rest.
 
 use super::spool::{Spool, SpoolError, Spooled};
 use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
@@ -162,7 +164,9 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
                 });
                 let captured = capture_event(&app, &mut slot, &event, &payload, at);
                 slot.forget_early();
-                if !captured.store_failed {
+                if captured.store_failed {
+                    keep_answered(&app, spool.as_deref(), &mut kept, &event, &payload, at);
+                } else {
                     kept.stored();
                 }
                 // A client that gave up waiting is not our failure.
@@ -285,6 +289,47 @@ fn drain(app: &App, slot: &mut StoreSlot, spool: &Spool, kept: &mut Kept) {
     }
 }
 
+/// An answered event the store did not take (locked past its wait, a disk error):
+/// put in the spool and kept there, to be written as a spooled event is, rather
+/// than lost. Without a spool it is lost, and the log says so.
+fn keep_answered(
+    app: &App,
+    spool: Option<&Spool>,
+    kept: &mut Kept,
+    event: &Event,
+    payload: &[u8],
+    at: UnixMillis,
+) {
+    let Some(spool) = spool else {
+        capture::log_line(
+            &app.paths,
+            "relay",
+            "the store did not take an answered event and there is no spool to keep it in; lost",
+        );
+        return;
+    };
+    match spool.put(event, at, payload) {
+        Ok(file) => {
+            capture::log_line(
+                &app.paths,
+                "relay",
+                &format!(
+                    "{}: the store did not take it; it stays in the spool",
+                    file.display()
+                ),
+            );
+            kept.files.insert(file, kept.captured);
+        }
+        Err(e) => capture::log_line(
+            &app.paths,
+            "relay",
+            &format!(
+                "the store did not take an answered event and it cannot be spooled ({e}); lost"
+            ),
+        ),
+    }
+}
+
 /// Captures one spool file: removed once its event is in the store, or when it
 /// holds no event; kept when the store or the file cannot be read now.
 fn capture_spooled(app: &App, slot: &mut StoreSlot, file: &Path, kept: &mut Kept) {
@@ -402,19 +447,43 @@ fn serve(app: &App, spool: Option<&Spool>, jobs: &Sender<Job>, mut stream: UnixS
     }
     let (reply, answer) = channel();
     let job = Job::Answer {
-        event,
-        payload,
+        event: event.clone(),
+        payload: payload.clone(),
         at,
         reply,
     };
     let answer = match jobs.send(job) {
-        Ok(()) => answer.recv().unwrap_or_default(),
-        // The capture thread is gone (it cannot be, short of a bug): say nothing,
-        // as a failed hook does; the client logs that no answer came.
+        Ok(()) => match answer.recv_timeout(CAPTURE_ANSWER_WAIT) {
+            Ok(text) => text,
+            Err(RecvTimeoutError::Timeout) => answer_by_reading(app, &event, &payload, at),
+            // The capture thread is gone (it cannot be, short of a bug): say
+            // nothing, as a failed hook does; the client logs that no answer came.
+            Err(RecvTimeoutError::Disconnected) => return,
+        },
         Err(_) => return,
     };
     // A client that gave up waiting is not our failure.
     let _ = stream.write_all(answer.as_bytes());
+}
+
+/// How long a hook that prints waits for the capture thread's answer before it is
+/// answered from a read of the store instead. The capture thread answers in
+/// milliseconds, after the events that came before; it can be held up for seconds
+/// behind a write that another process's lock blocks (a long sync or prune), and
+/// the client gives up at 5 s, which would leave the agent stalled and told nothing.
+const CAPTURE_ANSWER_WAIT: Duration = Duration::from_secs(1);
+
+/// What `event`'s hook prints, read from the store on a connection of its own
+/// that writes nothing; the event is still captured by the capture thread, which
+/// holds it. Events spooled before it and not yet written are not seen.
+fn answer_by_reading(app: &App, event: &Event, payload: &[u8], at: UnixMillis) -> String {
+    capture::log_line(
+        &app.paths,
+        "relay",
+        "the capture is held up (the store is busy); a hook is answered from a read of the store",
+    );
+    let mut slot = StoreSlot::answering_in_daemon(app);
+    capture_event(app, &mut slot, event, payload, at).answer
 }
 
 /// What a connection asks.
