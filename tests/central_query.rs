@@ -185,6 +185,56 @@ async fn a_word_starting_a_line_of_a_tool_output_is_found() {
 }
 
 #[tokio::test]
+async fn a_tool_call_is_found_by_what_it_says_not_by_its_field_names() {
+    let c = Central::start().await;
+    let acct = c.account("acme").await;
+    let laptop = c.machine(acct, "laptop").await;
+    let s1 = session(laptop.id, stamp(0));
+    // As the edge captures a Bash call: the agent's JSON.
+    let mut bash = observation(laptop.id, s1.id, stamp(1), "cargo build");
+    bash.input = serde_json::json!({
+        "command": "cargo build --release",
+        "description": "Build the optimised binary",
+    })
+    .to_string();
+    bash.response = serde_json::json!({"stdout": "Finished\nquimoflux ready"}).to_string();
+    // A response the edge cut short at its size bound: no longer JSON, still taken
+    // and found by its words.
+    let mut cut = observation(laptop.id, s1.id, stamp(2), "read notes");
+    cut.response = r#"{"content": "velunt rollout\nstep one: drain the qu"#.to_string();
+    let mut note = observation(laptop.id, s1.id, stamp(3), "a note");
+    note.input = "the description of the release pipeline".into();
+    c.push_ok(
+        &laptop,
+        &[
+            wire(s1.clone()),
+            wire(bash.clone()),
+            wire(cut.clone()),
+            wire(note.clone()),
+        ],
+    )
+    .await;
+    let by = |o: &solaria_shared::Observation| vec![*o.id.as_uuid()];
+    assert_eq!(
+        ids(&search(&c, &laptop, &[("q", "description")]).await),
+        by(&note)
+    );
+    assert_eq!(
+        ids(&search(&c, &laptop, &[("q", "optimised binary")]).await),
+        by(&bash)
+    );
+    assert_eq!(
+        ids(&search(&c, &laptop, &[("q", "quimoflux")]).await),
+        by(&bash)
+    );
+    assert_eq!(
+        ids(&search(&c, &laptop, &[("q", "velunt")]).await),
+        by(&cut)
+    );
+    assert!(ids(&search(&c, &laptop, &[("q", "stdout")]).await).is_empty());
+}
+
+#[tokio::test]
 async fn a_server_upgraded_in_place_finds_line_starts_in_the_records_it_held() {
     let db = solaria_tests::pg::fresh_database().await;
     let storage = solaria_central::storage::Storage::connect(&db.url, 5)

@@ -328,6 +328,7 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
              DROP TABLE vector_outbox;
              DROP INDEX observations_pairs_missing;
              DROP TRIGGER observations_fts_insert; DROP TRIGGER observations_fts_update;
+             DROP VIEW observations_searched;
              ALTER TABLE observations DROP COLUMN pairs;
              PRAGMA user_version = 5;",
         )

@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0009_vector_backfill.sql"),
     include_str!("../../../migrations/edge/0010_identifier_pairs.sql"),
     include_str!("../../../migrations/edge/0011_json_line_breaks.sql"),
+    include_str!("../../../migrations/edge/0012_json_strings_only.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

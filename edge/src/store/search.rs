@@ -1006,6 +1006,73 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_call_is_found_by_what_it_says_not_by_its_field_names_also_in_an_upgraded_store() {
+        // As capture stores a Bash call and a Write: the agent's JSON.
+        let bash = serde_json::json!({
+            "command": "cargo build --release",
+            "description": "Build the optimised binary",
+        })
+        .to_string();
+        let write = serde_json::json!({
+            "file_path": "/srv/app/notes.md",
+            "content": "Rollout plan\nstep one: drain the queue",
+        })
+        .to_string();
+        let note = "the description of the content pipeline".to_string();
+        let (_dir, mut store, ids) = store_of(&[bash, write, note]);
+        let by_what_it_says = |store: &super::super::Store| {
+            assert_eq!(found(store, "optimised binary"), [ids[0].clone()]);
+            assert_eq!(found(store, "drain queue"), [ids[1].clone()]);
+            assert_eq!(found(store, "rollout"), [ids[1].clone()]);
+        };
+        by_what_it_says(&store);
+        for field in ["description", "content"] {
+            assert_eq!(found(&store, field), [ids[2].clone()], "{field}");
+        }
+        assert!(found(&store, "command").is_empty());
+
+        // A store indexed by version 11's trigger held the field names.
+        store
+            .conn()
+            .execute_batch(
+                "DROP TRIGGER observations_fts_update;
+                 CREATE TRIGGER observations_fts_update AFTER UPDATE ON observations BEGIN
+                     DELETE FROM observations_fts WHERE rowid = old.rowid;
+                     INSERT INTO observations_fts (rowid, title, body, tool, scope)
+                     SELECT new.rowid, new.title, new.input || ' ' || new.response,
+                            coalesce(new.tool_name, '') || ' ' || new.files || ' '
+                                || coalesce(new.pairs, ''), new.scope
+                     WHERE new.deleted = 0;
+                 END;
+                 UPDATE observations SET pairs = '';",
+            )
+            .expect("as version 11 indexed it");
+        assert_eq!(found(&store, "command"), [ids[0].clone()]);
+        // Version 12 re-indexes the rows of JSON through the pairs pass of the daemon;
+        // the note keeps its pairs and its row.
+        store
+            .conn()
+            .execute_batch(
+                "DROP VIEW observations_searched;
+                 DROP TRIGGER observations_fts_insert;",
+            )
+            .expect("back to version 11");
+        store
+            .conn()
+            .execute_batch(include_str!(
+                "../../../migrations/edge/0012_json_strings_only.sql"
+            ))
+            .expect("migration 12");
+        assert_eq!(
+            super::super::pairs::backfill(&mut store, 10).expect("backfill"),
+            2
+        );
+        assert!(found(&store, "command").is_empty());
+        assert_eq!(found(&store, "description"), [ids[2].clone()]);
+        by_what_it_says(&store);
+    }
+
+    #[test]
     fn an_identifier_of_many_parts_repeated_in_many_records_is_checked_without_overflow() {
         // 64 one-letter parts (127 characters, under the term cap): 63 pair phrases.
         let ident: Vec<String> = (0..64)
