@@ -4,9 +4,11 @@
 //! line's first word to an `n` (`nwarning`), so no search by words, identifier
 //! pair or vector would see that word.
 //!
-//! The full-text triggers (`migrations/edge/0011_json_line_breaks.sql`) and the
-//! central service's search column (`migrations/central/0005_json_line_breaks.sql`)
-//! apply [`breaks_as_spaces`]'s rule in SQL; keep the three in step.
+//! The full-text row (the view `observations_searched`,
+//! `migrations/edge/0012_json_strings_only.sql`) and the central service's search
+//! column (`solaria_searchable`, `migrations/central/0006_json_strings_only.sql`)
+//! read JSON the same way in SQL — [`readable`]'s strings and numbers, else
+//! [`breaks_as_spaces`] — keep the three in step.
 
 use std::borrow::Cow;
 
