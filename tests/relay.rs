@@ -285,6 +285,42 @@ fn an_event_a_daemon_of_another_version_refuses_is_captured_by_solaria_hook() {
 }
 
 #[test]
+fn a_spool_whose_daemon_is_gone_is_not_written_while_another_daemon_answers() {
+    let edge = Edge::new("laptop");
+    // A daemon of this version ran, and marked its spool, then died.
+    drop(relaying(&edge));
+    let _ = std::fs::remove_file(socket(&edge));
+    // A daemon of an older version answers now: it knows no spool, and refuses
+    // this client's requests.
+    let listener = UnixListener::bind(socket(&edge)).expect("bind");
+    let refusing = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        let mut request = Vec::new();
+        stream.read_to_end(&mut request).expect("read");
+        // A client that only left a note has gone already.
+        let _ = stream.write_all(b"\0solaria-relay refused\n");
+        request
+    });
+    let p = edge.project.clone();
+    let out = hook(
+        &edge,
+        &binary("solaria-hook"),
+        &["post-tool-use"],
+        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    let request = refusing.join().expect("listener");
+    assert!(out.status.success() && out.stdout.is_empty());
+    assert!(
+        request.starts_with(b"solaria-relay 1 claude-code post-tool-use\n"),
+        "the event was asked of the daemon, not left in a spool it does not read: {:?}",
+        String::from_utf8_lossy(&request[..request.len().min(60)])
+    );
+    assert_eq!(edge.spooled(), 0);
+    // Refused, it was captured by the `solaria hook` beside the client.
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+}
+
+#[test]
 fn malformed_requests_are_logged_and_the_daemon_serves_on() {
     let edge = Edge::new("laptop");
     let _api = relaying(&edge);

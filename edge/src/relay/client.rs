@@ -106,6 +106,39 @@ pub fn main() -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
+/// The process that listens on the other end of `stream` (Linux's `SO_PEERCRED`):
+/// the spool is written only for the daemon that made it. `None` where it cannot be
+/// told; the hook then hands its event to the daemon on the socket.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn peer_process(stream: &UnixStream) -> Option<u32> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: the descriptor is `stream`'s, open for the whole call; `cred` and
+    // `len` are live locals, and `len` says how many bytes `cred` holds, as
+    // getsockopt(2) requires for SO_PEERCRED, which writes one `ucred`.
+    let rc = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&raw mut cred).cast(),
+            &mut len,
+        )
+    };
+    (rc == 0 && cred.pid > 0).then(|| cred.pid.unsigned_abs())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn peer_process(_: &UnixStream) -> Option<u32> {
+    None
+}
+
 /// Sends the event to the daemon of `data_dir`; when none takes it, runs it in a
 /// `solaria hook` process instead. An event whose hook prints nothing is written
 /// into the daemon's spool, when it has one, and the daemon told: the hook does not
@@ -122,7 +155,7 @@ fn relay_or_run(
         return;
     };
     if !event.prints()
-        && let Some(spool) = Spool::for_hook(data_dir, runtime_dir)
+        && let Some(spool) = Spool::for_hook(data_dir, runtime_dir, peer_process(&stream))
         && spool.put(event, UnixMillis::now(), payload).is_ok()
     {
         // Spooled: the daemon captures it whether or not this note reaches it.

@@ -12,6 +12,7 @@
 use super::Event;
 use sha2::{Digest, Sha256};
 use solaria_shared::UnixMillis;
+use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,8 +23,11 @@ const SHARED_MEMORY: &str = "/dev/shm";
 /// A spooled event's file name ends so; a file still being written does not.
 const EXTENSION: &str = "event";
 
-/// Made by a daemon that captures what is spooled: without it a hook asks the
-/// daemon instead of writing here (a daemon of an older version never looks).
+/// Made by a daemon that captures what is spooled, holding its process id: a hook
+/// writes here only when the daemon it reached on the socket is that process, and
+/// asks the daemon otherwise. A marker outlives the daemon that wrote it; a daemon
+/// of an older version, started after it, never looks here (its events would wait
+/// for the next newer daemon).
 const MARKER: &str = "captured-by-the-daemon";
 
 /// Where the spool of `data_dir` lives: `<runtime dir or /dev/shm>/solaria-<uid>/
@@ -114,25 +118,35 @@ impl Spool {
             .create(true)
             .truncate(true)
             .mode(0o600)
-            .open(dir.join(MARKER))?;
+            .open(dir.join(MARKER))?
+            .write_all(format!("{}\n", std::process::id()).as_bytes())?;
         Ok(Spool {
             dir,
             next: AtomicU64::new(0),
         })
     }
 
-    /// For a hook: the spool of `data_dir` when a daemon made it, is private to the
-    /// data dir's owner and captures what is written there; `None` otherwise (the
-    /// hook then asks the daemon).
-    pub fn for_hook(data_dir: &Path, runtime_dir: Option<&Path>) -> Option<Spool> {
+    /// For a hook that reached the daemon of process `daemon` on the socket: the
+    /// spool of `data_dir` when that daemon made it and captures what is written
+    /// there, and it is private to the data dir's owner; `None` otherwise (the hook
+    /// then asks the daemon), and whenever the daemon's process is not known.
+    pub fn for_hook(
+        data_dir: &Path,
+        runtime_dir: Option<&Path>,
+        daemon: Option<u32>,
+    ) -> Option<Spool> {
+        let daemon = daemon?;
         let dir = location(data_dir, runtime_dir)?;
         let owner = std::fs::metadata(data_dir).ok()?.uid();
         let private = |d: &Path| {
             std::fs::symlink_metadata(d)
                 .is_ok_and(|m| m.is_dir() && m.uid() == owner && m.mode() & 0o077 == 0)
         };
-        let usable =
-            dir.parent().is_some_and(private) && private(&dir) && dir.join(MARKER).is_file();
+        let marked_by_daemon = || {
+            std::fs::read_to_string(dir.join(MARKER))
+                .is_ok_and(|pid| pid.trim().parse() == Ok(daemon))
+        };
+        let usable = dir.parent().is_some_and(private) && private(&dir) && marked_by_daemon();
         usable.then(|| Spool {
             dir,
             next: AtomicU64::new(0),
@@ -279,21 +293,22 @@ mod tests {
     }
 
     #[test]
-    fn hooks_write_only_where_a_daemon_captures() {
+    fn hooks_write_only_where_the_daemon_they_reached_captures() {
         let dir = tempfile::tempdir().expect("dir");
         let run = tempfile::tempdir().expect("runtime dir");
-        assert!(
-            Spool::for_hook(dir.path(), Some(run.path())).is_none(),
-            "no daemon made it"
-        );
+        // This process plays the daemon.
+        let daemon = Some(std::process::id());
+        let for_hook = |daemon| Spool::for_hook(dir.path(), Some(run.path()), daemon);
+        assert!(for_hook(daemon).is_none(), "no daemon made it");
         let daemons = Spool::open(dir.path(), Some(run.path())).expect("spool");
-        let hooks = Spool::for_hook(dir.path(), Some(run.path())).expect("the daemon's");
+        let hooks = for_hook(daemon).expect("the daemon's");
         assert_eq!(hooks.dir(), daemons.dir());
+        // Another process answers on the socket (a daemon of an older version,
+        // started after this one died): its marker is not that daemon's.
+        assert!(for_hook(Some(std::process::id() + 1)).is_none());
+        assert!(for_hook(None).is_none(), "the daemon is not known");
         std::fs::remove_file(daemons.dir().join(MARKER)).expect("rm marker");
-        assert!(
-            Spool::for_hook(dir.path(), Some(run.path())).is_none(),
-            "not marked"
-        );
+        assert!(for_hook(daemon).is_none(), "not marked");
     }
 
     #[test]
