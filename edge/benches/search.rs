@@ -8,6 +8,7 @@
 mod support;
 
 use solaria_edge::store::search::{self, RecordType, SearchQuery};
+use solaria_edge::store::text::readable;
 use solaria_edge::store::{Store, pairs};
 use std::time::{Duration, Instant};
 use support::*;
@@ -152,7 +153,9 @@ fn measure(store: &Store, title: &str) {
 /// Identifier-heavy queries made from the store's own records: does the bounded
 /// ranking's top 5 hold plain FTS5 bm25's best record (an OR of the same terms,
 /// `ORDER BY bm25()`, no weights)? Each query takes an identifier or path of a
-/// record, then that record's words, and (half of them) a word the record lacks.
+/// record, then that record's words, and (half of them) a word the record lacks —
+/// from the record as a person reads it (`text::readable`: a tool call's strings,
+/// not its JSON field names, which are not searched).
 fn against_bm25(store: &Store) {
     let conn = store.conn();
     let total: i64 = conn
@@ -164,13 +167,14 @@ fn against_bm25(store: &Store) {
     let mut ours_time = Vec::new();
     while asked < 300 {
         let rowid = 1 + rng.below(total as usize) as i64;
-        let Ok(text): Result<String, _> = conn.query_row(
-            "SELECT title || ' ' || input || ' ' || response FROM observations WHERE rowid = ?1",
+        let Ok((title, input, response)): Result<(String, String, String), _> = conn.query_row(
+            "SELECT title, input, response FROM observations WHERE rowid = ?1",
             [rowid],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         ) else {
             continue;
         };
+        let text = format!("{title} {} {}", readable(&input), readable(&response));
         let tokens: Vec<&str> = text
             .split(|c: char| c.is_whitespace() || "\"{}(),:;".contains(c))
             .filter(|t| t.contains('_') || (t.contains('/') && t.contains('.')))

@@ -3,13 +3,14 @@
 --
 -- Tool inputs and responses arrive as the agent's JSON. Indexed as written, every
 -- Bash call held the words `command` and `description`, every Write `content`: a
--- search for one of those common words matched every such call. The search column
--- now reads an object or array by its strings and numbers (the escapes undone, so a
--- line break separates words), and any other text (a prompt, JSON cut short by the
--- edge's size bound) with its escaped breaks read as spaces — the rule of the
--- edge's full-text row (its view `observations_searched`). It is decided in the
--- function below alone. The column is dropped and added again, which recomputes it
--- for every row (a one-off rewrite of the table at start).
+-- search for one of those common words matched every such call. An object or array
+-- is now read by its strings and numbers (the escapes undone, so a line break
+-- separates words); any other text (a prompt, JSON cut short by the edge's size
+-- bound) with its escaped breaks read as spaces — the rule of the edge's full-text
+-- row (its view `observations_searched`). `solaria_searchable` decides how a field
+-- reads, `solaria_search_vector` what the search column holds (each field read
+-- once, for both languages). The column is dropped and added again, which
+-- recomputes it for every row (a one-off rewrite of the table at start).
 
 CREATE FUNCTION solaria_searchable(t TEXT) RETURNS TEXT
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
@@ -30,14 +31,22 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION solaria_search_vector(title TEXT, input TEXT, response TEXT)
+RETURNS TSVECTOR
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    body TEXT := left(coalesce(solaria_searchable(input), ''), 20000) || ' '
+        || left(coalesce(solaria_searchable(response), ''), 20000);
+BEGIN
+    RETURN setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A')
+        || setweight(to_tsvector('spanish'::regconfig, coalesce(title, '')), 'A')
+        || setweight(to_tsvector('english'::regconfig, body), 'B')
+        || setweight(to_tsvector('spanish'::regconfig, body), 'B');
+END
+$$;
+
 DROP INDEX IF EXISTS memory_observations_search;
 ALTER TABLE memory_observations_remote DROP COLUMN search;
-ALTER TABLE memory_observations_remote ADD COLUMN search TSVECTOR GENERATED ALWAYS AS (
-    setweight(to_tsvector('english', title), 'A')
-    || setweight(to_tsvector('spanish', title), 'A')
-    || setweight(to_tsvector('english',
-        left(solaria_searchable(input), 20000) || ' ' || left(solaria_searchable(response), 20000)), 'B')
-    || setweight(to_tsvector('spanish',
-        left(solaria_searchable(input), 20000) || ' ' || left(solaria_searchable(response), 20000)), 'B')
-) STORED;
+ALTER TABLE memory_observations_remote ADD COLUMN search TSVECTOR
+    GENERATED ALWAYS AS (solaria_search_vector(title, input, response)) STORED;
 CREATE INDEX memory_observations_search ON memory_observations_remote USING GIN (search);
