@@ -493,6 +493,8 @@ fn a_hook_goes_once_its_event_is_spooled_and_nothing_spooled_is_lost_to_kill_9()
         &["session-start"],
         &session_start("s-1", &p),
     );
+    // Answered before it is written: written (and out of the spool) before the lock.
+    edge.settled();
     let bash = |n: u32| {
         tool(
             "s-1",
@@ -764,6 +766,44 @@ fn an_answered_event_the_store_refuses_waits_in_the_spool() {
     );
     edge.settled();
     assert_eq!(agent_sessions(&edge.db()), ["s-1", "s-2"]);
+}
+
+#[test]
+fn answered_events_are_not_lost_to_kill_9_before_they_are_written() {
+    let edge = Edge::new("laptop");
+    let mut api = relaying(&edge);
+    let client = lone_client(&edge);
+    let p = edge.project.clone();
+    let holder = edge.db();
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("take the write lock");
+    // Both answered (the prompt from a read of the store: the capture thread waits
+    // on the lock with the session's start), neither written.
+    for (event, payload) in [
+        ("session-start", session_start("s-1", &p)),
+        (
+            "user-prompt-submit",
+            prompt("s-1", &p, "where is the deploy script?"),
+        ),
+    ] {
+        let out = hook(&edge, &client, &[event], &payload);
+        assert!(out.status.success(), "{event}");
+    }
+    assert_eq!(edge.spooled(), 2, "both held until they are written");
+    api.daemon.0.kill().expect("kill -9");
+    api.daemon.0.wait().expect("reaped");
+    holder.execute_batch("ROLLBACK").expect("release the lock");
+    assert!(agent_sessions(&holder).is_empty());
+
+    // The next daemon captures them first.
+    let _api = relaying(&edge);
+    edge.settled();
+    assert_eq!(agent_sessions(&holder), ["s-1"]);
+    assert_eq!(
+        edge.count("SELECT count(*) FROM observations WHERE kind = 'prompt'"),
+        1
+    );
 }
 
 #[test]

@@ -11,8 +11,9 @@
 //! (SessionStart's context, a prompt's recall) is captured after every event that
 //! came before it, and answered as soon as its answer is read, before its own
 //! writes; when the capture thread is held up (a write another process's lock
-//! blocks), the hook is answered within a second from a read of the store instead,
-//! and an answered event the store did not take waits in the spool like the rest.
+//! blocks), the hook is answered within a second from a read of the store instead.
+//! An answered event is held in the spool until it is in the store: one the store
+//! refuses, or one a killed daemon held, is then captured like the rest.
 
 use super::spool::{Spool, SpoolError, Spooled};
 use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
@@ -56,6 +57,9 @@ enum Job {
         payload: Vec<u8>,
         at: UnixMillis,
         reply: Sender<String>,
+        /// Its file in the spool, held until the event is in the store (`None`
+        /// without a spool).
+        held: Option<PathBuf>,
     },
 }
 
@@ -154,6 +158,7 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
                 payload,
                 at,
                 reply,
+                held,
             } = job
             {
                 // The client has its answer as soon as it is known; the event's own
@@ -165,9 +170,14 @@ fn start_capturer(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) {
                 let captured = capture_event(&app, &mut slot, &event, &payload, at);
                 slot.forget_early();
                 if captured.store_failed {
-                    keep_answered(&app, spool.as_deref(), &mut kept, &event, &payload, at);
+                    let answered = Spooled { event, at, payload };
+                    keep_answered(&app, spool.as_deref(), &mut kept, held, &answered);
                 } else {
+                    // In the store, or refused as a hook process would refuse it.
                     kept.stored();
+                    if let Some(file) = &held {
+                        Spool::done(file);
+                    }
                 }
                 // A client that gave up waiting is not our failure.
                 let _ = reply.send(captured.answer);
@@ -290,43 +300,46 @@ fn drain(app: &App, slot: &mut StoreSlot, spool: &Spool, kept: &mut Kept) {
 }
 
 /// An answered event the store did not take (locked past its wait, a disk error):
-/// put in the spool and kept there, to be written as a spooled event is, rather
-/// than lost. Without a spool it is lost, and the log says so.
+/// made pending in the spool (its held file, or a new one) and kept there, to be
+/// written as a spooled event is, rather than lost. Without a spool it is lost,
+/// and the log says so.
 fn keep_answered(
     app: &App,
     spool: Option<&Spool>,
     kept: &mut Kept,
-    event: &Event,
-    payload: &[u8],
-    at: UnixMillis,
+    held: Option<PathBuf>,
+    answered: &Spooled,
 ) {
-    let Some(spool) = spool else {
-        capture::log_line(
-            &app.paths,
-            "relay",
-            "the store did not take an answered event and there is no spool to keep it in; lost",
-        );
-        return;
+    let log = |message: &str| capture::log_line(&app.paths, "relay", message);
+    let pending = match (held, spool) {
+        (Some(file), _) => Spool::release(&file).map_err(|e| {
+            format!(
+                "{}: the store did not take it and it cannot be made pending ({e}); \
+                 the daemon's next start captures it",
+                file.display()
+            )
+        }),
+        (None, Some(spool)) => spool
+            .put(&answered.event, answered.at, &answered.payload)
+            .map_err(|e| {
+                format!(
+                    "the store did not take an answered event and it cannot be spooled ({e}); lost"
+                )
+            }),
+        (None, None) => Err(
+            "the store did not take an answered event and there is no spool to keep it in; lost"
+                .to_owned(),
+        ),
     };
-    match spool.put(event, at, payload) {
+    match pending {
         Ok(file) => {
-            capture::log_line(
-                &app.paths,
-                "relay",
-                &format!(
-                    "{}: the store did not take it; it stays in the spool",
-                    file.display()
-                ),
-            );
+            log(&format!(
+                "{}: the store did not take it; it stays in the spool",
+                file.display()
+            ));
             kept.files.insert(file, kept.captured);
         }
-        Err(e) => capture::log_line(
-            &app.paths,
-            "relay",
-            &format!(
-                "the store did not take an answered event and it cannot be spooled ({e}); lost"
-            ),
-        ),
+        Err(message) => log(&message),
     }
 }
 
@@ -445,12 +458,32 @@ fn serve(app: &App, spool: Option<&Spool>, jobs: &Sender<Job>, mut stream: UnixS
             ),
         }
     }
+    // Kept in the spool until it is in the store: a daemon killed before that
+    // captures it at its next start. (An event that prints nothing is here only
+    // because the spool refused it a moment ago.)
+    let held =
+        spool
+            .filter(|_| event.prints())
+            .and_then(|spool| match spool.hold(&event, at, &payload) {
+                Ok(file) => Some(file),
+                Err(e) => {
+                    capture::log_line(
+                        &app.paths,
+                        "relay",
+                        &format!(
+                            "cannot hold an answered event in the spool ({e}); captured from memory"
+                        ),
+                    );
+                    None
+                }
+            });
     let (reply, answer) = channel();
     let job = Job::Answer {
         event: event.clone(),
         payload: payload.clone(),
         at,
         reply,
+        held,
     };
     let answer = match jobs.send(job) {
         Ok(()) => match answer.recv_timeout(CAPTURE_ANSWER_WAIT) {
@@ -637,6 +670,7 @@ mod tests {
             payload: b"{}".to_vec(),
             at: UnixMillis(0),
             reply,
+            held: None,
         };
         (job, answered)
     }

@@ -23,6 +23,12 @@ const SHARED_MEMORY: &str = "/dev/shm";
 /// A spooled event's file name ends so; a file still being written does not.
 const EXTENSION: &str = "event";
 
+/// The file of an event whose hook waits for its answer ends so while the daemon
+/// answers and captures it: not pending (the capture thread holds the event), but
+/// kept for a daemon killed meanwhile, whose successor's start makes it pending;
+/// made pending too when the store refuses it.
+const HELD: &str = "held";
+
 /// Made by a daemon that captures what is spooled, holding its process id: a hook
 /// writes here only when the daemon it reached on the socket is that process, and
 /// asks the daemon otherwise. A marker outlives the daemon that wrote it; a daemon
@@ -108,9 +114,17 @@ impl Spool {
         }
         owned_private_dir(&dir, owner)?;
         for entry in std::fs::read_dir(&dir)?.flatten() {
-            // A temporary file of `write_atomic`'s that was never renamed.
-            if entry.path().extension().is_some_and(|x| x == "tmp") {
-                let _ = std::fs::remove_file(entry.path());
+            let path = entry.path();
+            match path.extension().and_then(|x| x.to_str()) {
+                // A temporary file of `write_atomic`'s that was never renamed.
+                Some("tmp") => {
+                    let _ = std::fs::remove_file(&path);
+                }
+                // An answered event a daemon that died held: captured like the rest.
+                Some(HELD) => {
+                    Spool::release(&path)?;
+                }
+                _ => {}
             }
         }
         std::fs::OpenOptions::new()
@@ -161,13 +175,38 @@ impl Spool {
     /// Writes `event` received `at` with its payload; the file's path once it is
     /// whole. Files sort by name in the order they were spooled.
     pub fn put(&self, event: &Event, at: UnixMillis, payload: &[u8]) -> std::io::Result<PathBuf> {
+        self.write(EXTENSION, event, at, payload)
+    }
+
+    /// Writes an event the daemon answers and captures itself, held apart from the
+    /// pending ones: removed with [`Spool::done`] once it is in the store, made
+    /// pending with [`Spool::release`] if the store refuses it, and by the next
+    /// daemon's start if this one dies first.
+    pub fn hold(&self, event: &Event, at: UnixMillis, payload: &[u8]) -> std::io::Result<PathBuf> {
+        self.write(HELD, event, at, payload)
+    }
+
+    /// Makes a held event pending, keeping its place in the order; its new path.
+    pub fn release(held: &Path) -> std::io::Result<PathBuf> {
+        let pending = held.with_extension(EXTENSION);
+        std::fs::rename(held, &pending)?;
+        Ok(pending)
+    }
+
+    fn write(
+        &self,
+        extension: &str,
+        event: &Event,
+        at: UnixMillis,
+        payload: &[u8],
+    ) -> std::io::Result<PathBuf> {
         let seq = self.next.fetch_add(1, Ordering::Relaxed);
         // Hooks and the daemon spool side by side: nanoseconds order them.
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         let name = format!("{nanos:020}-{}-{seq:08}", std::process::id());
-        let done = self.dir.join(format!("{name}.{EXTENSION}"));
+        let done = self.dir.join(format!("{name}.{extension}"));
         let mut bytes = Vec::with_capacity(payload.len() + 64);
         bytes.extend_from_slice(event.header().as_bytes());
         bytes.extend_from_slice(format!("{}\n", at.0).as_bytes());
@@ -191,7 +230,8 @@ impl Spool {
         Ok(files)
     }
 
-    /// How many events wait in the spool of `data_dir` (none when it has no spool).
+    /// How many events wait in the spool of `data_dir`, held ones included (none
+    /// when it has no spool).
     pub fn waiting(data_dir: &Path, runtime_dir: Option<&Path>) -> usize {
         let Some(dir) = location(data_dir, runtime_dir) else {
             return 0;
@@ -199,7 +239,11 @@ impl Spool {
         std::fs::read_dir(dir).map_or(0, |entries| {
             entries
                 .flatten()
-                .filter(|e| e.path().extension().is_some_and(|x| x == EXTENSION))
+                .filter(|e| {
+                    e.path()
+                        .extension()
+                        .is_some_and(|x| x == EXTENSION || x == HELD)
+                })
                 .count()
         })
     }
@@ -270,6 +314,41 @@ mod tests {
         assert_eq!(Spool::read(&b).expect("read").payload, b"");
         Spool::done(&a);
         assert_eq!(spool.pending().expect("pending"), vec![b]);
+    }
+
+    #[test]
+    fn a_held_event_is_not_pending_until_released_or_its_daemon_died() {
+        let dir = tempfile::tempdir().expect("dir");
+        let run = tempfile::tempdir().expect("runtime dir");
+        let spool = Spool::open(dir.path(), Some(run.path())).expect("spool");
+        let tool = Event::ClaudeCode("post-tool-use".into());
+        let start = Event::ClaudeCode("session-start".into());
+        let at = UnixMillis(1_700_000_000_000);
+        let first = spool.put(&tool, at, b"1").expect("put");
+        let held = spool.hold(&start, at, b"2").expect("hold");
+        let last = spool.put(&tool, at, b"3").expect("put");
+        assert_eq!(
+            spool.pending().expect("pending"),
+            vec![first.clone(), last.clone()],
+            "the daemon holds it"
+        );
+        assert_eq!(Spool::waiting(dir.path(), Some(run.path())), 3);
+        // The store refused it: pending, in the place it came.
+        let released = Spool::release(&held).expect("release");
+        assert_eq!(
+            spool.pending().expect("pending"),
+            vec![first.clone(), released.clone(), last.clone()]
+        );
+        assert_eq!(Spool::read(&released).expect("read").event, start);
+        // Held when its daemon died: the next daemon's start makes it pending.
+        let again = spool.hold(&start, at, b"4").expect("hold");
+        drop(spool);
+        let spool = Spool::open(dir.path(), Some(run.path())).expect("spool");
+        let pending = spool.pending().expect("pending");
+        assert_eq!(pending.len(), 4);
+        assert!(!again.exists());
+        assert_eq!(pending[3], again.with_extension(EXTENSION));
+        assert_eq!(Spool::read(&pending[3]).expect("read").payload, b"4");
     }
 
     #[test]
