@@ -255,20 +255,26 @@ fn a_daemon_that_does_not_answer_does_not_hold_the_agent() {
     );
 }
 
+/// A daemon of another version on `edge`'s socket: it takes one connection, reads
+/// it whole and answers that it does not take the request; the thread gives back
+/// what it read.
+fn refusing_daemon(edge: &Edge) -> std::thread::JoinHandle<Vec<u8>> {
+    let listener = UnixListener::bind(socket(edge)).expect("bind");
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        let mut request = Vec::new();
+        stream.read_to_end(&mut request).expect("read");
+        // A client that only left a note has gone already.
+        let _ = stream.write_all(b"\0solaria-relay refused\n");
+        request
+    })
+}
+
 #[test]
 fn an_event_a_daemon_of_another_version_refuses_is_captured_by_solaria_hook() {
     let edge = Edge::new("laptop");
     std::fs::create_dir_all(edge.data()).expect("data dir");
-    let listener = UnixListener::bind(socket(&edge)).expect("bind");
-    // What a daemon answers to a request it does not take.
-    let refusing = std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().expect("accept");
-        let mut request = Vec::new();
-        stream.read_to_end(&mut request).expect("read");
-        stream
-            .write_all(b"\0solaria-relay refused\n")
-            .expect("answer");
-    });
+    let refusing = refusing_daemon(&edge);
     let p = edge.project.clone();
     let out = hook(
         &edge,
@@ -292,15 +298,7 @@ fn a_spool_whose_daemon_is_gone_is_not_written_while_another_daemon_answers() {
     let _ = std::fs::remove_file(socket(&edge));
     // A daemon of an older version answers now: it knows no spool, and refuses
     // this client's requests.
-    let listener = UnixListener::bind(socket(&edge)).expect("bind");
-    let refusing = std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().expect("accept");
-        let mut request = Vec::new();
-        stream.read_to_end(&mut request).expect("read");
-        // A client that only left a note has gone already.
-        let _ = stream.write_all(b"\0solaria-relay refused\n");
-        request
-    });
+    let refusing = refusing_daemon(&edge);
     let p = edge.project.clone();
     let out = hook(
         &edge,

@@ -950,6 +950,29 @@ mod tests {
         expect(&store);
     }
 
+    /// Re-indexes every observation as versions 1–10 did (input and response as
+    /// stored, JSON and all), each given `pairs`: a store before the upgrade.
+    fn index_as_version_10(store: &super::super::Store, pairs: &str) {
+        store
+            .conn()
+            .execute_batch(
+                "DROP TRIGGER observations_fts_update;
+                 CREATE TRIGGER observations_fts_update AFTER UPDATE ON observations BEGIN
+                     DELETE FROM observations_fts WHERE rowid = old.rowid;
+                     INSERT INTO observations_fts (rowid, title, body, tool, scope)
+                     SELECT new.rowid, new.title, new.input || ' ' || new.response,
+                            coalesce(new.tool_name, '') || ' ' || new.files || ' '
+                                || coalesce(new.pairs, ''), new.scope
+                     WHERE new.deleted = 0;
+                 END;",
+            )
+            .expect("version 10's trigger");
+        store
+            .conn()
+            .execute("UPDATE observations SET pairs = ?1", [pairs])
+            .expect("re-indexed as version 10 did");
+    }
+
     #[test]
     fn words_starting_a_line_of_a_tool_output_are_found_also_in_an_upgraded_store() {
         // As capture stores a tool's response: the agent's JSON, line breaks escaped.
@@ -966,21 +989,7 @@ mod tests {
 
         // A store indexed by version 10's triggers read `\n` as text: the word after
         // it was indexed as `nquimoflux`, and its pairs began with `nquimoflux`.
-        store
-            .conn()
-            .execute_batch(
-                "DROP TRIGGER observations_fts_update;
-                 CREATE TRIGGER observations_fts_update AFTER UPDATE ON observations BEGIN
-                     DELETE FROM observations_fts WHERE rowid = old.rowid;
-                     INSERT INTO observations_fts (rowid, title, body, tool, scope)
-                     SELECT new.rowid, new.title, new.input || ' ' || new.response,
-                            coalesce(new.tool_name, '') || ' ' || new.files || ' '
-                                || coalesce(new.pairs, ''), new.scope
-                     WHERE new.deleted = 0;
-                 END;
-                 UPDATE observations SET pairs = 'nquimofluxᛜfailed';",
-            )
-            .expect("as version 10 indexed it");
+        index_as_version_10(&store, "nquimofluxᛜfailed");
         assert!(found(&store, "quimoflux").is_empty());
         // Version 11 re-indexes such rows through the pairs pass of the daemon.
         store
@@ -1032,21 +1041,8 @@ mod tests {
         assert!(found(&store, "command").is_empty());
 
         // A store indexed by version 11's trigger held the field names.
-        store
-            .conn()
-            .execute_batch(
-                "DROP TRIGGER observations_fts_update;
-                 CREATE TRIGGER observations_fts_update AFTER UPDATE ON observations BEGIN
-                     DELETE FROM observations_fts WHERE rowid = old.rowid;
-                     INSERT INTO observations_fts (rowid, title, body, tool, scope)
-                     SELECT new.rowid, new.title, new.input || ' ' || new.response,
-                            coalesce(new.tool_name, '') || ' ' || new.files || ' '
-                                || coalesce(new.pairs, ''), new.scope
-                     WHERE new.deleted = 0;
-                 END;
-                 UPDATE observations SET pairs = '';",
-            )
-            .expect("as version 11 indexed it");
+        // (Version 11's trigger read the JSON as version 10's did, escapes aside.)
+        index_as_version_10(&store, "");
         assert_eq!(found(&store, "command"), [ids[0].clone()]);
         // Version 12 re-indexes the rows of JSON through the pairs pass of the daemon;
         // the note keeps its pairs and its row.
