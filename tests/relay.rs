@@ -275,13 +275,7 @@ fn an_event_a_daemon_of_another_version_refuses_is_captured_by_solaria_hook() {
     let edge = Edge::new("laptop");
     std::fs::create_dir_all(edge.data()).expect("data dir");
     let refusing = refusing_daemon(&edge);
-    let p = edge.project.clone();
-    let out = hook(
-        &edge,
-        &binary("solaria-hook"),
-        &["post-tool-use"],
-        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
-    );
+    let out = ls_hook(&edge, &binary("solaria-hook"));
     refusing.join().expect("listener");
     assert!(
         out.stdout.is_empty(),
@@ -299,13 +293,7 @@ fn a_spool_whose_daemon_is_gone_is_not_written_while_another_daemon_answers() {
     // A daemon of an older version answers now: it knows no spool, and refuses
     // this client's requests.
     let refusing = refusing_daemon(&edge);
-    let p = edge.project.clone();
-    let out = hook(
-        &edge,
-        &binary("solaria-hook"),
-        &["post-tool-use"],
-        &tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
-    );
+    let out = ls_hook(&edge, &binary("solaria-hook"));
     let request = refusing.join().expect("listener");
     assert!(out.status.success() && out.stdout.is_empty());
     assert!(
