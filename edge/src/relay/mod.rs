@@ -18,6 +18,7 @@
 //! [`REFUSED`] to a request it does not take (a client newer than the daemon), which
 //! the client then runs in a `solaria hook` process itself.
 
+mod capturer;
 pub mod client;
 pub mod server;
 pub mod spool;
