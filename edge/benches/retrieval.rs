@@ -299,35 +299,52 @@ impl Score {
     }
 }
 
-/// `--model DIR` (repeatable), `--max-tokens N` (default 128, as the daemon),
-/// `--unweighted` (relevance alone, without the ranking weights) and `--lexical`
-/// (no model: the lexical rows and the bm25 baseline only, in seconds).
-fn arguments() -> (Vec<PathBuf>, usize, bool, bool) {
-    let mut dirs = Vec::new();
-    let mut max_tokens = 128;
-    let mut unweighted = false;
-    let mut lexical_only = false;
+/// The command line of the evaluation.
+struct Arguments {
+    /// `--model DIR` (repeatable; else `SOLARIA_EVAL_MODELS`, a path list).
+    models: Vec<PathBuf>,
+    /// `--max-tokens N` (default 128, as the daemon).
+    max_tokens: usize,
+    /// `--unweighted`: relevance alone, without the ranking weights.
+    unweighted: bool,
+    /// `--lexical`: no model, the lexical rows and the bm25 baseline only, in seconds.
+    lexical_only: bool,
+    /// `--set DIR`: the labelled set's directory (its `corpus.jsonl` and
+    /// `queries.jsonl`), relative to the repository; `eval` unless given
+    /// (`eval/holdout` is the set kept for checking choices made on `eval`).
+    set: PathBuf,
+}
+
+fn arguments() -> Arguments {
+    let mut parsed = Arguments {
+        models: Vec::new(),
+        max_tokens: 128,
+        unweighted: false,
+        lexical_only: false,
+        set: PathBuf::from("eval"),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--model" => dirs.extend(args.next().map(PathBuf::from)),
+            "--model" => parsed.models.extend(args.next().map(PathBuf::from)),
             "--max-tokens" => {
-                max_tokens = args
+                parsed.max_tokens = args
                     .next()
                     .and_then(|n| n.parse().ok())
                     .expect("--max-tokens N")
             }
-            "--unweighted" => unweighted = true,
-            "--lexical" => lexical_only = true,
+            "--unweighted" => parsed.unweighted = true,
+            "--lexical" => parsed.lexical_only = true,
+            "--set" => parsed.set = args.next().map(PathBuf::from).expect("--set DIR"),
             _ => {}
         }
     }
-    if dirs.is_empty()
+    if parsed.models.is_empty()
         && let Some(list) = std::env::var_os("SOLARIA_EVAL_MODELS")
     {
-        dirs = std::env::split_paths(&list).collect();
+        parsed.models = std::env::split_paths(&list).collect();
     }
-    (dirs, max_tokens, unweighted, lexical_only)
+    parsed
 }
 
 /// Vectors cached by the text they were made from (`text_key`), so that a record
@@ -468,10 +485,16 @@ fn insert_vector(tx: &rusqlite::Transaction<'_>, row: i64, coarse_key: &[u8], fl
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval");
+    let Arguments {
+        models,
+        max_tokens,
+        unweighted,
+        lexical_only,
+        set,
+    } = arguments();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&set);
     let records: Vec<Record> = read_jsonl(&root.join("corpus.jsonl"));
     let queries: Vec<Query> = read_jsonl(&root.join("queries.jsonl"));
-    let (models, max_tokens, unweighted, lexical_only) = arguments();
     if models.is_empty() && !lexical_only {
         eprintln!(
             "give one or more models: -- --model DIR (see deploy/models/fetch.sh), or --lexical"
@@ -479,7 +502,8 @@ fn main() {
         std::process::exit(2);
     }
     println!(
-        "Retrieval evaluation: {} records, {} queries; cells are recall@5 / MRR@10{}.",
+        "Retrieval evaluation of {}: {} records, {} queries; cells are recall@5 / MRR@10{}.",
+        set.display(),
         records.len(),
         queries.len(),
         if unweighted {

@@ -57,7 +57,37 @@ const RULES: &[(&str, Rule)] = &[
         },
     ),
     (
-        "**fused: 0.5 × first + second when query and record are English, else first alone**",
+        "**fused: 0.25 × first + second when query and record are English, else first alone**",
+        |p| {
+            if p.query_spanish || p.record_spanish {
+                1.25 * p.first
+            } else {
+                0.25 * p.first + p.second
+            }
+        },
+    ),
+    (
+        "fused: first + second when query and record are English, else first alone",
+        |p| {
+            if p.query_spanish || p.record_spanish {
+                2.0 * p.first
+            } else {
+                p.first + p.second
+            }
+        },
+    ),
+    (
+        "fused: second when query and record are English, else first alone",
+        |p| {
+            if p.query_spanish || p.record_spanish {
+                p.first
+            } else {
+                p.second
+            }
+        },
+    ),
+    (
+        "fused: 0.5 × first + second when query and record are English, else first alone",
         |p| {
             if p.query_spanish || p.record_spanish {
                 1.5 * p.first
