@@ -11,6 +11,9 @@
 //!     cargo bench -p solaria-edge --bench retrieval -- \
 //!         --model ~/.cache/solaria/models/multilingual-e5-small \
 //!         --model ~/.cache/solaria/models/all-minilm-l6-v2
+//!
+//! `--set eval/holdout` evaluates the second set instead: choices made on `eval/`
+//! are checked there, never made there.
 
 mod support;
 mod two_models;

@@ -35,66 +35,43 @@ struct Pair {
 /// A fusion rule: a record's one score from its [`Pair`].
 type Rule = fn(&Pair) -> f64;
 
+/// `weight` × first + second when the query reads as English (and, if
+/// `record_too`, the record as well), else the first alone, scaled to the same
+/// height (1 + `weight`), so that records scored either way compare.
+fn gated(p: &Pair, weight: f64, record_too: bool) -> f64 {
+    if p.query_spanish || (record_too && p.record_spanish) {
+        (1.0 + weight) * p.first
+    } else {
+        weight * p.first + p.second
+    }
+}
+
 /// The fusion rules tried, with their labels.
 const RULES: &[(&str, Rule)] = &[
     ("fused: max", |p| p.first.max(p.second)),
     ("fused: sum", |p| p.first + p.second),
     ("fused: sum; Spanish query → first alone", |p| {
-        if p.query_spanish {
-            2.0 * p.first
-        } else {
-            p.first + p.second
-        }
+        gated(p, 1.0, false)
     }),
     (
         "fused: 0.5 × first + second; Spanish query → first alone",
-        |p| {
-            if p.query_spanish {
-                1.5 * p.first
-            } else {
-                0.5 * p.first + p.second
-            }
-        },
+        |p| gated(p, 0.5, false),
     ),
     (
         "**fused: 0.25 × first + second when query and record are English, else first alone**",
-        |p| {
-            if p.query_spanish || p.record_spanish {
-                1.25 * p.first
-            } else {
-                0.25 * p.first + p.second
-            }
-        },
+        |p| gated(p, 0.25, true),
     ),
     (
         "fused: first + second when query and record are English, else first alone",
-        |p| {
-            if p.query_spanish || p.record_spanish {
-                2.0 * p.first
-            } else {
-                p.first + p.second
-            }
-        },
+        |p| gated(p, 1.0, true),
     ),
     (
         "fused: second when query and record are English, else first alone",
-        |p| {
-            if p.query_spanish || p.record_spanish {
-                p.first
-            } else {
-                p.second
-            }
-        },
+        |p| gated(p, 0.0, true),
     ),
     (
         "fused: 0.5 × first + second when query and record are English, else first alone",
-        |p| {
-            if p.query_spanish || p.record_spanish {
-                1.5 * p.first
-            } else {
-                0.5 * p.first + p.second
-            }
-        },
+        |p| gated(p, 0.5, true),
     ),
 ];
 
