@@ -678,6 +678,52 @@ fn hooks_that_print_are_answered_while_another_process_holds_the_store() {
     assert_eq!(agent_sessions(&holder), ["s-0", "s-1", "s-2"]);
 }
 
+/// Without a daemon, a `solaria hook` process that finds the store held by another
+/// process (a long sync or prune) past its wait neither drops its event nor keeps
+/// the agent waiting for the lock: the event waits in the spool, a hook that prints
+/// is answered from a read, and the next hook that finds the store free captures
+/// what waited, each event once.
+#[test]
+fn without_a_daemon_events_the_store_cannot_take_wait_in_the_spool() {
+    let edge = Edge::new("laptop");
+    let preference = "deploy staging only from the release branch";
+    edge.ok(&["remember", "-t", "preference", preference]);
+    let p = edge.project.clone();
+    edge.hook("session-start", session_start("s-0", &p));
+    let holder = edge.db();
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("take the write lock");
+    // Held throughout: a hook that waited for it would give up and drop its event.
+    edge.hook(
+        "post-tool-use",
+        tool("s-0", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    let recalled = told(edge.hook(
+        "user-prompt-submit",
+        prompt("s-0", &p, "which branch may deploy staging?"),
+    ));
+    assert!(recalled.contains(preference), "{recalled}");
+    assert_eq!(edge.spooled(), 2, "both events wait: {}", edge.hook_log());
+    assert!(
+        edge.hook_log().contains("the event waits in the spool"),
+        "{}",
+        edge.hook_log()
+    );
+    holder.execute_batch("ROLLBACK").expect("release the lock");
+    // The next hook writes its own event, then what waited.
+    edge.hook(
+        "post-tool-use",
+        tool("s-0", &p, "Bash", json!({"command": "pwd"}), json!("/work")),
+    );
+    assert_eq!(edge.spooled(), 0, "{}", edge.hook_log());
+    assert_eq!(tool_titles(&edge), ["Bash: ls", "Bash: pwd"]);
+    assert_eq!(
+        edge.strings("SELECT input FROM observations WHERE kind = 'prompt'"),
+        ["which branch may deploy staging?"]
+    );
+}
+
 /// Runs `send` (hooks that spool an event) while another connection holds the
 /// store's write lock past the store's wait, until the daemon has given up on the
 /// event; the lock is released before returning.

@@ -37,16 +37,11 @@ pub const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
 /// Runs one Claude Code hook. Never fails and never panics outward: what goes
 /// wrong is logged.
 pub fn run(event: HookEvent, env: &Env) {
-    run_guarded(event.claude_name(), env, |bytes, config, paths, skew| {
-        handle(
-            event,
-            bytes,
-            UnixMillis::now(),
-            config,
-            paths,
-            &mut StoreSlot::new(paths, config, skew),
-        )
-    });
+    run_guarded(
+        event.claude_name(),
+        env,
+        crate::relay::Event::ClaudeCode(event.arg().to_owned()),
+    );
 }
 
 /// One Claude Code hook event's payload, captured into `slot`'s store as of `at`
@@ -161,6 +156,16 @@ impl StoreSlot {
         }
     }
 
+    /// A hook process's slot that answers what its hook prints from reads alone
+    /// and writes nothing: for when the store is held by another process and the
+    /// event waits in the spool (see [`StoreSlot::answering_in_daemon`]).
+    fn answering(paths: &Paths, config: &Config, clock_skew_ms: i64) -> StoreSlot {
+        StoreSlot {
+            answers_only: true,
+            ..StoreSlot::new(paths, config, clock_skew_ms)
+        }
+    }
+
     /// The store, opened on first use.
     pub fn get(&mut self) -> Result<&mut Store, StoreError> {
         match &mut self.store {
@@ -173,6 +178,9 @@ impl StoreSlot {
                 } else if self.daemon.is_some() {
                     // A hook waits on these writes: the daemon checkpoints apart.
                     store.defer_checkpoints()?;
+                } else {
+                    // A hook process: its agent waits (see `HOOK_STORE_WAIT`).
+                    store.conn().busy_timeout(HOOK_STORE_WAIT)?;
                 }
                 Ok(empty.insert(store))
             }
@@ -186,15 +194,23 @@ impl StoreSlot {
     }
 }
 
-/// The hook contract around `handle`: config read leniently, a watchdog, stdin read
-/// within bounds, panics caught, failures logged under `label`, exit 0 whatever
-/// happens, stdout only for what `handle` returns.
-fn run_guarded(
-    label: &str,
-    env: &Env,
-    handle: impl FnOnce(&[u8], &Config, &Paths, i64) -> Result<Option<String>, HookError>
-    + std::panic::UnwindSafe,
-) {
+/// How long a hook process waits for a store another process is writing. Hooks'
+/// own writes take milliseconds; a lock held longer is a long `solaria sync`,
+/// `prune` or `embed`, and the agent must not wait for it: the event then waits in
+/// the spool instead (see [`run_guarded`]), well within the hook's watchdog.
+const HOOK_STORE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The hook contract around one event of a hook process: config read leniently,
+/// a watchdog, stdin read within bounds, panics caught, failures logged under
+/// `label`, exit 0 whatever happens, stdout only for what the event's hook prints.
+///
+/// When the store stays held by another process past [`HOOK_STORE_WAIT`], the
+/// event is put in the spool rather than dropped (a daemon captures it when it
+/// starts or runs, or a later hook process that finds the store free), and a hook
+/// that prints is answered from a read of the store. A hook process that did
+/// write captures, once its own event is in, what such processes left there when
+/// no daemon runs.
+fn run_guarded(label: &str, env: &Env, event: crate::relay::Event) {
     let (config, paths, config_error) = config::load_lenient(env);
     if let Some(e) = config_error {
         log_line(
@@ -210,6 +226,7 @@ fn run_guarded(
     );
     let skew = env.clock_skew_ms;
     let no_capture = env.no_capture;
+    let runtime_dir = env.xdg_runtime_dir.as_deref();
     let outcome = std::panic::catch_unwind(|| {
         let bytes = read_stdin()?;
         if no_capture {
@@ -218,7 +235,24 @@ fn run_guarded(
             // read, so the agent never writes into a closed pipe.
             return Ok(None);
         }
-        handle(&bytes, &config, &paths, skew)
+        let at = UnixMillis::now();
+        let mut slot = StoreSlot::new(&paths, &config, skew);
+        match handle_event(&event, &bytes, at, &config, &paths, &mut slot) {
+            Err(HookError::Store(e)) if e.is_busy() => {
+                slot.close();
+                keep_in_spool(label, &event, at, &bytes, &paths, runtime_dir, &e);
+                if !event.prints() {
+                    return Ok(None);
+                }
+                let mut reading = StoreSlot::answering(&paths, &config, skew);
+                handle_event(&event, &bytes, at, &config, &paths, &mut reading)
+            }
+            Ok(answer) => {
+                drain_left_events(&paths, runtime_dir, &config, &mut slot);
+                Ok(answer)
+            }
+            failed => failed,
+        }
     });
     match outcome {
         Ok(Ok(Some(output))) => {
@@ -234,6 +268,115 @@ fn run_guarded(
             label,
             "internal error (panic) while capturing; event dropped",
         ),
+    }
+}
+
+/// One relayed or spooled event captured into `slot`'s store as of `at`: a Claude
+/// Code hook by its `solaria hook` argument, an OpenCode event by its name; what
+/// its hook prints. The hook process, the daemon's relay and the spool's drains
+/// all capture through this.
+pub fn handle_event(
+    event: &crate::relay::Event,
+    bytes: &[u8],
+    at: UnixMillis,
+    config: &Config,
+    paths: &Paths,
+    slot: &mut StoreSlot,
+) -> Result<Option<String>, HookError> {
+    match event {
+        crate::relay::Event::ClaudeCode(name) => {
+            let hook = HookEvent::from_arg(name)
+                .ok_or_else(|| HookError::UnknownEvent(name.escape_debug().to_string()))?;
+            handle(hook, bytes, at, config, paths, slot)
+        }
+        crate::relay::Event::OpenCode(name) => {
+            opencode::handle(name, bytes, at, config, paths, slot)
+        }
+    }
+}
+
+/// Puts an event the store did not take (held by another process past
+/// [`HOOK_STORE_WAIT`]) into the spool, where it waits for the next capture;
+/// logged either way. Where no spool can be made, the event is lost, as before.
+fn keep_in_spool(
+    label: &str,
+    event: &crate::relay::Event,
+    at: UnixMillis,
+    bytes: &[u8],
+    paths: &Paths,
+    runtime_dir: Option<&Path>,
+    busy: &StoreError,
+) {
+    use crate::relay::spool::Spool;
+    let message = match Spool::for_process(&paths.data_dir, runtime_dir)
+        .and_then(|spool| spool.put(event, at, bytes))
+    {
+        Ok(file) => format!(
+            "the store is held by another process ({busy}); the event waits in the spool ({}) \
+             for the daemon or the next hook that finds the store free",
+            file.display()
+        ),
+        Err(e) => format!(
+            "the store is held by another process ({busy}) and the spool cannot take the event ({e}); event dropped"
+        ),
+    };
+    log_line(paths, label, &message);
+}
+
+/// At most this many events left in the spool are captured by one hook process
+/// (its agent waits for it; the next hook takes the rest).
+const DRAIN_AT_MOST: usize = 50;
+
+/// Captures, oldest first, events that hook processes left in the spool while the
+/// store was held — only when no daemon runs (a daemon holds the drainer lock and
+/// captures them itself) and no other hook process drains. A file is removed once
+/// its event is in the store; one the store refuses again stops the drain.
+fn drain_left_events(
+    paths: &Paths,
+    runtime_dir: Option<&Path>,
+    config: &Config,
+    slot: &mut StoreSlot,
+) {
+    use crate::relay::spool::{Spool, SpoolError};
+    // Most hooks find nothing: one directory read, no lock taken.
+    if crate::relay::spool::Spool::waiting(&paths.data_dir, runtime_dir) == 0 {
+        return;
+    }
+    let Ok(mut spool) = Spool::for_process(&paths.data_dir, runtime_dir) else {
+        return;
+    };
+    if !spool.try_drain() {
+        return;
+    }
+    let Ok(files) = spool.pending() else { return };
+    for file in files.into_iter().take(DRAIN_AT_MOST) {
+        let label = "spool";
+        match Spool::read(&file) {
+            Ok(left) => {
+                match handle_event(&left.event, &left.payload, left.at, config, paths, slot) {
+                    Err(HookError::Store(e)) => {
+                        // Still held, or failing: it waits for the next capture.
+                        log_line(
+                            paths,
+                            label,
+                            &format!("{}: {e}; it stays in the spool", file.display()),
+                        );
+                        slot.close();
+                        return;
+                    }
+                    Err(e) => {
+                        log_line(paths, label, &format!("{}: {e}", file.display()));
+                        Spool::done(&file);
+                    }
+                    Ok(_) => Spool::done(&file),
+                }
+            }
+            Err(SpoolError::Io(..)) => return,
+            Err(malformed @ SpoolError::Malformed(_)) => {
+                log_line(paths, label, &format!("{malformed}; dropped"));
+                Spool::done(&file);
+            }
+        }
     }
 }
 
@@ -267,6 +410,8 @@ pub enum HookError {
     Payload(#[from] payload::PayloadError),
     #[error("{0}; event dropped")]
     OpenCode(#[from] opencode::AdaptError),
+    #[error("unknown Claude Code hook event \"{0}\"; dropped")]
+    UnknownEvent(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

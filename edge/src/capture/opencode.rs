@@ -78,17 +78,7 @@ pub enum AdaptError {
 /// failures in the hook log).
 pub fn run(event: &str, env: &Env) {
     let label = format!("opencode {}", printable(event));
-    let event = event.to_owned();
-    super::run_guarded(&label, env, move |bytes, config, paths, skew| {
-        handle(
-            &event,
-            bytes,
-            UnixMillis::now(),
-            config,
-            paths,
-            &mut StoreSlot::new(paths, config, skew),
-        )
-    });
+    super::run_guarded(&label, env, crate::relay::Event::OpenCode(event.to_owned()));
 }
 
 /// Whether the plugin reads what `event` prints: the events [`adapt`] turns into

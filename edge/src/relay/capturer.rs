@@ -310,28 +310,14 @@ pub(super) fn capture_event(
     // Read again for each event: a skipped project or a changed bound holds at once,
     // as it does for hook processes; a config that does not parse keeps the daemon's.
     let config = config::read_config(&app.paths.config_file).unwrap_or_else(|_| app.config.clone());
-    let (label, outcome) = match event {
-        // `read_request` refused the names it does not know; a spool file naming
-        // one was not written by this daemon.
-        Event::ClaudeCode(name) => match HookEvent::from_arg(name) {
-            Some(hook) => (
-                hook.claude_name().to_owned(),
-                catch(|| capture::handle(hook, payload, at, &config, &app.paths, slot)),
-            ),
-            None => {
-                capture::log_line(
-                    &app.paths,
-                    "relay",
-                    &format!("unknown Claude Code hook event {name:?}; dropped"),
-                );
-                return answered(String::new());
-            }
-        },
-        Event::OpenCode(name) => (
-            format!("opencode {}", name.escape_debug()),
-            catch(|| capture::opencode::handle(name, payload, at, &config, &app.paths, slot)),
-        ),
+    let label = match event {
+        Event::ClaudeCode(name) => HookEvent::from_arg(name)
+            .map_or_else(|| "relay".to_owned(), |hook| hook.claude_name().to_owned()),
+        Event::OpenCode(name) => format!("opencode {}", name.escape_debug()),
     };
+    // `read_request` refused the names it does not know; a spool file naming one
+    // was not written by this daemon, and is dropped (logged) like a bad payload.
+    let outcome = catch(|| capture::handle_event(event, payload, at, &config, &app.paths, slot));
     match outcome {
         Ok(answer) => answered(answer.unwrap_or_default()),
         Err(failure) => {

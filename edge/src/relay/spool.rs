@@ -70,12 +70,47 @@ fn owned_private_dir(dir: &Path, owner: u32) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Held by whoever captures what the spool holds — a daemon for its whole life, a
+/// `solaria hook` process while it drains (`Spool::try_drain`) — so that no two
+/// processes capture one file.
+const DRAINER: &str = "drainer.lock";
+
+/// Makes the spool directory of `data_dir` (and its user's directory) if missing,
+/// private to the data dir's owner; its path.
+fn make(data_dir: &Path, runtime_dir: Option<&Path>) -> std::io::Result<PathBuf> {
+    let unreadable = || {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("cannot read the data dir {}", data_dir.display()),
+        )
+    };
+    let dir = location(data_dir, runtime_dir).ok_or_else(unreadable)?;
+    let owner = std::fs::metadata(data_dir)?.uid();
+    if let Some(user_dir) = dir.parent() {
+        owned_private_dir(user_dir, owner)?;
+    }
+    owned_private_dir(&dir, owner)?;
+    Ok(dir)
+}
+
+/// The drainer lock's file in the spool `dir`, opened (made if missing).
+fn drainer_file(dir: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(dir.join(DRAINER))
+}
+
 /// Where events wait between the hook's answer and the store.
 #[derive(Debug)]
 pub struct Spool {
     dir: PathBuf,
     /// Orders the files of events spooled in the same millisecond.
     next: AtomicU64,
+    /// The drainer lock, while this process holds it (released with the file).
+    drainer: Option<std::fs::File>,
 }
 
 /// One event read back from the spool.
@@ -100,19 +135,13 @@ impl Spool {
     /// The daemon's spool of `data_dir` (see [`location`]), its directories made
     /// if missing, marked as one a daemon captures; files a hook began and did not
     /// finish (a crash mid-write: never acknowledged) are removed.
+    ///
+    /// The daemon holds the drainer lock from here on, waiting for a `solaria hook`
+    /// process that drains the spool now to finish.
     pub fn open(data_dir: &Path, runtime_dir: Option<&Path>) -> std::io::Result<Spool> {
-        let unreadable = || {
-            std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                format!("cannot read the data dir {}", data_dir.display()),
-            )
-        };
-        let dir = location(data_dir, runtime_dir).ok_or_else(unreadable)?;
-        let owner = std::fs::metadata(data_dir)?.uid();
-        if let Some(user_dir) = dir.parent() {
-            owned_private_dir(user_dir, owner)?;
-        }
-        owned_private_dir(&dir, owner)?;
+        let dir = make(data_dir, runtime_dir)?;
+        let drainer = drainer_file(&dir)?;
+        drainer.lock()?;
         for entry in std::fs::read_dir(&dir)?.flatten() {
             let path = entry.path();
             match path.extension().and_then(|x| x.to_str()) {
@@ -137,7 +166,37 @@ impl Spool {
         Ok(Spool {
             dir,
             next: AtomicU64::new(0),
+            drainer: Some(drainer),
         })
+    }
+
+    /// For a `solaria hook` process (no daemon took its event) that found the store
+    /// held by another process past its wait: the spool of `data_dir`, made if
+    /// missing, where the event waits for whoever captures next — a daemon when it
+    /// starts or runs, or a later hook process that finds the store free.
+    pub fn for_process(data_dir: &Path, runtime_dir: Option<&Path>) -> std::io::Result<Spool> {
+        Ok(Spool {
+            dir: make(data_dir, runtime_dir)?,
+            next: AtomicU64::new(0),
+            drainer: None,
+        })
+    }
+
+    /// Takes the drainer lock if nobody holds it (a running daemon always does):
+    /// whether this process may now capture the pending files. Held until the
+    /// spool is dropped.
+    pub fn try_drain(&mut self) -> bool {
+        if self.drainer.is_some() {
+            return true;
+        }
+        let Ok(file) = drainer_file(&self.dir) else {
+            return false;
+        };
+        if file.try_lock().is_err() {
+            return false;
+        }
+        self.drainer = Some(file);
+        true
     }
 
     /// For a hook that reached the daemon of process `daemon` on the socket: the
@@ -164,6 +223,7 @@ impl Spool {
         usable.then(|| Spool {
             dir,
             next: AtomicU64::new(0),
+            drainer: None,
         })
     }
 
@@ -352,6 +412,25 @@ mod tests {
     }
 
     #[test]
+    fn one_process_drains_at_a_time_and_a_daemon_for_its_whole_life() {
+        let dir = tempfile::tempdir().expect("dir");
+        let run = tempfile::tempdir().expect("runtime dir");
+        let process = || Spool::for_process(dir.path(), Some(run.path())).expect("spool");
+        let (mut first, mut second) = (process(), process());
+        assert_eq!(first.dir(), second.dir());
+        assert!(first.try_drain());
+        assert!(!second.try_drain(), "another hook process drains");
+        drop(first);
+        assert!(second.try_drain(), "it is done");
+        drop(second);
+        let daemon = Spool::open(dir.path(), Some(run.path())).expect("spool");
+        let mut hook = process();
+        assert!(!hook.try_drain(), "the running daemon captures what waits");
+        drop(daemon);
+        assert!(hook.try_drain(), "the daemon is gone");
+    }
+
+    #[test]
     fn a_file_cut_short_is_dropped_and_a_foreign_one_refused() {
         let dir = tempfile::tempdir().expect("dir");
         let run = tempfile::tempdir().expect("runtime dir");
@@ -362,6 +441,7 @@ mod tests {
         std::fs::write(&foreign, "GET / HTTP/1.1\n12\n{}").expect("write");
         assert_eq!(spool.pending().expect("pending"), vec![foreign.clone()]);
         // A daemon starting again removes what a crash cut short.
+        drop(spool);
         let spool = Spool::open(dir.path(), Some(run.path())).expect("spool");
         assert!(!partial.exists());
         assert_eq!(spool.pending().expect("pending"), vec![foreign.clone()]);

@@ -332,6 +332,15 @@ fn setup(conn: &mut Connection, path: &Path, machine_name: &str) -> Result<(), S
     migrate::run(conn, path, machine_name)
 }
 
+impl StoreError {
+    /// Whether another connection held the store past this one's wait (a write
+    /// lock, or the exclusive moment of a new store's setup): the same request may
+    /// succeed later.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, StoreError::Sqlite(e) if is_busy(e))
+    }
+}
+
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
