@@ -803,8 +803,43 @@ fn an_answered_event_the_store_refuses_waits_in_the_spool() {
 #[test]
 fn answered_events_are_not_lost_to_kill_9_before_they_are_written() {
     let edge = Edge::new("laptop");
-    let mut api = relaying(&edge);
-    let client = lone_client(&edge);
+    let db = held_by_a_killed_daemon(&edge);
+    // The next daemon captures them first.
+    let _api = relaying(&edge);
+    edge.settled();
+    assert_eq!(agent_sessions(&db), ["s-1"]);
+    assert_eq!(
+        edge.count("SELECT count(*) FROM observations WHERE kind = 'prompt'"),
+        1
+    );
+}
+
+/// With no daemon started again, the next hook process that writes captures what
+/// the killed one held, after its own event.
+#[test]
+fn what_a_killed_daemon_held_is_captured_by_the_next_hook_process_without_a_daemon() {
+    let edge = Edge::new("laptop");
+    let db = held_by_a_killed_daemon(&edge);
+    let p = edge.project.clone();
+    edge.hook(
+        "post-tool-use",
+        tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b")),
+    );
+    assert_eq!(edge.spooled(), 0, "{}", edge.hook_log());
+    assert_eq!(agent_sessions(&db), ["s-1"]);
+    assert_eq!(
+        edge.strings("SELECT input FROM observations WHERE kind = 'prompt'"),
+        ["where is the deploy script?"]
+    );
+    assert_eq!(tool_titles(&edge), ["Bash: ls"]);
+}
+
+/// A daemon answers a session's start and a prompt while another connection holds
+/// the store's write lock, and is killed (-9) before it could write them; the lock is
+/// then released. Returns a connection to the store, which holds neither event.
+fn held_by_a_killed_daemon(edge: &Edge) -> rusqlite::Connection {
+    let mut api = relaying(edge);
+    let client = lone_client(edge);
     let p = edge.project.clone();
     let holder = edge.db();
     holder
@@ -819,7 +854,7 @@ fn answered_events_are_not_lost_to_kill_9_before_they_are_written() {
             prompt("s-1", &p, "where is the deploy script?"),
         ),
     ] {
-        let out = hook(&edge, &client, &[event], &payload);
+        let out = hook(edge, &client, &[event], &payload);
         assert!(out.status.success(), "{event}");
     }
     assert_eq!(edge.spooled(), 2, "both held until they are written");
@@ -827,15 +862,7 @@ fn answered_events_are_not_lost_to_kill_9_before_they_are_written() {
     api.daemon.0.wait().expect("reaped");
     holder.execute_batch("ROLLBACK").expect("release the lock");
     assert!(agent_sessions(&holder).is_empty());
-
-    // The next daemon captures them first.
-    let _api = relaying(&edge);
-    edge.settled();
-    assert_eq!(agent_sessions(&holder), ["s-1"]);
-    assert_eq!(
-        edge.count("SELECT count(*) FROM observations WHERE kind = 'prompt'"),
-        1
-    );
+    holder
 }
 
 #[test]

@@ -144,16 +144,9 @@ impl Spool {
         drainer.lock()?;
         for entry in std::fs::read_dir(&dir)?.flatten() {
             let path = entry.path();
-            match path.extension().and_then(|x| x.to_str()) {
-                // A temporary file of `write_atomic`'s that was never renamed.
-                Some("tmp") => {
-                    let _ = std::fs::remove_file(&path);
-                }
-                // An answered event a daemon that died held: captured like the rest.
-                Some(HELD) => {
-                    Spool::release(&path)?;
-                }
-                _ => {}
+            // A temporary file of `write_atomic`'s that was never renamed.
+            if path.extension().is_some_and(|x| x == "tmp") {
+                let _ = std::fs::remove_file(&path);
             }
         }
         std::fs::OpenOptions::new()
@@ -163,11 +156,13 @@ impl Spool {
             .mode(0o600)
             .open(dir.join(MARKER))?
             .write_all(format!("{}\n", std::process::id()).as_bytes())?;
-        Ok(Spool {
+        let spool = Spool {
             dir,
             next: AtomicU64::new(0),
             drainer: Some(drainer),
-        })
+        };
+        spool.release_held()?;
+        Ok(spool)
     }
 
     /// For a `solaria hook` process (no daemon took its event) that found the store
@@ -184,7 +179,8 @@ impl Spool {
 
     /// Takes the drainer lock if nobody holds it (a running daemon always does):
     /// whether this process may now capture the pending files. Held until the
-    /// spool is dropped.
+    /// spool is dropped. The answered events a daemon held when it died are made
+    /// pending first: with the lock taken, that daemon is gone.
     pub fn try_drain(&mut self) -> bool {
         if self.drainer.is_some() {
             return true;
@@ -196,7 +192,21 @@ impl Spool {
             return false;
         }
         self.drainer = Some(file);
+        // One that cannot be renamed now stays held, for the next drainer.
+        let _ = self.release_held();
         true
+    }
+
+    /// Makes pending, in their places, the answered events a daemon held when it
+    /// died; only the drainer lock's holder may (it proves that daemon gone).
+    fn release_held(&self) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(&self.dir)?.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|x| x == HELD) {
+                Spool::release(&path)?;
+            }
+        }
+        Ok(())
     }
 
     /// For a hook that reached the daemon of process `daemon` on the socket: the
@@ -424,10 +434,26 @@ mod tests {
         assert!(second.try_drain(), "it is done");
         drop(second);
         let daemon = Spool::open(dir.path(), Some(run.path())).expect("spool");
+        let held = daemon
+            .hold(
+                &Event::ClaudeCode("session-start".into()),
+                UnixMillis(1),
+                b"{}",
+            )
+            .expect("hold");
         let mut hook = process();
         assert!(!hook.try_drain(), "the running daemon captures what waits");
+        assert!(
+            hook.pending().expect("pending").is_empty(),
+            "and holds its own"
+        );
         drop(daemon);
         assert!(hook.try_drain(), "the daemon is gone");
+        assert_eq!(
+            hook.pending().expect("pending"),
+            vec![held.with_extension(EXTENSION)],
+            "what it held is pending now"
+        );
     }
 
     #[test]
