@@ -77,11 +77,11 @@ impl Args {
                 "hook spool",
                 Status::Stale,
                 format!(
-                    "{} hook event(s) the daemon acknowledged wait in {} to be captured",
+                    "{} hook event(s) wait in {} to be captured (acknowledged by a daemon, or left by hooks that found the store busy)",
                     health.spooled,
                     health.spool_dir.as_deref().unwrap_or("its spool")
                 ),
-                Some("start the daemon (`solaria serve`): it captures them first".into()),
+                Some("start the daemon (`solaria serve`): it captures them first; without it, the next hook that writes captures up to 50".into()),
             ));
         }
         let now = UnixMillis::now();

@@ -15,8 +15,9 @@ pub struct MemoryHealth {
     pub daemon: Option<String>,
     /// The hooks' socket (`crate::relay`) when a daemon takes events on it.
     pub hooks_socket: Option<String>,
-    /// Hook events a daemon acknowledged and has not captured yet (`crate::relay::spool`):
-    /// a daemon stopped in between leaves them for the next one.
+    /// Hook events waiting in the spool (`crate::relay::spool`): acknowledged by a
+    /// daemon stopped before it captured them, or left by hook processes that found
+    /// the store held by another process.
     pub spooled: usize,
     /// Where they wait.
     pub spool_dir: Option<String>,
