@@ -833,6 +833,39 @@ fn what_a_killed_daemon_held_is_captured_by_the_next_hook_process_without_a_daem
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
 }
 
+/// With no daemon, the hook process that drains the spool drops a file that holds no
+/// event (logged) and captures the events after it.
+#[test]
+fn without_a_daemon_a_spool_file_that_holds_no_event_is_dropped_and_the_rest_captured() {
+    use solaria_edge::relay::{Event, spool::Spool};
+    let edge = Edge::new("laptop");
+    let p = edge.project.clone();
+    let spool = Spool::for_process(&edge.data(), Some(&edge.runtime_dir())).expect("spool");
+    let stray = spool.dir().join("00000000000000000001-1-00000000.event");
+    std::fs::write(&stray, "not a hook event\n").expect("a stray file");
+    let left = tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b"));
+    let a_second_ago = solaria_shared::UnixMillis(solaria_shared::UnixMillis::now().0 - 1_000);
+    spool
+        .put(
+            &Event::ClaudeCode("post-tool-use".into()),
+            a_second_ago,
+            left.to_string().as_bytes(),
+        )
+        .expect("an event left by a hook");
+    edge.hook(
+        "post-tool-use",
+        tool("s-1", &p, "Bash", json!({"command": "pwd"}), json!("/work")),
+    );
+    assert_eq!(edge.spooled(), 0, "{}", edge.hook_log());
+    assert!(!stray.exists());
+    assert_eq!(tool_titles(&edge), ["Bash: ls", "Bash: pwd"]);
+    let log = edge.hook_log();
+    assert!(
+        log.contains("is not a spooled hook event; dropped"),
+        "{log}"
+    );
+}
+
 /// A daemon answers a session's start and a prompt while another connection holds
 /// the store's write lock, and is killed (-9) before it could write them; the lock is
 /// then released. Returns a connection to the store, which holds neither event.

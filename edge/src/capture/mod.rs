@@ -338,8 +338,9 @@ fn drain_left_events(
     slot: &mut StoreSlot,
 ) {
     use crate::relay::spool::{Spool, SpoolError};
+    const LABEL: &str = "spool";
     // Most hooks find nothing: one directory read, no lock taken.
-    if crate::relay::spool::Spool::waiting(&paths.data_dir, runtime_dir) == 0 {
+    if Spool::waiting(&paths.data_dir, runtime_dir) == 0 {
         return;
     }
     let Ok(mut spool) = Spool::for_process(&paths.data_dir, runtime_dir) else {
@@ -350,33 +351,46 @@ fn drain_left_events(
     }
     let Ok(files) = spool.pending() else { return };
     for file in files.into_iter().take(DRAIN_AT_MOST) {
-        let label = "spool";
-        match Spool::read(&file) {
-            Ok(left) => {
-                match handle_event(&left.event, &left.payload, left.at, config, paths, slot) {
-                    Err(HookError::Store(e)) => {
-                        // Still held, or failing: it waits for the next capture.
-                        log_line(
-                            paths,
-                            label,
-                            &format!("{}: {e}; it stays in the spool", file.display()),
-                        );
-                        slot.close();
-                        return;
-                    }
-                    Err(e) => {
-                        log_line(paths, label, &format!("{}: {e}", file.display()));
-                        Spool::done(&file);
-                    }
-                    Ok(_) => Spool::done(&file),
-                }
-            }
+        let left = match Spool::read(&file) {
+            Ok(left) => left,
+            // Being renamed or removed: left for the next drain.
             Err(SpoolError::Io(..)) => return,
             Err(malformed @ SpoolError::Malformed(_)) => {
-                log_line(paths, label, &format!("{malformed}; dropped"));
+                log_line(paths, LABEL, &format!("{malformed}; dropped"));
                 Spool::done(&file);
+                continue;
+            }
+        };
+        // A panic costs that event alone (as in the daemon), not the files after it.
+        let captured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handle_event(&left.event, &left.payload, left.at, config, paths, slot)
+        }));
+        match captured {
+            Ok(Err(HookError::Store(e))) => {
+                // Held again, or failing: it waits for the next capture.
+                log_line(
+                    paths,
+                    LABEL,
+                    &format!("{}: {e}; it stays in the spool", file.display()),
+                );
+                slot.close();
+                return;
+            }
+            Ok(Err(e)) => log_line(paths, LABEL, &format!("{}: {e}", file.display())),
+            Ok(Ok(_)) => {}
+            Err(_) => {
+                slot.close();
+                log_line(
+                    paths,
+                    LABEL,
+                    &format!(
+                        "{}: internal error (panic) while capturing; dropped",
+                        file.display()
+                    ),
+                );
             }
         }
+        Spool::done(&file);
     }
 }
 
