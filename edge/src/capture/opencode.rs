@@ -78,7 +78,7 @@ pub enum AdaptError {
 /// failures in the hook log).
 pub fn run(event: &str, env: &Env) {
     let label = format!("opencode {}", printable(event));
-    super::run_guarded(&label, env, crate::relay::Event::OpenCode(event.to_owned()));
+    super::process::run_guarded(&label, env, crate::relay::Event::OpenCode(event.to_owned()));
 }
 
 /// Whether the plugin reads what `event` prints: the events [`adapt`] turns into

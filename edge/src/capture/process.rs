@@ -1,0 +1,222 @@
+//! One hook event in a `solaria hook` process: the hook contract around it (config
+//! read leniently, a watchdog, stdin within bounds, panics caught, failures logged,
+//! exit 0), and what the process does when another process holds the store: the
+//! event waits in the spool, and a later hook process that writes captures what
+//! waits there when no daemon runs (`crate::relay::spool`).
+
+use super::{HookError, MAX_PAYLOAD_BYTES, StoreSlot, handle_event, log_line};
+use crate::config::{self, Config, Env, Paths};
+use crate::store::StoreError;
+use solaria_shared::UnixMillis;
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+
+/// How long a hook process waits for a store another process is writing. Hooks'
+/// own writes take milliseconds; a lock held longer is a long `solaria sync`,
+/// `prune` or `embed`, and the agent must not wait for it: the event then waits in
+/// the spool instead (see [`run_guarded`]), well within the hook's watchdog.
+pub(super) const HOOK_STORE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The hook contract around one event of a hook process: config read leniently,
+/// a watchdog, stdin read within bounds, panics caught, failures logged under
+/// `label`, exit 0 whatever happens, stdout only for what the event's hook prints.
+///
+/// When the store stays held by another process past [`HOOK_STORE_WAIT`], the
+/// event is put in the spool rather than dropped (a daemon captures it when it
+/// starts or runs, or a later hook process that finds the store free), and a hook
+/// that prints is answered from a read of the store. A hook process that did
+/// write captures, once its own event is in, what such processes left there when
+/// no daemon runs.
+pub(super) fn run_guarded(label: &str, env: &Env, event: crate::relay::Event) {
+    let (config, paths, config_error) = config::load_lenient(env);
+    if let Some(e) = config_error {
+        log_line(
+            &paths,
+            label,
+            &format!("config ignored, using defaults: {e}"),
+        );
+    }
+    start_watchdog(
+        label.to_owned(),
+        paths.clone(),
+        config.capture.hook_timeout_ms,
+    );
+    let skew = env.clock_skew_ms;
+    let no_capture = env.no_capture;
+    let runtime_dir = env.xdg_runtime_dir.as_deref();
+    let outcome = std::panic::catch_unwind(|| {
+        let bytes = read_stdin()?;
+        if no_capture {
+            // The summarizer's own agent run: capturing it would make a session
+            // that the summarizer then summarizes, and so on. The payload is still
+            // read, so the agent never writes into a closed pipe.
+            return Ok(None);
+        }
+        let at = UnixMillis::now();
+        let mut slot = StoreSlot::new(&paths, &config, skew);
+        match handle_event(&event, &bytes, at, &config, &paths, &mut slot) {
+            Err(HookError::Store(e)) if e.is_busy() => {
+                slot.close();
+                keep_in_spool(label, &event, at, &bytes, &paths, runtime_dir, &e);
+                if !event.prints() {
+                    return Ok(None);
+                }
+                let mut reading = StoreSlot::answering(&paths, &config, skew);
+                handle_event(&event, &bytes, at, &config, &paths, &mut reading)
+            }
+            Ok(answer) => {
+                drain_left_events(&paths, runtime_dir, &config, &mut slot);
+                Ok(answer)
+            }
+            failed => failed,
+        }
+    });
+    match outcome {
+        Ok(Ok(Some(output))) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed stdout (the agent gave up waiting) is not our failure.
+            let _ = stdout.write_all(output.as_bytes());
+            let _ = stdout.flush();
+        }
+        Ok(Ok(None)) => {}
+        Ok(Err(e)) => log_line(&paths, label, &e.to_string()),
+        Err(_) => log_line(
+            &paths,
+            label,
+            "internal error (panic) while capturing; event dropped",
+        ),
+    }
+}
+
+/// Puts an event the store did not take (held by another process past
+/// [`HOOK_STORE_WAIT`]) into the spool, where it waits for the next capture;
+/// logged either way. Where no spool can be made, the event is lost, as before.
+fn keep_in_spool(
+    label: &str,
+    event: &crate::relay::Event,
+    at: UnixMillis,
+    bytes: &[u8],
+    paths: &Paths,
+    runtime_dir: Option<&Path>,
+    busy: &StoreError,
+) {
+    use crate::relay::spool::Spool;
+    let message = match Spool::for_process(&paths.data_dir, runtime_dir)
+        .and_then(|spool| spool.put(event, at, bytes))
+    {
+        Ok(file) => format!(
+            "the store is held by another process ({busy}); the event waits in the spool ({}) \
+             for the daemon or the next hook that finds the store free",
+            file.display()
+        ),
+        Err(e) => format!(
+            "the store is held by another process ({busy}) and the spool cannot take the event ({e}); event dropped"
+        ),
+    };
+    log_line(paths, label, &message);
+}
+
+/// At most this many events left in the spool are captured by one hook process
+/// (its agent waits for it; the next hook takes the rest).
+const DRAIN_AT_MOST: usize = 50;
+
+/// Captures, oldest first, events that hook processes left in the spool while the
+/// store was held — only when no daemon runs (a daemon holds the drainer lock and
+/// captures them itself) and no other hook process drains. A file is removed once
+/// its event is in the store; one the store refuses again stops the drain.
+fn drain_left_events(
+    paths: &Paths,
+    runtime_dir: Option<&Path>,
+    config: &Config,
+    slot: &mut StoreSlot,
+) {
+    use crate::relay::spool::{Spool, SpoolError};
+    const LABEL: &str = "spool";
+    // Most hooks find nothing: one directory read, no lock taken.
+    if Spool::waiting(&paths.data_dir, runtime_dir) == 0 {
+        return;
+    }
+    let Ok(mut spool) = Spool::for_process(&paths.data_dir, runtime_dir) else {
+        return;
+    };
+    if !spool.try_drain() {
+        return;
+    }
+    let Ok(files) = spool.pending() else { return };
+    for file in files.into_iter().take(DRAIN_AT_MOST) {
+        let left = match Spool::read(&file) {
+            Ok(left) => left,
+            // Being renamed or removed: left for the next drain.
+            Err(SpoolError::Io(..)) => return,
+            Err(malformed @ SpoolError::Malformed(_)) => {
+                log_line(paths, LABEL, &format!("{malformed}; dropped"));
+                Spool::done(&file);
+                continue;
+            }
+        };
+        // A panic costs that event alone (as in the daemon), not the files after it.
+        let captured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handle_event(&left.event, &left.payload, left.at, config, paths, slot)
+        }));
+        match captured {
+            Ok(Err(HookError::Store(e))) => {
+                // Held again, or failing: it waits for the next capture.
+                log_line(
+                    paths,
+                    LABEL,
+                    &format!("{}: {e}; it stays in the spool", file.display()),
+                );
+                slot.close();
+                return;
+            }
+            Ok(Err(e)) => log_line(paths, LABEL, &format!("{}: {e}", file.display())),
+            Ok(Ok(_)) => {}
+            Err(_) => {
+                slot.close();
+                log_line(
+                    paths,
+                    LABEL,
+                    &format!(
+                        "{}: internal error (panic) while capturing; dropped",
+                        file.display()
+                    ),
+                );
+            }
+        }
+        Spool::done(&file);
+    }
+}
+
+/// Ends the process (exit 0, logged) if the hook runs past `timeout_ms`: a stdin
+/// that never closes or a store locked by a stuck process must not hold the agent.
+/// Exiting mid-transaction is safe: SQLite rolls an unfinished write back.
+fn start_watchdog(label: String, paths: Paths, timeout_ms: u64) {
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(timeout_ms));
+        log_line(
+            &paths,
+            &label,
+            &format!(
+                "gave up after {timeout_ms} ms (stdin still open or store locked); event dropped"
+            ),
+        );
+        std::process::exit(0);
+    });
+}
+
+fn read_stdin() -> Result<Vec<u8>, HookError> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(HookError::Terminal);
+    }
+    let mut bytes = Vec::new();
+    stdin
+        .lock()
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(HookError::Read)?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        return Err(HookError::TooLarge);
+    }
+    Ok(bytes)
+}
