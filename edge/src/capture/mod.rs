@@ -12,7 +12,10 @@ pub mod observe;
 pub mod opencode;
 pub mod payload;
 mod process;
+mod relayed;
 mod transcript;
+
+pub use relayed::{Captured, SpoolFile, capture_logged, capture_spool_file, handle_event};
 
 use crate::config::{Config, Env, Paths};
 use crate::context;
@@ -193,30 +196,6 @@ impl StoreSlot {
     /// connection in a bad state is not kept.
     pub fn close(&mut self) {
         self.store = None;
-    }
-}
-
-/// One relayed or spooled event captured into `slot`'s store as of `at`: a Claude
-/// Code hook by its `solaria hook` argument, an OpenCode event by its name; what
-/// its hook prints. The hook process, the daemon's relay and the spool's drains
-/// all capture through this.
-pub fn handle_event(
-    event: &crate::relay::Event,
-    bytes: &[u8],
-    at: UnixMillis,
-    config: &Config,
-    paths: &Paths,
-    slot: &mut StoreSlot,
-) -> Result<Option<String>, HookError> {
-    match event {
-        crate::relay::Event::ClaudeCode(name) => {
-            let hook = HookEvent::from_arg(name)
-                .ok_or_else(|| HookError::UnknownEvent(name.escape_debug().to_string()))?;
-            handle(hook, bytes, at, config, paths, slot)
-        }
-        crate::relay::Event::OpenCode(name) => {
-            opencode::handle(name, bytes, at, config, paths, slot)
-        }
     }
 }
 

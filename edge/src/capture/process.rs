@@ -4,7 +4,9 @@
 //! event waits in the spool, and a later hook process that writes captures what
 //! waits there when no daemon runs (`crate::relay::spool`).
 
-use super::{HookError, MAX_PAYLOAD_BYTES, StoreSlot, handle_event, log_line};
+use super::{
+    HookError, MAX_PAYLOAD_BYTES, SpoolFile, StoreSlot, capture_spool_file, handle_event, log_line,
+};
 use crate::config::{self, Config, Env, Paths};
 use crate::store::StoreError;
 use solaria_shared::UnixMillis;
@@ -123,15 +125,15 @@ const DRAIN_AT_MOST: usize = 50;
 /// Captures, oldest first, events that hook processes left in the spool while the
 /// store was held — only when no daemon runs (a daemon holds the drainer lock and
 /// captures them itself) and no other hook process drains. A file is removed once
-/// its event is in the store; one the store refuses again stops the drain.
+/// its event is in the store ([`capture_spool_file`], as the daemon does); one the
+/// store refuses again stops the drain.
 fn drain_left_events(
     paths: &Paths,
     runtime_dir: Option<&Path>,
     config: &Config,
     slot: &mut StoreSlot,
 ) {
-    use crate::relay::spool::{Spool, SpoolError};
-    const LABEL: &str = "spool";
+    use crate::relay::spool::Spool;
     // Most hooks find nothing: one directory read, no lock taken.
     if Spool::waiting(&paths.data_dir, runtime_dir) == 0 {
         return;
@@ -144,46 +146,12 @@ fn drain_left_events(
     }
     let Ok(files) = spool.pending() else { return };
     for file in files.into_iter().take(DRAIN_AT_MOST) {
-        let left = match Spool::read(&file) {
-            Ok(left) => left,
-            // Being renamed or removed: left for the next drain.
-            Err(SpoolError::Io(..)) => return,
-            Err(malformed @ SpoolError::Malformed(_)) => {
-                log_line(paths, LABEL, &format!("{malformed}; dropped"));
-                Spool::done(&file);
-                continue;
-            }
-        };
-        // A panic costs that event alone (as in the daemon), not the files after it.
-        let captured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            handle_event(&left.event, &left.payload, left.at, config, paths, slot)
-        }));
-        match captured {
-            Ok(Err(HookError::Store(e))) => {
-                // Held again, or failing: it waits for the next capture.
-                log_line(
-                    paths,
-                    LABEL,
-                    &format!("{}: {e}; it stays in the spool", file.display()),
-                );
-                slot.close();
-                return;
-            }
-            Ok(Err(e)) => log_line(paths, LABEL, &format!("{}: {e}", file.display())),
-            Ok(Ok(_)) => {}
-            Err(_) => {
-                slot.close();
-                log_line(
-                    paths,
-                    LABEL,
-                    &format!(
-                        "{}: internal error (panic) while capturing; dropped",
-                        file.display()
-                    ),
-                );
-            }
+        if let SpoolFile::Kept(why) = capture_spool_file(&file, config, paths, slot) {
+            // Held again, or failing: it and the rest wait for the next capture.
+            let message = format!("{}: {why}; it stays in the spool", file.display());
+            log_line(paths, "spool", &message);
+            return;
         }
-        Spool::done(&file);
     }
 }
 

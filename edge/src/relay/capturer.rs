@@ -5,9 +5,9 @@
 //! tried again later, never in a loop against a store that keeps failing.
 
 use super::Event;
-use super::spool::{Spool, SpoolError, Spooled};
+use super::spool::{Spool, Spooled};
 use crate::app::App;
-use crate::capture::{self, StoreSlot, payload::HookEvent};
+use crate::capture::{self, Captured, StoreSlot};
 use crate::config;
 use solaria_shared::UnixMillis;
 use std::collections::HashMap;
@@ -253,45 +253,25 @@ fn keep_answered(
     }
 }
 
-/// Captures one spool file: removed once its event is in the store, or when it
-/// holds no event; kept when the store or the file cannot be read now.
+/// Captures one spool file ([`capture::capture_spool_file`]); one the store did
+/// not take, or that cannot be read now, is kept (tried again later, and at the
+/// next daemon start).
 fn capture_spooled(app: &App, slot: &mut StoreSlot, file: &Path, kept: &mut Kept) {
-    let keep = |kept: &mut Kept, why: &str| {
-        // Not lost: tried again later, and at the next daemon start.
-        capture::log_line(
-            &app.paths,
-            "relay",
-            &format!("{}: {why}; it stays in the spool", file.display()),
-        );
-        kept.files.insert(file.to_owned(), kept.captured);
-    };
-    match Spool::read(file) {
-        Ok(Spooled { event, at, payload }) => {
-            if capture_event(app, slot, &event, &payload, at).store_failed {
-                keep(kept, "the store did not take it");
-            } else {
-                kept.stored();
-                kept.files.remove(file);
-                Spool::done(file);
-            }
+    match capture::capture_spool_file(file, &current_config(app), &app.paths, slot) {
+        capture::SpoolFile::Captured => {
+            kept.stored();
+            kept.files.remove(file);
         }
-        // It may read another time; it is the event's only copy.
-        Err(SpoolError::Io(_, e)) => keep(kept, &format!("cannot be read ({e})")),
-        Err(malformed @ SpoolError::Malformed(_)) => {
-            // Never an event (the hooks write whole files): nothing to capture.
-            capture::log_line(&app.paths, "relay", &format!("{malformed}; dropped"));
-            Spool::done(file);
+        capture::SpoolFile::Dropped => {}
+        capture::SpoolFile::Kept(why) => {
+            capture::log_line(
+                &app.paths,
+                "relay",
+                &format!("{}: {why}; it stays in the spool", file.display()),
+            );
+            kept.files.insert(file.to_owned(), kept.captured);
         }
     }
-}
-
-/// How one relayed event's capture ended.
-pub(super) struct Captured {
-    /// What a `solaria hook` process would have printed.
-    pub(super) answer: String,
-    /// The store could not take the event (locked past the wait, a disk error):
-    /// unlike a payload that cannot be read, it is worth trying again.
-    store_failed: bool,
 }
 
 /// Captures `payload` as `event` would in a `solaria hook` process run `at`.
@@ -303,56 +283,14 @@ pub(super) fn capture_event(
     payload: &[u8],
     at: UnixMillis,
 ) -> Captured {
-    let answered = |answer: String| Captured {
-        answer,
-        store_failed: false,
-    };
-    // Read again for each event: a skipped project or a changed bound holds at once,
-    // as it does for hook processes; a config that does not parse keeps the daemon's.
-    let config = config::read_config(&app.paths.config_file).unwrap_or_else(|_| app.config.clone());
-    let label = match event {
-        Event::ClaudeCode(name) => HookEvent::from_arg(name)
-            .map_or_else(|| "relay".to_owned(), |hook| hook.claude_name().to_owned()),
-        Event::OpenCode(name) => format!("opencode {}", name.escape_debug()),
-    };
-    // `read_request` refused the names it does not know; a spool file naming one
-    // was not written by this daemon, and is dropped (logged) like a bad payload.
-    let outcome = catch(|| capture::handle_event(event, payload, at, &config, &app.paths, slot));
-    match outcome {
-        Ok(answer) => answered(answer.unwrap_or_default()),
-        Err(failure) => {
-            // The next event opens the store afresh rather than trust this connection.
-            slot.close();
-            capture::log_line(&app.paths, &label, &failure.message);
-            Captured {
-                answer: String::new(),
-                store_failed: failure.store,
-            }
-        }
-    }
+    capture::capture_logged(event, payload, at, &current_config(app), &app.paths, slot)
 }
 
-/// A capture that failed: its message, and whether the store was the cause.
-struct Failure {
-    message: String,
-    store: bool,
-}
-
-/// Runs `f`, a panic turned into a message like any failure.
-fn catch(
-    f: impl FnOnce() -> Result<Option<String>, capture::HookError>,
-) -> Result<Option<String>, Failure> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(e)) => Err(Failure {
-            store: matches!(e, capture::HookError::Store(_)),
-            message: e.to_string(),
-        }),
-        Err(_) => Err(Failure {
-            message: "internal error (panic) while capturing; event dropped".to_owned(),
-            store: false,
-        }),
-    }
+/// The config, read again for each event: a skipped project or a changed bound
+/// holds at once, as it does for hook processes; a config that does not parse
+/// keeps the daemon's.
+fn current_config(app: &App) -> config::Config {
+    config::read_config(&app.paths.config_file).unwrap_or_else(|_| app.config.clone())
 }
 
 #[cfg(test)]

@@ -1,0 +1,130 @@
+//! Capturing an event that did not arrive on this process's stdin: one the daemon
+//! took on its socket, or one a hook left in the spool. Failures are logged under
+//! the event's own name and a panic costs that event alone; the daemon's capture
+//! thread (`crate::relay::capturer`) and a hook process's drain (`process.rs`) both
+//! capture spool files here, so the two agree on what stays and what goes.
+
+use super::payload::HookEvent;
+use super::{HookError, StoreSlot, handle, log_line, opencode};
+use crate::config::{Config, Paths};
+use crate::relay::Event;
+use crate::relay::spool::{Spool, SpoolError, Spooled};
+use solaria_shared::UnixMillis;
+use std::path::Path;
+
+/// One relayed or spooled event captured into `slot`'s store as of `at`: a Claude
+/// Code hook by its `solaria hook` argument, an OpenCode event by its name; what
+/// its hook prints. The hook process, the daemon's relay and the spool's drains
+/// all capture through this.
+pub fn handle_event(
+    event: &Event,
+    bytes: &[u8],
+    at: UnixMillis,
+    config: &Config,
+    paths: &Paths,
+    slot: &mut StoreSlot,
+) -> Result<Option<String>, HookError> {
+    match event {
+        Event::ClaudeCode(name) => {
+            let hook = HookEvent::from_arg(name)
+                .ok_or_else(|| HookError::UnknownEvent(name.escape_debug().to_string()))?;
+            handle(hook, bytes, at, config, paths, slot)
+        }
+        Event::OpenCode(name) => opencode::handle(name, bytes, at, config, paths, slot),
+    }
+}
+
+/// How one event's capture ended.
+#[derive(Debug)]
+pub struct Captured {
+    /// What a `solaria hook` process would have printed.
+    pub answer: String,
+    /// The store could not take the event (locked past the wait, a disk error):
+    /// unlike a payload that cannot be read, it is worth trying again.
+    pub store_failed: bool,
+}
+
+/// [`handle_event`], its failure logged under the event's name (a panic too: the
+/// event is then dropped); after a failure `slot` is closed, so that the next
+/// event opens the store afresh rather than trust this connection.
+pub fn capture_logged(
+    event: &Event,
+    payload: &[u8],
+    at: UnixMillis,
+    config: &Config,
+    paths: &Paths,
+    slot: &mut StoreSlot,
+) -> Captured {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handle_event(event, payload, at, config, paths, slot)
+    }));
+    let (message, store_failed) = match outcome {
+        Ok(Ok(answer)) => {
+            return Captured {
+                answer: answer.unwrap_or_default(),
+                store_failed: false,
+            };
+        }
+        Ok(Err(e)) => (e.to_string(), matches!(e, HookError::Store(_))),
+        Err(_) => (
+            "internal error (panic) while capturing; event dropped".to_owned(),
+            false,
+        ),
+    };
+    slot.close();
+    log_line(paths, &label(event), &message);
+    Captured {
+        answer: String::new(),
+        store_failed,
+    }
+}
+
+/// The name an event's log lines go under: the hook's (`PostToolUse`), or
+/// `opencode <event>`.
+fn label(event: &Event) -> String {
+    match event {
+        Event::ClaudeCode(name) => HookEvent::from_arg(name)
+            .map_or_else(|| "relay".to_owned(), |hook| hook.claude_name().to_owned()),
+        Event::OpenCode(name) => format!("opencode {}", name.escape_debug()),
+    }
+}
+
+/// What became of one spool file.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SpoolFile {
+    /// Its event is in the store, or was refused as a hook process refuses it
+    /// (logged): the file is removed.
+    Captured,
+    /// It held no event (logged): the file is removed.
+    Dropped,
+    /// The store did not take it, or the file cannot be read now: it stays, the
+    /// event's only copy, for a later capture; why.
+    Kept(String),
+}
+
+/// Captures the event of one spool file (see [`SpoolFile`]).
+pub fn capture_spool_file(
+    file: &Path,
+    config: &Config,
+    paths: &Paths,
+    slot: &mut StoreSlot,
+) -> SpoolFile {
+    match Spool::read(file) {
+        Ok(Spooled { event, at, payload }) => {
+            if capture_logged(&event, &payload, at, config, paths, slot).store_failed {
+                SpoolFile::Kept("the store did not take it".to_owned())
+            } else {
+                Spool::done(file);
+                SpoolFile::Captured
+            }
+        }
+        // It may read another time.
+        Err(SpoolError::Io(_, e)) => SpoolFile::Kept(format!("cannot be read ({e})")),
+        Err(malformed @ SpoolError::Malformed(_)) => {
+            // Never an event (hooks write whole files): nothing to capture.
+            log_line(paths, "spool", &format!("{malformed}; dropped"));
+            Spool::done(file);
+            SpoolFile::Dropped
+        }
+    }
+}
