@@ -21,7 +21,7 @@ case "$host" in
     *-linux-gnu) ;;
     *) echo "static-hook: on $host solaria-hook stays dynamically linked" >&2; exit 0 ;;
 esac
-cargo rustc --quiet "${flags[@]}" -p solaria-edge --bin solaria-hook -- -C target-feature=+crt-static
+cargo rustc --quiet "${flags[@]}" -p solaria-hook --bin solaria-hook -- -C target-feature=+crt-static
 target="${CARGO_TARGET_DIR:-target}/$profile"
 cp "$target/solaria-hook" "$target/solaria-hook-static"
 echo "$(cd "$target" && pwd)/solaria-hook-static"

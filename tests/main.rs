@@ -11,6 +11,7 @@ mod central_ops;
 mod central_query;
 mod edge_cli;
 mod knowledge;
+mod layers;
 mod local_api;
 mod mcp_rmcp_client;
 mod mcp_stdio;

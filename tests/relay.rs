@@ -535,8 +535,8 @@ fn without_a_spool_each_event_is_written_before_its_hook_returns() {
     let edge = Edge::new("laptop");
     std::fs::create_dir_all(edge.data()).expect("data dir");
     // Where the spool would go, a file: the daemon cannot spool.
-    let spool = solaria_edge::relay::spool::location(&edge.data(), Some(&edge.runtime_dir()))
-        .expect("location");
+    let spool =
+        solaria_hook::spool::location(&edge.data(), Some(&edge.runtime_dir())).expect("location");
     std::fs::write(spool.parent().expect("user dir"), "").expect("block the spool");
     let _api = relaying(&edge);
     ls_hook(&edge, &lone_client(&edge));
@@ -837,14 +837,14 @@ fn what_a_killed_daemon_held_is_captured_by_the_next_hook_process_without_a_daem
 /// event (logged) and captures the events after it.
 #[test]
 fn without_a_daemon_a_spool_file_that_holds_no_event_is_dropped_and_the_rest_captured() {
-    use solaria_edge::relay::{Event, spool::Spool};
+    use solaria_hook::{protocol::Event, spool::Spool};
     let edge = Edge::new("laptop");
     let p = edge.project.clone();
     let spool = Spool::for_process(&edge.data(), Some(&edge.runtime_dir())).expect("spool");
     let stray = spool.dir().join("00000000000000000001-1-00000000.event");
     std::fs::write(&stray, "not a hook event\n").expect("a stray file");
     let left = tool("s-1", &p, "Bash", json!({"command": "ls"}), json!("a b"));
-    let a_second_ago = solaria_shared::UnixMillis(solaria_shared::UnixMillis::now().0 - 1_000);
+    let a_second_ago = solaria_shared::UnixMillis::now().0 - 1_000;
     spool
         .put(
             &Event::ClaudeCode("post-tool-use".into()),
@@ -913,7 +913,7 @@ fn a_refused_event_is_tried_again_on_its_own_when_no_other_comes() {
 
 /// The daemon's spool directory for `edge`.
 fn spool_dir(edge: &Edge) -> PathBuf {
-    solaria_edge::relay::spool::location(&edge.data(), Some(&edge.runtime_dir())).expect("location")
+    solaria_hook::spool::location(&edge.data(), Some(&edge.runtime_dir())).expect("location")
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! Node.js is installed, `node -e ''` — the floor under any hook written in
 //! JavaScript (claude-mem's are), before it does any work.
 //!
-//!     cargo bench -p solaria-edge --bench hook
+//!     cargo build --release -p solaria-hook && cargo bench -p solaria-edge --bench hook
 //!
 //! With `SOLARIA_BENCH_HOOK_CLIENT` naming a statically linked `solaria-hook`
 //! (`deploy/static-hook.sh release` prints one), that client is measured too, in
@@ -100,7 +100,13 @@ fn main() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let client = env!("CARGO_BIN_EXE_solaria-hook");
+    // `solaria-hook` is its own package's binary, built beside `solaria`.
+    let client_path = Path::new(env!("CARGO_BIN_EXE_solaria")).with_file_name("solaria-hook");
+    assert!(
+        client_path.is_file(),
+        "build the hook client first: cargo build --release -p solaria-hook"
+    );
+    let client = client_path.to_str().expect("utf-8");
     let static_client = std::env::var("SOLARIA_BENCH_HOOK_CLIENT").ok();
     let mut relayed_static = Vec::new();
     // The daemon writes an acknowledged event after answering: let it, untimed.
@@ -221,7 +227,7 @@ fn main() {
     let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR")
         .filter(|d| !d.is_empty())
         .map(std::path::PathBuf::from);
-    let spooled = || solaria_edge::relay::spool::Spool::waiting(relay_home, runtime_dir.as_deref());
+    let spooled = || solaria_hook::spool::Spool::waiting(relay_home, runtime_dir.as_deref());
     let waited = Instant::now();
     while spooled() > 0 {
         assert!(

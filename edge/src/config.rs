@@ -2,6 +2,8 @@
 //! from `config.toml`, with `SOLARIA_HOME` overriding the location of everything.
 
 use serde::Deserialize;
+use solaria_hook::dirs::DataDirSource;
+use solaria_hook::files::private_dir;
 use std::path::{Path, PathBuf};
 
 /// The error for a config file that exists but cannot be used.
@@ -110,13 +112,28 @@ pub struct RecallConfig {
     pub daemon_wait_ms: u64,
 }
 
+/// The least share of a prompt an item must hold unless configured otherwise
+/// (`crate::store::search::Candidate::share`: about a third of the prompt's weighted
+/// words when they are in its title, more elsewhere). Measured on `eval/` like
+/// [`DEFAULT_MIN_SIMILARITY`]: the lowest threshold at which none of 16 unrelated
+/// prompts was told anything (0.30 told two); there every exact-identifier query
+/// and 98% of the keyword ones still recall their target, and 90% of the items it
+/// lets through are targets (docs/BENCHMARKS.md, "Recall by meaning" and words).
+pub const DEFAULT_MIN_SCORE: f64 = 0.4;
+/// The least similarity in meaning (`store::vectors::centred_cosine`) an item found
+/// by meaning alone needs unless configured otherwise: the lowest threshold at which
+/// none of 16 unrelated prompts was told anything from the `eval/` corpus, with
+/// either model; there 0.56 (MiniLM) and 0.80 (multilingual-e5) of the items it lets
+/// through are the queries' targets (docs/BENCHMARKS.md, "Recall by meaning").
+pub const DEFAULT_MIN_SIMILARITY: f64 = 0.45;
+
 impl Default for RecallConfig {
     fn default() -> Self {
         RecallConfig {
             enabled: true,
             max_items: 5,
-            min_score: crate::ops::recall::DEFAULT_MIN_SCORE,
-            min_similarity: crate::ops::recall::DEFAULT_MIN_SIMILARITY,
+            min_score: DEFAULT_MIN_SCORE,
+            min_similarity: DEFAULT_MIN_SIMILARITY,
             daemon_wait_ms: 100,
         }
     }
@@ -314,20 +331,20 @@ impl Paths {
 
     /// The hook log (failures are written here, never to the agent).
     pub fn hook_log(&self) -> PathBuf {
-        self.logs_dir().join("hooks.log")
+        solaria_hook::dirs::hook_log(&self.data_dir)
     }
 
     /// Where the edge's logs live (`hooks.log`, `serve.log`).
     pub fn logs_dir(&self) -> PathBuf {
-        self.data_dir.join("logs")
+        solaria_hook::dirs::logs_dir(&self.data_dir)
     }
 
     /// Makes the data dir and its `logs/` private (0700, see
-    /// [`crate::fsutil::private_dir`]) before a log is written; returns `logs/`.
+    /// [`solaria_hook::files::private_dir`]) before a log is written; returns `logs/`.
     pub fn prepare_logs_dir(&self) -> std::io::Result<PathBuf> {
-        crate::fsutil::private_dir(&self.data_dir)?;
+        private_dir(&self.data_dir)?;
         let logs = self.logs_dir();
-        crate::fsutil::private_dir(&logs)?;
+        private_dir(&logs)?;
         Ok(logs)
     }
 
@@ -350,7 +367,7 @@ pub const SERVE_ADDR_FILE: &str = "serve.addr";
 
 /// The variable that turns capture off in the hooks of a process tree (see
 /// [`Env::no_capture`]).
-pub const NO_CAPTURE_VAR: &str = "SOLARIA_NO_CAPTURE";
+pub use solaria_hook::dirs::NO_CAPTURE_VAR;
 
 /// The environment the paths are resolved from (kept explicit so tests need not
 /// touch the process environment).
@@ -361,7 +378,7 @@ pub struct Env {
     pub xdg_config_home: Option<PathBuf>,
     pub xdg_data_home: Option<PathBuf>,
     /// The user session's own in-memory directory (`XDG_RUNTIME_DIR`): where the
-    /// daemon spools hook events (`crate::relay::spool`).
+    /// daemon spools hook events (`solaria_hook::spool`).
     pub xdg_runtime_dir: Option<PathBuf>,
     pub home: Option<PathBuf>,
     /// `SOLARIA_CLOCK_SKEW_MS`: milliseconds added to this machine's wall clock
@@ -378,17 +395,13 @@ pub struct Env {
 impl Env {
     /// Reads the variables that matter from the process environment.
     pub fn from_process() -> Self {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
+        use solaria_hook::dirs::{CONFIG_VAR, HOME_VAR, RUNTIME_DIR_VAR, var};
         Env {
-            solaria_home: var("SOLARIA_HOME"),
-            solaria_config: var("SOLARIA_CONFIG"),
+            solaria_home: var(HOME_VAR),
+            solaria_config: var(CONFIG_VAR),
             xdg_config_home: var("XDG_CONFIG_HOME"),
             xdg_data_home: var("XDG_DATA_HOME"),
-            xdg_runtime_dir: var("XDG_RUNTIME_DIR"),
+            xdg_runtime_dir: var(RUNTIME_DIR_VAR),
             home: var("HOME"),
             clock_skew_ms: std::env::var("SOLARIA_CLOCK_SKEW_MS")
                 .ok()
@@ -400,26 +413,11 @@ impl Env {
     }
 }
 
-/// What the environment alone says of the data dir, before any config file is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataDirSource<'a> {
-    /// `$SOLARIA_HOME`: the data dir, whatever a config file says.
-    Home(&'a Path),
-    /// `$SOLARIA_CONFIG` names the config file, whose `data_dir` decides.
-    NamedConfig,
-    /// The default config file's `data_dir` decides, or the default data dir.
-    DefaultConfig,
-}
-
 impl Env {
-    /// Where the data dir comes from in this environment (the one place
-    /// `$SOLARIA_HOME`'s precedence is decided; `load` and `solaria-hook` ask here).
+    /// Where the data dir comes from in this environment (decided by
+    /// `solaria_hook::dirs`, which `solaria-hook` asks too).
     pub fn data_dir_source(&self) -> DataDirSource<'_> {
-        match (&self.solaria_home, &self.solaria_config) {
-            (Some(home), _) => DataDirSource::Home(home),
-            (None, Some(_)) => DataDirSource::NamedConfig,
-            (None, None) => DataDirSource::DefaultConfig,
-        }
+        DataDirSource::of(self.solaria_home.as_deref(), self.solaria_config.as_deref())
     }
 }
 

@@ -32,7 +32,7 @@ fn read(p: &Path) -> String {
 /// The JSONC text as a value (comments and trailing commas set aside the way
 /// OpenCode reads them).
 fn jsonc(text: &str) -> Value {
-    solaria_edge::opencode::jsonc::Doc::parse(text)
+    solaria_edge::install::opencode::jsonc::Doc::parse(text)
         .expect("OpenCode can still read it")
         .value
 }
@@ -360,7 +360,7 @@ fn opencode_events_become_the_same_records_as_claude_codes() {
 fn the_memory_command_output_is_not_captured_as_a_prompt() {
     let m = Edge::new("test-machine");
     let p = project(m.root.path(), "api", None);
-    let expanded = solaria_edge::opencode::command_file("/usr/bin/solaria")
+    let expanded = solaria_edge::install::opencode::command_file("/usr/bin/solaria")
         .replace("$ARGUMENTS", "search jwt");
     let body = expanded
         .split("---\n")
@@ -649,9 +649,9 @@ fn the_plugin_never_holds_opencode_for_long() {
     .expect("fake");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let plugin = solaria_edge::opencode::plugin_file(&solaria_edge::relay::HookProgram::Solaria(
-        fake.display().to_string(),
-    ));
+    let plugin = solaria_edge::install::opencode::plugin_file(
+        &solaria_hook::program::HookProgram::Solaria(fake.display().to_string()),
+    );
     std::fs::write(dir.join("plugin.mjs"), plugin).expect("plugin");
     // The directory OpenCode runs in must exist: solaria is started there.
     let cwd = dir.display().to_string();

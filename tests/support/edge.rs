@@ -145,7 +145,7 @@ impl Edge {
 
     /// The hook events a daemon acknowledged and has not captured yet (its spool).
     pub fn spooled(&self) -> usize {
-        solaria_edge::relay::spool::Spool::waiting(&self.data(), Some(&self.runtime_dir()))
+        solaria_hook::spool::Spool::waiting(&self.data(), Some(&self.runtime_dir()))
     }
 
     /// Waits until the running daemon has captured every hook event it acknowledged

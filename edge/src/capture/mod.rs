@@ -24,20 +24,20 @@ use crate::project;
 use crate::store::{Store, StoreError, Writer, records};
 use crate::summary;
 use observe::Bounds;
-use payload::{HookEvent, Payload};
+use payload::Payload;
+use solaria_hook::protocol::{Event, HookEvent};
 use solaria_shared::knowledge::Commit;
 use solaria_shared::redact::redact;
 use solaria_shared::{
     Observation, ObservationId, ObservationKind, RecordMeta, Session, SessionId, Summary,
     SummaryId, UnixMillis,
 };
-use std::io::Write;
 use std::path::Path;
 
 /// The agent name recorded on sessions captured by these hooks.
 pub const AGENT: &str = "claude-code";
 /// The largest payload read from stdin; beyond it the event is dropped.
-pub const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
+pub use solaria_hook::protocol::MAX_PAYLOAD_BYTES;
 
 /// Runs one Claude Code hook. Never fails and never panics outward: what goes
 /// wrong is logged.
@@ -45,7 +45,7 @@ pub fn run(event: HookEvent, env: &Env) {
     process::run_guarded(
         event.claude_name(),
         env,
-        crate::relay::Event::ClaudeCode(event.arg().to_owned()),
+        Event::ClaudeCode(event.arg().to_owned()),
     );
 }
 
@@ -585,25 +585,7 @@ fn insert(
     w.insert_observation(&observation)
 }
 
-/// Appends one line to the hook log (0600, in the private `logs/`), keeping it from
-/// growing without bound.
+/// Appends one line to the hook log (`solaria_hook::log`).
 pub fn log_line(paths: &Paths, label: &str, message: &str) {
-    use std::os::unix::fs::OpenOptionsExt;
-    const MAX_LOG_BYTES: u64 = 4 * 1024 * 1024;
-    // Made private before anything is written; if that fails, the open below says so.
-    let _ = paths.prepare_logs_dir();
-    let path = paths.hook_log();
-    if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
-        let _ = std::fs::rename(&path, path.with_extension("log.1"));
-    }
-    let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&path)
-    else {
-        return;
-    };
-    let when = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
-    let _ = writeln!(file, "{when} {label} {message}");
+    solaria_hook::log::line(&paths.data_dir, label, message);
 }

@@ -33,7 +33,7 @@ const TITLE_CHARS: usize = 120;
 /// (its first word, after any `VAR=value`, is `solaria` or a path ending in
 /// `/solaria`).
 pub fn is_own_tool(tool: &str, input: &Value) -> bool {
-    let mcp_prefix = format!("mcp__{}__", crate::claude_code::MCP_SERVER_NAME);
+    let mcp_prefix = format!("mcp__{}__", solaria_hook::protocol::MCP_SERVER_NAME);
     if tool.starts_with(&mcp_prefix) || tool == "ToolSearch" {
         return true;
     }

@@ -3,17 +3,18 @@
 //! (`super::capture`) and their records read alike: the same sessions, prompts,
 //! tool-use titles, files and summaries, under the same project key.
 //!
-//! The plugin (`crate::opencode::plugin`) forwards what OpenCode 1.18 hands it,
+//! The plugin (`crate::install::opencode::plugin`) forwards what OpenCode 1.18 hands it,
 //! unchanged, as `{"cwd": …, "input": …, "output": …}` for its hooks
 //! (`chat.message`, `tool.execute.after`) and `{"cwd": …, "properties": …}` for
 //! bus events (`session.created`, `session.idle`, …); this module knows their
 //! shapes. What it cannot use is an [`AdaptError`]: logged and dropped, exit 0.
 
-use super::payload::{HookEvent, Payload};
+use super::payload::Payload;
 use super::{HookError, StoreSlot};
 use crate::config::{Config, Env, Paths};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use solaria_hook::protocol::{Event, HookEvent, MCP_SERVER_NAME, OPENCODE_COMMAND_MARKER};
 use solaria_shared::UnixMillis;
 
 /// The agent name recorded on sessions captured from OpenCode.
@@ -32,10 +33,6 @@ pub const EVENTS: &[&str] = &[
     "session.deleted",
     "context",
 ];
-
-/// Text that marks the `/memory` command's expansion: a prompt holding it is our
-/// own command's output, not something the user wrote, and is not captured.
-pub const COMMAND_MARKER: &str = "solaria-managed: opencode command";
 
 /// What one OpenCode event becomes.
 #[derive(Debug, Clone)]
@@ -78,13 +75,7 @@ pub enum AdaptError {
 /// failures in the hook log).
 pub fn run(event: &str, env: &Env) {
     let label = format!("opencode {}", printable(event));
-    super::process::run_guarded(&label, env, crate::relay::Event::OpenCode(event.to_owned()));
-}
-
-/// Whether the plugin reads what `event` prints: the events [`adapt`] turns into
-/// a SessionStart or a UserPromptSubmit (the context, a message's recall).
-pub fn prints(event: &str) -> bool {
-    matches!(event, "session.created" | "context" | "chat.message")
+    super::process::run_guarded(&label, env, Event::OpenCode(event.to_owned()));
 }
 
 /// One OpenCode event captured into `slot`'s store; what to print: for
@@ -169,7 +160,7 @@ pub fn adapt(event: &str, bytes: &[u8]) -> Result<Action, AdaptError> {
             ..base
         }),
         "chat.message" => match user_text(&env.output) {
-            Some(text) if !text.contains(COMMAND_MARKER) => Action::Capture(
+            Some(text) if !text.contains(OPENCODE_COMMAND_MARKER) => Action::Capture(
                 HookEvent::UserPromptSubmit,
                 Payload {
                     prompt: Some(text),
@@ -391,9 +382,9 @@ pub fn claude_tool_name(tool: &str) -> String {
         "todoread" => "TodoRead",
         "task" => "Task",
         _ => {
-            let own = format!("{}_", crate::claude_code::MCP_SERVER_NAME);
+            let own = format!("{}_", MCP_SERVER_NAME);
             return match tool.strip_prefix(&own) {
-                Some(rest) => format!("mcp__{}__{rest}", crate::claude_code::MCP_SERVER_NAME),
+                Some(rest) => format!("mcp__{}__{rest}", MCP_SERVER_NAME),
                 None => tool.to_owned(),
             };
         }

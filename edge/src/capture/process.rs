@@ -2,13 +2,15 @@
 //! read leniently, a watchdog, stdin within bounds, panics caught, failures logged,
 //! exit 0), and what the process does when another process holds the store: the
 //! event waits in the spool, and a later hook process that writes captures what
-//! waits there when no daemon runs (`crate::relay::spool`).
+//! waits there when no daemon runs (`solaria_hook::spool`).
 
 use super::{
     HookError, MAX_PAYLOAD_BYTES, SpoolFile, StoreSlot, capture_spool_file, handle_event, log_line,
 };
 use crate::config::{self, Config, Env, Paths};
 use crate::store::StoreError;
+use solaria_hook::protocol::Event;
+use solaria_hook::spool::Spool;
 use solaria_shared::UnixMillis;
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
@@ -29,7 +31,7 @@ pub(super) const HOOK_STORE_WAIT: std::time::Duration = std::time::Duration::fro
 /// that prints is answered from a read of the store. A hook process that did
 /// write captures, once its own event is in, what such processes left there when
 /// no daemon runs.
-pub(super) fn run_guarded(label: &str, env: &Env, event: crate::relay::Event) {
+pub(super) fn run_guarded(label: &str, env: &Env, event: Event) {
     let (config, paths, config_error) = config::load_lenient(env);
     if let Some(e) = config_error {
         log_line(
@@ -95,16 +97,15 @@ pub(super) fn run_guarded(label: &str, env: &Env, event: crate::relay::Event) {
 /// logged either way. Where no spool can be made, the event is lost, as before.
 fn keep_in_spool(
     label: &str,
-    event: &crate::relay::Event,
+    event: &Event,
     at: UnixMillis,
     bytes: &[u8],
     paths: &Paths,
     runtime_dir: Option<&Path>,
     busy: &StoreError,
 ) {
-    use crate::relay::spool::Spool;
     let message = match Spool::for_process(&paths.data_dir, runtime_dir)
-        .and_then(|spool| spool.put(event, at, bytes))
+        .and_then(|spool| spool.put(event, at.0, bytes))
     {
         Ok(file) => format!(
             "the store is held by another process ({busy}); the event waits in the spool ({}) \
@@ -133,7 +134,6 @@ fn drain_left_events(
     config: &Config,
     slot: &mut StoreSlot,
 ) {
-    use crate::relay::spool::Spool;
     // Most hooks find nothing: one directory read, no lock taken.
     if Spool::waiting(&paths.data_dir, runtime_dir) == 0 {
         return;

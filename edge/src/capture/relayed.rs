@@ -4,11 +4,10 @@
 //! thread (`crate::relay::capturer`) and a hook process's drain (`process.rs`) both
 //! capture spool files here, so the two agree on what stays and what goes.
 
-use super::payload::HookEvent;
 use super::{HookError, StoreSlot, handle, log_line, opencode};
 use crate::config::{Config, Paths};
-use crate::relay::Event;
-use crate::relay::spool::{Spool, SpoolError, Spooled};
+use solaria_hook::protocol::{Event, HookEvent};
+use solaria_hook::spool::{Spool, SpoolError, Spooled};
 use solaria_shared::UnixMillis;
 use std::path::Path;
 
@@ -110,8 +109,13 @@ pub fn capture_spool_file(
     slot: &mut StoreSlot,
 ) -> SpoolFile {
     match Spool::read(file) {
-        Ok(Spooled { event, at, payload }) => {
-            if capture_logged(&event, &payload, at, config, paths, slot).store_failed {
+        Ok(Spooled {
+            event,
+            at_ms,
+            payload,
+        }) => {
+            if capture_logged(&event, &payload, UnixMillis(at_ms), config, paths, slot).store_failed
+            {
                 SpoolFile::Kept("the store did not take it".to_owned())
             } else {
                 Spool::done(file);

@@ -1,14 +1,16 @@
 //! `solaria hook <event>` (Claude Code's hooks) and `solaria hook opencode <event>`
 //! (the OpenCode plugin).
 
-use solaria_edge::capture::{self, payload::HookEvent};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use solaria_edge::capture;
 use solaria_edge::config::Env;
+use solaria_hook::protocol::HookEvent;
 
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
     /// The Claude Code hook event; the payload is read from stdin.
-    #[arg(value_enum, required = true)]
+    #[arg(required = true, value_parser = hook_event())]
     event: Option<HookEvent>,
     #[command(subcommand)]
     agent: Option<AgentHook>,
@@ -26,6 +28,14 @@ enum AgentHook {
         #[arg(default_value = "")]
         event: String,
     },
+}
+
+/// Claude Code's events by their `solaria hook` names (`HookEvent::arg`), which the
+/// installers write and `solaria-hook` relays.
+fn hook_event() -> impl TypedValueParser<Value = HookEvent> {
+    PossibleValuesParser::new(HookEvent::ALL.map(HookEvent::arg)).try_map(|name| {
+        HookEvent::from_arg(&name).ok_or_else(|| format!("unknown hook event {name:?}"))
+    })
 }
 
 impl Args {

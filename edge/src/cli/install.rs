@@ -1,10 +1,10 @@
 //! `solaria install claude-code|opencode` and `solaria uninstall claude-code|opencode`.
 
 use anyhow::Context;
-use solaria_edge::claude_code::{self, Scope, Target};
 use solaria_edge::config::Env;
-use solaria_edge::opencode;
-use solaria_edge::service::{self, InstallOutcome};
+use solaria_edge::install::claude_code::{self, Scope, Target};
+use solaria_edge::install::opencode;
+use solaria_edge::install::service::{self, InstallOutcome};
 use std::path::Path;
 
 /// The agents SOLARIA can be wired into.

@@ -1,7 +1,7 @@
 //! `solaria slash ARGS…`: what the `/memory` slash command in Claude Code runs.
 
 use solaria_edge::app::App;
-use solaria_edge::claude_code::{SlashRequest, parse_slash_args};
+use solaria_edge::install::claude_code::{SlashRequest, parse_slash_args};
 use solaria_edge::ops::search::{self, Model, SearchRequest};
 use solaria_edge::present::Reader;
 use solaria_edge::search_mode::SearchMode;

@@ -99,7 +99,7 @@ struct RunFiles {
 
 impl RunFiles {
     fn new(dir: &Path) -> std::io::Result<RunFiles> {
-        crate::fsutil::private_dir(dir)?;
+        solaria_hook::files::private_dir(dir)?;
         let id = uuid::Uuid::new_v4().simple().to_string();
         Ok(RunFiles {
             prompt: dir.join(format!("{id}.prompt")),

@@ -1,7 +1,7 @@
 //! Files only this user may read (the token, the address file): written
 //! atomically, mode 0600 from the first byte.
 
-use crate::atomic_file::{Access, write_atomic};
+use solaria_hook::files::{Access, write_atomic};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};

@@ -71,7 +71,7 @@ impl ApiToken {
 /// from the start) on first use. A file others can read or write, or that holds
 /// no valid token, is replaced by a new token (and said so in `log`).
 pub fn load_or_create_token(data_dir: &Path, log: &dyn Fn(&str)) -> io::Result<ApiToken> {
-    crate::fsutil::private_dir(data_dir)?;
+    solaria_hook::files::private_dir(data_dir)?;
     let path = token_path(data_dir);
     // Two daemons starting at once: the second to link finds the first's file.
     for _ in 0..3 {

@@ -15,7 +15,7 @@ pub struct MemoryHealth {
     pub daemon: Option<String>,
     /// The hooks' socket (`crate::relay`) when a daemon takes events on it.
     pub hooks_socket: Option<String>,
-    /// Hook events waiting in the spool (`crate::relay::spool`): acknowledged by a
+    /// Hook events waiting in the spool (`solaria_hook::spool`): acknowledged by a
     /// daemon stopped before it captured them, or left by hook processes that found
     /// the store held by another process.
     pub spooled: usize,
@@ -30,18 +30,18 @@ pub fn memory_health(app: &App) -> OpResult<MemoryHealth> {
     let store = app.store()?;
     let last_capture = views::last_capture_by_agent(store.conn(), store.machine_id())?;
     let daemon = daemon_client::running(&app.paths).map(|a| a.to_string());
-    let socket = crate::relay::socket_path(&app.paths.data_dir);
+    let socket = solaria_hook::protocol::socket_path(&app.paths.data_dir);
     let hooks_socket = std::os::unix::net::UnixStream::connect(&socket)
         .is_ok()
         .then(|| socket.display().to_string());
     Ok(MemoryHealth {
         daemon,
         hooks_socket,
-        spooled: crate::relay::spool::Spool::waiting(
+        spooled: solaria_hook::spool::Spool::waiting(
             &app.paths.data_dir,
             app.runtime_dir.as_deref(),
         ),
-        spool_dir: crate::relay::spool::location(&app.paths.data_dir, app.runtime_dir.as_deref())
+        spool_dir: solaria_hook::spool::location(&app.paths.data_dir, app.runtime_dir.as_deref())
             .map(|d| d.display().to_string()),
         last_capture,
     })

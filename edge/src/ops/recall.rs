@@ -13,32 +13,15 @@ use crate::config::RecallConfig;
 use crate::present::Reader;
 use crate::store::hybrid;
 use crate::store::search::{self, Hit, RecordType, SearchQuery};
-use crate::store::{Store, StoreError, knowledge as kstore, records};
+use crate::store::{Store, StoreError, knowledge as kstore, recalled, records};
 use crate::timefmt;
-use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use solaria_shared::{Citation, KnowledgeId, SessionId, UnixMillis};
 
-/// The least share of a prompt an item must hold unless configured otherwise
-/// (`store::search::Candidate::share`: about a third of the prompt's weighted
-/// words when they are in its title, more elsewhere). Measured on `eval/` like
-/// [`DEFAULT_MIN_SIMILARITY`]: the lowest threshold at which none of 16 unrelated
-/// prompts was told anything (0.30 told two); there every exact-identifier query
-/// and 98% of the keyword ones still recall their target, and 90% of the items it
-/// lets through are targets (docs/BENCHMARKS.md, "Recall by meaning" and words).
-pub const DEFAULT_MIN_SCORE: f64 = 0.4;
-/// The least similarity in meaning (`store::vectors::centred_cosine`) an item found
-/// by meaning alone needs unless configured otherwise: the lowest threshold at which
-/// none of 16 unrelated prompts was told anything from the `eval/` corpus, with
-/// either model; there 0.56 (MiniLM) and 0.80 (multilingual-e5) of the items it lets
-/// through are the queries' targets (docs/BENCHMARKS.md, "Recall by meaning").
-pub const DEFAULT_MIN_SIMILARITY: f64 = 0.45;
 /// Items left out that `solaria recall` still shows, best first.
 const SHOWN_PASSED_OVER: usize = 5;
 /// Candidates read per kind before the threshold.
 const CANDIDATES: usize = 10;
-/// Recalled items are remembered this long per session.
-const REMEMBERED_MS: i64 = 7 * 86_400_000;
 
 /// One item considered for a prompt.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -46,8 +29,8 @@ pub struct Considered {
     pub cite: Citation,
     /// The line the agent is given.
     pub line: String,
-    /// The match: the share of the prompt's words (see [`DEFAULT_MIN_SCORE`]), or
-    /// the similarity in meaning (see [`DEFAULT_MIN_SIMILARITY`]), as `by` says.
+    /// The match: the share of the prompt's words (see [`crate::config::DEFAULT_MIN_SCORE`]), or
+    /// the similarity in meaning (see [`crate::config::DEFAULT_MIN_SIMILARITY`]), as `by` says.
     pub score: f64,
     pub by: Match,
     /// Added to the prompt; else why not.
@@ -264,7 +247,7 @@ pub fn for_prompt(
     knowledge.sort_by(by_score);
     history.sort_by(by_score);
     let recalled = match agent_session {
-        Some((agent_id, _)) => already_recalled(store, agent_id)?,
+        Some((agent_id, _)) => recalled::already(store.conn(), agent_id)?,
         None => Vec::new(),
     };
     let mut chosen = 0;
@@ -351,14 +334,6 @@ fn history_line(hit: &Hit, store: &Store) -> String {
     )
 }
 
-fn already_recalled(store: &Store, agent_session: &str) -> Result<Vec<String>, StoreError> {
-    let mut stmt = store
-        .conn()
-        .prepare_cached("SELECT cite FROM recalled WHERE agent_session_id = ?1")?;
-    let rows = stmt.query_map([agent_session], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
 /// Remembers what was added to a session's prompt, so it is not added again.
 pub fn remember_recalled(
     store: &mut Store,
@@ -367,22 +342,7 @@ pub fn remember_recalled(
     now: UnixMillis,
 ) -> Result<(), StoreError> {
     let cites: Vec<String> = recall.chosen().map(|c| c.cite.to_string()).collect();
-    if cites.is_empty() {
-        return Ok(());
-    }
-    store.write(|w| {
-        for cite in &cites {
-            w.tx().execute(
-                "INSERT OR IGNORE INTO recalled (agent_session_id, cite, recalled_at) VALUES (?1, ?2, ?3)",
-                params![agent_session, cite, now.0],
-            )?;
-        }
-        w.tx().execute(
-            "DELETE FROM recalled WHERE recalled_at < ?1",
-            [now.0 - REMEMBERED_MS],
-        )?;
-        Ok(())
-    })
+    recalled::remember(store, agent_session, &cites, now)
 }
 
 /// A recall asked of the daemon (`POST /api/recall`) by a prompt's hook or by

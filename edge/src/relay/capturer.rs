@@ -4,11 +4,11 @@
 //! (`settle`). What the store does not take stays in the spool (`Kept`) and is
 //! tried again later, never in a loop against a store that keeps failing.
 
-use super::Event;
-use super::spool::{Spool, Spooled};
 use crate::app::App;
 use crate::capture::{self, Captured, StoreSlot};
 use crate::config;
+use solaria_hook::protocol::Event;
+use solaria_hook::spool::{Spool, Spooled};
 use solaria_shared::UnixMillis;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -80,7 +80,11 @@ pub(super) fn start(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) 
                 let captured = capture_event(&app, &mut slot, &event, &payload, at);
                 slot.forget_early();
                 if captured.store_failed {
-                    let answered = Spooled { event, at, payload };
+                    let answered = Spooled {
+                        event,
+                        at_ms: at.0,
+                        payload,
+                    };
                     keep_answered(&app, spool.as_deref(), &mut kept, held, &answered);
                 } else {
                     // In the store, or refused as a hook process would refuse it.
@@ -230,7 +234,7 @@ fn keep_answered(
             )
         }),
         (None, Some(spool)) => spool
-            .put(&answered.event, answered.at, &answered.payload)
+            .put(&answered.event, answered.at_ms, &answered.payload)
             .map_err(|e| {
                 format!(
                     "the store did not take an answered event and it cannot be spooled ({e}); lost"

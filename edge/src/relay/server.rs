@@ -16,10 +16,12 @@
 //! refuses, or one a killed daemon held, is then captured like the rest.
 
 use super::capturer::{self, Job};
-use super::spool::Spool;
-use super::{Event, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
 use crate::app::App;
-use crate::capture::{self, StoreSlot, payload::HookEvent};
+use crate::capture::{self, StoreSlot};
+use solaria_hook::protocol::{
+    Event, HookEvent, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path,
+};
+use solaria_hook::spool::Spool;
 use solaria_shared::UnixMillis;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -59,7 +61,7 @@ pub fn start(app: &App) -> Result<PathBuf, RelayError> {
         source,
     };
     // The data dir is private (0700); the socket is made so too, at once.
-    crate::fsutil::private_dir(&app.paths.data_dir).map_err(listen_error)?;
+    solaria_hook::files::private_dir(&app.paths.data_dir).map_err(listen_error)?;
     // Without a spool every event is answered once captured, as it was before.
     let spool = match Spool::open(&app.paths.data_dir, app.runtime_dir.as_deref()) {
         Ok(spool) => Some(Arc::new(spool)),
@@ -174,7 +176,7 @@ fn serve(app: &App, spool: Option<&Spool>, jobs: &Sender<Job>, mut stream: UnixS
     };
     let at = UnixMillis::now();
     if let Some(spool) = spool.filter(|_| !event.prints()) {
-        match spool.put(&event, at, &payload) {
+        match spool.put(&event, at.0, &payload) {
             Ok(_) => {
                 // The event is spooled: the hook may go, the capture follows.
                 drop(stream);
@@ -191,22 +193,21 @@ fn serve(app: &App, spool: Option<&Spool>, jobs: &Sender<Job>, mut stream: UnixS
     // Kept in the spool until it is in the store: a daemon killed before that
     // captures it at its next start. (An event that prints nothing is here only
     // because the spool refused it a moment ago.)
-    let held =
-        spool
-            .filter(|_| event.prints())
-            .and_then(|spool| match spool.hold(&event, at, &payload) {
-                Ok(file) => Some(file),
-                Err(e) => {
-                    capture::log_line(
-                        &app.paths,
-                        "relay",
-                        &format!(
-                            "cannot hold an answered event in the spool ({e}); captured from memory"
-                        ),
-                    );
-                    None
-                }
-            });
+    let held = spool.filter(|_| event.prints()).and_then(|spool| {
+        match spool.hold(&event, at.0, &payload) {
+            Ok(file) => Some(file),
+            Err(e) => {
+                capture::log_line(
+                    &app.paths,
+                    "relay",
+                    &format!(
+                        "cannot hold an answered event in the spool ({e}); captured from memory"
+                    ),
+                );
+                None
+            }
+        }
+    });
     let (reply, answer) = channel();
     let job = Job::Answer {
         event: event.clone(),

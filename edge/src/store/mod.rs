@@ -15,6 +15,7 @@ pub mod knowledge;
 mod migrate;
 pub mod pairs;
 pub mod phrases;
+pub mod recalled;
 pub mod records;
 pub mod retention;
 pub mod scope;
@@ -367,7 +368,7 @@ fn prepare_file(path: &Path) -> Result<(), StoreError> {
         source,
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        crate::fsutil::private_dir(dir).map_err(io)?;
+        solaria_hook::files::private_dir(dir).map_err(io)?;
     }
     match std::fs::OpenOptions::new()
         .write(true)

@@ -47,9 +47,9 @@ pub fn load(data_dir: &Path) -> std::io::Result<Option<Credentials>> {
 
 /// Writes the credentials, readable by this user only, atomically.
 pub fn save(data_dir: &Path, creds: &Credentials) -> std::io::Result<()> {
-    crate::fsutil::private_dir(data_dir)?;
+    solaria_hook::files::private_dir(data_dir)?;
     let json = serde_json::to_vec_pretty(creds).map_err(std::io::Error::other)?;
-    crate::atomic_file::write_atomic(&path(data_dir), &json, crate::atomic_file::Access::Private)
+    solaria_hook::files::write_atomic(&path(data_dir), &json, solaria_hook::files::Access::Private)
 }
 
 /// Forgets the credentials (logout).

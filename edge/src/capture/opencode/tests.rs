@@ -91,7 +91,7 @@ fn the_user_text_of_a_message_is_the_prompt() {
     assert_eq!(hook, HookEvent::UserPromptSubmit);
     assert_eq!(p.prompt.as_deref(), Some("Fix the refresh bug"));
     let ours = json!({"input": {"sessionID": "s"}, "output": {"parts": [
-        {"type": "text", "text": format!("<!-- {COMMAND_MARKER} -->\nSOLARIA answered")}]}});
+        {"type": "text", "text": format!("<!-- {OPENCODE_COMMAND_MARKER} -->\nSOLARIA answered")}]}});
     assert!(matches!(
         adapt("chat.message", ours.to_string().as_bytes()),
         Ok(Action::Ignore)
@@ -186,7 +186,13 @@ fn the_events_whose_output_the_plugin_reads_are_the_ones_that_print() {
             Ok(Action::Context(_)) => true,
             other => panic!("{event}: {other:?}"),
         };
-        assert_eq!(prints(event), printed, "{event}");
+        assert_eq!(
+            solaria_hook::protocol::opencode_prints(event),
+            printed,
+            "{event}"
+        );
     }
-    assert!(!prints("message.part.updated"));
+    assert!(!solaria_hook::protocol::opencode_prints(
+        "message.part.updated"
+    ));
 }

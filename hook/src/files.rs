@@ -1,14 +1,18 @@
-//! Writing a file atomically (a temporary file beside it, fsync, rename) with its
-//! final permissions from the first byte: the one helper behind the installer's
-//! edits of Claude Code's files, the credentials and the local API's token and
-//! address files. A reader never sees half a file, and no other user can read
-//! the content for an instant (the temporary file is never more open than the
-//! file it becomes).
+//! Files only their user may read: a file written atomically (a temporary file
+//! beside it, fsync, rename) with its final permissions from the first byte, and a
+//! directory only its user can enter. The one helper behind the spool's events, the
+//! installers' edits of the agents' files, the credentials and the local API's
+//! token and address files: a reader never sees half a file, and no other user can
+//! read the content for an instant (the temporary file is never more open than the
+//! file it becomes). Every writer prepares its directory through [`private_dir`],
+//! so whichever runs first (a hook that only logs, the store, the daemon), the
+//! result is the same.
 
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Who may read the file written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +47,7 @@ pub fn write_atomic(path: &Path, contents: &[u8], access: Access) -> io::Result<
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     // A name of its own per write: two writers never share a temporary file.
-    let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
+    let tmp = dir.join(format!(".{name}.{}.tmp", unique_suffix()));
     let result = (|| {
         let mut file = fs::OpenOptions::new()
             .write(true)
@@ -70,6 +74,39 @@ fn sync_dir(dir: &Path) {
     if let Ok(d) = fs::File::open(dir) {
         let _ = d.sync_all();
     }
+}
+
+/// A suffix no other write uses at once: this process, a counter, and the time
+/// (a process id is reused only after its process ended).
+fn unique_suffix() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}-{}-{nanos}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The mode of a private directory.
+pub const PRIVATE_DIR_MODE: u32 = 0o700;
+
+/// Makes `dir` a directory only this user can enter: created 0700 when missing (with
+/// any missing parent, also 0700, never readable by others even for an instant), or
+/// narrowed to drop every group and other permission when it exists wider. Never
+/// widens a directory.
+pub fn private_dir(dir: &Path) -> io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR_MODE)
+        .create(dir)?;
+    let mode = fs::metadata(dir)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(mode & 0o700))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -118,5 +155,37 @@ mod tests {
             .map(|e| e.expect("entry").file_name())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn missing_directories_and_parents_are_created_private() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let dir = root.path().join("data").join("logs");
+        private_dir(&dir).expect("created");
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&root.path().join("data")), 0o700);
+    }
+
+    #[test]
+    fn a_wider_directory_is_narrowed_and_a_narrower_one_left_alone() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let wide = root.path().join("wide");
+        std::fs::create_dir(&wide).expect("mkdir");
+        std::fs::set_permissions(&wide, std::fs::Permissions::from_mode(0o775)).expect("chmod");
+        private_dir(&wide).expect("narrowed");
+        assert_eq!(mode(&wide), 0o700);
+        let narrow = root.path().join("narrow");
+        std::fs::create_dir(&narrow).expect("mkdir");
+        std::fs::set_permissions(&narrow, std::fs::Permissions::from_mode(0o500)).expect("chmod");
+        private_dir(&narrow).expect("kept");
+        assert_eq!(mode(&narrow), 0o500);
+    }
+
+    #[test]
+    fn a_file_in_the_way_is_an_error() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let file = root.path().join("file");
+        std::fs::write(&file, "x").expect("file");
+        assert!(private_dir(&file).is_err());
     }
 }

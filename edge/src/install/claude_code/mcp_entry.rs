@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 /// The name SOLARIA's MCP server is registered under.
-pub const MCP_SERVER_NAME: &str = "solaria";
+pub use solaria_hook::protocol::MCP_SERVER_NAME;
 
 /// `mcpServers.solaria = { type: stdio, command: exe, args: ["mcp"] }`, unless a
 /// server of that name that is not ours is there.

@@ -4,7 +4,7 @@
 
 use super::InstallError;
 use super::jsonc::{Doc, Member};
-use crate::claude_code::MCP_SERVER_NAME;
+use crate::install::claude_code::MCP_SERVER_NAME;
 use serde_json::{Value, json};
 use std::fs;
 use std::io;
@@ -81,7 +81,7 @@ fn shape(path: &Path, what: &'static str, found: &Value) -> InstallError {
     InstallError::UnexpectedShape {
         path: path.to_owned(),
         what,
-        found: crate::claude_code::json_kind(found),
+        found: crate::install::claude_code::json_kind(found),
     }
 }
 

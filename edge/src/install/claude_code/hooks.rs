@@ -3,9 +3,9 @@
 
 use super::settings::shape_error;
 use super::{HOOK_TIMEOUT_SECS, InstallError};
-use crate::capture::payload::HookEvent as Event;
-use crate::relay::{HookProgram, RELAY_CLIENT};
 use serde_json::{Map, Value};
+use solaria_hook::program::HookProgram;
+use solaria_hook::protocol::{HookEvent as Event, RELAY_CLIENT};
 use std::path::Path;
 
 /// One Claude Code hook event that SOLARIA listens to.

@@ -6,7 +6,7 @@
 //! before the prompt reaches the model.
 
 use super::COMMAND_MARKER;
-use crate::claude_code::shell_quote;
+use crate::install::claude_code::shell_quote;
 
 /// File name of the command inside the commands directory (`/memory`).
 pub const COMMAND_FILE_NAME: &str = "memory.md";

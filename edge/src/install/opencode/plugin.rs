@@ -15,7 +15,7 @@ pub fn plugin_file(program: &HookProgram) -> String {
     SOURCE.replacen(PLACEHOLDER, &literal, 1)
 }
 
-use crate::relay::HookProgram;
+use solaria_hook::program::HookProgram;
 
 #[cfg(test)]
 mod tests {

@@ -3,9 +3,9 @@
 use super::hooks::*;
 use super::slash::*;
 use super::*;
-use crate::relay::RELAY_CLIENT;
 use serde_json::Value;
 use serde_json::json;
+use solaria_hook::protocol::RELAY_CLIENT;
 
 const EXE: &str = "/opt/solaria/bin/solaria";
 

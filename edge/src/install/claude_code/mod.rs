@@ -41,19 +41,19 @@ mod slash;
 #[cfg(test)]
 mod tests;
 
-pub use crate::relay::HookProgram;
 pub(crate) use hooks::shell_quote;
 pub use hooks::{HOOK_EVENTS, HookEvent, hook_command};
 pub use librarian::{LIBRARIAN_FILE_NAME, LIBRARIAN_MARKER, librarian_file};
 pub use mcp_entry::MCP_SERVER_NAME;
 pub(crate) use settings::json_kind;
 pub use slash::{SlashRequest, parse_slash_args, slash_command_file};
+pub use solaria_hook::program::HookProgram;
 
-use crate::atomic_file::{Access, write_atomic};
 use hooks::{add_hooks, remove_hooks};
 use mcp_entry::{add_mcp_server, remove_mcp_server};
 use settings::{read_settings, render_settings};
 use slash::{CommandFile, command_file_state, managed_file_state};
+use solaria_hook::files::{Access, write_atomic};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -90,7 +90,7 @@ pub struct Target {
     /// or `<project>/.mcp.json` (project); `solaria mcp` is registered there.
     pub mcp_path: PathBuf,
     /// The data dir the hooks write to, as resolved at install time: when set and
-    /// `solaria-hook` sits beside `solaria`, the hooks run it (`crate::relay`) so
+    /// `solaria-hook` sits beside `solaria`, the hooks run it (`solaria_hook`) so
     /// that a running daemon captures their events; otherwise `solaria hook`.
     pub data_dir: Option<PathBuf>,
 }
@@ -380,7 +380,7 @@ fn remove(path: &Path) -> Result<(), InstallError> {
 }
 
 /// How one part of an install stands (Claude Code's here, OpenCode's in
-/// `crate::opencode`).
+/// `crate::install::opencode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Presence {

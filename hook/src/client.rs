@@ -5,15 +5,14 @@
 //!
 //! An event whose hook prints nothing it writes into the daemon's spool itself
 //! (`spool.rs`) and only notes that on the socket, so the hook does not wait for the
-//! daemon. It links little beyond the standard library (the hook log's writer, the
-//! spool's digest, the event names), no model, HTTP or async code, so the binary
-//! (linked statically by `deploy/static-hook.sh`) starts in about the time `true`
-//! does; everything else happens in the daemon or in `solaria`.
+//! daemon. Its crate links little beyond the standard library (the hook log's
+//! writer, the spool's digest, the event names), no model, HTTP or async code, so
+//! the binary (linked statically by `deploy/static-hook.sh`) starts in about the
+//! time `true` does; everything else happens in the daemon or in `solaria`.
 
-use super::spool::Spool;
-use super::{Event, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
-use crate::config::{DataDirSource, Env, Paths};
-use solaria_shared::UnixMillis;
+use crate::dirs::{self, DataDirSource};
+use crate::protocol::{Event, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
+use crate::spool::Spool;
 use std::io::{IsTerminal, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
@@ -24,6 +23,33 @@ use std::time::Duration;
 /// may run before its watchdog ends it (`[capture] hook_timeout_ms`'s default),
 /// well inside the agent's own hook timeout.
 const ANSWER_WAIT: Duration = Duration::from_secs(5);
+
+/// The variables a hook reads (`crate::dirs`).
+#[derive(Debug, Default)]
+struct Env {
+    home: Option<PathBuf>,
+    config: Option<PathBuf>,
+    runtime_dir: Option<PathBuf>,
+    no_capture: bool,
+}
+
+impl Env {
+    fn from_process() -> Env {
+        Env {
+            home: dirs::var(dirs::HOME_VAR),
+            config: dirs::var(dirs::CONFIG_VAR),
+            runtime_dir: dirs::var(dirs::RUNTIME_DIR_VAR),
+            no_capture: dirs::var(dirs::NO_CAPTURE_VAR).is_some(),
+        }
+    }
+}
+
+/// Now, in Unix milliseconds: when a spooled event was received.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
 
 /// What the command line asks.
 #[derive(Debug, PartialEq, Eq)]
@@ -57,7 +83,7 @@ fn parse_args(args: &[String]) -> Option<Args> {
 /// names a config that may put the data elsewhere; `None` leaves the resolution to
 /// `solaria hook`.
 fn data_dir(env: &Env, installed: Option<PathBuf>) -> Option<PathBuf> {
-    match env.data_dir_source() {
+    match DataDirSource::of(env.home.as_deref(), env.config.as_deref()) {
         DataDirSource::Home(home) => Some(home.to_path_buf()),
         DataDirSource::NamedConfig => None,
         DataDirSource::DefaultConfig => installed,
@@ -95,12 +121,7 @@ pub fn main() -> std::process::ExitCode {
         return std::process::ExitCode::SUCCESS;
     }
     match data_dir(&env, parsed.data_dir) {
-        Some(dir) => relay_or_run(
-            &dir,
-            env.xdg_runtime_dir.as_deref(),
-            &parsed.event,
-            &payload,
-        ),
+        Some(dir) => relay_or_run(&dir, env.runtime_dir.as_deref(), &parsed.event, &payload),
         None => in_process(&parsed.event.hook_args(), Input::Bytes(&payload)),
     }
     std::process::ExitCode::SUCCESS
@@ -156,7 +177,7 @@ fn relay_or_run(
     };
     if !event.prints()
         && let Some(spool) = Spool::for_hook(data_dir, runtime_dir, peer_process(&stream))
-        && spool.put(event, UnixMillis::now(), payload).is_ok()
+        && spool.put(event, now_ms(), payload).is_ok()
     {
         // Spooled: the daemon captures it whether or not this note reaches it.
         let _ = stream.write_all(SPOOLED_NOTE.as_bytes());
@@ -177,12 +198,8 @@ fn relay_or_run(
         .and_then(|()| stream.read_to_end(&mut answer));
     if let Err(e) = received {
         // It had the whole event: running it again could capture it twice.
-        let paths = Paths {
-            config_file: PathBuf::new(),
-            data_dir: data_dir.to_path_buf(),
-        };
-        crate::capture::log_line(
-            &paths,
+        crate::log::line(
+            data_dir,
             "relay",
             &format!("the daemon did not answer ({e}); the event may not be captured"),
         );
@@ -264,8 +281,8 @@ mod tests {
     fn solaria_home_beats_the_installed_data_dir_and_a_named_config_defers() {
         let installed = Some(PathBuf::from("/installed"));
         let env = |home: Option<&str>, config: Option<&str>| Env {
-            solaria_home: home.map(PathBuf::from),
-            solaria_config: config.map(PathBuf::from),
+            home: home.map(PathBuf::from),
+            config: config.map(PathBuf::from),
             ..Env::default()
         };
         assert_eq!(

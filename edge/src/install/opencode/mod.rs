@@ -27,10 +27,10 @@ mod tests;
 pub use command::{COMMAND_FILE_NAME, command_file};
 pub use plugin::{PLUGIN_FILE_NAME, plugin_file};
 
-pub use crate::claude_code::Presence;
-use crate::relay::HookProgram;
+pub use crate::install::claude_code::Presence;
+use solaria_hook::program::HookProgram;
 
-use crate::atomic_file::{Access, write_atomic};
+use solaria_hook::files::{Access, write_atomic};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 pub const PLUGIN_MARKER: &str = "solaria-managed: opencode plugin";
 /// Text that marks the `/memory` command file as written by SOLARIA (the capture
 /// recognises its expansion by it, too).
-pub const COMMAND_MARKER: &str = crate::capture::opencode::COMMAND_MARKER;
+pub use solaria_hook::protocol::OPENCODE_COMMAND_MARKER as COMMAND_MARKER;
 
 /// Where a SOLARIA install goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -59,7 +59,7 @@ pub struct Target {
     pub config_path: PathBuf,
     /// The data dir the plugin's events go to, as resolved at install time: when
     /// set and `solaria-hook` sits beside `solaria`, the plugin runs it
-    /// (`crate::relay`) so that a running daemon captures them.
+    /// (`solaria_hook`) so that a running daemon captures them.
     pub data_dir: Option<PathBuf>,
 }
 

@@ -9,9 +9,9 @@
 //! directory only this user can enter. A reboot empties it; so, without a daemon
 //! running to capture them, would it lose the events of the last milliseconds.
 
-use super::Event;
+use crate::files::{Access, write_atomic};
+use crate::protocol::Event;
 use sha2::{Digest, Sha256};
-use solaria_shared::UnixMillis;
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -117,8 +117,8 @@ pub struct Spool {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Spooled {
     pub event: Event,
-    /// When the daemon received it: the time its records carry.
-    pub at: UnixMillis,
+    /// When it was received (Unix milliseconds): the time its records carry.
+    pub at_ms: i64,
     pub payload: Vec<u8>,
 }
 
@@ -244,16 +244,16 @@ impl Spool {
 
     /// Writes `event` received `at` with its payload; the file's path once it is
     /// whole. Files sort by name in the order they were spooled.
-    pub fn put(&self, event: &Event, at: UnixMillis, payload: &[u8]) -> std::io::Result<PathBuf> {
-        self.write(EXTENSION, event, at, payload)
+    pub fn put(&self, event: &Event, at_ms: i64, payload: &[u8]) -> std::io::Result<PathBuf> {
+        self.write(EXTENSION, event, at_ms, payload)
     }
 
     /// Writes an event the daemon answers and captures itself, held apart from the
     /// pending ones: removed with [`Spool::done`] once it is in the store, made
     /// pending with [`Spool::release`] if the store refuses it, and by the next
     /// daemon's start if this one dies first.
-    pub fn hold(&self, event: &Event, at: UnixMillis, payload: &[u8]) -> std::io::Result<PathBuf> {
-        self.write(HELD, event, at, payload)
+    pub fn hold(&self, event: &Event, at_ms: i64, payload: &[u8]) -> std::io::Result<PathBuf> {
+        self.write(HELD, event, at_ms, payload)
     }
 
     /// Makes a held event pending, keeping its place in the order; its new path.
@@ -267,7 +267,7 @@ impl Spool {
         &self,
         extension: &str,
         event: &Event,
-        at: UnixMillis,
+        at_ms: i64,
         payload: &[u8],
     ) -> std::io::Result<PathBuf> {
         let seq = self.next.fetch_add(1, Ordering::Relaxed);
@@ -279,11 +279,11 @@ impl Spool {
         let done = self.dir.join(format!("{name}.{extension}"));
         let mut bytes = Vec::with_capacity(payload.len() + 64);
         bytes.extend_from_slice(event.header().as_bytes());
-        bytes.extend_from_slice(format!("{}\n", at.0).as_bytes());
+        bytes.extend_from_slice(format!("{at_ms}\n").as_bytes());
         bytes.extend_from_slice(payload);
         // Whole or absent under its name (a file cut short is never read as an
         // event), and the user's alone, like the store.
-        crate::atomic_file::write_atomic(&done, &bytes, crate::atomic_file::Access::Private)?;
+        write_atomic(&done, &bytes, Access::Private)?;
         Ok(done)
     }
 
@@ -331,14 +331,13 @@ impl Spool {
             .ok()
             .and_then(|h| Event::parse_header(&format!("{h}\n")))
             .ok_or_else(malformed)?;
-        let at = std::str::from_utf8(at)
+        let at_ms = std::str::from_utf8(at)
             .ok()
             .and_then(|t| t.parse().ok())
-            .map(UnixMillis)
             .ok_or_else(malformed)?;
         Ok(Spooled {
             event,
-            at,
+            at_ms,
             payload: payload.to_vec(),
         })
     }
@@ -362,11 +361,9 @@ mod tests {
         let first = Event::ClaudeCode("post-tool-use".into());
         let second = Event::OpenCode("tool.execute.after".into());
         let a = spool
-            .put(&first, UnixMillis(1_700_000_000_000), b"{\"a\":\n1}")
+            .put(&first, 1_700_000_000_000, b"{\"a\":\n1}")
             .expect("put");
-        let b = spool
-            .put(&second, UnixMillis(1_700_000_000_000), b"")
-            .expect("put");
+        let b = spool.put(&second, 1_700_000_000_000, b"").expect("put");
         assert_eq!(
             spool.pending().expect("pending"),
             vec![a.clone(), b.clone()]
@@ -377,7 +374,7 @@ mod tests {
             Spool::read(&a).expect("read"),
             Spooled {
                 event: first,
-                at: UnixMillis(1_700_000_000_000),
+                at_ms: 1_700_000_000_000,
                 payload: b"{\"a\":\n1}".to_vec()
             }
         );
@@ -393,7 +390,7 @@ mod tests {
         let spool = Spool::open(dir.path(), Some(run.path())).expect("spool");
         let tool = Event::ClaudeCode("post-tool-use".into());
         let start = Event::ClaudeCode("session-start".into());
-        let at = UnixMillis(1_700_000_000_000);
+        let at = 1_700_000_000_000;
         let first = spool.put(&tool, at, b"1").expect("put");
         let held = spool.hold(&start, at, b"2").expect("hold");
         let last = spool.put(&tool, at, b"3").expect("put");
@@ -435,11 +432,7 @@ mod tests {
         drop(second);
         let daemon = Spool::open(dir.path(), Some(run.path())).expect("spool");
         let held = daemon
-            .hold(
-                &Event::ClaudeCode("session-start".into()),
-                UnixMillis(1),
-                b"{}",
-            )
+            .hold(&Event::ClaudeCode("session-start".into()), 1, b"{}")
             .expect("hold");
         let mut hook = process();
         assert!(!hook.try_drain(), "the running daemon captures what waits");
