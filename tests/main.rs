@@ -26,4 +26,5 @@ mod semantic_failures;
 mod summarizer;
 mod sync;
 mod sync_failures;
+mod sync_hostile;
 mod vectors_travel;

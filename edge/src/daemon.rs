@@ -131,13 +131,18 @@ impl Options {
                         result.map_err(|e| e.to_string())
                     });
                 match outcome {
-                    Ok(r) => log(
-                        app,
-                        &format!(
-                            "sync: pushed {}, pulled {}, conflicts {}",
-                            r.pushed, r.pulled, r.conflicts
-                        ),
-                    ),
+                    Ok(r) => {
+                        log(
+                            app,
+                            &format!(
+                                "sync: pushed {}, pulled {}, conflicts {}",
+                                r.pushed, r.pulled, r.conflicts
+                            ),
+                        );
+                        for refused in &r.refused_pulled {
+                            log(app, &format!("sync: pulled but not applied: {refused}"));
+                        }
+                    }
                     Err(e) => log(app, &format!("sync failed: {e}")),
                 }
             }

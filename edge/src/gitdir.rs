@@ -47,8 +47,10 @@ pub fn is_sha(text: &str) -> bool {
     (7..=64).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// A full sha in either case (git writes refs and object names in lowercase; the
+/// rule a stored sha keeps is the shared one, on the lowercased text).
 fn is_full(sha: &str) -> bool {
-    (sha.len() == 40 || sha.len() == 64) && is_sha(sha)
+    solaria_shared::knowledge::is_full_sha(&sha.to_ascii_lowercase())
 }
 
 impl GitDirs {

@@ -356,7 +356,11 @@ pub struct Link {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Commit {
-    /// The full sha (unique in the project: the record's id derives from it).
+    /// The full sha (unique in the project: the record's id derives from it);
+    /// [`check_commit_sha`] says what it may be. A string checked where records
+    /// cross a border (central's ingest, an edge's pull, the edge before git), not
+    /// a newtype that refuses to parse: a record that fails to parse fails its
+    /// whole batch or page, and an erased commit carries an empty sha.
     pub sha: String,
     pub message: String,
     pub author: String,
@@ -371,6 +375,39 @@ pub struct Commit {
     /// Author and file statistics are filled in (`git show --numstat`); false
     /// while only what the commit's own output said is known.
     pub complete: bool,
+}
+
+/// Whether `sha` is a commit's full object name: 40 (SHA-1) or 64 (SHA-256)
+/// lowercase hex digits, as git prints `%H`. Nothing else names a commit in a
+/// record: not an abbreviation (it may name another object tomorrow), not a
+/// revision expression (`^`, `~`, `..`, `@{…}`), and never an option (`-…`).
+pub fn is_full_sha(sha: &str) -> bool {
+    (sha.len() == 40 || sha.len() == 64)
+        && sha.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Why a commit record's sha is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "commit sha {shown:?} is not a full object name (40 or 64 lowercase hex digits); \
+     a commit record names its commit by its full sha only"
+)]
+pub struct BadCommitSha {
+    /// The refused value, cut to its first 80 characters.
+    shown: String,
+}
+
+/// The one rule for a commit record's sha ([`is_full_sha`]), with the reason when
+/// it is broken. Central refuses a pushed record that breaks it, an edge neither
+/// stores nor applies one, and nothing that breaks it is handed to git: a machine
+/// of the account cannot make another run `git show --output=…`.
+pub fn check_commit_sha(sha: &str) -> Result<(), BadCommitSha> {
+    if is_full_sha(sha) {
+        return Ok(());
+    }
+    Err(BadCommitSha {
+        shown: sha.chars().take(80).collect(),
+    })
 }
 
 /// A unit of work: a feature, a fix, a spike…
@@ -516,6 +553,19 @@ impl Knowledge {
     /// Its kind.
     pub fn kind(&self) -> KnowledgeKind {
         self.body.kind()
+    }
+
+    /// Why no store may keep this version, if none may: a commit whose sha breaks
+    /// [`check_commit_sha`] (an erased commit carries none, and may). Central
+    /// refuses such a pushed record with this reason; an edge does not apply
+    /// such a pulled one.
+    pub fn refused_because(&self) -> Option<String> {
+        match &self.body {
+            KnowledgeBody::Commit(c) if !(self.meta.deleted && c.sha.is_empty()) => {
+                check_commit_sha(&c.sha).err().map(|e| e.to_string())
+            }
+            _ => None,
+        }
     }
 
     /// How it is cited: `[D#id]`, `[M#id]`, `[C#sha7]`, `[I#id]`, `[E#id]`; a link
@@ -859,6 +909,66 @@ mod tests {
         let a = KnowledgeId::stable("github.com/acme/api", sha);
         assert_eq!(a, KnowledgeId::stable("github.com/acme/api", sha));
         assert_ne!(a, KnowledgeId::stable("github.com/acme/web", sha));
+    }
+
+    #[test]
+    fn a_commit_sha_is_a_full_lowercase_hex_object_name_and_nothing_else() {
+        let sha1 = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678";
+        let sha256 = "0123456789abcdef".repeat(4);
+        for good in [sha1, sha256.as_str()] {
+            assert!(is_full_sha(good), "{good}");
+            assert_eq!(check_commit_sha(good), Ok(()));
+        }
+        for bad in [
+            "A1B2C3D4E5F60718293A4B5C6D7E8F9012345678",
+            "a1b2c3d",
+            &sha1[..39],
+            &format!("{sha1}0"),
+            "",
+            "--output=/home/ada/.config/x",
+            "-a1b2c3d4e5f60718293a4b5c6d7e8f901234567",
+            &format!("{}^", &sha1[..39]),
+            "a1b2c3d4e5f60718293a..4b5c6d7e8f901234567",
+            "a1b2c3d4e5f60718293a 4b5c6d7e8f901234567",
+            &format!(" {sha1}"),
+            "g1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+        ] {
+            assert!(!is_full_sha(bad), "{bad:?}");
+            let e = check_commit_sha(bad).expect_err(bad);
+            assert!(e.to_string().contains("not a full object name"), "{e}");
+        }
+        let long = format!("--output={}", "x".repeat(500));
+        let shown = check_commit_sha(&long).expect_err("an option").to_string();
+        assert!(shown.len() < 300, "the refused value is cut: {shown}");
+    }
+
+    #[test]
+    fn a_commit_record_with_another_sha_is_refused_and_an_erased_one_is_not() {
+        let commit = |sha: &str| {
+            record(KnowledgeBody::Commit(Commit {
+                sha: sha.into(),
+                ..Commit::default()
+            }))
+        };
+        assert_eq!(
+            commit("a1b2c3d4e5f60718293a4b5c6d7e8f9012345678").refused_because(),
+            None
+        );
+        let hostile = commit("--output=/home/ada/.config/x");
+        let reason = hostile.refused_because().expect("refused");
+        assert!(reason.contains("--output=/home/ada/.config/x"), "{reason}");
+        assert!(
+            commit("").refused_because().is_some(),
+            "a live commit names one"
+        );
+        let mut erased = commit("");
+        erased.meta.deleted = true;
+        assert_eq!(erased.refused_because(), None, "a tombstone carries no sha");
+        let mut erased_hostile = hostile.clone();
+        erased_hostile.meta.deleted = true;
+        assert!(erased_hostile.refused_because().is_some());
+        let memory = record(KnowledgeBody::Memory(Memory::default()));
+        assert_eq!(memory.refused_because(), None);
     }
 
     #[test]

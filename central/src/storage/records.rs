@@ -104,6 +104,11 @@ fn validate(record: &WireRecord, pusher: MachineId, now: UnixMillis) -> Option<S
             MAX_DRIFT_MS / 1000
         ));
     }
+    // A record no store may keep (a commit whose sha could reach git as an option
+    // or an expression): the one rule is the shared `Knowledge::refused_because`.
+    if let WireRecord::Knowledge(k) = record {
+        return k.refused_because();
+    }
     None
 }
 
@@ -585,7 +590,46 @@ pub async fn changes(
 
 #[cfg(test)]
 mod tests {
-    use super::FeedTypes;
+    use super::{FeedTypes, validate};
+    use solaria_shared::knowledge::Commit;
+    use solaria_shared::wire::WireRecord;
+    use solaria_shared::{
+        Hlc, Knowledge, KnowledgeBody, KnowledgeId, MachineId, Project, UnixMillis,
+    };
+
+    #[test]
+    fn a_commit_whose_sha_is_not_a_full_object_name_is_refused_with_the_reason() {
+        let machine = MachineId::new();
+        let now = UnixMillis::now();
+        let commit = |sha: &str| {
+            WireRecord::Knowledge(Knowledge::new(
+                KnowledgeId::new(),
+                machine,
+                Hlc::new(now.0 as u64, 0),
+                Project {
+                    key: "github.com/acme/api".into(),
+                    name: "api".into(),
+                },
+                None,
+                KnowledgeBody::Commit(Commit {
+                    sha: sha.into(),
+                    ..Commit::default()
+                }),
+            ))
+        };
+        let honest = commit("0123456789abcdef0123456789abcdef01234567");
+        assert_eq!(validate(&honest, machine, now), None);
+        let reason =
+            validate(&commit("--output=/home/ada/.config/x"), machine, now).expect("refused");
+        assert!(
+            reason.contains("--output=/home/ada/.config/x") && reason.contains("full object name"),
+            "{reason}"
+        );
+        assert!(
+            validate(&commit("0123456"), machine, now).is_some(),
+            "abbreviated"
+        );
+    }
 
     #[test]
     fn only_a_reader_that_names_knowledge_gets_it() {

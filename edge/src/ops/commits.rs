@@ -19,7 +19,7 @@ use crate::gitdir;
 use crate::present::commits::{CommitLine, CompletionReport, ImportReport, LoggedCommit, Outcome};
 use crate::store::knowledge as kstore;
 use crate::store::{Store, StoreError, Writer, commits as cstore, records};
-use solaria_shared::knowledge::{Commit, decision_trailers};
+use solaria_shared::knowledge::{Commit, check_commit_sha, decision_trailers};
 use solaria_shared::private::cut_middle;
 use solaria_shared::redact::redact;
 use solaria_shared::{
@@ -300,6 +300,9 @@ pub fn log_commit(app: &App, request: &CommitRequest) -> OpResult<LoggedCommit> 
             }
         }
     };
+    // Full by now (git's own, or completed from the repository's files); the
+    // shared rule says so once more before anything is stored.
+    check_commit_sha(&commit.sha).map_err(|e| OpError::BadInput(e.to_string()))?;
     for reference in &request.decisions {
         let d = find_one(&store, reference, Some(KnowledgeKind::Decision))?;
         if !commit.decisions.contains(&d.id) {
@@ -383,6 +386,17 @@ pub fn complete_pending(app: &App, tried: &mut HashSet<KnowledgeId>) -> OpResult
         let KnowledgeBody::Commit(c) = &k.body else {
             continue;
         };
+        // Checked again here, whatever stored it (a pulled record an older edge
+        // applied, a row written by hand): a sha that is not a full object name
+        // never reaches git, where `--output=…` would be an option.
+        if let Err(e) = check_commit_sha(&c.sha) {
+            tried.insert(k.id);
+            report.waiting += 1;
+            report
+                .skipped
+                .push(format!("{}: refused, not given to git: {e}", k.id));
+            continue;
+        }
         let answer = match repository_of(&store, &k)? {
             Some(dir) => gitlog::show(&dir, &c.sha).map_err(|e| e.to_string()),
             None => Err("its repository is not on this machine".to_string()),

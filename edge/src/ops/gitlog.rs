@@ -1,6 +1,10 @@
 //! The `git` processes behind commit import and completion: `git log` (one
 //! process for a whole history) and `git show` (one commit), both with
 //! `--numstat` and a NUL-separated format, parsed here. Never run from a hook.
+//!
+//! Every revision follows `--end-of-options` (git 2.24 or later): whatever a
+//! record says, git reads it as a revision, never as an option such as
+//! `--output=FILE`.
 
 use solaria_shared::UnixMillis;
 use std::path::Path;
@@ -53,6 +57,11 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let first = err.lines().next().unwrap_or("failed").trim().to_string();
+        if first.contains("--end-of-options") {
+            return Err(GitError::Failed(format!(
+                "{first} (git 2.24 or later is needed; upgrade git)"
+            )));
+        }
         return Err(GitError::Failed(first));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
@@ -67,7 +76,7 @@ pub fn log(dir: &Path, since: Option<UnixMillis>, max: usize) -> Result<Vec<GitC
     if let Some(s) = &since {
         args.push(s);
     }
-    args.extend(["HEAD", "--"]);
+    args.extend(["--end-of-options", "HEAD", "--"]);
     match git(dir, &args) {
         Ok(text) => Ok(parse(&text)),
         Err(GitError::Failed(e)) if e.contains("does not have any commits") => Ok(Vec::new()),
@@ -75,12 +84,21 @@ pub fn log(dir: &Path, since: Option<UnixMillis>, max: usize) -> Result<Vec<GitC
     }
 }
 
-/// One commit of the repository at `dir` (a full or abbreviated sha).
+/// One commit of the repository at `dir` (a full or abbreviated sha; callers
+/// check what they pass, and git reads it as a revision whatever it is).
 pub fn show(dir: &Path, sha: &str) -> Result<GitCommit, GitError> {
     let spec = format!("{sha}^{{commit}}");
     let text = git(
         dir,
-        &["show", "--numstat", "--no-renames", FORMAT, &spec, "--"],
+        &[
+            "show",
+            "--numstat",
+            "--no-renames",
+            FORMAT,
+            "--end-of-options",
+            &spec,
+            "--",
+        ],
     )?;
     parse(&text)
         .into_iter()
@@ -167,5 +185,67 @@ mod tests {
             "an empty message is not a separator"
         );
         assert!(commits[1].files.is_empty());
+    }
+
+    /// A repository in a temporary directory with one commit, and git free of
+    /// the user's and the system's configuration.
+    fn repository() -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = |args: &[&str]| {
+            let out = Command::new("git")
+                .arg("-C")
+                .arg(dir.path())
+                .args(args)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("LC_ALL", "C")
+                .output()
+                .expect("run git");
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
+        run(&["init", "-q"]);
+        std::fs::write(dir.path().join("a.txt"), "one\n").expect("file");
+        run(&["add", "a.txt"]);
+        run(&[
+            "-c",
+            "user.name=Ada",
+            "-c",
+            "user.email=ada@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "One",
+        ]);
+        let head = run(&["rev-parse", "HEAD"]);
+        (dir, head)
+    }
+
+    #[test]
+    fn a_revision_that_starts_with_a_dash_is_read_as_a_revision_not_an_option() {
+        let (dir, head) = repository();
+        let target = dir.path().join("written-by-git");
+        let hostile = format!("--output={}", target.display());
+        let e = show(dir.path(), &hostile).expect_err("no such revision");
+        assert!(
+            e.to_string().contains("bad revision") || e.to_string().contains("unknown revision"),
+            "git names it as a revision: {e}"
+        );
+        let written: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("written-by-git"))
+            .collect();
+        assert!(written.is_empty(), "git wrote {written:?}");
+        assert!(show(dir.path(), "-p").is_err(), "not an option either");
+
+        // What callers rely on still works: a full or abbreviated sha, the history.
+        assert_eq!(show(dir.path(), &head).expect("shown").sha, head);
+        let shown = show(dir.path(), &head[..7]).expect("abbreviated");
+        assert_eq!((shown.sha.as_str(), shown.insertions), (head.as_str(), 1));
+        let history = log(dir.path(), None, 10).expect("log");
+        assert_eq!(history.len(), 1);
+        assert_eq!(history[0].message, "One");
     }
 }

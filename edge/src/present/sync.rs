@@ -41,6 +41,9 @@ impl SyncOutcome {
         for refused in &r.rejected {
             out.push_str(&format!("\nrefused by the server: {refused}"));
         }
+        for refused in &r.refused_pulled {
+            out.push_str(&format!("\npulled but not applied: {refused}"));
+        }
         if r.vectors_pushed + r.vectors_pulled > 0 {
             out.push_str(&format!(
                 "\nVectors: pushed {}, pulled {} (records searchable by meaning without embedding them here).",

@@ -278,7 +278,7 @@ pub fn pending_count(conn: &Connection, me: MachineId, cursor: i64) -> Result<i6
 }
 
 /// What applying received versions did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Applied {
     /// Versions stored (new records or newer versions).
     pub stored: usize,
@@ -288,6 +288,9 @@ pub struct Applied {
     pub conflicts: usize,
     /// Records whose content a received erasure removed here.
     pub erased: usize,
+    /// Versions not applied because no store may keep them
+    /// (`Knowledge::refused_because`), each as `id: reason`.
+    pub refused: Vec<String>,
 }
 
 fn local_version(w: &Writer<'_>, r: &WireRecord) -> Result<Option<WireRecord>, StoreError> {
@@ -346,6 +349,17 @@ impl Writer<'_> {
         let mut ordered: Vec<&WireRecord> = records.iter().collect();
         ordered.sort_by_key(|r| !matches!(r, WireRecord::Session(_)));
         for r in ordered {
+            // A version no store may keep (a commit whose sha git could read as an
+            // option) is skipped and reported, not an error: the page around it is
+            // applied and the cursor moves past it, or one hostile record would
+            // stall every later pull of this machine. Central refuses such a push;
+            // this is for one an older server kept, or a server that lies.
+            if let WireRecord::Knowledge(k) = r
+                && let Some(reason) = k.refused_because()
+            {
+                done.refused.push(format!("{}: {reason}", k.id));
+                continue;
+            }
             self.observe(r.updated());
             let local = local_version(self, r)?;
             if let Some(l) = &local {
@@ -521,6 +535,57 @@ mod tests {
 
     fn set(store: &mut Store, key: &str, value: &str) {
         store.write(|w| w.set_state(key, value)).expect("set");
+    }
+
+    #[test]
+    fn a_pulled_commit_whose_sha_is_not_a_full_object_name_is_skipped_and_reported() {
+        use solaria_shared::knowledge::Commit;
+        use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, Project};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
+        let elsewhere = MachineId::new();
+        let commit = |sha: &str, stamp: u64| {
+            WireRecord::Knowledge(Knowledge::new(
+                KnowledgeId::new(),
+                elsewhere,
+                Hlc::new(stamp, 0),
+                Project {
+                    key: "github.com/acme/api".into(),
+                    name: "api".into(),
+                },
+                None,
+                KnowledgeBody::Commit(Commit {
+                    sha: sha.into(),
+                    message: "Pages".into(),
+                    ..Commit::default()
+                }),
+            ))
+        };
+        let hostile = commit("--output=/home/ada/.config/x", 1_700_000_000_000);
+        let honest = commit(
+            "0123456789abcdef0123456789abcdef01234567",
+            1_700_000_000_001,
+        );
+        let applied = store
+            .write(|w| w.apply_remote(&[hostile.clone(), honest.clone()], 0))
+            .expect("the page is applied, not failed");
+        assert_eq!(applied.stored, 1, "the honest record around it is kept");
+        assert_eq!(applied.refused.len(), 1, "{:?}", applied.refused);
+        assert!(
+            applied.refused[0].starts_with(&hostile.id().to_string())
+                && applied.refused[0].contains("--output=/home/ada/.config/x"),
+            "{:?}",
+            applied.refused
+        );
+        let shas: Vec<String> = store
+            .conn()
+            .prepare("SELECT sha FROM knowledge")
+            .expect("prepare")
+            .query_map([], |r| r.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        assert_eq!(shas, vec!["0123456789abcdef0123456789abcdef01234567"]);
     }
 
     #[test]

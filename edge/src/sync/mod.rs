@@ -60,6 +60,10 @@ pub struct SyncReport {
     pub conflicts: usize,
     /// Records the server refused, with its reasons.
     pub rejected: Vec<String>,
+    /// Pulled records not applied here, with the reason: versions no store may
+    /// keep (`Knowledge::refused_because`), which no honest machine writes. The
+    /// pull goes on past them.
+    pub refused_pulled: Vec<String>,
     /// How far this machine's clock is from the server's (ms; positive: behind).
     /// Stamps are corrected by it.
     pub clock_offset_ms: i64,
@@ -206,9 +210,9 @@ pub fn run(
                         RecordOutcome::Stale { winner, .. } => {
                             // Apply the winner before the cursor moves past our loser,
                             // so the loss is recorded as a conflict.
-                            report.conflicts += w
-                                .apply_remote(std::slice::from_ref(winner), cursor)?
-                                .conflicts;
+                            let applied = w.apply_remote(std::slice::from_ref(winner), cursor)?;
+                            report.conflicts += applied.conflicts;
+                            report.refused_pulled.extend(applied.refused);
                         }
                         RecordOutcome::Rejected { id, reason } => {
                             report.rejected.push(format!("{id}: {reason}"));
@@ -292,6 +296,7 @@ pub fn run(
         report.pulled += applied.stored;
         report.conflicts += applied.conflicts;
         erased += applied.erased;
+        report.refused_pulled.extend(applied.refused);
         progress(Progress::Pulled {
             done: report.pulled,
         });
