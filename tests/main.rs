@@ -9,6 +9,7 @@ mod central_knowledge;
 mod central_mcp;
 mod central_ops;
 mod central_query;
+mod config_examples;
 mod edge_cli;
 mod knowledge;
 mod layers;
