@@ -40,15 +40,22 @@ fn relaying_with(edge: &Edge, extra: &str) -> Serve {
 /// A copy of `solaria-hook` alone in a directory of `edge`'s: with no `solaria`
 /// beside it, what it captures the daemon captured. The statically linked build
 /// `deploy/install.sh` ships when `SOLARIA_TEST_HOOK_CLIENT` names it (`deploy/test.sh`
-/// does), else this build's.
+/// does), else this build's (in CI a missing one fails: `solaria_tests::require`).
 fn lone_client(edge: &Edge) -> PathBuf {
     let dir = edge.root.path().join("lone");
     std::fs::create_dir_all(&dir).expect("mkdir");
     let client = dir.join("solaria-hook");
-    let built = std::env::var_os("SOLARIA_TEST_HOOK_CLIENT")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| binary("solaria-hook"));
+    let built = match std::env::var_os("SOLARIA_TEST_HOOK_CLIENT").filter(|p| !p.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => {
+            solaria_tests::require::missing(
+                "SOLARIA_TEST_HOOK_CLIENT is not set",
+                "set it to the output of `bash deploy/static-hook.sh debug`",
+                "testing this build's solaria-hook instead of the static one",
+            );
+            binary("solaria-hook")
+        }
+    };
     std::fs::copy(&built, &client).expect("copy solaria-hook");
     client
 }

@@ -4,7 +4,9 @@
 //! `solaria` binary; [`mcp`] speaks JSON-RPC to its `solaria mcp` over stdio;
 //! [`semantic`] finds the embedding models and counts vectors; [`opencode`] has
 //! OpenCode's plugin payloads and the setup a real OpenCode run needs; [`model`] is a
-//! scripted model endpoint and [`agents`] runs the real coding agents against it.
+//! scripted model endpoint and [`agents`] runs the real coding agents against it;
+//! [`require`] decides what a test does when a tool it needs is missing (skips
+//! locally, fails in CI).
 
 pub mod agents;
 pub mod central;
@@ -16,6 +18,7 @@ pub mod opencode;
 pub mod payloads;
 pub mod pg;
 pub mod records;
+pub mod require;
 pub mod semantic;
 
 use std::io::Write;
