@@ -125,14 +125,14 @@ async fn concurrent_edits_converge_to_the_same_winner_and_the_loser_is_told() {
         .expect("id")
         .to_string();
 
-    // Both machines forget the same record without syncing in between; b acts last.
+    // Both machines forget the same record without syncing in between; b acts last
+    // (its clock a little ahead: its stamp is the later one, whatever the scheduler).
     a.ok(&["forget", &id]);
-    std::thread::sleep(std::time::Duration::from_millis(20));
     let session = b.search("caching")[0]["session_id"]
         .as_str()
         .expect("s")
         .to_string();
-    b.ok(&["forget", "--session", &session]);
+    b.ok_ahead(&["forget", "--session", &session]);
     b.ok(&["sync"]);
     let out = a.ok(&["sync"]);
     assert!(
