@@ -400,13 +400,14 @@ fn central_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Comma
 #[tokio::test]
 async fn the_binary_serves_beside_the_edge_s_environment_variables() {
     let db = fresh_database().await;
-    let listen = format!("127.0.0.1:{}", solaria_tests::free_port());
     let mut child = central_command(
-        &["serve"],
+        &["serve", "--log-format", "json"],
         &[
             ("SOLARIA_DATABASE_URL", db.url.as_str()),
             ("SOLARIA_JWT_SECRET", solaria_tests::central::JWT_SECRET),
-            ("SOLARIA_LISTEN", listen.as_str()),
+            // Any free port: the log says which (no port picked beforehand that
+            // another test could take meanwhile).
+            ("SOLARIA_LISTEN", "127.0.0.1:0"),
             // The edge's variables, and a typo: none of them stops central.
             ("SOLARIA_MODEL_MIRROR", "x"),
             ("SOLARIA_HOME", "/tmp/x"),
@@ -415,29 +416,51 @@ async fn the_binary_serves_beside_the_edge_s_environment_variables() {
     )
     .spawn()
     .expect("spawn solaria-central serve");
+    let listen = serving_address(&mut child).await;
     let client = reqwest::Client::builder()
         .no_proxy()
         .build()
         .expect("client");
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    let healthy = loop {
-        if let Ok(r) = client.get(format!("http://{listen}/healthz")).send().await {
-            break r.status() == 200;
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            let out = child.wait_with_output().await.expect("output");
-            panic!(
-                "solaria-central exited with {status}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        if std::time::Instant::now() > deadline {
-            break false;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    assert!(healthy, "solaria-central answers /healthz");
+    let r = client
+        .get(format!("http://{listen}/healthz"))
+        .send()
+        .await
+        .expect("solaria-central answers where it says it listens");
+    assert_eq!(r.status(), 200, "solaria-central answers /healthz");
     child.kill().await.expect("stop solaria-central");
+}
+
+/// The address a `solaria-central serve --log-format json` listens on, from its
+/// `serving` log line (it listens before it logs it); its log is drained from then
+/// on. Panics with the log if it ends first or says nothing in a minute.
+async fn serving_address(child: &mut tokio::process::Child) -> std::net::SocketAddr {
+    use tokio::io::AsyncBufReadExt;
+    let stderr = child.stderr.take().expect("piped stderr");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        let line = tokio::time::timeout_at(deadline, lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no `serving` line in a minute: {seen:#?}"))
+            .expect("read the log");
+        let Some(line) = line else {
+            panic!("solaria-central ended before it served: {seen:#?}");
+        };
+        let entry: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        let fields = &entry["fields"];
+        if fields["message"] == "serving" {
+            let listen = fields["listen"].as_str().expect("listen field");
+            let addr = listen
+                .strip_prefix("Some(")
+                .and_then(|a| a.strip_suffix(')'))
+                .and_then(|a| a.parse().ok())
+                .unwrap_or_else(|| panic!("an address: {line}"));
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return addr;
+        }
+        seen.push(line);
+    }
 }
 
 #[tokio::test]

@@ -7,7 +7,6 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use solaria_tests::daemon::*;
 use solaria_tests::edge::Edge;
-use solaria_tests::free_port;
 use solaria_tests::mcp::McpStdio;
 use solaria_tests::semantic::{copy_model, corrupt_weights, minilm};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -353,6 +352,20 @@ fn a_busy_port_is_logged_and_the_daemon_keeps_running() {
 }
 
 #[test]
+fn a_daemon_asked_for_any_port_says_which_it_took() {
+    let edge = edge_with_a_prompt();
+    configure_any_port(&edge, "");
+    let mut api = serve_as_configured(&edge);
+    assert_ne!(api.addr.port(), 0, "a real port in serve.addr");
+    let line = format!("local API on http://{} ", api.addr);
+    wait_for(&edge, &mut api.daemon, "the address in serve.log", || {
+        serve_log(&edge).contains(&line).then_some(())
+    });
+    let (status, body) = api.get("/api/status");
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+#[test]
 fn port_0_turns_the_api_off() {
     let edge = edge_with_a_prompt();
     configure_port(&edge, 0);
@@ -380,8 +393,7 @@ fn the_cli_searches_with_the_daemons_loaded_model() {
     std::fs::write(
         edge.data().join("config.toml"),
         format!(
-            "machine_name = \"{MACHINE}\"\n\n[serve]\nhttp_port = {}\n\n[search]\nmodel_dir = '{}'\n",
-            free_port(),
+            "machine_name = \"{MACHINE}\"\n\n[serve]\nhttp_port = \"any\"\n\n[search]\nmodel_dir = '{}'\n",
             installed.path().display()
         ),
     )

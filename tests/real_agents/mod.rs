@@ -408,7 +408,7 @@ fn a_model_endpoint_that_hangs_ends_the_session_with_its_work_kept() {
 /// Starts `exe serve` (the bench's build, as the hooks run) on `edge` with its local
 /// API on a free port, once its hooks' socket listens.
 fn serve_with(edge: &Edge, exe: &Path) -> solaria_tests::daemon::Daemon {
-    solaria_tests::daemon::configure_port(edge, solaria_tests::free_port());
+    solaria_tests::daemon::configure_any_port(edge, "");
     let child = std::process::Command::new(exe)
         .current_dir(&edge.project)
         .env_clear()

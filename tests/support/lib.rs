@@ -51,15 +51,6 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
-/// A port free right now on 127.0.0.1 (for a child process to bind; another process may
-/// take it first, so use it at once).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port on 127.0.0.1")
-        .port()
-}
-
 /// One line of a recorded session.
 #[derive(Debug, Clone)]
 pub struct Recorded {
