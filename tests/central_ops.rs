@@ -299,35 +299,60 @@ async fn graceful_shutdown_finishes_a_request_in_flight() {
         .into_bytes();
     let addr = c.url.trim_start_matches("http://").to_string();
 
-    // Headers and half the body: the request is in flight when the server is told to stop.
+    // The head first, asking to be told to go on: the server answers `100 Continue`
+    // once its handler reads the body, so from then on the request is in flight.
     let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
     stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
+        .set_read_timeout(Some(Duration::from_secs(60)))
         .expect("timeout");
     let head = format!(
         "POST /memory/sync HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+         Content-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
         m.jwt,
         body.len()
     );
-    let half = body.len() / 2;
     stream.write_all(head.as_bytes()).expect("write head");
+    // Read off the runtime: the server answers on this test's runtime.
+    let mut stream = tokio::task::spawn_blocking(move || {
+        let mut interim = Vec::new();
+        let mut byte = [0u8; 1];
+        while !interim.ends_with(b"\r\n\r\n") {
+            stream
+                .read_exact(&mut byte)
+                .expect("the server's interim answer");
+            interim.push(byte[0]);
+        }
+        assert!(
+            interim.starts_with(b"HTTP/1.1 100"),
+            "{}",
+            String::from_utf8_lossy(&interim)
+        );
+        stream
+    })
+    .await
+    .expect("reader");
+    // Half the body: the request is in flight when the server is told to stop.
+    let half = body.len() / 2;
     stream.write_all(&body[..half]).expect("write half");
     stream.flush().expect("flush");
-    tokio::time::sleep(Duration::from_millis(300)).await;
 
     let storage = c.storage.clone();
     let client = c.client.clone();
     let url = c.url.clone();
     let stopping = tokio::spawn(c.stop());
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Once it no longer takes connections the server is stopping, and it cannot be
+    // done while the request is half read.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while client.get(format!("{url}/healthz")).send().await.is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no new connection is accepted once stopping"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(
         !stopping.is_finished(),
         "the server waits for the request in flight"
-    );
-    assert!(
-        client.get(format!("{url}/healthz")).send().await.is_err(),
-        "no new connection is accepted once stopping"
     );
 
     let rest = body[half..].to_vec();
@@ -341,7 +366,7 @@ async fn graceful_shutdown_finishes_a_request_in_flight() {
     .expect("reader");
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains("\"outcome\":\"applied\""), "{response}");
-    tokio::time::timeout(Duration::from_secs(10), stopping)
+    tokio::time::timeout(Duration::from_secs(60), stopping)
         .await
         .expect("stops once the request is answered")
         .expect("stop task");

@@ -341,7 +341,17 @@ fn a_busy_port_is_logged_and_the_daemon_keeps_running() {
         log.contains(&format!("127.0.0.1:{port}")) && log.contains("busy"),
         "{log}"
     );
-    std::thread::sleep(Duration::from_millis(500));
+    // It goes on to its next duty, the hooks' socket (`wait_for` fails if it ends).
+    wait_for(
+        &edge,
+        &mut daemon,
+        "the daemon going on without its API",
+        || {
+            let log = serve_log(&edge);
+            (log.contains("hooks relayed through") || log.contains("hooks not relayed"))
+                .then_some(())
+        },
+    );
     let alive = daemon.0.try_wait().expect("try_wait").is_none();
     assert!(alive, "the daemon goes on without its API:\n{log}");
     assert!(

@@ -604,8 +604,8 @@ fn opencode_and_claude_code_share_one_memory() {
         SESSION_TIMEOUT,
     )
     .assert_success();
-    // The plugin forwards idle/end detached: give it a moment.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    // The plugin forwards idle/end detached: wait until they are in.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while edge.count("SELECT count(*) FROM observations o JOIN sessions s ON s.id = o.session_id WHERE s.agent = 'opencode' AND o.title LIKE '%billing_export%'") < 2
         && std::time::Instant::now() < deadline
     {
@@ -683,7 +683,7 @@ fn an_opencode_session_is_captured_like_a_claude_code_one() {
         SESSION_TIMEOUT,
     )
     .assert_success();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while edge.count("SELECT count(*) FROM summaries") < 1 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(200));
     }
