@@ -240,13 +240,9 @@ async fn readyz_follows_the_database() {
     .execute(&mut conn)
     .await
     .expect("drop the database");
-    let r = tokio::time::timeout(
-        Duration::from_secs(15),
-        c.client.get(c.at("/readyz")).send(),
-    )
-    .await
-    .expect("readyz answers promptly")
-    .expect("readyz");
+    // Answered, not left to hang: a probe gets its 503 within the server's request
+    // timeout (past it, the answer would be a 408).
+    let r = c.client.get(c.at("/readyz")).send().await.expect("readyz");
     assert_eq!(r.status(), 503);
     let body: serde_json::Value = r.json().await.expect("json");
     assert_eq!(body["error"], "not_ready");

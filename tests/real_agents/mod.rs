@@ -385,8 +385,10 @@ fn a_model_endpoint_that_hangs_ends_the_session_with_its_work_kept() {
     cmd.env("API_TIMEOUT_MS", "3000")
         .env("CLAUDE_CODE_MAX_RETRIES", "0");
     let run = agents::run_timeboxed(cmd, &edge.root.path().join("runs/hang"), SESSION_TIMEOUT);
+    // Ended by itself, not by the time box (SESSION_TIMEOUT, forty times its 3 s
+    // request timeout): how long it took is the machine's business.
     assert!(
-        run.status.is_some() && run.elapsed < Duration::from_secs(60),
+        run.status.is_some(),
         "Claude Code gives up on the model by itself, hooks and all: {run:?}"
     );
     let out: Value = serde_json::from_str(&run.stdout).expect("claude -p prints JSON");

@@ -51,6 +51,33 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
+/// Waits for `child` to end and collects its output. `bound` is only there so that
+/// a child that never ends (the failure a test looks for) fails the test instead of
+/// hanging the suite: make it a large multiple of the waits the child is meant to
+/// keep, far beyond what any load could add, never a measure of speed. Past it the
+/// child is killed and the test fails, naming `what`.
+pub fn output_within(
+    child: std::process::Child,
+    bound: std::time::Duration,
+    what: &str,
+) -> std::process::Output {
+    let pid = child.id();
+    let (done, output) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    match output.recv_timeout(bound) {
+        Ok(out) => out.expect("wait for the child"),
+        Err(_) => {
+            // Not reaped yet (its waiter is blocked), so the id is still the child's.
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            panic!("{what} had not ended after {bound:?}");
+        }
+    }
+}
+
 /// One line of a recorded session.
 #[derive(Debug, Clone)]
 pub struct Recorded {
