@@ -351,6 +351,51 @@ fn a_prompt_in_another_project_recalls_nothing_of_this_one() {
 }
 
 #[test]
+fn a_local_only_projects_prompts_are_recalled_nowhere_else() {
+    let edge = Edge::new("laptop");
+    edge.write_config("[sync]\nlocal_only_projects = [\"github.com/acme/web\"]\n");
+    let web = web(&edge);
+    let nda = "the Harbourline contract pricing sheet under NDA";
+    prompt_in(&edge, &web, "b1", nda);
+    // A session started in the other project that moved into the local-only one:
+    // its first prompt there, its stop there.
+    edge.hook(
+        "session-start",
+        payloads::session_start("moved", &edge.project),
+    );
+    edge.hook(
+        "user-prompt-submit",
+        payloads::prompt("moved", &web, "Harbourline renewal terms are confidential"),
+    );
+    edge.hook("stop", payloads::stop("moved", &web));
+
+    assert!(
+        prompt_in(&edge, &web, "b2", "Harbourline contract pricing under NDA")
+            .is_some_and(|t| t.contains("Harbourline")),
+        "recalled in its own project"
+    );
+    // In no other: neither in the context of the project the moved session started
+    // in (the CLI's and SessionStart's), nor in that project's recall.
+    let context = edge.ok(&["context"]);
+    assert!(!context.contains("Harbourline"), "{context}");
+    let start = edge.hook(
+        "session-start",
+        payloads::session_start("a1", &edge.project),
+    );
+    assert!(
+        !String::from_utf8_lossy(&start.stdout).contains("Harbourline"),
+        "{start:?}"
+    );
+    let lines = considered_in(&edge, &edge.project, "Harbourline renewal terms pricing");
+    assert!(lines.is_empty(), "{lines:?}");
+    assert_eq!(
+        prompt(&edge, "a1", "Harbourline contract pricing under NDA"),
+        None,
+        "never in another one"
+    );
+}
+
+#[test]
 fn a_prompt_in_another_project_recalls_nothing_of_this_one_by_meaning() {
     let Some(model) = solaria_tests::semantic::minilm() else {
         return;
