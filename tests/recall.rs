@@ -1,12 +1,20 @@
 //! Recall into each prompt through the real hook: a prompt that touches a recorded
 //! decision brings it back (cited, once per session), an unrelated prompt brings
-//! nothing, `solaria recall` shows the scores, and the `[recall]` settings hold.
+//! nothing, `solaria recall` shows the scores, the `[recall]` settings hold, and
+//! recall (and the session's context) stays inside the prompt's project.
 
 use serde_json::{Value, json};
 use solaria_tests::edge::Edge;
+use solaria_tests::payloads;
+use std::path::{Path, PathBuf};
 
 fn prompt(edge: &Edge, session: &str, text: &str) -> Option<String> {
-    let cwd = edge.project.display().to_string();
+    prompt_in(edge, &edge.project, session, text)
+}
+
+/// What a prompt typed in `project` (its hook's `cwd`) is told.
+fn prompt_in(edge: &Edge, project: &Path, session: &str, text: &str) -> Option<String> {
+    let cwd = project.display().to_string();
     let out = edge.hook(
         "user-prompt-submit",
         json!({"session_id": session, "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": text}),
@@ -278,4 +286,150 @@ fn with_the_daemon_running_a_prompt_in_other_words_recalls_by_meaning() {
         "words alone do not reach the preference"
     );
     drop(hanging);
+}
+
+/// A second project of the edge's machine: `github.com/acme/web`, named `web`.
+fn web(edge: &Edge) -> PathBuf {
+    payloads::project(edge.root.path(), "web", Some("git@github.com:acme/web.git"))
+}
+
+/// The lines `solaria recall --json TEXT`, run in `project`, considered.
+fn considered_in(edge: &Edge, project: &Path, text: &str) -> Vec<String> {
+    let v = edge.json(project, &["recall", "--json", text]);
+    v["considered"]
+        .as_array()
+        .expect("considered")
+        .iter()
+        .map(|c| c["line"].as_str().expect("line").to_string())
+        .collect()
+}
+
+#[test]
+fn a_prompt_in_another_project_recalls_nothing_of_this_one() {
+    let edge = Edge::new("laptop");
+    let id = memory(&edge);
+    let web = web(&edge);
+    let orm = "let's add an ORM for the billing tables";
+    let slow = "the invoice PDF renderer is slow again for large accounts";
+    // In its own project each is recalled: the prompts do reach these records.
+    assert!(prompt(&edge, "a1", orm).is_some_and(|t| t.contains(&id)));
+    assert!(prompt(&edge, "a1", slow).is_some_and(|t| t.contains("invoice PDF renderer")));
+
+    for text in [orm, slow, "deploy staging only from the release branch"] {
+        let lines = considered_in(&edge, &web, text);
+        assert!(
+            lines.is_empty(),
+            "nothing of the other project is even considered: {lines:?}"
+        );
+    }
+    assert_eq!(prompt_in(&edge, &web, "b1", orm), None, "not the decision");
+    assert_eq!(prompt_in(&edge, &web, "b1", slow), None, "nor the history");
+
+    // The other project's own memory is recalled there, and only there.
+    prompt_in(
+        &edge,
+        &web,
+        "b2",
+        "the webhook signature check rejects retried deliveries",
+    );
+    let told = prompt_in(
+        &edge,
+        &web,
+        "b3",
+        "webhook signature check rejects retried deliveries",
+    )
+    .expect("recalled in its project");
+    assert!(told.contains("webhook signature"), "{told}");
+    assert_eq!(
+        prompt(
+            &edge,
+            "a2",
+            "webhook signature check rejects retried deliveries"
+        ),
+        None
+    );
+}
+
+#[test]
+fn a_local_only_projects_prompts_are_recalled_nowhere_else() {
+    let edge = Edge::new("laptop");
+    edge.write_config("[sync]\nlocal_only_projects = [\"github.com/acme/web\"]\n");
+    let web = web(&edge);
+    let nda = "the Harbourline contract pricing sheet under NDA";
+    prompt_in(&edge, &web, "b1", nda);
+    // A session started in the other project that moved into the local-only one:
+    // its first prompt there, its stop there.
+    edge.hook(
+        "session-start",
+        payloads::session_start("moved", &edge.project),
+    );
+    edge.hook(
+        "user-prompt-submit",
+        payloads::prompt("moved", &web, "Harbourline renewal terms are confidential"),
+    );
+    edge.hook("stop", payloads::stop("moved", &web));
+
+    assert!(
+        prompt_in(&edge, &web, "b2", "Harbourline contract pricing under NDA")
+            .is_some_and(|t| t.contains("Harbourline")),
+        "recalled in its own project"
+    );
+    // In no other: neither in the context of the project the moved session started
+    // in (the CLI's and SessionStart's), nor in that project's recall.
+    let context = edge.ok(&["context"]);
+    assert!(!context.contains("Harbourline"), "{context}");
+    let start = edge.hook(
+        "session-start",
+        payloads::session_start("a1", &edge.project),
+    );
+    assert!(
+        !String::from_utf8_lossy(&start.stdout).contains("Harbourline"),
+        "{start:?}"
+    );
+    let lines = considered_in(&edge, &edge.project, "Harbourline renewal terms pricing");
+    assert!(lines.is_empty(), "{lines:?}");
+    assert_eq!(
+        prompt(&edge, "a1", "Harbourline contract pricing under NDA"),
+        None,
+        "never in another one"
+    );
+}
+
+#[test]
+fn a_prompt_in_another_project_recalls_nothing_of_this_one_by_meaning() {
+    let Some(model) = solaria_tests::semantic::minilm() else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    memory(&edge);
+    let with_model = format!(
+        "[search]\nmodel_dir = '{}'\n[recall]\ndaemon_wait_ms = 2000\n",
+        model.display()
+    );
+    edge.write_config(&with_model);
+    edge.ok(&["embed"]);
+    let _serve = solaria_tests::daemon::serve_with(&edge, &with_model);
+    let web = web(&edge);
+
+    // In its own project the preference is recalled by meaning.
+    let v = edge.json(&edge.project, &["recall", "--json", STAGING_PARAPHRASE]);
+    assert_eq!(v["by_meaning"], true, "{v}");
+    assert!(
+        v["considered"][0]["line"]
+            .as_str()
+            .is_some_and(|l| l.contains(STAGING)),
+        "{v}"
+    );
+
+    let v = edge.json(&web, &["recall", "--json", STAGING_PARAPHRASE]);
+    assert_eq!(
+        v["by_meaning"], true,
+        "the daemon answered, by meaning: {v}"
+    );
+    assert_eq!(
+        v["considered"],
+        json!([]),
+        "nothing of the other project: {v}"
+    );
+    assert_eq!(prompt_in(&edge, &web, "b1", STAGING_PARAPHRASE), None);
 }

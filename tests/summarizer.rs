@@ -532,6 +532,83 @@ fn an_api_error_or_a_missing_key_leaves_the_deterministic_summary() {
     );
 }
 
+/// A session started in one project that moved (`cd`) into a local-only one is
+/// still summarized, from the events of its own project: nothing said or run in
+/// the local-only project reaches the model.
+#[test]
+fn the_events_of_a_local_only_project_a_session_moved_into_are_never_sent() {
+    let edge = Edge::new("laptop");
+    configure(
+        &edge,
+        &answering(&edge, &good_answer().to_string()),
+        "[sync]\nlocal_only_projects = [\"diary\"]",
+    );
+    let (api, diary) = (
+        edge.project.clone(),
+        payloads::project(
+            edge.root.path(),
+            "diary",
+            Some("git@github.com:me/diary.git"),
+        ),
+    );
+    let id = "s-moved";
+    edge.hook("session-start", payloads::session_start(id, &api));
+    edge.hook(
+        "user-prompt-submit",
+        payloads::prompt(id, &api, "fix the refresh loop in the auth client"),
+    );
+    edge.hook(
+        "user-prompt-submit",
+        payloads::prompt(
+            id,
+            &diary,
+            "draft the letter to Marguerite about the orchard",
+        ),
+    );
+    edge.hook(
+        "post-tool-use",
+        payloads::tool(
+            id,
+            &diary,
+            "Bash",
+            json!({"command": "cat letters/marguerite.md"}),
+            json!({"stdout": "Dear Marguerite, the orchard", "stderr": "", "interrupted": false}),
+        ),
+    );
+    edge.hook(
+        "post-tool-use",
+        payloads::tool(
+            id,
+            &api,
+            "Bash",
+            json!({"command": "cargo test -p auth"}),
+            json!({"stdout": "test result: ok", "stderr": "", "interrupted": false}),
+        ),
+    );
+    edge.hook("stop", payloads::stop(id, &api));
+    edge.hook("session-end", payloads::session_end(id, &api));
+    let s = edge
+        .strings(&format!(
+            "SELECT id FROM sessions WHERE agent_session_id = '{id}'"
+        ))
+        .pop()
+        .expect("the session is stored");
+    assert!(!summary_text(&edge, &s).contains("Marguerite"));
+
+    once(&edge);
+    assert_eq!(calls(&edge), 1, "the session is summarized");
+    let prompt =
+        std::fs::read_to_string(edge.root.path().join("prompt.txt")).expect("prompt saved");
+    assert!(
+        prompt.contains("fix the refresh loop") && prompt.contains("cargo test -p auth"),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains("Marguerite") && !prompt.contains("orchard"),
+        "{prompt}"
+    );
+}
+
 /// The summarizer's agent run (`claude -p` with SOLARIA's hooks installed) is not
 /// captured: its hooks see `SOLARIA_NO_CAPTURE`.
 #[test]

@@ -6,6 +6,7 @@
 use serde_json::json;
 use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::Edge;
+use solaria_tests::payloads;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_one_machine_captures_the_other_finds_after_a_sync() {
@@ -464,6 +465,146 @@ async fn a_local_only_project_never_leaves_the_machine() {
     assert_eq!(c.count("memory_observations_remote").await, 0);
     assert_eq!(c.count("memory_sessions").await, 0);
     assert_eq!(a.search("NDA").len(), 1, "still searchable locally");
+}
+
+/// Rows of central's `table` (sessions, observations, summaries) of any account
+/// whose text, any column, holds `word`.
+async fn rows_holding(c: &Central, table: &str, word: &str) -> i64 {
+    // `table` is one of our table names, never input.
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {table} t WHERE t::text ILIKE '%' || $1 || '%'"
+    )))
+    .bind(word)
+    .fetch_one(c.storage.pool())
+    .await
+    .expect("count rows")
+}
+
+/// A session started in one project that moves (`cd`) into a local-only one: the
+/// events there are that project's, and none of them, nor their vectors, nor their
+/// words in the session's summary, reach central; the events of the first project do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_that_moves_into_a_local_only_project_leaves_its_events_there_home() {
+    let (c, acct) = Central::tls_with_account().await;
+    let laptop = Edge::new("laptop");
+    laptop.write_config("[sync]\nlocal_only_projects = [\"github.com/me/diary\"]\n");
+    let model = solaria_tests::semantic::minilm();
+    if let Some(dir) = &model {
+        solaria_tests::semantic::configure_model(&laptop, dir);
+    }
+    laptop.enroll(&c, acct).await;
+    let (api, diary) = (
+        laptop.project.clone(),
+        payloads::project(
+            laptop.root.path(),
+            "diary",
+            Some("git@github.com:me/diary.git"),
+        ),
+    );
+    let bash = |cwd: &std::path::Path, command: &str, stdout: &str| {
+        payloads::tool(
+            "s1",
+            cwd,
+            "Bash",
+            json!({"command": command}),
+            json!({"stdout": stdout, "stderr": "", "interrupted": false}),
+        )
+    };
+    laptop.hook("session-start", payloads::session_start("s1", &api));
+    laptop.hook(
+        "user-prompt-submit",
+        payloads::prompt("s1", &api, "wire the export button to the reports endpoint"),
+    );
+    laptop.hook(
+        "post-tool-use",
+        bash(&api, "cargo test export", "test result: ok"),
+    );
+    laptop.hook(
+        "user-prompt-submit",
+        payloads::prompt(
+            "s1",
+            &diary,
+            "draft the letter to Marguerite about the orchard",
+        ),
+    );
+    laptop.hook(
+        "post-tool-use",
+        bash(
+            &diary,
+            "cat letters/marguerite.md",
+            "Dear Marguerite, the orchard",
+        ),
+    );
+    laptop.hook(
+        "stop",
+        payloads::with(
+            payloads::stop("s1", &diary),
+            json!({"last_assistant_message": "The letter to Marguerite is drafted."}),
+        ),
+    );
+
+    // Each event is stored under the project of its own directory; the session
+    // keeps the project it started in.
+    let per_project = laptop.strings(
+        "SELECT project_key || ' ' || count(*) FROM observations GROUP BY project_key ORDER BY 1",
+    );
+    assert_eq!(
+        per_project,
+        ["github.com/acme/api 2", "github.com/me/diary 2"],
+        "{per_project:?}"
+    );
+    assert_eq!(
+        laptop.strings("SELECT project_key FROM sessions"),
+        ["github.com/acme/api"]
+    );
+    if model.is_some() {
+        laptop.ok(&["embed"]);
+        assert_eq!(
+            laptop.count("SELECT count(*) FROM vector_outbox"),
+            5,
+            "4 events, 1 summary"
+        );
+    }
+
+    let out = laptop.ok(&["sync"]);
+    assert!(
+        out.contains("pushed 4"),
+        "session, 2 events, summary: {out}"
+    );
+    for table in [
+        "memory_sessions",
+        "memory_observations_remote",
+        "memory_summaries_remote",
+    ] {
+        assert_eq!(rows_holding(&c, table, "marguerite").await, 0, "{table}");
+        assert_eq!(rows_holding(&c, table, "diary").await, 0, "{table}");
+    }
+    assert_eq!(
+        rows_holding(&c, "memory_observations_remote", "export").await,
+        2
+    );
+    assert_eq!(
+        rows_holding(&c, "memory_summaries_remote", "export").await,
+        1
+    );
+    if model.is_some() {
+        let diary_ids: Vec<String> =
+            laptop.strings("SELECT id FROM observations WHERE project_key = 'github.com/me/diary'");
+        let sent: Vec<String> = sqlx::query_scalar("SELECT record_id::text FROM memory_vectors")
+            .fetch_all(c.storage.pool())
+            .await
+            .expect("vectors");
+        assert_eq!(
+            sent.len(),
+            3,
+            "the api project's events and summary: {sent:?}"
+        );
+        assert!(sent.iter().all(|id| !diary_ids.contains(id)), "{sent:?}");
+    }
+    let here: Vec<serde_json::Value> =
+        serde_json::from_str(&laptop.ok(&["search", "--json", "--mode", "lexical", "Marguerite"]))
+            .expect("json");
+    assert_eq!(here.len(), 2, "still searchable here: {here:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

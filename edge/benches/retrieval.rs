@@ -758,7 +758,7 @@ fn recall_calibration(
 ) {
     let by_meaning = |text: &str| {
         let vector = model.embed_query(text).expect("embed");
-        hybrid::by_meaning(store.conn(), &five(text), &vector).expect("by meaning")
+        hybrid::by_meaning(store.conn(), &five(text), &vector, None).expect("by meaning")
     };
     threshold_table(
         &format!(
@@ -779,7 +779,7 @@ fn recall_calibration(
         ["exact", "keyword"],
         queries,
         keys,
-        |text| search::search_with_share(store.conn(), &five(text)).expect("search"),
+        |text| search::search_with_share(store.conn(), &five(text), None).expect("search"),
     );
 }
 

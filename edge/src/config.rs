@@ -191,6 +191,15 @@ impl Default for SyncConfig {
     }
 }
 
+/// Whether the project whose key is `key` and name is `name` is one of
+/// `local_only` (`[sync] local_only_projects`, which names projects by either):
+/// the one rule for what never leaves this machine, applied to each record and
+/// vector before a push (`sync`) and to each session before the summarizer
+/// (`ops::distill`).
+pub fn is_local_only(local_only: &[String], key: &str, name: &str) -> bool {
+    local_only.iter().any(|p| p == key || p == name)
+}
+
 /// Semantic search: where the embedding model is and how the daemon fills vectors.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]

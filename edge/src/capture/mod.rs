@@ -291,7 +291,15 @@ pub fn capture(
             let content = observe::prompt(prompt, bounds);
             let write_prompt = |w: &mut Writer<'_>| {
                 let (session, _) = ensure_session(w, payload, agent, &project, now)?;
-                insert(w, &session, ObservationKind::Prompt, None, content, now)?;
+                insert(
+                    w,
+                    &session,
+                    &project,
+                    ObservationKind::Prompt,
+                    None,
+                    content,
+                    now,
+                )?;
                 Ok(session.id)
             };
             // A session already known is recalled against (and answered) before its
@@ -372,6 +380,7 @@ pub fn capture(
                 insert(
                     w,
                     &session,
+                    &project,
                     ObservationKind::ToolUse,
                     Some(tool),
                     content,
@@ -404,7 +413,10 @@ pub fn capture(
             });
             store.write(|w| {
                 let (session, _) = ensure_session(w, payload, agent, &project, now)?;
-                let observations = records::observations_of_session(w.tx(), session.id)?;
+                let observations = records::observations_summarized(w.tx(), session.id)?;
+                // The agent's last words belong to where it stopped, as its events do:
+                // said in another project, they stay out of this project's summary.
+                let outcome = outcome.filter(|_| project.key == session.project.key);
                 let draft = summary::summarize(&observations, outcome.as_deref());
                 let previous = records::summary_of_session(w.tx(), session.id)?;
                 let stamp = w.tick();
@@ -554,9 +566,14 @@ fn ensure_session(
     Ok((session, true))
 }
 
+/// Stores one event of `session` under `project`, the project of the event's own
+/// `cwd`: a session that moves into another project (`cd` in a shell) records what
+/// it does there as that project's, so a local-only project's events stay local
+/// whichever project the session started in.
 fn insert(
     w: &mut Writer<'_>,
     session: &Session,
+    project: &solaria_shared::Project,
     kind: ObservationKind,
     tool_name: Option<String>,
     content: observe::Content,
@@ -571,7 +588,7 @@ fn insert(
             deleted: false,
         },
         session_id: session.id,
-        project: session.project.clone(),
+        project: project.clone(),
         kind,
         tool_name,
         title: content.title,

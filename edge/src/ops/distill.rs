@@ -133,11 +133,12 @@ fn attempt(app: &App, store: &mut Store, summary: &Summary) -> OpResult<Attempt>
         tokens: 0,
         counted: false,
     };
-    let local_only = &app.config.sync.local_only_projects;
-    let answer = if local_only
-        .iter()
-        .any(|p| *p == summary.project.key || *p == summary.project.name)
-    {
+    let local_only = crate::config::is_local_only(
+        &app.config.sync.local_only_projects,
+        &summary.project.key,
+        &summary.project.name,
+    );
+    let answer = if local_only {
         run.outcome = Outcome::Skipped;
         run.reason = "a local-only project ([sync] local_only_projects) is never sent".into();
         None
@@ -195,7 +196,9 @@ fn call(
     run: &mut Run,
 ) -> Result<Option<Answer>, StoreError> {
     let config = &app.config.summarizer;
-    let observations = records::observations_of_session(store.conn(), summary.session_id)?;
+    // What the summary is made from (its own project's events): a session that
+    // moved into a local-only project is summarized without those events.
+    let observations = records::observations_summarized(store.conn(), summary.session_id)?;
     // The agent's last message, as the deterministic summary keeps it.
     let outcome = summary
         .key_points

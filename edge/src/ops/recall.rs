@@ -160,9 +160,9 @@ impl Recall {
 
 /// What a prompt recalls from `store`, for the agent session `agent_session`
 /// (whose own records are never recalled into it, and whose earlier recalls are
-/// not repeated) in `project_key`. With `meaning` (the prompt's vector, made by the
-/// model of the stored vectors), records near it in meaning are considered too,
-/// against `min_similarity`.
+/// not repeated) in `project_key`, from that project's records only. With
+/// `meaning` (the prompt's vector, made by the model of the stored vectors),
+/// records near it in meaning are considered too, against `min_similarity`.
 pub fn for_prompt(
     store: &Store,
     cfg: &RecallConfig,
@@ -218,20 +218,23 @@ pub fn for_prompt(
         }
         Ok(())
     };
+    // Only the prompt's project: another project's records (a local-only one's
+    // among them) are never candidates, and this one's fill the candidates.
+    let within = Some(project_key);
     if !search::query_terms(prompt).is_empty() {
         for t in [RecordType::Decision, RecordType::Memory] {
-            for (hit, score) in search::search_with_share(conn, &query(Some(t)))? {
+            for (hit, score) in search::search_with_share(conn, &query(Some(t)), within)? {
                 consider(&hit, score, Match::Words)?;
             }
         }
-        for (hit, score) in search::search_with_share(conn, &query(None))? {
+        for (hit, score) in search::search_with_share(conn, &query(None), within)? {
             if hit.record_type.knowledge_kind().is_none() {
                 consider(&hit, score, Match::Words)?;
             }
         }
     }
     if let Some(vector) = meaning {
-        for (hit, similarity) in hybrid::by_meaning(conn, &query(None), vector)? {
+        for (hit, similarity) in hybrid::by_meaning(conn, &query(None), vector, within)? {
             if hit.record_type.knowledge_kind().is_none()
                 || matches!(hit.record_type, RecordType::Decision | RecordType::Memory)
             {

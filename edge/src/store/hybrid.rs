@@ -172,14 +172,17 @@ fn rank(
 /// The records nearest `vector` in meaning that pass `q`'s filters, best first,
 /// each with its similarity measured from the model's centre
 /// ([`vectors::centred_cosine`]: about 0 for unrelated texts with every model).
-/// What recall weighs against its threshold; searches rank with [`search`].
+/// What recall weighs against its threshold; searches rank with [`search`]. With
+/// `project_key`, only that project's records are neighbours
+/// ([`Resolved::within`]).
 pub fn by_meaning(
     conn: &Connection,
     q: &SearchQuery,
     vector: &[f32],
+    project_key: Option<&str>,
 ) -> Result<Vec<(Hit, f64)>, StoreError> {
     let limit = q.limit.clamp(1, 500);
-    let Some(resolved) = Resolved::new(conn, q)? else {
+    let Some(resolved) = Resolved::within(conn, q, project_key)? else {
         return Ok(Vec::new());
     };
     let centre = vectors::centre(conn)?.unwrap_or_default();
@@ -274,7 +277,13 @@ fn neighbours(
         let Some(source) = source_of(table).filter(|_| table.wanted(q.record_type)) else {
             continue;
         };
-        for (rowid, similarity) in vectors::nearest(conn, source, vector, k)? {
+        // Projects narrow the neighbours before they are counted: a project's
+        // nearest records are found however many nearer ones other projects hold.
+        let among = match &r.projects {
+            Some(keys) => Some(search::rows_of_projects(conn, table, keys)?),
+            None => None,
+        };
+        for (rowid, similarity) in vectors::nearest(conn, source, vector, k, among.as_ref())? {
             let Some(row) = search::read_row(conn, table, rowid)? else {
                 continue;
             };
@@ -374,4 +383,142 @@ fn fuse(
             hit
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::vectors::IndexModel;
+    use solaria_shared::{
+        Observation, ObservationId, ObservationKind, Project, RecordMeta, UnixMillis,
+    };
+
+    /// A store (of a model of 8 dimensions) holding the oldest note, of project `b`,
+    /// then `crowd` newer notes of project `p` that hold the same words and are
+    /// nearer the query `[1, 0, …]` in meaning; the id of `b`'s note.
+    fn store_with_a_crowd(crowd: usize) -> (tempfile::TempDir, Store, String) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
+        let now = UnixMillis::now();
+        let id = store
+            .write(|w| {
+                let session = crate::store::fixtures::session(w, now.minus_days(2))?;
+                let mut note = |project: &str, text: String| {
+                    let updated = w.tick();
+                    let id = ObservationId::new();
+                    w.insert_observation(&Observation {
+                        id,
+                        meta: RecordMeta {
+                            updated,
+                            ..session.meta
+                        },
+                        session_id: session.id,
+                        project: Project {
+                            key: project.into(),
+                            name: project.into(),
+                        },
+                        kind: ObservationKind::Note,
+                        tool_name: None,
+                        title: "note".into(),
+                        input: text,
+                        response: String::new(),
+                        files: Vec::new(),
+                        metadata: serde_json::json!({}),
+                        tags: Vec::new(),
+                        created_at: now.minus_days(1),
+                    })
+                    .map(|()| id.to_string())
+                };
+                let id = note("b", "the upload retries are flaky".into())?;
+                for i in 0..crowd {
+                    note("p", format!("the upload retries are flaky, crowd {i}"))?;
+                }
+                Ok(id)
+            })
+            .expect("records");
+        let model = IndexModel {
+            fingerprint: "t".into(),
+            dimension: 8,
+        };
+        vectors::prepare(&mut store, &model, &[0.0; 8]).expect("prepare");
+        let unit = |second: f32| {
+            let norm = (1.0 + second * second).sqrt();
+            let mut v = vec![0.0; 8];
+            v[0] = 1.0 / norm;
+            v[1] = second / norm;
+            v
+        };
+        loop {
+            let work = vectors::next_work(store.conn(), 100, UnixMillis(i64::MIN)).expect("work");
+            if work.is_empty() {
+                break;
+            }
+            let made: Vec<Vec<f32>> = work
+                .iter()
+                .filter_map(|w| w.text.as_deref())
+                .map(|t| unit(if t.contains("crowd") { 0.1 } else { 1.0 }))
+                .collect();
+            vectors::complete(&mut store, &work, &made).expect("complete");
+        }
+        (dir, store, id)
+    }
+
+    fn query() -> SearchQuery {
+        SearchQuery {
+            text: "upload retries flaky".into(),
+            limit: 10,
+            current_project: Some("b".into()),
+            ..SearchQuery::default()
+        }
+    }
+
+    #[test]
+    fn a_project_key_keeps_the_words_to_that_project_before_the_newest_are_cut() {
+        // More newer matches of another project than one term's list reads.
+        let (_dir, store, id) = store_with_a_crowd(search::CANDIDATES + 50);
+        let within = search::search_with_share(store.conn(), &query(), Some("b")).expect("search");
+        assert_eq!(
+            within.iter().map(|(h, _)| &h.id).collect::<Vec<_>>(),
+            [&id],
+            "only the project's record, found under the crowd: {within:#?}"
+        );
+        let anywhere = search::search_with_share(store.conn(), &query(), None).expect("search");
+        assert!(
+            anywhere.iter().all(|(h, _)| h.project == "p"),
+            "without the key the crowd fills the candidates: {anywhere:#?}"
+        );
+        assert!(
+            search::search_with_share(store.conn(), &query(), Some("elsewhere"))
+                .expect("search")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_project_key_keeps_the_neighbours_to_that_project_before_they_are_counted() {
+        // More nearer records of another project than the neighbours read.
+        let (_dir, store, id) = store_with_a_crowd(NEIGHBOURS_FILTERED + 50);
+        let mut vector = vec![0.0; 8];
+        vector[0] = 1.0;
+        let within = by_meaning(store.conn(), &query(), &vector, Some("b")).expect("search");
+        assert_eq!(
+            within.iter().map(|(h, _)| &h.id).collect::<Vec<_>>(),
+            [&id],
+            "{within:#?}"
+        );
+        let anywhere = by_meaning(store.conn(), &query(), &vector, None).expect("search");
+        assert!(
+            anywhere.iter().all(|(h, _)| h.project == "p"),
+            "{anywhere:#?}"
+        );
+        // `--project` (a name resolved to keys) narrows the same way.
+        let named = SearchQuery {
+            project: Some("b".into()),
+            ..query()
+        };
+        let hits =
+            search(store.conn(), &named, SearchMode::Semantic, Some(&vector)).expect("search");
+        assert_eq!(hits.iter().map(|h| &h.id).collect::<Vec<_>>(), [&id]);
+    }
 }

@@ -192,6 +192,26 @@ pub fn observations_of_session(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// What a session's summary is made from: its live observations in the session's
+/// own project, oldest first. The summary is a record of that project (it syncs,
+/// is shown in its context and may be sent to the summarizer with it); what the
+/// session did in another project is stored under that project, and stays out of
+/// the summary, so a local-only project's text never leaves in one.
+pub fn observations_summarized(
+    conn: &Connection,
+    session: SessionId,
+) -> Result<Vec<Observation>, StoreError> {
+    let sql = format!(
+        "SELECT {OBSERVATION_COLUMNS} FROM observations
+         WHERE session_id = ?1 AND deleted = 0
+           AND project_key = (SELECT project_key FROM sessions WHERE id = ?1)
+         ORDER BY created_at, rowid"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([session.to_string()], observation_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// The project a user names (see [`matching_projects`]): the most recent one
 /// when several share a name, if the memory holds it.
 pub fn resolve_project(conn: &Connection, text: &str) -> Result<Option<Project>, StoreError> {

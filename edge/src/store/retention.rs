@@ -162,7 +162,7 @@ fn rewrite_summary(store: &mut Store, session: SessionId) -> Result<(), StoreErr
         else {
             return Ok(());
         };
-        let remaining = records::observations_of_session(w.tx(), session)?;
+        let remaining = records::observations_summarized(w.tx(), session)?;
         let outcome = old
             .key_points
             .iter()

@@ -29,7 +29,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 use serde::{Deserialize, Serialize};
 use solaria_shared::UnixMillis;
 use solaria_shared::ranking::{self, RankContext};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The most matches read per term (and for all terms together).
 pub const CANDIDATES: usize = 200;
@@ -143,13 +143,15 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
 
 /// A lexical search whose hits come with their share of the query: how much of
 /// the query's weight each holds, 0..=1 (`Candidate::share`), so one threshold means
-/// the same for every query. Best score first.
+/// the same for every query. Best score first. With `project_key`, only that
+/// project's records are candidates (see [`Resolved::within`]).
 pub fn search_with_share(
     conn: &Connection,
     q: &SearchQuery,
+    project_key: Option<&str>,
 ) -> Result<Vec<(Hit, f64)>, StoreError> {
     let limit = q.limit.clamp(1, 500);
-    let Some(resolved) = Resolved::new(conn, q)? else {
+    let Some(resolved) = Resolved::within(conn, q, project_key)? else {
         return Ok(Vec::new());
     };
     let mut found = lexical_candidates(conn, &resolved, limit)?;
@@ -183,7 +185,21 @@ pub(crate) struct Resolved {
 impl Resolved {
     /// `None` when a filter names nothing that exists (so nothing can match).
     pub fn new(conn: &Connection, q: &SearchQuery) -> Result<Option<Resolved>, StoreError> {
-        let projects = match &q.project {
+        Resolved::within(conn, q, None)
+    }
+
+    /// [`Resolved::new`], kept to the project whose key is `project_key` when one is
+    /// given: that key exactly, never resolved as a name (recall stays in the
+    /// prompt's project, whatever other projects are called). Like `--project`, it
+    /// narrows the full-text match and the vector search themselves, so the
+    /// project's best records are the candidates however many better ones other
+    /// projects hold.
+    pub fn within(
+        conn: &Connection,
+        q: &SearchQuery,
+        project_key: Option<&str>,
+    ) -> Result<Option<Resolved>, StoreError> {
+        let mut projects = match &q.project {
             Some(p) => {
                 let keys = project_keys(conn, p)?;
                 if keys.is_empty() {
@@ -193,6 +209,17 @@ impl Resolved {
             }
             None => None,
         };
+        if let Some(key) = project_key {
+            match &mut projects {
+                Some(keys) => {
+                    keys.retain(|k| k == key);
+                    if keys.is_empty() {
+                        return Ok(None);
+                    }
+                }
+                None => projects = Some(vec![key.to_string()]),
+            }
+        }
         let machine = match &q.machine {
             Some(m) => match machine_id(conn, m)? {
                 Some(id) => Some(id),
@@ -266,6 +293,27 @@ fn project_keys(conn: &Connection, project: &str) -> Result<Vec<String>, StoreEr
         .into_iter()
         .map(|p| p.key)
         .collect())
+}
+
+/// The rowids of `table`'s records of the projects `keys`, read from the table's
+/// project index alone (erased rows included: they have no vector, and every
+/// candidate is read again with its filters).
+pub(crate) fn rows_of_projects(
+    conn: &Connection,
+    table: Table,
+    keys: &[String],
+) -> Result<HashSet<i64>, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT rowid FROM {} WHERE project_key = ?1",
+        table.base()
+    ))?;
+    let mut rows = HashSet::new();
+    for key in keys {
+        for row in stmt.query_map([key], |r| r.get(0))? {
+            rows.insert(row?);
+        }
+    }
+    Ok(rows)
 }
 
 /// The machine a `--machine` value names (an id, or a machine's name).

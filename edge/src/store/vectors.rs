@@ -10,6 +10,7 @@
 use super::{Store, StoreError, gist};
 use rusqlite::{Connection, OptionalExtension, params};
 use solaria_shared::UnixMillis;
+use std::collections::HashSet;
 
 /// Which table a vector belongs to (the `source` column of the queue).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -499,7 +500,8 @@ const COARSE_FACTOR: usize = 4;
 const COARSE_MIN: usize = 200;
 
 /// The `k` records of `source` whose vectors are nearest `query`, with their
-/// cosine similarity (1 = same direction), best first.
+/// cosine similarity (1 = same direction), best first; only rows of `among` when
+/// it is given (a filter applied before the `k` are counted).
 ///
 /// Two passes: the Hamming distance between sign bits (48 bytes a record for 384
 /// dimensions, kept in vec0 and held in memory by [`first_pass_keys`]) picks a
@@ -511,6 +513,7 @@ pub fn nearest(
     source: Source,
     query: &[f32],
     k: usize,
+    among: Option<&HashSet<i64>>,
 ) -> Result<Vec<(i64, f64)>, StoreError> {
     match index_model(conn)? {
         Some(m) if m.dimension == query.len() => {}
@@ -521,10 +524,12 @@ pub fn nearest(
     let key: Vec<u8> = conn
         .prepare_cached("SELECT vec_quantize_binary(?1)")?
         .query_row([coarse_blob(query, &centre)], |r| r.get(0))?;
-    let candidates = match first_pass_keys(conn, source)? {
-        Some(keys) => keys.nearest(&key, coarse_k),
-        // An in-memory database (tests): vec0's own search.
-        None => conn
+    let candidates = match (first_pass_keys(conn, source)?, among) {
+        (Some(keys), _) => keys.nearest(&key, coarse_k, among),
+        // An in-memory database (tests): every row that may be returned, or
+        // vec0's own search.
+        (None, Some(rows)) => rows.iter().copied().collect(),
+        (None, None) => conn
             .prepare_cached(&format!(
                 "SELECT rowid FROM {} WHERE coarse MATCH ?1 AND k = ?2",
                 source.vector_table()
@@ -565,8 +570,9 @@ struct Keys {
 }
 
 impl Keys {
-    /// The `k` rows whose keys are nearest `key` in Hamming distance (unordered).
-    fn nearest(&self, key: &[u8], k: usize) -> Vec<i64> {
+    /// The `k` rows (of `among`, when given) whose keys are nearest `key` in
+    /// Hamming distance (unordered).
+    fn nearest(&self, key: &[u8], k: usize, among: Option<&HashSet<i64>>) -> Vec<i64> {
         if self.width == 0 || key.len() != self.width {
             return Vec::new();
         }
@@ -574,6 +580,7 @@ impl Keys {
             .bits
             .chunks_exact(self.width)
             .zip(&self.rows)
+            .filter(|(_, row)| among.is_none_or(|rows| rows.contains(row)))
             .map(|(bits, &row)| {
                 let d = bits
                     .iter()
@@ -777,7 +784,8 @@ mod tests {
                 Ok(())
             })
             .expect("insert");
-        let near = nearest(store.conn(), Source::Observations, &unit(0.9, 8), 2).expect("knn");
+        let near =
+            nearest(store.conn(), Source::Observations, &unit(0.9, 8), 2, None).expect("knn");
         assert_eq!(near[0].0, 8);
         assert!((near[0].1 - 1.0).abs() < 1e-5, "{near:?}");
         assert_eq!(stored(store.conn()).expect("count"), 2);
@@ -789,7 +797,7 @@ mod tests {
         assert!(prepare(&mut store, &other, &[0.0; 4]).expect("rebuild"));
         assert_eq!(stored(store.conn()).expect("count"), 0);
         assert!(
-            nearest(store.conn(), Source::Observations, &unit(0.9, 8), 2)
+            nearest(store.conn(), Source::Observations, &unit(0.9, 8), 2, None)
                 .expect("knn")
                 .is_empty(),
             "a query of the old dimension finds nothing"
@@ -918,7 +926,8 @@ mod tests {
             1,
             "and its vector with it"
         );
-        let near = nearest(store.conn(), Source::Observations, &unit(0.5, 8), 5).expect("knn");
+        let near =
+            nearest(store.conn(), Source::Observations, &unit(0.5, 8), 5, None).expect("knn");
         assert_eq!(near.len(), 1, "the recent note is still found by meaning");
     }
 }

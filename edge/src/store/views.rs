@@ -236,8 +236,10 @@ pub struct RecentSession {
     pub events: i64,
 }
 
-/// The most recent sessions of a project in which something was captured, newest
-/// first (empty sessions are never listed).
+/// The most recent sessions of a project in which something was captured in that
+/// project, newest first (empty sessions are never listed). Only the project's own
+/// events count and are quoted: a session that moved into another project has
+/// those events under that project, and they stay out of this one's context.
 pub fn recent_sessions(
     conn: &Connection,
     project_key: &str,
@@ -246,7 +248,8 @@ pub fn recent_sessions(
     let sql = format!(
         "SELECT {} FROM sessions s
          WHERE s.project_key = ?1 AND s.deleted = 0
-           AND EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.id AND o.deleted = 0)
+           AND EXISTS (SELECT 1 FROM observations o
+                       WHERE o.session_id = s.id AND o.project_key = ?1 AND o.deleted = 0)
          ORDER BY s.started_at DESC LIMIT ?2",
         records::SESSION_COLUMNS
             .split(", ")
@@ -267,16 +270,17 @@ pub fn recent_sessions(
         let summary = records::summary_of_session(conn, session.id)?.filter(|s| !s.meta.deleted);
         let first_prompt: Option<String> = conn
             .prepare_cached(
-                "SELECT title FROM observations WHERE session_id = ?1 AND deleted = 0
-                 AND kind = 'prompt' ORDER BY created_at, rowid LIMIT 1",
+                "SELECT title FROM observations WHERE session_id = ?1 AND project_key = ?2
+                 AND deleted = 0 AND kind = 'prompt' ORDER BY created_at, rowid LIMIT 1",
             )?
-            .query_row([&id], |r| r.get(0))
+            .query_row([&id, project_key], |r| r.get(0))
             .optional()?;
         let events: i64 = conn
             .prepare_cached(
-                "SELECT count(*) FROM observations WHERE session_id = ?1 AND deleted = 0",
+                "SELECT count(*) FROM observations WHERE session_id = ?1 AND project_key = ?2
+                 AND deleted = 0",
             )?
-            .query_row([&id], |r| r.get(0))?;
+            .query_row([&id, project_key], |r| r.get(0))?;
         out.push(RecentSession {
             session,
             summary,

@@ -383,7 +383,7 @@ fn is_local_only(r: &WireRecord, local_only: &[String]) -> bool {
 }
 
 fn is_local_project(key: &str, name: &str, local_only: &[String]) -> bool {
-    local_only.iter().any(|p| p == key || p == name)
+    crate::config::is_local_only(local_only, key, name)
 }
 
 /// Pushes the outbox's vectors (those made here since the last sync), a batch at a
