@@ -369,6 +369,10 @@ pub const SERVE_ADDR_FILE: &str = "serve.addr";
 /// [`Env::no_capture`]).
 pub use solaria_hook::dirs::NO_CAPTURE_VAR;
 
+/// The variables an agent sets in the shells it runs commands in, and the agent's
+/// name: a `solaria` command run there is the agent's, not a person's.
+const AGENT_SHELLS: &[(&str, &str)] = &[("CLAUDECODE", "claude-code"), ("OPENCODE", "opencode")];
+
 /// The environment the paths are resolved from (kept explicit so tests need not
 /// touch the process environment).
 #[derive(Debug, Clone, Default)]
@@ -390,6 +394,9 @@ pub struct Env {
     /// summarizer's command, so an agent run as the summarizer (`claude -p`) is
     /// not captured as a session of its own, summarized in turn.
     pub no_capture: bool,
+    /// The agent whose shell this process runs in, when one says so
+    /// (`CLAUDECODE`, `OPENCODE`): what such a command writes is the agent's.
+    pub agent_shell: Option<String>,
 }
 
 impl Env {
@@ -409,6 +416,10 @@ impl Env {
                 .unwrap_or(0),
             systemctl: var("SOLARIA_SYSTEMCTL"),
             no_capture: var(NO_CAPTURE_VAR).is_some(),
+            agent_shell: AGENT_SHELLS
+                .iter()
+                .find(|(variable, _)| var(variable).is_some())
+                .map(|(_, agent)| (*agent).to_string()),
         }
     }
 }

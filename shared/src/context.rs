@@ -36,6 +36,9 @@ pub enum ContextPlace {
     Principle,
     /// A memory too unsure to hold: a question to answer.
     OpenQuestion,
+    /// A memory about how to behave that an agent (or the summarizer) wrote: a
+    /// proposal until a person confirms it, never shown as if a person had said it.
+    Proposal,
     /// Superseded, retracted or expired: left out.
     NotStanding,
     /// Standing, but not for the context (facts, inferred memories, commits…): found
@@ -50,6 +53,9 @@ pub fn place_in_context(k: &Knowledge, now: UnixMillis) -> ContextPlace {
     }
     match &k.body {
         KnowledgeBody::Decision(_) => ContextPlace::Decision,
+        KnowledgeBody::Memory(m) if m.memory_type.guides_behaviour() && !k.written_by.is_person() => {
+            ContextPlace::Proposal
+        }
         KnowledgeBody::Memory(m) => match m.confidence.band() {
             Band::OpenQuestion => ContextPlace::OpenQuestion,
             Band::Stated | Band::StronglyImplied

@@ -147,7 +147,7 @@ fn build_context(
             ContextPlace::Decision => decisions.push(line),
             ContextPlace::Principle => principles.push(line),
             ContextPlace::OpenQuestion => questions.push(line),
-            ContextPlace::NotStanding | ContextPlace::LeftOut => {}
+            ContextPlace::NotStanding | ContextPlace::LeftOut | ContextPlace::Proposal => {}
         }
     }
     let mut knowledge_lines = decisions;

@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 /// The columns [`knowledge_row`] maps.
 pub(super) const KNOWLEDGE_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, \
-    project_name, session_id, kind, body, created_at";
+    project_name, session_id, kind, body, created_at, written_by";
 
 /// The table.
 pub(super) const KNOWLEDGE_TABLE: &str = "memory_knowledge";
@@ -39,6 +39,10 @@ pub(crate) fn knowledge_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
         session_id: row
             .try_get::<Option<Uuid>, _>("session_id")?
             .map(SessionId::from_uuid),
+        written_by: row
+            .try_get::<String, _>("written_by")?
+            .parse()
+            .map_err(|e: solaria_shared::knowledge::ParseNameError| sqlx::Error::Decode(e.into()))?,
         created_at: UnixMillis(row.try_get("created_at")?),
         body,
     }))
@@ -57,20 +61,22 @@ pub(super) async fn upsert_knowledge(
     let col = |f: &dyn Fn(&Knowledge) -> String| rows.iter().map(|(_, k)| f(k)).collect::<Vec<_>>();
     let ids = sqlx::query_scalar(concat!(
         "INSERT INTO memory_knowledge AS t (account_id, id, machine_id, updated, deleted, seq,
-             project_key, project_name, session_id, kind, status, title, search_text, body, created_at)
+             project_key, project_name, session_id, kind, status, title, search_text, body, created_at,
+             written_by)
          SELECT $1, u.id, u.machine_id, u.updated, u.deleted, u.seq, u.project_key, u.project_name,
-             u.session_id, u.kind, u.status, u.title, u.search_text, u.body::jsonb, u.created_at
+             u.session_id, u.kind, u.status, u.title, u.search_text, u.body::jsonb, u.created_at,
+             u.written_by
          FROM UNNEST($2::uuid[], $3::uuid[], $4::int8[], $5::bool[], $6::int8[], $7::text[],
              $8::text[], $9::uuid[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-             $15::int8[])
+             $15::int8[], $16::text[])
              AS u(id, machine_id, updated, deleted, seq, project_key, project_name, session_id, kind,
-                  status, title, search_text, body, created_at)
+                  status, title, search_text, body, created_at, written_by)
          ON CONFLICT (account_id, id) DO UPDATE SET machine_id = EXCLUDED.machine_id,
              updated = EXCLUDED.updated, deleted = EXCLUDED.deleted, seq = EXCLUDED.seq,
              project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
              session_id = EXCLUDED.session_id, kind = EXCLUDED.kind, status = EXCLUDED.status,
              title = EXCLUDED.title, search_text = EXCLUDED.search_text, body = EXCLUDED.body,
-             created_at = EXCLUDED.created_at",
+             created_at = EXCLUDED.created_at, written_by = EXCLUDED.written_by",
         replaces_where!(),
         " RETURNING id"
     ))
@@ -107,6 +113,7 @@ pub(super) async fn upsert_knowledge(
         }
     }))
     .bind(rows.iter().map(|(_, k)| k.created_at.0).collect::<Vec<_>>())
+    .bind(col(&|k| k.written_by.to_string()))
     .fetch_all(&mut **tx)
     .await?;
     Ok(ids)

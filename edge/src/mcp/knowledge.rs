@@ -9,7 +9,6 @@ use crate::ops::knowledge::{
 };
 use crate::ops::{OpError, input};
 use crate::present::Reader;
-use crate::present::knowledge::{IterationPage, KnowledgeList, WrittenPage};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData as McpError, tool, tool_router};
@@ -238,7 +237,7 @@ fn listed(
     kind: KnowledgeKind,
     band: Option<Band>,
 ) -> Result<String, OpError> {
-    let records = ops::list(
+    let page = ops::listing(
         app,
         &ListRequest {
             project: input::given(p.project),
@@ -247,16 +246,13 @@ fn listed(
             band,
             limit: p.limit.unwrap_or(50),
         },
+        what,
     )?;
-    Ok(KnowledgeList { what, records }.text(Reader::Agent))
+    Ok(page.text(Reader::Agent))
 }
 
-fn written(w: ops::Written) -> String {
-    WrittenPage {
-        record: w.record,
-        touched: w.touched,
-    }
-    .text(Reader::Agent)
+fn written(app: &crate::app::App, w: ops::Written) -> Result<String, OpError> {
+    Ok(ops::page(app, w)?.text(Reader::Agent))
 }
 
 #[tool_router(router = knowledge_router, vis = "pub(super)")]
@@ -273,7 +269,7 @@ implements it to link the commit)."
         &self,
         Parameters(p): Parameters<DecisionParams>,
     ) -> Result<CallToolResult, McpError> {
-        self.blocking(move |app| Ok(written(ops::log_decision(app, &p.request()?)?)))
+        self.blocking(move |app| written(app, ops::log_decision(app, &p.request()?)?))
             .await
     }
 
@@ -287,7 +283,7 @@ of a memory. Do not store secrets. Returns the memory's citation [M#id]."
         &self,
         Parameters(p): Parameters<RememberParams>,
     ) -> Result<CallToolResult, McpError> {
-        self.blocking(move |app| Ok(written(ops::remember(app, &p.request()?)?)))
+        self.blocking(move |app| written(app, ops::remember(app, &p.request()?)?))
             .await
     }
 
@@ -311,7 +307,7 @@ readable, marked superseded and pointing to the new one."
                     ));
                 }
             };
-            Ok(written(ops::supersede(app, &p.id, &replacement)?))
+            written(app, ops::supersede(app, &p.id, &replacement)?)
         })
         .await
     }
@@ -328,7 +324,7 @@ on either)."
         self.blocking(move |app| {
             let relation = input::parsed("relation", Some(p.relation))?.unwrap_or_default();
             let w = ops::link(app, &p.from, relation, &p.to, &p.note.unwrap_or_default())?;
-            Ok(format!("Linked {} {relation} {}\n", p.from.trim(), p.to.trim()) + &written(w))
+            Ok(format!("Linked {} {relation} {}\n", p.from.trim(), p.to.trim()) + &written(app, w)?)
         })
         .await
     }
@@ -423,19 +419,14 @@ decisions, commits and events in order. Without `id`: the project's active itera
         Parameters(p): Parameters<IterationParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
-            let view = ops::get_iteration(
+            let page = ops::get_iteration(
                 app,
                 &Scope {
                     project: input::given(p.project),
                 },
                 p.id.as_deref(),
             )?;
-            Ok(IterationPage {
-                iteration: view.iteration,
-                members: view.members,
-                sessions: view.sessions,
-            }
-            .text(Reader::Agent))
+            Ok(page.text(Reader::Agent))
         })
         .await
     }
@@ -451,7 +442,7 @@ work on a git branch other than main belongs to the branch's iteration.)"
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
             let kind = input::parsed("kind", p.kind)?.unwrap_or_default();
-            Ok(written(ops::start_iteration(
+            let w = ops::start_iteration(
                 app,
                 &Scope {
                     project: input::given(p.project),
@@ -459,7 +450,8 @@ work on a git branch other than main belongs to the branch's iteration.)"
                 kind,
                 &p.title,
                 &p.description.unwrap_or_default(),
-            )?))
+            )?;
+            written(app, w)
         })
         .await
     }
@@ -473,7 +465,7 @@ with a note on what came of it."
         Parameters(p): Parameters<CompleteIterationParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
-            Ok(written(ops::complete_iteration(
+            let w = ops::complete_iteration(
                 app,
                 &Scope {
                     project: input::given(p.project),
@@ -481,7 +473,8 @@ with a note on what came of it."
                 p.id.as_deref(),
                 p.abandoned.unwrap_or(false),
                 &p.note.unwrap_or_default(),
-            )?))
+            )?;
+            written(app, w)
         })
         .await
     }

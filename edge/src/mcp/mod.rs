@@ -16,12 +16,20 @@ use crate::present::Reader;
 use crate::store::search::SearchQuery;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, InitializeRequestParams, InitializeResult,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
-use std::sync::Arc;
+use solaria_shared::knowledge::WrittenBy;
+use solaria_shared::render::DataBlock;
+use std::sync::{Arc, OnceLock};
 
 /// What the server tells the agent at `initialize`.
 const INSTRUCTIONS: &str = "SOLARIA Memory: what was done in past coding sessions on this machine \
@@ -142,6 +150,9 @@ pub struct RemoteSearchParams {
 #[derive(Debug, Clone)]
 pub struct Memory {
     app: Arc<App>,
+    /// The client's name from `initialize` (`claude-code`, `opencode`…): what it
+    /// writes is attributed to it.
+    client: Arc<OnceLock<String>>,
     tool_router: ToolRouter<Memory>,
 }
 
@@ -151,6 +162,7 @@ impl Memory {
     pub fn new(app: App) -> Memory {
         Memory {
             app: Arc::new(app),
+            client: Arc::new(OnceLock::new()),
             tool_router: Self::tool_router() + Self::knowledge_router(),
         }
     }
@@ -213,7 +225,8 @@ last sync) and the search modes available."
     async fn memory_stats(&self) -> Result<CallToolResult, McpError> {
         self.blocking(|app| {
             let report = ops::status::stats(app)?;
-            Ok(serde_json::to_string_pretty(&report).unwrap_or_default())
+            let json = serde_json::to_string_pretty(&report).unwrap_or_default();
+            Ok(DataBlock::new().wrap("the memory's counts and state, as JSON", &json))
         })
         .await
     }
@@ -259,15 +272,34 @@ impl ServerHandler for Memory {
             .with_server_info(Implementation::new("solaria", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        let _ = self.client.set(request.client_info.name.clone());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
 }
 
 impl Memory {
+    /// The context of a tool call: whatever it writes is the agent's (by the
+    /// client's name), never a person's, and it writes only into its session's
+    /// project (`ops::knowledge`).
+    fn agent_app(&self) -> App {
+        let mut app = (*self.app).clone();
+        app.writer = WrittenBy::Agent(self.client.get().cloned().unwrap_or_default());
+        app
+    }
+
     /// Runs `f` on the blocking pool; its error (or panic) becomes a tool error.
     async fn blocking<F>(&self, f: F) -> Result<CallToolResult, McpError>
     where
         F: FnOnce(&App) -> Result<String, OpError> + Send + 'static,
     {
-        let app = Arc::clone(&self.app);
+        let app = self.agent_app();
         let result = tokio::task::spawn_blocking(move || f(&app)).await;
         Ok(match result {
             Ok(Ok(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
@@ -320,7 +352,7 @@ fn timeline_text(app: &App, p: TimelineParams) -> Result<String, OpError> {
 
 fn observations_text(app: &App, p: GetObservationsParams) -> Result<String, OpError> {
     let page = ops::records::get(app, &p.ids)?;
-    let mut out = page.text();
+    let mut out = page.text(Reader::Agent);
     if !page.missing.is_empty() {
         out.push_str(&error_text(&OpError::NotFound(page.missing)));
         out.push('\n');

@@ -27,7 +27,8 @@ impl ProjectContext {
             Some(text) => text.clone(),
             None => format!(
                 "No memory yet for project {} ({}).\n",
-                self.project.name, self.project.key
+                solaria_shared::render::field(&self.project.name, 80),
+                solaria_shared::render::field(&self.project.key, 300)
             ),
         }
     }

@@ -19,7 +19,7 @@ use crate::store::knowledge as kstore;
 use crate::store::{Store, StoreError, Writer, records};
 use serde::Serialize;
 use solaria_shared::context::estimate_tokens;
-use solaria_shared::knowledge::{Confidence, Memory, MemoryType, Standing};
+use solaria_shared::knowledge::{Confidence, Memory, MemoryType, Standing, WrittenBy};
 use solaria_shared::{
     Citation, KnowledgeBody, KnowledgeId, RecordMeta, SessionId, Summary, UnixMillis,
 };
@@ -149,6 +149,8 @@ fn attempt(app: &App, store: &mut Store, summary: &Summary) -> OpResult<Attempt>
         None => (0, 0),
     };
     run.at = UnixMillis::now();
+    // What the model proposes is the summarizer's, whoever runs the daemon.
+    store.set_writer(WrittenBy::Summarizer);
     let written = store.write(|w| {
         if let Some(a) = &answer
             && !replace(w, summary, a)?
