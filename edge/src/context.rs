@@ -132,14 +132,14 @@ pub fn build_explained(
         max_sessions: cfg.max_sessions,
         now,
     };
-    // This machine's own lines carry no machine name: the agent works here.
-    let reader = render::Reader {
-        time: TimeStyle::Local,
-        audience: render::Audience::Person {
-            this_machine: Some(store.machine_id()),
-        },
-    };
-    let out = render(&parts, reader, &names, cfg.token_budget);
+    // Every line names its machine, as the central service's context does: the
+    // same records read the same wherever an agent asks.
+    let out = render(
+        &parts,
+        render::Reader::agent(TimeStyle::Local),
+        &names,
+        cfg.token_budget,
+    );
     Ok(Built {
         text: out.text,
         explanation: out.explanation,
