@@ -351,11 +351,22 @@ async fn forged_expired_unsigned_and_revoked_credentials_are_refused() {
         .issue(m.id, m.account.0)
         .expect("issue")
         .0;
+    // Signed with the server's own key, the claims it issues, expired an hour ago
+    // (far past the 5 s leeway): refused for that alone, without waiting for it.
     let expired = {
-        let keys = solaria_central::auth::JwtKeys::new(solaria_tests::central::JWT_SECRET, 0);
-        let (t, _) = keys.issue(m.id, m.account.0).expect("issue");
-        tokio::time::sleep(std::time::Duration::from_secs(7)).await; // past the 5 s leeway
-        t
+        let now = solaria_shared::UnixMillis::now().0 / 1000;
+        let claims = solaria_central::auth::Claims {
+            sub: *m.id.as_uuid(),
+            acc: m.account.0,
+            iat: now - 7200,
+            exp: now - 3600,
+        };
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            &claims,
+            &jsonwebtoken::EncodingKey::from_secret(solaria_tests::central::JWT_SECRET.as_bytes()),
+        )
+        .expect("sign")
     };
     let parts: Vec<&str> = m.jwt.split('.').collect();
     let none_header = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0"; // {"alg":"none","typ":"JWT"}
@@ -373,6 +384,14 @@ async fn forged_expired_unsigned_and_revoked_credentials_are_refused() {
         assert_eq!(r.status(), 401, "{what}");
         let err: Value = r.json().await.expect("json");
         assert_eq!(err["error"], "unauthorized", "{what}");
+        let says_expired = err["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("expired"));
+        assert_eq!(
+            says_expired,
+            what == "expired",
+            "{what}: the expired token is refused as expired, and told how to renew: {err}"
+        );
     }
     // Revoked: the current JWT is refused at once, and no new one is issued.
     c.storage.revoke_machine(m.id).await.expect("revoke");
@@ -568,9 +587,12 @@ async fn tombstones_travel_through_the_feed() {
 
 #[tokio::test]
 async fn one_machine_past_its_rate_is_throttled_without_slowing_another() {
+    // One request a second: the 30 of the burst get past only if they are spread
+    // over half a minute, which no load on the test machine comes near (at 100 a
+    // second, a slow machine could serve a burst as fast as the allowance refills).
     let c = std::sync::Arc::new(
         Central::start_with(Options {
-            rate_limit_per_sec: 100,
+            rate_limit_per_sec: 1,
             ..Options::default()
         })
         .await,
@@ -580,7 +602,7 @@ async fn one_machine_past_its_rate_is_throttled_without_slowing_another() {
     let calm = c.machine(acct, "calm").await;
     let mut statuses = Vec::new();
     let mut retry_after = None;
-    let burst: Vec<_> = (0..250)
+    let burst: Vec<_> = (0..30)
         .map(|_| {
             let c = c.clone();
             let jwt = noisy.jwt.clone();
@@ -602,17 +624,15 @@ async fn one_machine_past_its_rate_is_throttled_without_slowing_another() {
             })
         })
         .collect();
-    // Meanwhile the calm machine is served normally.
-    for _ in 0..5 {
-        let r = c
-            .client
-            .get(c.at("/memory/changes"))
-            .bearer_auth(&calm.jwt)
-            .send()
-            .await
-            .expect("request");
-        assert_eq!(r.status(), 200, "another machine is not throttled");
-    }
+    // Meanwhile the calm machine is served normally: its allowance is its own.
+    let r = c
+        .client
+        .get(c.at("/memory/changes"))
+        .bearer_auth(&calm.jwt)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(r.status(), 200, "another machine is not throttled");
     for t in burst {
         let (status, retry) = t.await.expect("task");
         statuses.push(status);
@@ -621,10 +641,17 @@ async fn one_machine_past_its_rate_is_throttled_without_slowing_another() {
         }
     }
     let limited = statuses.iter().filter(|s| **s == 429).count();
-    assert!(limited > 0, "a burst past 100 requests/s is throttled");
     assert!(
-        statuses.iter().filter(|s| **s == 200).count() >= 100,
-        "the allowance is served"
+        limited > 0,
+        "a burst past 1 request/s is throttled: {statuses:?}"
+    );
+    assert!(
+        statuses.contains(&200),
+        "the allowance is served: {statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 429),
+        "{statuses:?}"
     );
     let secs: u64 = retry_after
         .expect("429 carries Retry-After")
@@ -733,7 +760,7 @@ async fn a_client_trickling_its_body_is_cut_off_at_the_request_timeout() {
     })
     .await;
     let addr = c.url.trim_start_matches("http://").to_string();
-    let (answer, elapsed) = tokio::task::spawn_blocking(move || {
+    let (answer, cut_off) = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
         let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
         stream
@@ -741,42 +768,41 @@ async fn a_client_trickling_its_body_is_cut_off_at_the_request_timeout() {
             .expect("read timeout");
         let head = format!(
             "POST /memory/enroll HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-             Content-Length: 1000\r\n\r\n{{\"token\": "
+             Content-Length: 1000000\r\n\r\n{{\"token\": "
         );
         stream.write_all(head.as_bytes()).expect("write head");
         let mut answer = Vec::new();
         let mut buf = [0u8; 1024];
-        // One byte of the body every 200 ms: 1000 bytes would take over 3 minutes.
-        while started.elapsed() < Duration::from_secs(60) {
+        // One byte of the body every 200 ms: a million bytes would take days, so
+        // only the server ends this. The bound only turns a server that never does
+        // into a failure instead of a hung suite: 120 times its timeout.
+        let mut cut_off = false;
+        while !cut_off && started.elapsed() < Duration::from_secs(120) {
             match stream.read(&mut buf) {
-                Ok(0) => break,
+                Ok(0) => cut_off = true,
                 Ok(n) => {
                     answer.extend_from_slice(&buf[..n]);
-                    if answer.windows(4).any(|w| w == b"\r\n\r\n") {
-                        break; // answered
-                    }
+                    // Answered once the head is in.
+                    cut_off = answer.windows(4).any(|w| w == b"\r\n\r\n");
                 }
                 Err(e)
                     if matches!(
                         e.kind(),
                         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                     ) => {}
-                Err(_) => break,
+                Err(_) => cut_off = true,
             }
-            if stream.write_all(b" ").is_err() {
-                break;
+            if !cut_off && stream.write_all(b" ").is_err() {
+                cut_off = true;
             }
         }
-        (
-            String::from_utf8_lossy(&answer).to_string(),
-            started.elapsed(),
-        )
+        (String::from_utf8_lossy(&answer).to_string(), cut_off)
     })
     .await
     .expect("trickler");
     assert!(
-        elapsed < Duration::from_secs(20),
-        "the server ends the request near its 1 s timeout, not after {elapsed:?}"
+        cut_off,
+        "the server ends a request whose body does not arrive within its timeout"
     );
     assert!(
         answer.is_empty() || answer.starts_with("HTTP/1.1 408"),

@@ -240,13 +240,9 @@ async fn readyz_follows_the_database() {
     .execute(&mut conn)
     .await
     .expect("drop the database");
-    let r = tokio::time::timeout(
-        Duration::from_secs(15),
-        c.client.get(c.at("/readyz")).send(),
-    )
-    .await
-    .expect("readyz answers promptly")
-    .expect("readyz");
+    // Answered, not left to hang: a probe gets its 503 within the server's request
+    // timeout (past it, the answer would be a 408).
+    let r = c.client.get(c.at("/readyz")).send().await.expect("readyz");
     assert_eq!(r.status(), 503);
     let body: serde_json::Value = r.json().await.expect("json");
     assert_eq!(body["error"], "not_ready");
@@ -299,35 +295,60 @@ async fn graceful_shutdown_finishes_a_request_in_flight() {
         .into_bytes();
     let addr = c.url.trim_start_matches("http://").to_string();
 
-    // Headers and half the body: the request is in flight when the server is told to stop.
+    // The head first, asking to be told to go on: the server answers `100 Continue`
+    // once its handler reads the body, so from then on the request is in flight.
     let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
     stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
+        .set_read_timeout(Some(Duration::from_secs(60)))
         .expect("timeout");
     let head = format!(
         "POST /memory/sync HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+         Content-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
         m.jwt,
         body.len()
     );
-    let half = body.len() / 2;
     stream.write_all(head.as_bytes()).expect("write head");
+    // Read off the runtime: the server answers on this test's runtime.
+    let mut stream = tokio::task::spawn_blocking(move || {
+        let mut interim = Vec::new();
+        let mut byte = [0u8; 1];
+        while !interim.ends_with(b"\r\n\r\n") {
+            stream
+                .read_exact(&mut byte)
+                .expect("the server's interim answer");
+            interim.push(byte[0]);
+        }
+        assert!(
+            interim.starts_with(b"HTTP/1.1 100"),
+            "{}",
+            String::from_utf8_lossy(&interim)
+        );
+        stream
+    })
+    .await
+    .expect("reader");
+    // Half the body: the request is in flight when the server is told to stop.
+    let half = body.len() / 2;
     stream.write_all(&body[..half]).expect("write half");
     stream.flush().expect("flush");
-    tokio::time::sleep(Duration::from_millis(300)).await;
 
     let storage = c.storage.clone();
     let client = c.client.clone();
     let url = c.url.clone();
     let stopping = tokio::spawn(c.stop());
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Once it no longer takes connections the server is stopping, and it cannot be
+    // done while the request is half read.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while client.get(format!("{url}/healthz")).send().await.is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no new connection is accepted once stopping"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(
         !stopping.is_finished(),
         "the server waits for the request in flight"
-    );
-    assert!(
-        client.get(format!("{url}/healthz")).send().await.is_err(),
-        "no new connection is accepted once stopping"
     );
 
     let rest = body[half..].to_vec();
@@ -341,7 +362,7 @@ async fn graceful_shutdown_finishes_a_request_in_flight() {
     .expect("reader");
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains("\"outcome\":\"applied\""), "{response}");
-    tokio::time::timeout(Duration::from_secs(10), stopping)
+    tokio::time::timeout(Duration::from_secs(60), stopping)
         .await
         .expect("stops once the request is answered")
         .expect("stop task");
@@ -400,13 +421,14 @@ fn central_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Comma
 #[tokio::test]
 async fn the_binary_serves_beside_the_edge_s_environment_variables() {
     let db = fresh_database().await;
-    let listen = format!("127.0.0.1:{}", solaria_tests::free_port());
     let mut child = central_command(
-        &["serve"],
+        &["serve", "--log-format", "json"],
         &[
             ("SOLARIA_DATABASE_URL", db.url.as_str()),
             ("SOLARIA_JWT_SECRET", solaria_tests::central::JWT_SECRET),
-            ("SOLARIA_LISTEN", listen.as_str()),
+            // Any free port: the log says which (no port picked beforehand that
+            // another test could take meanwhile).
+            ("SOLARIA_LISTEN", "127.0.0.1:0"),
             // The edge's variables, and a typo: none of them stops central.
             ("SOLARIA_MODEL_MIRROR", "x"),
             ("SOLARIA_HOME", "/tmp/x"),
@@ -415,29 +437,51 @@ async fn the_binary_serves_beside_the_edge_s_environment_variables() {
     )
     .spawn()
     .expect("spawn solaria-central serve");
+    let listen = serving_address(&mut child).await;
     let client = reqwest::Client::builder()
         .no_proxy()
         .build()
         .expect("client");
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    let healthy = loop {
-        if let Ok(r) = client.get(format!("http://{listen}/healthz")).send().await {
-            break r.status() == 200;
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            let out = child.wait_with_output().await.expect("output");
-            panic!(
-                "solaria-central exited with {status}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        if std::time::Instant::now() > deadline {
-            break false;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    assert!(healthy, "solaria-central answers /healthz");
+    let r = client
+        .get(format!("http://{listen}/healthz"))
+        .send()
+        .await
+        .expect("solaria-central answers where it says it listens");
+    assert_eq!(r.status(), 200, "solaria-central answers /healthz");
     child.kill().await.expect("stop solaria-central");
+}
+
+/// The address a `solaria-central serve --log-format json` listens on, from its
+/// `serving` log line (it listens before it logs it); its log is drained from then
+/// on. Panics with the log if it ends first or says nothing in a minute.
+async fn serving_address(child: &mut tokio::process::Child) -> std::net::SocketAddr {
+    use tokio::io::AsyncBufReadExt;
+    let stderr = child.stderr.take().expect("piped stderr");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        let line = tokio::time::timeout_at(deadline, lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no `serving` line in a minute: {seen:#?}"))
+            .expect("read the log");
+        let Some(line) = line else {
+            panic!("solaria-central ended before it served: {seen:#?}");
+        };
+        let entry: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        let fields = &entry["fields"];
+        if fields["message"] == "serving" {
+            let listen = fields["listen"].as_str().expect("listen field");
+            let addr = listen
+                .strip_prefix("Some(")
+                .and_then(|a| a.strip_suffix(')'))
+                .and_then(|a| a.parse().ok())
+                .unwrap_or_else(|| panic!("an address: {line}"));
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return addr;
+        }
+        seen.push(line);
+    }
 }
 
 #[tokio::test]

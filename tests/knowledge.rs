@@ -225,8 +225,9 @@ async fn two_machines_superseding_the_same_decision_converge_with_a_conflict() {
         "--chosen",
         "in-process LRU",
     ]);
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    laptop.ok(&["supersede", &old, "--title", "Cache", "--chosen", "Redis"]);
+    // The laptop's clock a little ahead: its edit is the later one, whatever the
+    // scheduler does between the two commands.
+    laptop.ok_ahead(&["supersede", &old, "--title", "Cache", "--chosen", "Redis"]);
     laptop.ok(&["sync"]);
     desktop.ok(&["sync"]);
     laptop.ok(&["sync"]);

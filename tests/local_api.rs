@@ -7,7 +7,6 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use solaria_tests::daemon::*;
 use solaria_tests::edge::Edge;
-use solaria_tests::free_port;
 use solaria_tests::mcp::McpStdio;
 use solaria_tests::semantic::{copy_model, corrupt_weights, minilm};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -342,7 +341,17 @@ fn a_busy_port_is_logged_and_the_daemon_keeps_running() {
         log.contains(&format!("127.0.0.1:{port}")) && log.contains("busy"),
         "{log}"
     );
-    std::thread::sleep(Duration::from_millis(500));
+    // It goes on to its next duty, the hooks' socket (`wait_for` fails if it ends).
+    wait_for(
+        &edge,
+        &mut daemon,
+        "the daemon going on without its API",
+        || {
+            let log = serve_log(&edge);
+            (log.contains("hooks relayed through") || log.contains("hooks not relayed"))
+                .then_some(())
+        },
+    );
     let alive = daemon.0.try_wait().expect("try_wait").is_none();
     assert!(alive, "the daemon goes on without its API:\n{log}");
     assert!(
@@ -350,6 +359,20 @@ fn a_busy_port_is_logged_and_the_daemon_keeps_running() {
         "no address is advertised"
     );
     drop(taken);
+}
+
+#[test]
+fn a_daemon_asked_for_any_port_says_which_it_took() {
+    let edge = edge_with_a_prompt();
+    configure_any_port(&edge, "");
+    let mut api = serve_as_configured(&edge);
+    assert_ne!(api.addr.port(), 0, "a real port in serve.addr");
+    let line = format!("local API on http://{} ", api.addr);
+    wait_for(&edge, &mut api.daemon, "the address in serve.log", || {
+        serve_log(&edge).contains(&line).then_some(())
+    });
+    let (status, body) = api.get("/api/status");
+    assert_eq!(status, StatusCode::OK, "{body}");
 }
 
 #[test]
@@ -380,8 +403,7 @@ fn the_cli_searches_with_the_daemons_loaded_model() {
     std::fs::write(
         edge.data().join("config.toml"),
         format!(
-            "machine_name = \"{MACHINE}\"\n\n[serve]\nhttp_port = {}\n\n[search]\nmodel_dir = '{}'\n",
-            free_port(),
+            "machine_name = \"{MACHINE}\"\n\n[serve]\nhttp_port = \"any\"\n\n[search]\nmodel_dir = '{}'\n",
             installed.path().display()
         ),
     )

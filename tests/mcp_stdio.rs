@@ -242,7 +242,8 @@ fn mcp_server_survives_bad_input() {
     server.ok("memory_stats", json!({}));
 
     // Logged in to a server that does not answer: a tool error naming the server.
-    let url = format!("http://127.0.0.1:{}", solaria_tests::free_port());
+    // Port 1 is privileged, so no test's server can be listening there.
+    let url = "http://127.0.0.1:1".to_string();
     std::fs::write(
         edge.data().join("credentials.json"),
         json!({"server": url, "machine_id": uuid::Uuid::now_v7().to_string(),

@@ -125,14 +125,14 @@ async fn concurrent_edits_converge_to_the_same_winner_and_the_loser_is_told() {
         .expect("id")
         .to_string();
 
-    // Both machines forget the same record without syncing in between; b acts last.
+    // Both machines forget the same record without syncing in between; b acts last
+    // (its clock a little ahead: its stamp is the later one, whatever the scheduler).
     a.ok(&["forget", &id]);
-    std::thread::sleep(std::time::Duration::from_millis(20));
     let session = b.search("caching")[0]["session_id"]
         .as_str()
         .expect("s")
         .to_string();
-    b.ok(&["forget", "--session", &session]);
+    b.ok_ahead(&["forget", "--session", &session]);
     b.ok(&["sync"]);
     let out = a.ok(&["sync"]);
     assert!(
@@ -421,19 +421,20 @@ async fn the_background_agent_syncs_on_its_schedule() {
         .spawn()
         .expect("serve");
     a.prompt("s", "captured while the agent runs");
-    // Wait until the agent has pushed and logged a round that carried the record.
+    // Wait until the agent has pushed and logged a round that carried the record
+    // (a generous deadline: its rounds come every second).
     let log_path = a.data().join("logs/serve.log");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut synced = false;
-    for _ in 0..150 {
+    while !synced && std::time::Instant::now() < deadline {
         let logged = std::fs::read_to_string(&log_path).unwrap_or_default();
         let pushed_some = logged
             .lines()
             .any(|l| l.contains("sync: pushed") && !l.contains("sync: pushed 0"));
-        if c.count("memory_observations_remote").await == 1 && pushed_some {
-            synced = true;
-            break;
+        synced = c.count("memory_observations_remote").await == 1 && pushed_some;
+        if !synced {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     agent.kill().expect("stop the agent");
     let _ = agent.wait();

@@ -223,13 +223,72 @@ impl Default for SearchConfig {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ServeConfig {
-    /// The port of the local HTTP API, always on 127.0.0.1 (0 turns the API off).
-    pub http_port: u16,
+    /// The port of the local HTTP API, always on 127.0.0.1.
+    pub http_port: HttpPort,
 }
 
 impl Default for ServeConfig {
     fn default() -> Self {
-        ServeConfig { http_port: 37777 }
+        ServeConfig {
+            http_port: HttpPort::Port(37777),
+        }
+    }
+}
+
+/// `[serve] http_port`: a port (`37777`), `0` (no API), or `"any"` (a free port the
+/// system picks, for a second daemon on the machine or a test: clients find it in
+/// `serve.addr` like any other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpPort {
+    Off,
+    Port(u16),
+    Any,
+}
+
+impl HttpPort {
+    /// The port to bind on 127.0.0.1 (0: the system picks one), or `None` when the
+    /// API is off.
+    pub fn to_bind(self) -> Option<u16> {
+        match self {
+            HttpPort::Off => None,
+            HttpPort::Port(port) => Some(port),
+            HttpPort::Any => Some(0),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for HttpPort {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, Unexpected, Visitor};
+        struct Setting;
+        impl Visitor<'_> for Setting {
+            type Value = HttpPort;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a port (1 to 65535), 0 to turn the local API off, or \"any\" for any free port",
+                )
+            }
+            fn visit_i64<E: Error>(self, n: i64) -> Result<HttpPort, E> {
+                match u16::try_from(n) {
+                    Ok(0) => Ok(HttpPort::Off),
+                    Ok(port) => Ok(HttpPort::Port(port)),
+                    Err(_) => Err(E::invalid_value(Unexpected::Signed(n), &self)),
+                }
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<HttpPort, E> {
+                match i64::try_from(n) {
+                    Ok(n) => self.visit_i64(n),
+                    Err(_) => Err(E::invalid_value(Unexpected::Unsigned(n), &self)),
+                }
+            }
+            fn visit_str<E: Error>(self, word: &str) -> Result<HttpPort, E> {
+                match word {
+                    "any" => Ok(HttpPort::Any),
+                    _ => Err(E::invalid_value(Unexpected::Str(word), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Setting)
     }
 }
 
@@ -581,14 +640,21 @@ mod tests {
     }
 
     #[test]
-    fn the_local_api_port_defaults_to_37777_and_0_turns_it_off() {
-        assert_eq!(Config::default().serve.http_port, 37777);
+    fn the_local_api_port_defaults_to_37777_0_turns_it_off_and_any_takes_a_free_one() {
+        assert_eq!(Config::default().serve.http_port, HttpPort::Port(37777));
         let dir = tempfile::tempdir().expect("tempdir");
         let file = dir.path().join("config.toml");
-        std::fs::write(&file, "[serve]\nhttp_port = 0\n").expect("write");
-        assert_eq!(read_config(&file).expect("loads").serve.http_port, 0);
-        std::fs::write(&file, "[serve]\nhttp_port = 70000\n").expect("write");
-        assert!(read_config(&file).is_err(), "a port is at most 65535");
+        let port = |text: &str| {
+            std::fs::write(&file, format!("[serve]\nhttp_port = {text}\n")).expect("write");
+            read_config(&file).map(|c| c.serve.http_port)
+        };
+        assert_eq!(port("0").expect("loads"), HttpPort::Off);
+        assert_eq!(port("8080").expect("loads").to_bind(), Some(8080));
+        assert_eq!(port("\"any\"").expect("loads").to_bind(), Some(0));
+        let error = port("70000").expect_err("a port is at most 65535");
+        assert!(error.to_string().contains("\"any\""), "{error}");
+        assert!(port("-1").is_err());
+        assert!(port("\"free\"").is_err(), "only \"any\" is a word");
         std::fs::write(&file, "[serve]\nbind = \"0.0.0.0\"\n").expect("write");
         assert!(
             read_config(&file).is_err(),

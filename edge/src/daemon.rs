@@ -155,17 +155,17 @@ impl Options {
     }
 }
 
-/// Starts the local HTTP API unless `[serve] http_port = 0`. A failure (a busy
-/// port) is logged; the daemon's other duties go on without the API.
+/// Starts the local HTTP API unless `[serve] http_port = 0`, and logs the address
+/// it took (with `"any"`, a port the system picked). A failure (a busy port) is
+/// logged; the daemon's other duties go on without the API.
 fn start_api(app: &App) {
-    let port = app.config.serve.http_port;
-    if port == 0 {
+    let Some(port) = app.config.serve.http_port.to_bind() else {
         log(
             app,
             "local API off (`[serve] http_port = 0` in config.toml)",
         );
         return;
-    }
+    };
     let log_app = app.clone();
     let logger: http::Logger = Arc::new(move |message: &str| log(&log_app, message));
     match http::start(app.clone(), port, logger) {

@@ -385,8 +385,10 @@ fn a_model_endpoint_that_hangs_ends_the_session_with_its_work_kept() {
     cmd.env("API_TIMEOUT_MS", "3000")
         .env("CLAUDE_CODE_MAX_RETRIES", "0");
     let run = agents::run_timeboxed(cmd, &edge.root.path().join("runs/hang"), SESSION_TIMEOUT);
+    // Ended by itself, not by the time box (SESSION_TIMEOUT, forty times its 3 s
+    // request timeout): how long it took is the machine's business.
     assert!(
-        run.status.is_some() && run.elapsed < Duration::from_secs(60),
+        run.status.is_some(),
         "Claude Code gives up on the model by itself, hooks and all: {run:?}"
     );
     let out: Value = serde_json::from_str(&run.stdout).expect("claude -p prints JSON");
@@ -408,7 +410,7 @@ fn a_model_endpoint_that_hangs_ends_the_session_with_its_work_kept() {
 /// Starts `exe serve` (the bench's build, as the hooks run) on `edge` with its local
 /// API on a free port, once its hooks' socket listens.
 fn serve_with(edge: &Edge, exe: &Path) -> solaria_tests::daemon::Daemon {
-    solaria_tests::daemon::configure_port(edge, solaria_tests::free_port());
+    solaria_tests::daemon::configure_any_port(edge, "");
     let child = std::process::Command::new(exe)
         .current_dir(&edge.project)
         .env_clear()
@@ -604,8 +606,8 @@ fn opencode_and_claude_code_share_one_memory() {
         SESSION_TIMEOUT,
     )
     .assert_success();
-    // The plugin forwards idle/end detached: give it a moment.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    // The plugin forwards idle/end detached: wait until they are in.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while edge.count("SELECT count(*) FROM observations o JOIN sessions s ON s.id = o.session_id WHERE s.agent = 'opencode' AND o.title LIKE '%billing_export%'") < 2
         && std::time::Instant::now() < deadline
     {
@@ -683,7 +685,7 @@ fn an_opencode_session_is_captured_like_a_claude_code_one() {
         SESSION_TIMEOUT,
     )
     .assert_success();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while edge.count("SELECT count(*) FROM summaries") < 1 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(200));
     }

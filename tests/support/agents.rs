@@ -19,31 +19,22 @@ pub const OPENCODE_VAR: &str = "SOLARIA_TEST_OPENCODE";
 pub const SESSION_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The agent binary named by `var`, or `None` (after printing why) when it is not
-/// installed on a developer's machine. In CI (`CI` set) a missing agent fails the
-/// test: CI must run the real agents.
+/// installed on a developer's machine. In CI a missing agent fails the test: CI must
+/// run the real agents ([`crate::require`]).
 pub fn agent_binary(var: &str) -> Option<PathBuf> {
-    match std::env::var_os(var).filter(|v| !v.is_empty()) {
-        Some(path) => {
-            let path = PathBuf::from(path);
-            assert!(
-                path.is_file(),
-                "{var}={} does not exist: run `bash deploy/agents.sh` again",
-                path.display()
-            );
-            Some(path)
-        }
-        None if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) => panic!(
-            "{var} is not set, and CI must test the real agents: run the suite through \
-             `bash deploy/test.sh` (it installs them with deploy/agents.sh)"
-        ),
-        None => {
-            eprintln!(
-                "skipped: {var} is not set (run `eval \"$(bash deploy/agents.sh)\"` first, \
-                 or the whole suite with `bash deploy/test.sh`)"
-            );
-            None
-        }
-    }
+    let Some(path) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
+        return crate::require::skip(
+            &format!("{var} is not set"),
+            "run `eval \"$(bash deploy/agents.sh)\"` first",
+        );
+    };
+    let path = PathBuf::from(path);
+    assert!(
+        path.is_file(),
+        "{var}={} does not exist: run `bash deploy/agents.sh` again",
+        path.display()
+    );
+    Some(path)
 }
 
 /// What one agent run did.

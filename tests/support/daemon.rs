@@ -2,7 +2,6 @@
 //! the daemon (the local API, retention, search into the pruned range).
 
 use crate::edge::Edge;
-use crate::free_port;
 use reqwest::StatusCode;
 use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::Value;
@@ -69,18 +68,20 @@ pub fn answer(request: RequestBuilder) -> (StatusCode, Value) {
 
 /// Sets `[serve] http_port` in the edge's config (its name kept, nothing else).
 pub fn configure_port(edge: &Edge, port: u16) {
-    configure(edge, "", port);
+    edge.write_config(&format!("[serve]\nhttp_port = {port}\n"));
 }
 
-/// Writes the edge's config: `extra` TOML, then `[serve] http_port`.
-pub fn configure(edge: &Edge, extra: &str, port: u16) {
-    edge.write_config(&format!("{extra}\n[serve]\nhttp_port = {port}\n"));
+/// Writes the edge's config: `extra` TOML, then `[serve] http_port = "any"`: the
+/// daemon binds a port the system picks and says which in `serve.addr`, so no test
+/// picks a port beforehand that another could take meanwhile.
+pub fn configure_any_port(edge: &Edge, extra: &str) {
+    edge.write_config(&format!("{extra}\n[serve]\nhttp_port = \"any\"\n"));
 }
 
 /// Starts `solaria serve` with `extra` config on a free port and waits until the
 /// API listens.
 pub fn serve_with(edge: &Edge, extra: &str) -> Serve {
-    configure(edge, extra, free_port());
+    configure_any_port(edge, extra);
     serve_as_configured(edge)
 }
 
@@ -132,11 +133,11 @@ pub fn wait_for<T>(
 /// Starts `solaria serve` on a free port and waits until the API listens (it
 /// writes `serve.addr` then).
 pub fn serve(edge: &Edge) -> Serve {
-    configure_port(edge, free_port());
-    serve_as_configured(edge)
+    serve_with(edge, "")
 }
 
-/// Starts `solaria serve` with the edge's config as it is (a port set in it).
+/// Starts `solaria serve` with the edge's config as it is (a port, or `"any"`, set
+/// in it); the address is the one the daemon wrote to `serve.addr`.
 pub fn serve_as_configured(edge: &Edge) -> Serve {
     let addr_file = edge.data().join("serve.addr");
     // A previous daemon's file must not be taken for this one's.

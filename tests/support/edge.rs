@@ -8,6 +8,11 @@ use solaria_central::storage::AccountId;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// How far ahead [`Edge::ok_ahead`] sets a machine's clock: half the offset a sync
+/// takes for measurement noise, so no sync corrects it or warns of it, and far more
+/// than the milliseconds between two commands.
+pub const AHEAD_MS: i64 = solaria_shared::hlc::CLOCK_NOISE_MS / 2;
+
 /// One edge machine: its own data dir and HOME, driven through the real binary.
 /// The one harness of every edge test (capture, search, install, sync, the local
 /// API, MCP): `solaria` runs with a clean environment (PATH, HOME, SOLARIA_HOME, a
@@ -211,6 +216,27 @@ impl Edge {
     /// Runs `solaria ARGS` in `cwd`, which must succeed; its stdout.
     pub fn ok_in(&self, cwd: &Path, args: &[&str]) -> String {
         let out = self.run_in(cwd, args);
+        assert!(
+            out.status.success(),
+            "solaria {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf8")
+    }
+
+    /// Runs `solaria ARGS` in the project like [`Edge::ok`], with this machine's
+    /// clock ahead by [`AHEAD_MS`]: what it writes is stamped after every write made
+    /// before it, here or on a machine whose clock is right. So a test says which of
+    /// two edits is the later one instead of sleeping between them and hoping the
+    /// clock moved.
+    pub fn ok_ahead(&self, args: &[&str]) -> String {
+        let out = self
+            .cmd()
+            .env("SOLARIA_CLOCK_SKEW_MS", AHEAD_MS.to_string())
+            .args(args)
+            .output()
+            .expect("run solaria");
         assert!(
             out.status.success(),
             "solaria {args:?}: {}{}",

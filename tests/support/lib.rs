@@ -4,7 +4,9 @@
 //! `solaria` binary; [`mcp`] speaks JSON-RPC to its `solaria mcp` over stdio;
 //! [`semantic`] finds the embedding models and counts vectors; [`opencode`] has
 //! OpenCode's plugin payloads and the setup a real OpenCode run needs; [`model`] is a
-//! scripted model endpoint and [`agents`] runs the real coding agents against it.
+//! scripted model endpoint and [`agents`] runs the real coding agents against it;
+//! [`require`] decides what a test does when a tool it needs is missing (skips
+//! locally, fails in CI).
 
 pub mod agents;
 pub mod central;
@@ -16,6 +18,7 @@ pub mod opencode;
 pub mod payloads;
 pub mod pg;
 pub mod records;
+pub mod require;
 pub mod semantic;
 
 use std::io::Write;
@@ -48,13 +51,31 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
-/// A port free right now on 127.0.0.1 (for a child process to bind; another process may
-/// take it first, so use it at once).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port on 127.0.0.1")
-        .port()
+/// Waits for `child` to end and collects its output. `bound` is only there so that
+/// a child that never ends (the failure a test looks for) fails the test instead of
+/// hanging the suite: make it a large multiple of the waits the child is meant to
+/// keep, far beyond what any load could add, never a measure of speed. Past it the
+/// child is killed and the test fails, naming `what`.
+pub fn output_within(
+    child: std::process::Child,
+    bound: std::time::Duration,
+    what: &str,
+) -> std::process::Output {
+    let pid = child.id();
+    let (done, output) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    match output.recv_timeout(bound) {
+        Ok(out) => out.expect("wait for the child"),
+        Err(_) => {
+            // Not reaped yet (its waiter is blocked), so the id is still the child's.
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            panic!("{what} had not ended after {bound:?}");
+        }
+    }
 }
 
 /// One line of a recorded session.

@@ -3,36 +3,28 @@
 //!
 //! `SOLARIA_TEST_MODEL_DIR` (all-MiniLM-L6-v2) and `SOLARIA_TEST_MULTILINGUAL_MODEL_DIR`
 //! (multilingual-e5-small) are set by `deploy/test.sh`. Without them a test says so
-//! and passes, except in CI (`CI` set), where it fails.
+//! and passes, except in CI, where it fails (`crate::require`).
 
 use crate::edge::Edge;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The model directory named by `var`; `None` (with the reason printed) when it is
-/// unset outside CI.
+/// The model directory named by `var`; `None` when it is unset on a developer's
+/// machine (the test is skipped, saying so), a failure in CI ([`crate::require`]).
 pub fn model_from(var: &str) -> Option<PathBuf> {
-    match std::env::var_os(var) {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            assert!(
-                dir.join("model.safetensors").is_file(),
-                "{var}={} holds no model.safetensors",
-                dir.display()
-            );
-            Some(dir)
-        }
-        None => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{var} is not set in CI: deploy/test.sh fetches the models"
-            );
-            eprintln!(
-                "{var} not set: skipping (run deploy/test.sh, or set it to a model directory)"
-            );
-            None
-        }
-    }
+    let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
+        return crate::require::skip(
+            &format!("{var} is not set"),
+            "run `bash deploy/models/fetch.sh` and set it to the model's directory",
+        );
+    };
+    let dir = PathBuf::from(dir);
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "{var}={} holds no model.safetensors",
+        dir.display()
+    );
+    Some(dir)
 }
 
 /// all-MiniLM-L6-v2: English, fast.

@@ -64,7 +64,8 @@ pub enum StartError {
 fn bind_hint(e: &io::Error) -> &'static str {
     if e.kind() == io::ErrorKind::AddrInUse {
         " (the port is busy: another `solaria serve`, or another program; set another \
-         port with `[serve] http_port` in config.toml, or 0 to turn the API off)"
+         port with `[serve] http_port` in config.toml, \"any\" for any free one, or 0 to \
+         turn the API off)"
     } else {
         ""
     }
@@ -75,10 +76,10 @@ pub fn addr_path(data_dir: &Path) -> PathBuf {
     data_dir.join(ADDR_FILE)
 }
 
-/// Starts the API on `127.0.0.1:port` on a thread of its own and returns the
-/// address it listens on (also written to [`ADDR_FILE`]). The thread serves until
-/// the process is asked to stop (SIGTERM or SIGINT): it then removes the address
-/// file and ends the process. Fails, without side effects on the daemon, when the token
+/// Starts the API on `127.0.0.1:port` (port 0: one the system picks) on a thread
+/// of its own and returns the address it listens on (also written to [`ADDR_FILE`]).
+/// The thread serves until the process is asked to stop (SIGTERM or SIGINT): it
+/// then removes the address file and ends the process. Fails, without side effects on the daemon, when the token
 /// file cannot be made or the port is taken.
 pub fn start(app: App, port: u16, log: Logger) -> Result<SocketAddr, StartError> {
     let data_dir = app.paths.data_dir.clone();
