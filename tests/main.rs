@@ -11,6 +11,7 @@ mod central_ops;
 mod central_query;
 mod config_examples;
 mod edge_cli;
+mod injection;
 mod knowledge;
 mod layers;
 mod local_api;

@@ -30,8 +30,13 @@ impl McpStdio {
     /// Spawns `solaria mcp` with `edge`'s environment; nothing is sent yet (see
     /// [`McpStdio::initialize`]). Its stdout must hold only JSON-RPC messages.
     pub fn start(edge: &Edge) -> McpStdio {
+        Self::start_in(edge, &edge.project)
+    }
+
+    /// [`McpStdio::start`] with the server's working directory `cwd` (its project).
+    pub fn start_in(edge: &Edge, cwd: &std::path::Path) -> McpStdio {
         let mut child = edge
-            .cmd()
+            .cmd_in(cwd)
             .arg("mcp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

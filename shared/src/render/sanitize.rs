@@ -26,7 +26,7 @@ const CLOSE: char = '›';
 /// `text` on one line, safe to show an agent, at most `max_chars` characters.
 pub fn field(text: &str, max_chars: usize) -> String {
     let text = strip_private(text);
-    let mut out = String::with_capacity(text.len().min(max_chars * 4));
+    let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
     let mut pending_space = false;
     for c in text.chars() {
         match neutral(c) {
