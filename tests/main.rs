@@ -14,6 +14,7 @@ mod edge_cli;
 mod knowledge;
 mod layers;
 mod local_api;
+mod mcp_layouts;
 mod mcp_rmcp_client;
 mod mcp_stdio;
 mod nothing_lost;

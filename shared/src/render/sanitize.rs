@@ -26,7 +26,7 @@ const CLOSE: char = '›';
 /// `text` on one line, safe to show an agent, at most `max_chars` characters.
 pub fn field(text: &str, max_chars: usize) -> String {
     let text = strip_private(text);
-    let mut out = String::with_capacity(text.len().min(max_chars * 4));
+    let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
     let mut pending_space = false;
     for c in text.chars() {
         match neutral(c) {
@@ -158,6 +158,7 @@ mod tests {
         assert_eq!(shown.chars().count(), 20);
         assert!(shown.ends_with(CUT_MARK));
         assert_eq!(clip("short", 20), "short");
+        assert_eq!(field("no bound", usize::MAX), "no bound", "an unbounded field");
         assert_eq!(clip("abcdef", 4), "abc…");
     }
 
