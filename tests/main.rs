@@ -15,6 +15,7 @@ mod injection;
 mod knowledge;
 mod layers;
 mod local_api;
+mod mcp_layouts;
 mod mcp_rmcp_client;
 mod mcp_stdio;
 mod nothing_lost;

@@ -85,9 +85,9 @@ pub struct ContextConfig {
 impl Default for ContextConfig {
     fn default() -> Self {
         ContextConfig {
-            token_budget: 2_000,
-            max_sessions: 8,
-            max_observations: 40,
+            token_budget: solaria_shared::wire::CONTEXT_DEFAULT_BUDGET,
+            max_sessions: solaria_shared::context::DEFAULT_MAX_SESSIONS,
+            max_observations: solaria_shared::context::DEFAULT_MAX_EVENTS,
         }
     }
 }

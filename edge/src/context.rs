@@ -9,19 +9,13 @@ use crate::config::ContextConfig;
 use crate::store::knowledge::{self as kstore, KnowledgeFilter};
 use crate::store::{Store, StoreError, records, views};
 use serde_json::json;
-use solaria_shared::render::context::{ContextParts, ErrorLine, SessionLine, render};
+use solaria_shared::render::context::{ContextParts, EventHead, SessionLine, errors, render};
 use solaria_shared::render::{self, TimeStyle};
+use solaria_shared::context::{COMMITS_WEIGHED, KNOWLEDGE_WEIGHED, SCANNED_PER_EVENT};
 use solaria_shared::{KnowledgeKind, MachineId, Project, UnixMillis};
 use std::collections::BTreeMap;
 
 pub use solaria_shared::context::estimate_tokens;
-
-/// Most decisions considered (newest first).
-const MAX_DECISIONS: usize = 30;
-/// Most memories considered.
-const MAX_MEMORIES: usize = 30;
-/// Most commits considered.
-const MAX_COMMITS: usize = 10;
 
 /// A context and why it holds what it holds.
 #[derive(Debug, Clone, Default)]
@@ -57,7 +51,7 @@ pub fn build_explained(
             kinds: vec![KnowledgeKind::Decision, KnowledgeKind::Memory],
             projects: Some(vec![project.key.clone()]),
             include_inactive: true,
-            limit: MAX_DECISIONS + MAX_MEMORIES,
+            limit: KNOWLEDGE_WEIGHED,
         },
         now,
     )?;
@@ -74,34 +68,27 @@ pub fn build_explained(
             events: u64::try_from(r.events).unwrap_or_default(),
         })
         .collect();
-    let scanned = views::recent_observation_heads(conn, &project.key, cfg.max_observations * 5)?;
-    let errors: Vec<ErrorLine<'_>> = scanned
+    let scanned = views::recent_observation_heads(conn, &project.key, cfg.max_observations * SCANNED_PER_EVENT)?;
+    let heads: Vec<EventHead<'_>> = scanned
         .iter()
-        .enumerate()
-        .filter(|(_, o)| o.error)
-        .map(|(i, o)| {
-            // Newest first: what came after an error is before it in the list.
-            let then = scanned[..i]
-                .iter()
-                .rev()
-                .find(|n| n.session_id == o.session_id && n.tool_name == o.tool_name && !n.error)
-                .map(|n| (n.id, n.title.as_str()));
-            ErrorLine {
-                id: o.id,
-                at: o.created_at,
-                machine: o.machine_id,
-                title: &o.title,
-                then,
-            }
+        .map(|o| EventHead {
+            id: o.id,
+            at: o.created_at,
+            machine: o.machine_id,
+            session: o.session_id,
+            tool: o.tool_name.as_deref(),
+            title: &o.title,
+            error: o.error,
         })
         .collect();
+    let errors = errors(&heads);
     let commits = kstore::list_knowledge(
         conn,
         &KnowledgeFilter {
             kinds: vec![KnowledgeKind::Commit],
             projects: Some(vec![project.key.clone()]),
             include_inactive: false,
-            limit: MAX_COMMITS,
+            limit: COMMITS_WEIGHED,
         },
         now,
     )?;

@@ -1,9 +1,71 @@
 //! The arguments of the MCP read tools both servers answer (the edge's `solaria mcp`
 //! and the central service's `/mcp`): one definition, so a tool name takes the same
-//! arguments on both sides. Each server reads them into its own operation.
+//! arguments on both sides. Each server reads them into its own operation; an
+//! argument a server cannot honour yet is refused with a tool error naming it,
+//! never ignored. The bounds both servers apply are here too.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+
+/// Events a timeline shows on either side of its anchor unless asked otherwise.
+pub const TIMELINE_DEFAULT_WINDOW: usize = 5;
+/// The most events a timeline shows on either side of its anchor.
+pub const TIMELINE_MAX_WINDOW: usize = 50;
+/// The most records `memory_get_observations` fetches at once.
+pub const MAX_IDS: usize = 50;
+/// Decisions `memory_decisions` lists unless asked otherwise.
+pub const DECISIONS_DEFAULT_LIMIT: usize = 50;
+/// The most decisions `memory_decisions` lists.
+pub const DECISIONS_MAX_LIMIT: usize = 200;
+
+/// What a server says of ids that name no record (as the caller gave them, each
+/// shown quoted and cut at 80 characters), and where ids come from.
+pub fn not_found(ids: &[String]) -> String {
+    let quoted: Vec<String> = ids
+        .iter()
+        .map(|id| format!("{:?}", id.chars().take(80).collect::<String>()))
+        .collect();
+    format!(
+        "no record with id {} (ids and citations come from a search or a timeline)",
+        quoted.join(", ")
+    )
+}
+
+/// A whole-number argument within `range`, `default` when absent; the error names
+/// the argument and its bounds (both servers, and the edge's other surfaces).
+pub fn bounded(
+    name: &str,
+    value: Option<usize>,
+    default: usize,
+    range: std::ops::RangeInclusive<usize>,
+) -> Result<usize, String> {
+    let n = value.unwrap_or(default);
+    if range.contains(&n) {
+        return Ok(n);
+    }
+    Err(format!(
+        "`{name}` must be between {} and {}, not {n}",
+        range.start(),
+        range.end()
+    ))
+}
+
+/// Whether a search of the central service can run in `mode`: the service ranks by
+/// words only, so `semantic` and `hybrid` are refused (with what to do), not
+/// silently answered by words. `None` and `lexical` run.
+pub fn central_mode(mode: Option<&str>) -> Result<(), String> {
+    match mode.map(str::trim).filter(|m| !m.is_empty()) {
+        None => Ok(()),
+        Some(m) if m.eq_ignore_ascii_case("lexical") => Ok(()),
+        Some(m) => {
+            let shown: String = m.chars().take(40).collect();
+            Err(format!(
+                "`mode`: the central service searches by words only (mode lexical), not `{shown}`; \
+                 leave `mode` out or give `lexical` (on a machine, memory_search finds records by meaning)"
+            ))
+        }
+    }
+}
 
 /// `memory_search` (the edge) and `memory_search_remote` (both) arguments.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -22,8 +84,9 @@ pub struct SearchParams {
     /// Only records written by this machine (its name or id).
     #[serde(default)]
     pub machine: Option<String>,
-    /// Only records since: `2026-11-01`, `2026-11-01T10:00`, an RFC 3339 time, or a
-    /// span back from now (`30m`, `12h`, `7d`, `2w`).
+    /// Only records since: `2026-11-01`, `2026-11-01T10:00` (the edge reads them in
+    /// its local time, the central service in UTC), an RFC 3339 time, or a span back
+    /// from now (`30m`, `12h`, `7d`, `2w`).
     #[serde(default)]
     pub since: Option<String>,
     /// Only records before (same forms as `since`).
@@ -34,7 +97,8 @@ pub struct SearchParams {
     pub limit: Option<usize>,
     /// `lexical` (words), `semantic` (meaning: paraphrases and other languages) or
     /// `hybrid` (both). Default: hybrid where the model and vectors are at hand,
-    /// lexical otherwise.
+    /// lexical otherwise. The central service (`memory_search_remote`) searches by
+    /// words only.
     #[serde(default)]
     pub mode: Option<String>,
 }
@@ -101,4 +165,21 @@ pub struct IterationParams {
     /// The project (key or name) whose active or latest iteration to show.
     #[serde(default)]
     pub project: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_central_service_refuses_a_mode_it_cannot_run_and_says_so() {
+        assert_eq!(central_mode(None), Ok(()));
+        assert_eq!(central_mode(Some(" Lexical ")), Ok(()));
+        let e = central_mode(Some("semantic")).expect_err("words only");
+        assert!(
+            e.contains("searches by words only (mode lexical)") && e.contains("semantic"),
+            "{e}"
+        );
+        assert!(central_mode(Some("hybrid")).is_err());
+    }
 }

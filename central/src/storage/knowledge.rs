@@ -7,10 +7,12 @@
 //! fields are the `body` JSON (`KnowledgeBody::fields`), read back with
 //! `KnowledgeBody::from_fields`, so the shape of a body is decided in one place.
 
-use super::records::{meta, project, replaces_where};
+use super::records::{SESSION_COLS, meta, project, replaces_where, session_row};
 use super::{AccountId, Storage, StorageError, key_condition, read_snapshot};
 use solaria_shared::wire::WireRecord;
-use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, SessionId, UnixMillis};
+use solaria_shared::{
+    Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, Session, SessionId, UnixMillis,
+};
 use sqlx::postgres::PgRow;
 use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
 use uuid::Uuid;
@@ -162,26 +164,32 @@ fn knowledge_of(records: Vec<WireRecord>) -> Vec<Knowledge> {
 }
 
 impl Storage {
-    /// The active decisions and memories of the projects `keys`, newest first, at
-    /// most `limit`: what a project's context weighs
-    /// (`solaria_shared::context::place_in_context` says which it shows).
-    pub async fn context_knowledge(
+    /// The newest live records of `kinds` of the projects `keys` (only those whose
+    /// status is `status`, when given), newest first, at most `limit`: what a
+    /// project's context weighs (`solaria_shared::context::place_in_context` says
+    /// which it shows), its commits, its active iteration.
+    pub async fn recent_knowledge(
         &self,
         account: AccountId,
         keys: &[String],
-        limit: i64,
+        kinds: &[KnowledgeKind],
+        status: Option<&str>,
+        limit: usize,
     ) -> Result<Vec<Knowledge>, StorageError> {
+        let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         let sql = format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
-             WHERE account_id = $1 AND kind IN ('decision', 'memory') AND NOT deleted
-               AND status = 'active'{}
-             ORDER BY created_at DESC, id DESC LIMIT $3",
+             WHERE account_id = $1 AND kind = ANY($3) AND NOT deleted
+               AND ($4::text IS NULL OR status = $4){}
+             ORDER BY created_at DESC, id DESC LIMIT $5",
             key_condition("project_key", "$2", keys)
         );
         let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(account.0)
             .bind(keys)
-            .bind(limit)
+            .bind(&kinds)
+            .bind(status)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(self.pool())
             .await?;
         let records = rows
@@ -189,6 +197,115 @@ impl Storage {
             .map(knowledge_row)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(knowledge_of(records))
+    }
+
+    /// The live knowledge recorded in `session`, oldest first (by its own index,
+    /// `memory_knowledge_session`).
+    pub async fn knowledge_of_session(
+        &self,
+        account: AccountId,
+        session: &Session,
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted
+             ORDER BY created_at, id"
+        )))
+        .bind(account.0)
+        .bind(session.id.as_uuid())
+        .fetch_all(self.pool())
+        .await?;
+        Ok(knowledge_of(
+            rows.iter()
+                .map(knowledge_row)
+                .collect::<Result<Vec<_>, _>>()?,
+        ))
+    }
+
+    /// The live link records that name `record` at either end, and the commits
+    /// that implement it, in its project (where they are written), oldest first:
+    /// how it relates to others, both ways.
+    pub async fn links_of(
+        &self,
+        account: AccountId,
+        record: &Knowledge,
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND project_key = $2 AND NOT deleted AND id <> $3
+               AND ((kind = 'link' AND (body->>'from' = $4 OR body->>'to' = $4))
+                    OR (kind = 'commit' AND body->'decisions' ? $4))
+             ORDER BY created_at, id"
+        )))
+        .bind(account.0)
+        .bind(&record.project.key)
+        .bind(record.id.as_uuid())
+        .bind(record.id.to_string())
+        .fetch_all(self.pool())
+        .await?;
+        Ok(knowledge_of(
+            rows.iter()
+                .map(knowledge_row)
+                .collect::<Result<Vec<_>, _>>()?,
+        ))
+    }
+
+    /// The live commits of the account whose sha starts with `hex` (at least 7
+    /// lowercase hex digits: a `[C#sha7]` citation), at most 10.
+    pub async fn commits_by_sha(
+        &self,
+        account: AccountId,
+        hex: &str,
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        if hex.len() < 7 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND kind = 'commit' AND NOT deleted
+               AND starts_with(body->>'sha', $2)
+             ORDER BY created_at DESC, id DESC LIMIT 10"
+        )))
+        .bind(account.0)
+        .bind(hex.to_ascii_lowercase())
+        .fetch_all(self.pool())
+        .await?;
+        Ok(knowledge_of(
+            rows.iter()
+                .map(knowledge_row)
+                .collect::<Result<Vec<_>, _>>()?,
+        ))
+    }
+
+    /// The live sessions of the project `key` started between `from` and `to`
+    /// (both included), oldest first: the sessions of an iteration, which belong to
+    /// it by time.
+    pub async fn sessions_between(
+        &self,
+        account: AccountId,
+        key: &str,
+        from: UnixMillis,
+        to: UnixMillis,
+    ) -> Result<Vec<Session>, StorageError> {
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {SESSION_COLS} FROM memory_sessions
+             WHERE account_id = $1 AND project_key = $2 AND NOT deleted
+               AND started_at >= $3 AND started_at <= $4
+             ORDER BY started_at, id"
+        )))
+        .bind(account.0)
+        .bind(key)
+        .bind(from.0)
+        .bind(to.0)
+        .fetch_all(self.pool())
+        .await?;
+        let mut sessions = Vec::with_capacity(rows.len());
+        for r in &rows {
+            if let WireRecord::Session(s) = session_row(r)? {
+                sessions.push(s);
+            }
+        }
+        Ok(sessions)
     }
 
     /// The account's live decisions the query selects.
@@ -303,9 +420,9 @@ impl Storage {
         }))
     }
 
-    /// The live knowledge records `ids` of the account (search hits are cited by
-    /// them: a commit by its sha).
-    pub(super) async fn knowledge_by_ids(
+    /// The knowledge records `ids` of the account, tombstones included (search hits
+    /// are cited by them: a commit by its sha).
+    pub(crate) async fn knowledge_by_ids(
         &self,
         account: AccountId,
         ids: &[Uuid],

@@ -228,6 +228,7 @@ impl ListArgs {
                 kinds,
                 all: self.all,
                 band,
+                query: None,
                 limit: self.limit,
             },
             what,

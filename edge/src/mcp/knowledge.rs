@@ -1,6 +1,8 @@
 //! The knowledge tools of the MCP server: record decisions and memories, supersede
 //! and link them, run iterations, and ask why. Each parses its arguments into an
 //! operation's request (`crate::ops::knowledge`) and answers with cited lines.
+//! `memory_decisions` and `memory_get_iteration` take the central service's
+//! arguments (`solaria_shared::mcp`) and answer in its layout.
 
 use super::Memory;
 use crate::ops::knowledge::{
@@ -16,6 +18,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
 use solaria_shared::knowledge::{Band, KnowledgeKind};
+use solaria_shared::mcp::{
+    DECISIONS_DEFAULT_LIMIT, DECISIONS_MAX_LIMIT, DecisionsParams, IterationParams,
+};
 
 /// `memory_log_decision` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -145,20 +150,6 @@ pub struct LinkParams {
     pub note: Option<String>,
 }
 
-/// `memory_decisions` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DecisionsParams {
-    /// Only this project (name, key, `owner/repo`, or a path inside it).
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Superseded and retracted decisions too (default false: those that stand).
-    #[serde(default)]
-    pub all: Option<bool>,
-    /// Most decisions (default 50).
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
-
 /// `memory_why` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WhyParams {
@@ -169,16 +160,6 @@ pub struct WhyParams {
     /// Most decisions and memories (default 5).
     #[serde(default)]
     pub limit: Option<usize>,
-}
-
-/// `memory_get_iteration` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct IterationParams {
-    /// The iteration (`[I#…]`); default: the project's active one, else its latest.
-    #[serde(default)]
-    pub id: Option<String>,
-    #[serde(default)]
-    pub project: Option<String>,
 }
 
 /// `memory_start_iteration` arguments.
@@ -229,26 +210,32 @@ pub struct CommitParams {
     pub project: Option<String>,
 }
 
-/// A listing of one kind (and confidence band), one cited line per record.
-fn listed(
+/// The records of one kind (and confidence band) a `DecisionsParams` asks for:
+/// standing ones (all with `all`), matching `query` when given.
+fn listing(
     app: &crate::app::App,
     p: DecisionsParams,
     what: &'static str,
     kind: KnowledgeKind,
     band: Option<Band>,
-) -> Result<String, OpError> {
-    let page = ops::listing(
+) -> Result<crate::present::knowledge::KnowledgeList, OpError> {
+    ops::listing(
         app,
         &ListRequest {
             project: input::given(p.project),
             kinds: vec![kind],
             all: p.all.unwrap_or(false),
             band,
-            limit: p.limit.unwrap_or(50),
+            query: input::given(p.query),
+            limit: input::bounded(
+                "limit",
+                p.limit,
+                DECISIONS_DEFAULT_LIMIT,
+                1..=DECISIONS_MAX_LIMIT,
+            )?,
         },
         what,
-    )?;
-    Ok(page.text(Reader::Agent))
+    )
 }
 
 fn written(app: &crate::app::App, w: ops::Written) -> Result<String, OpError> {
@@ -355,16 +342,21 @@ to link an existing commit to decisions. Recording the same sha twice changes no
     }
 
     #[tool(
-        description = "The decisions that stand (or all of them with `all`), newest first, one line each: \
-[D#id], time, title, the option chosen and why. For one decision in full (context, alternatives, the commits \
-implementing it), pass its [D#id] to memory_get_observations; to find decisions by topic, use memory_why."
+        description = "The decisions recorded on this machine and pulled from the others, each in full: [D#id], \
+time, machine, project, status, title, context, the option chosen, the alternatives set aside, rationale and \
+supersession. Those that stand, newest first, unless `all` is true; `project` keeps one project; `query` keeps \
+those matching some words, best match first. For the commits and records linked to one, pass its [D#id] to \
+memory_get_observations; memory_why searches decisions and memories by topic."
     )]
     async fn memory_decisions(
         &self,
         Parameters(p): Parameters<DecisionsParams>,
     ) -> Result<CallToolResult, McpError> {
-        self.blocking(move |app| listed(app, p, "decisions", KnowledgeKind::Decision, None))
-            .await
+        self.blocking(move |app| {
+            let list = listing(app, p, "decisions", KnowledgeKind::Decision, None)?;
+            Ok(list.full_text(Reader::Agent))
+        })
+        .await
     }
 
     #[tool(
@@ -399,13 +391,14 @@ about when relevant; and memories inferred but not confirmed when `unconfirmed` 
         Parameters(p): Parameters<DecisionsParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
-            listed(
+            let list = listing(
                 app,
                 p,
                 "open questions",
                 KnowledgeKind::Memory,
                 Some(Band::OpenQuestion),
-            )
+            )?;
+            Ok(list.text(Reader::Agent))
         })
         .await
     }

@@ -5,6 +5,10 @@
 //! (`[O#id]`, `[S#session]`, time, machine) so the agent answers with evidence.
 //! Failures a caller can fix (bad arguments, unknown ids, no server) are tool
 //! errors (`isError: true`) with a clear message; the server never dies of them.
+//!
+//! The read tools take the arguments the central service's `/mcp` takes
+//! (`solaria_shared::mcp`) and answer in the same layout (`solaria_shared::render`),
+//! in this machine's local time.
 
 mod knowledge;
 
@@ -24,10 +28,11 @@ use rmcp::service::RequestContext;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router,
 };
-use schemars::JsonSchema;
-use serde::Deserialize;
 use solaria_shared::UnixMillis;
 use solaria_shared::knowledge::WrittenBy;
+use solaria_shared::mcp::{
+    ContextParams, GetObservationsParams, SearchParams, TimelineParams, central_mode,
+};
 use solaria_shared::render::DataBlock;
 use std::sync::{Arc, OnceLock};
 
@@ -66,85 +71,6 @@ pub fn serve(app: App) -> Result<(), ServeError> {
 #[derive(Debug, thiserror::Error)]
 #[error("the MCP server failed: {0}")]
 pub struct ServeError(String);
-
-/// `memory_search` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SearchParams {
-    /// What to look for: a few keywords. Any text is valid (operators and punctuation are searched as text).
-    pub query: String,
-    /// Only this project: its name, its key (`github.com/acme/api`), its `owner/repo`, or a path inside it.
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Only this type: `tool_use`, `prompt`, `note`, `summary`, `decision`, `memory`, `commit`, `iteration` or `event`.
-    #[serde(default, rename = "type")]
-    pub record_type: Option<String>,
-    /// Only records written by this machine (its name or id).
-    #[serde(default)]
-    pub machine: Option<String>,
-    /// Only records since: `2026-11-01`, `2026-11-01T10:00`, or a span back from now (`30m`, `12h`, `7d`, `2w`).
-    #[serde(default)]
-    pub since: Option<String>,
-    /// Only records before (same forms as `since`).
-    #[serde(default)]
-    pub until: Option<String>,
-    /// Most results (default 20, at most 100).
-    #[serde(default)]
-    pub limit: Option<usize>,
-    /// `lexical` (words), `semantic` (meaning: finds paraphrases and other languages) or `hybrid` (both).
-    /// Default: hybrid when this machine has the embedding model and vectors, lexical otherwise.
-    #[serde(default)]
-    pub mode: Option<String>,
-}
-
-/// `memory_timeline` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct TimelineParams {
-    /// An observation, session or summary id, or a citation as printed (`[O#…]`, `[S#…]`; a
-    /// decision or memory shows the session it was recorded in).
-    pub id: String,
-    /// Events shown before the anchor (default 5, at most 50).
-    #[serde(default)]
-    pub before: Option<usize>,
-    /// Events shown after the anchor (default 5, at most 50).
-    #[serde(default)]
-    pub after: Option<usize>,
-    /// Only records of this type: `tool_use`, `prompt`, `note`, or knowledge recorded in the
-    /// session: `decision`, `memory`, `commit`, `iteration`, `event`.
-    #[serde(default, rename = "type")]
-    pub record_type: Option<String>,
-}
-
-/// `memory_get_observations` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct GetObservationsParams {
-    /// Record ids or citations from memory_search / memory_timeline (at most 50): `[O#…]`, `[S#…]`,
-    /// `[D#…]`, `[M#…]`, `[C#sha]`, `[I#…]`, `[E#…]`; knowledge records come with their links both ways.
-    pub ids: Vec<String>,
-}
-
-/// `memory_get_context` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ContextParams {
-    /// The project (name, key, `owner/repo`, or a path inside it); defaults to the project of the server's working directory.
-    #[serde(default)]
-    pub project: Option<String>,
-}
-
-/// `memory_search_remote` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct RemoteSearchParams {
-    /// What to look for, across every machine of the account (English or Spanish).
-    pub query: String,
-    /// Only this project (its key or name).
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Only records written by this machine (its name or id).
-    #[serde(default)]
-    pub machine: Option<String>,
-    /// Most results (default 20, at most 100).
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
 
 /// The MCP server: the edge's configuration and its tools.
 #[derive(Debug, Clone)]
@@ -206,9 +132,10 @@ session. Fetch only the ids you need; unknown ids are reported as such."
     }
 
     #[tool(
-        description = "The context SOLARIA injects at session start for a project: its recent session summaries \
-and observations, newest first, each citable by id. Defaults to the current project. For anything specific, \
-use memory_search instead."
+        description = "The context SOLARIA injects at session start for a project: its standing decisions, \
+principles and open questions, its active iteration, its recent sessions (summary or first prompt), and notable \
+events (errors with what came next, commits), newest first, each citable by id. Defaults to the current project. \
+For anything specific, use memory_search instead."
     )]
     async fn memory_get_context(
         &self,
@@ -243,13 +170,14 @@ logged in or the server cannot be reached. Takes up to 2 minutes."
 
     #[tool(
         description = "Search the central service: the memory of every machine of the account, including \
-records this machine has not pulled yet. Same compact index as memory_search (citation, time, title, project, \
-machine); fetch full records after a memory_sync_remote with memory_get_observations. Fails with a clear \
-message when this machine is not logged in or the server cannot be reached."
+records this machine has not pulled yet, by words only (`mode` lexical). Same compact index as memory_search \
+(citation, time, title, project, machine) and the same filters (project, type, machine, since, until); fetch \
+full records after a memory_sync_remote with memory_get_observations. Fails with a clear message when this \
+machine is not logged in or the server cannot be reached."
     )]
     async fn memory_search_remote(
         &self,
-        Parameters(p): Parameters<RemoteSearchParams>,
+        Parameters(p): Parameters<SearchParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| remote_search_text(app, p)).await
     }
@@ -314,9 +242,7 @@ impl Memory {
 /// A tool error as the agent reads it: what went wrong and where to look next.
 fn error_text(e: &OpError) -> String {
     match e {
-        OpError::NotFound(_) => {
-            format!("{e} (ids come from memory_search or memory_timeline)")
-        }
+        OpError::NotFound(ids) => solaria_shared::mcp::not_found(ids),
         OpError::UnknownProject { .. } => format!("{e} (see memory_stats)"),
         other => other.to_string(),
     }
@@ -354,7 +280,7 @@ fn observations_text(app: &App, p: GetObservationsParams) -> Result<String, OpEr
     let page = ops::records::get(app, &p.ids)?;
     let mut out = page.text(Reader::Agent);
     if !page.missing.is_empty() {
-        out.push_str(&error_text(&OpError::NotFound(page.missing)));
+        out.push_str(&solaria_shared::mcp::not_found(&page.missing));
         out.push('\n');
     }
     Ok(out)
@@ -364,14 +290,18 @@ fn context_text(app: &App, p: ContextParams) -> Result<String, OpError> {
     Ok(ops::context::context_of(app, input::given(p.project).as_deref())?.text())
 }
 
-fn remote_search_text(app: &App, p: RemoteSearchParams) -> Result<String, OpError> {
+fn remote_search_text(app: &App, p: SearchParams) -> Result<String, OpError> {
+    central_mode(p.mode.as_deref()).map_err(OpError::BadInput)?;
+    let now = UnixMillis::now();
     let query = SearchQuery {
         text: p.query,
         project: input::given(p.project),
+        record_type: input::parsed("type", p.record_type)?,
         machine: input::given(p.machine),
+        since: input::when("since", p.since, now)?,
+        until: input::when("until", p.until, now)?,
         limit: p.limit.unwrap_or(DEFAULT_LIMIT),
         current_project: Some(app.current_project().key),
-        ..SearchQuery::default()
     };
     Ok(ops::remote::search(app, &query)?.text(Reader::Agent))
 }

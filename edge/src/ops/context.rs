@@ -25,11 +25,7 @@ impl ProjectContext {
     pub fn text(&self) -> String {
         match &self.context {
             Some(text) => text.clone(),
-            None => format!(
-                "No memory yet for project {} ({}).\n",
-                solaria_shared::render::field(&self.project.name, 80),
-                solaria_shared::render::field(&self.project.key, 300)
-            ),
+            None => solaria_shared::render::context::nothing_yet(&self.project),
         }
     }
 }

@@ -639,6 +639,8 @@ pub struct ListRequest {
     pub all: bool,
     /// Only memories in this confidence band (open questions, or to validate).
     pub band: Option<Band>,
+    /// Only records matching these words, best match first (the store's search).
+    pub query: Option<String>,
     pub limit: usize,
 }
 
@@ -676,8 +678,11 @@ pub fn listing(app: &App, request: &ListRequest, what: &'static str) -> OpResult
     })
 }
 
-/// Knowledge records, newest first.
+/// Knowledge records, newest first (best match first with `query`).
 pub fn list(app: &App, request: &ListRequest) -> OpResult<Vec<Knowledge>> {
+    if let Some(text) = given(request.query.clone()) {
+        return matching(app, request, &text);
+    }
     let store = app.store()?;
     let projects = match given(request.project.clone()) {
         Some(p) => Some(
@@ -704,6 +709,67 @@ pub fn list(app: &App, request: &ListRequest) -> OpResult<Vec<Knowledge>> {
             .retain(|k| matches!(&k.body, KnowledgeBody::Memory(m) if m.confidence.band() == band));
         if request.limit > 0 {
             found.truncate(request.limit);
+        }
+    }
+    Ok(found)
+}
+
+/// How many search hits are read per record a matching list may hold: superseded
+/// versions and other bands are dropped after the search.
+const CANDIDATES_PER_RECORD: usize = 4;
+/// The most hits a matching list reads (the store's search reads no more).
+const MAX_CANDIDATES: usize = 500;
+
+/// The records of `request`'s kinds that match `text`, best match first: the
+/// store's search (any text is a valid query), then the list's filters.
+fn matching(app: &App, request: &ListRequest, text: &str) -> OpResult<Vec<Knowledge>> {
+    let store = app.store()?;
+    if let Some(p) = given(request.project.clone()) {
+        super::project::resolve(&store, &p)?;
+    }
+    let limit = if request.limit == 0 {
+        MAX_CANDIDATES
+    } else {
+        request.limit
+    };
+    let candidates = limit
+        .saturating_mul(CANDIDATES_PER_RECORD)
+        .min(MAX_CANDIDATES);
+    let now = UnixMillis::now();
+    let mut hits = Vec::new();
+    for kind in &request.kinds {
+        let Some(record_type) = RecordType::of_knowledge(*kind) else {
+            continue;
+        };
+        hits.extend(search::search(
+            store.conn(),
+            &SearchQuery {
+                text: text.to_string(),
+                project: given(request.project.clone()),
+                record_type: Some(record_type),
+                limit: candidates,
+                current_project: Some(app.current_project().key),
+                ..SearchQuery::default()
+            },
+        )?);
+    }
+    search::sort_hits(&mut hits);
+    let mut found: Vec<Knowledge> = Vec::new();
+    for hit in hits {
+        let Ok(id) = hit.id.parse::<KnowledgeId>() else {
+            continue;
+        };
+        let Some(k) = kstore::get_knowledge(store.conn(), id)? else {
+            continue;
+        };
+        let in_band = request.band.is_none_or(
+            |band| matches!(&k.body, KnowledgeBody::Memory(m) if m.confidence.band() == band),
+        );
+        if (request.all || k.stands(now)) && in_band && !found.iter().any(|f| f.id == k.id) {
+            found.push(k);
+        }
+        if found.len() == limit {
+            break;
         }
     }
     Ok(found)

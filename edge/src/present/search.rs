@@ -92,34 +92,28 @@ pub struct RemoteResult {
     pub server: String,
     pub query: String,
     pub hits: Vec<SearchHit>,
-}
-
-/// What the shared renderer shows of a central service's hit: the machine is
-/// always named, since the hits come from every machine of the account.
-pub fn remote_view(hit: &SearchHit) -> HitView<'_> {
-    HitView {
-        cite: &hit.cite,
-        record_type: hit.hit_type,
-        created_at: hit.created_at,
-        title: &hit.title,
-        tokens: hit.tokens,
-        project_name: &hit.project_name,
-        machine_name: &hit.machine_name,
-        own_machine: false,
-        remote: false,
-    }
+    /// What the service said beside its hits (it fell back to any word, it cut
+    /// the query): `render::hits::remote_notes`.
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 impl RemoteResult {
-    /// The central service's index, or what finding nothing says.
+    /// The central service's index, or what finding nothing says. An agent reads
+    /// what the central service's own `memory_search_remote` answers (the shared
+    /// `render::hits::remote_page`); a person is also told which server it was.
     pub fn text(&self, reader: Reader) -> String {
-        let scope = format!("{} (every machine of the account)", self.server);
+        let scope = if reader.is_agent() {
+            hits::ACCOUNT_SCOPE.to_string()
+        } else {
+            format!("{} ({})", self.server, hits::ACCOUNT_SCOPE)
+        };
         SearchPage {
             query: &self.query,
             mode: "lexical",
             scope: Some(&scope),
-            hits: self.hits.iter().map(remote_view).collect(),
-            notes: Vec::new(),
+            hits: self.hits.iter().map(hits::remote_view).collect(),
+            notes: self.notes.clone(),
         }
         .text(reader.render(&MachineLabels::default()))
     }

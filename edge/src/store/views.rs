@@ -100,16 +100,9 @@ pub fn timeline(
         solaria_shared::RecordType::of_knowledge(k.kind())
             .is_some_and(|t| kind.is_none_or(|want| want == t))
     });
-    let center = anchor
-        .and_then(|a| all.iter().position(|o| o.id == a))
-        .unwrap_or(0);
-    let (start, end) = match anchor {
-        Some(_) => (
-            center.saturating_sub(before),
-            (center + after + 1).min(all.len()),
-        ),
-        None => (0, (before + after + 1).min(all.len())),
-    };
+    // The shared window rule (the central service's timeline keeps it too).
+    let at = anchor.map(|a| all.iter().position(|o| o.id == a).unwrap_or(0));
+    let (start, end) = solaria_shared::render::timeline::window(all.len(), at, before, after);
     let hidden_before = start;
     let hidden_after = all.len() - end;
     Ok(Timeline {

@@ -53,6 +53,45 @@ pub struct ErrorLine<'a> {
     pub then: Option<(ObservationId, &'a str)>,
 }
 
+/// A recent event as a context weighs it: what each side reads of it (no input or
+/// response).
+#[derive(Debug, Clone)]
+pub struct EventHead<'a> {
+    pub id: ObservationId,
+    pub at: UnixMillis,
+    pub machine: MachineId,
+    pub session: SessionId,
+    pub tool: Option<&'a str>,
+    pub title: &'a str,
+    /// The capture marked it failed.
+    pub error: bool,
+}
+
+/// The errors among `events` (newest first), each with the next call of the same
+/// tool in its session that did not fail: the one rule of both sides.
+pub fn errors<'a>(events: &[EventHead<'a>]) -> Vec<ErrorLine<'a>> {
+    events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.error)
+        .map(|(i, e)| {
+            // Newest first: what came after an error is before it in the list.
+            let then = events[..i]
+                .iter()
+                .rev()
+                .find(|n| n.session == e.session && n.tool == e.tool && !n.error)
+                .map(|n| (n.id, n.title));
+            ErrorLine {
+                id: e.id,
+                at: e.at,
+                machine: e.machine,
+                title: e.title,
+                then,
+            }
+        })
+        .collect()
+}
+
 /// What a project's context is made from, newest first, as each side reads it.
 #[derive(Debug, Clone)]
 pub struct ContextParts<'a> {
@@ -281,6 +320,15 @@ pub fn render(parts: &ContextParts<'_>, reader: Reader, names: &impl NameOf, bud
         observations: shown_events.iter().filter_map(|e| e.2).collect(),
         budget: out.budget + estimate_tokens(&head) + frame_cost,
     }
+}
+
+/// What a context says when there is nothing to say about `project` yet.
+pub fn nothing_yet(project: &Project) -> String {
+    format!(
+        "No memory yet for project {} ({}).\n",
+        field(&project.name, super::NAME_CHARS),
+        field(&project.key, 300)
+    )
 }
 
 /// What the data block of a context is introduced as.

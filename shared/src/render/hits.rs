@@ -6,6 +6,10 @@ use super::{DataBlock, Reader, TITLE_CHARS, field};
 use crate::citation::Citation;
 use crate::record::RecordType;
 use crate::time::UnixMillis;
+use crate::wire::{MatchMode, SearchHit, SearchResponse};
+
+/// Where the central service searches, as its answers say.
+pub const ACCOUNT_SCOPE: &str = "every machine of the account";
 
 /// What a hit line shows, borrowed from either side's hit type.
 #[derive(Debug, Clone)]
@@ -93,6 +97,47 @@ impl SearchPage<'_> {
         } else {
             format!("{lines}\n{next}")
         }
+    }
+}
+
+/// A central service's hit as a line shows it: its machine always named, since the
+/// hits come from every machine of the account.
+pub fn remote_view(hit: &SearchHit) -> HitView<'_> {
+    HitView {
+        cite: &hit.cite,
+        record_type: hit.hit_type,
+        created_at: hit.created_at,
+        title: &hit.title,
+        tokens: hit.tokens,
+        project_name: &hit.project_name,
+        machine_name: &hit.machine_name,
+        own_machine: false,
+        remote: false,
+    }
+}
+
+/// What a central service's answer says beside its hits: that no record held every
+/// word (so these hold some), that the query was cut.
+pub fn remote_notes(answer: &SearchResponse) -> Vec<String> {
+    let mut notes = Vec::new();
+    if answer.matched == MatchMode::Any && !answer.hits.is_empty() {
+        notes.push("no record held every word: these hold some of them".to_string());
+    }
+    if answer.truncated {
+        notes.push("the query was long and only its first words were searched".to_string());
+    }
+    notes
+}
+
+/// A central service's answer as a page: by words, on [`ACCOUNT_SCOPE`], with its
+/// notes. The central service's `memory_search_remote` and an edge's answer with it.
+pub fn remote_page(answer: &SearchResponse) -> SearchPage<'_> {
+    SearchPage {
+        query: &answer.query,
+        mode: "lexical",
+        scope: Some(ACCOUNT_SCOPE),
+        hits: answer.hits.iter().map(remote_view).collect(),
+        notes: remote_notes(answer),
     }
 }
 

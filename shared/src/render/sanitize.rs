@@ -158,6 +158,7 @@ mod tests {
         assert_eq!(shown.chars().count(), 20);
         assert!(shown.ends_with(CUT_MARK));
         assert_eq!(clip("short", 20), "short");
+        assert_eq!(field("no bound", usize::MAX), "no bound", "an unbounded field");
         assert_eq!(clip("abcdef", 4), "abc…");
     }
 

@@ -9,6 +9,17 @@ use crate::record::{Observation, Session, Summary};
 /// The longest summary shown on a timeline, in characters.
 const SUMMARY_CHARS: usize = 1_000;
 
+/// Which of a session's `len` events a timeline shows, `start..end`: `before` and
+/// `after` around the anchor's position (`Some(at)`), or the first
+/// `before + after + 1` when it has no anchor among them. The one window rule of
+/// both sides.
+pub fn window(len: usize, anchor: Option<usize>, before: usize, after: usize) -> (usize, usize) {
+    match anchor {
+        Some(at) => (at.saturating_sub(before), (at + after + 1).min(len)),
+        None => (0, (before + after + 1).min(len)),
+    }
+}
+
 /// What a timeline shows, borrowed from either side's answer.
 #[derive(Debug, Clone)]
 pub struct TimelineView<'a> {
