@@ -151,3 +151,47 @@ fn a_payload_that_does_not_parse_leaves_no_secret_in_the_hook_log() {
     );
     assert!(!m.db_path().exists() || m.count("SELECT count(*) FROM observations") == 0);
 }
+
+/// A secret can be an object's key as well as a value (a map of tokens a tool read,
+/// an MCP call's arguments): it is redacted there too, before the first write.
+#[test]
+fn a_secret_as_an_object_key_never_reaches_the_store_or_its_wal() {
+    let m = Edge::new("test-machine");
+    let p = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
+    let token = "ghp_KEYSabcdefghijklmnopqrstuvwxyz012345";
+    let aws = "AKIAZ7FAKEKEYEXAMPLE";
+    m.hook("session-start", session_start("s-keys", &p));
+    m.hook(
+        "post-tool-use",
+        tool(
+            "s-keys",
+            &p,
+            "mcp__vault__write",
+            json!({"entries": {token: "ci deploys", aws: {"region": "eu-west-1"}}}),
+            json!({"written": {token: true}}),
+        ),
+    );
+    assert!(m.hook_log().is_empty(), "captured: {}", m.hook_log());
+    assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
+    let check = |when: &str| {
+        let bytes = m.store_bytes();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(&token[4..]),
+            "the token key is on disk {when}"
+        );
+        assert!(!text.contains(aws), "the AWS key id is on disk {when}");
+        assert!(text.contains("[REDACTED:GITHUB_TOKEN]"), "a marker instead");
+    };
+    check("in the store or its WAL");
+    m.db()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .expect("checkpoint");
+    check("after a checkpoint");
+    // What the keys held is still there, under the markers.
+    let input = m.strings("SELECT input FROM observations").join("");
+    assert!(
+        input.contains("ci deploys") && input.contains("eu-west-1"),
+        "{input}"
+    );
+}
