@@ -255,6 +255,49 @@ fn a_good_answer_replaces_the_summary_and_leaves_unconfirmed_proposals() {
     );
 }
 
+/// The summarizer's proposals are read out of a session's events: forgetting the
+/// session forgets them too, tombstones like the rest, and leaves no copy in the
+/// file. A proposal someone confirmed is theirs now, and stays.
+#[test]
+fn forgetting_a_session_forgets_what_the_summarizer_proposed_from_it() {
+    let edge = Edge::new("laptop");
+    configure(&edge, &answering(&edge, &good_answer().to_string()), "");
+    let s = session(&edge, "s-forget", "refresh");
+    once(&edge);
+    let proposals = |live: bool| {
+        edge.count(&format!(
+            "SELECT count(*) FROM knowledge WHERE session_id = '{s}' AND deleted = {}",
+            if live { 0 } else { 1 }
+        ))
+    };
+    assert_eq!(proposals(true), 2, "{}", serve_log(&edge));
+    let preference = edge
+        .strings("SELECT id FROM knowledge WHERE text LIKE '%small diffs%'")
+        .pop()
+        .expect("the proposed preference");
+    edge.ok(&["confirm", &preference]);
+
+    let out = edge.ok(&["forget", "--session", &s]);
+    assert!(
+        out.contains("2 decision(s)/memor(y/ies)/other knowledge"),
+        "both proposals (the confirmed one's earlier version too) are forgotten: {out}"
+    );
+    assert_eq!(proposals(true), 0);
+    assert_eq!(proposals(false), 2, "tombstones, which sync like the rest");
+    let unconfirmed = edge.ok(&["memories", "--unconfirmed"]);
+    assert!(!unconfirmed.contains("Retry the refresh once"), "{unconfirmed}");
+    let kept = edge.ok(&["memories"]);
+    assert!(
+        kept.contains("the user wants small diffs"),
+        "the confirmed memory stays: {kept}"
+    );
+    let bytes = String::from_utf8_lossy(&edge.store_bytes()).into_owned();
+    assert!(
+        !bytes.contains("Retry the refresh once"),
+        "the proposal's text is still in the file"
+    );
+}
+
 /// Runs one round with `command` over a new session; asserts the deterministic
 /// summary stays, the session stays closed and the attempt failed with a reason
 /// containing `why`.

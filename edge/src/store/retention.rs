@@ -3,6 +3,7 @@
 
 use super::{Store, StoreError};
 use crate::config::RetentionConfig;
+use crate::store::distill::PROPOSAL_TAG;
 use crate::store::records;
 use crate::store::views::{self, AnyRecord};
 use crate::summary;
@@ -41,7 +42,8 @@ const WIPE_KNOWLEDGE: &str = "deleted = 1, title = '', text = '', body = '{}', s
 pub enum ForgetTarget {
     /// One record (observation, summary or session) by id.
     Record(String),
-    /// A session and everything in it.
+    /// A session and everything in it, the summarizer's proposals from it included
+    /// (not the knowledge recorded in it on purpose).
     Session(String),
     /// Every record of a project (key or name).
     Project(String),
@@ -135,8 +137,30 @@ fn forget_records(store: &mut Store, target: &ForgetTarget) -> Result<Counts, St
     let mut counts = forget_where(store, col, &value, true)?;
     if col == "project_key" {
         counts.knowledge = forget_knowledge(store, "project_key", &value)?.knowledge;
+    } else {
+        counts.knowledge = forget_proposals(store, &value)?;
     }
     Ok(counts)
+}
+
+/// Tombstones what the summarizer proposed from a session (its memories tagged
+/// [`PROPOSAL_TAG`], standing or superseded): they were read out of the session's
+/// own events, so they go with it. What was decided or remembered in the session
+/// on purpose, and a proposal someone confirmed (a new memory without the tag),
+/// outlives it.
+fn forget_proposals(store: &mut Store, session: &str) -> Result<usize, StoreError> {
+    store.write(|w| {
+        let stamp = w.tick().as_i64();
+        let me = w.machine_id().to_string();
+        Ok(w.tx().execute(
+            &format!(
+                "UPDATE knowledge SET {WIPE_KNOWLEDGE}, updated = ?2, machine_id = ?3
+                 WHERE session_id = ?1 AND kind = 'memory' AND deleted = 0
+                   AND EXISTS (SELECT 1 FROM json_each(knowledge.body, '$.tags') WHERE value = ?4)"
+            ),
+            params![session, stamp, me, PROPOSAL_TAG],
+        )?)
+    })
 }
 
 /// Tombstones the knowledge records whose `column` (`id` or `project_key`, our
