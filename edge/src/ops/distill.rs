@@ -219,7 +219,7 @@ fn call(
     };
     run.tokens = reply.tokens;
     run.counted = reply.counted;
-    match answer::parse(&reply.text) {
+    match answer::parse(&reply.text, config.max_answer_tokens) {
         Ok(a) => {
             run.outcome = Outcome::Summarized;
             Ok(Some(a))
