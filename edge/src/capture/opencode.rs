@@ -192,6 +192,11 @@ pub fn adapt(event: &str, bytes: &[u8]) -> Result<Action, AdaptError> {
 }
 
 /// The session id, wherever this event carries it.
+/// The OpenCode session an event's payload names, read as [`adapt`] reads it.
+pub fn session_of(bytes: &[u8]) -> Option<String> {
+    session_id(&serde_json::from_slice(bytes).ok()?)
+}
+
 fn session_id(env: &Envelope) -> Option<String> {
     let candidates = [
         env.session_id.as_deref(),
