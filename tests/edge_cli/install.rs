@@ -258,8 +258,8 @@ fn the_last_agents_uninstall_removes_the_hooks_spool() {
     let out = m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
     assert!(file.exists(), "OpenCode's hooks still spool there: {out}");
     let out = m.ok_in(m.root.path(), &["uninstall", "opencode"]);
+    assert!(!file.exists() && !dir.exists(), "the spool is gone: {out}");
     assert!(out.contains("1 event(s) that were never captured"), "{out}");
-    assert!(!file.exists() && !dir.exists(), "the spool is gone");
 }
 
 #[test]

@@ -287,13 +287,13 @@ fn forgetting_a_session_removes_its_events_still_waiting_in_the_spool() {
 
     let out = m.ok(&["forget", "--session", &session]);
     assert!(
-        out.contains("Removed 2 event(s) of the session that were waiting to be captured"),
-        "{out}"
-    );
-    assert!(
         gone.iter().all(|f| !f.exists()),
-        "the session's events are gone"
+        "the session's events are gone: {out}"
     );
     assert!(kept.iter().all(|f| f.exists()), "the others wait on");
     assert_eq!(m.spooled(), 2);
+    assert!(
+        out.contains("Removed 2 event(s) of the session that were waiting to be captured"),
+        "{out}"
+    );
 }
