@@ -312,7 +312,7 @@ pub struct SummarizerConfig {
     /// killed) and counts as a failure.
     pub timeout_secs: u64,
     /// The most tokens one answer may take (the API's `max_tokens`); reserved
-    /// against the caps before each call.
+    /// against the caps before each call, and a longer answer is refused.
     pub max_answer_tokens: u64,
     /// Tokens one session may spend, across its attempts.
     pub max_tokens_per_session: u64,

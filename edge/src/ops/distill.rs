@@ -29,7 +29,7 @@ use solaria_shared::{
 pub const PROPOSAL_CONFIDENCE: f64 = 0.6;
 /// What every proposal's text starts with, and the tag it carries.
 pub const PROPOSAL_MARK: &str = "(proposed by the summarizer)";
-pub const PROPOSAL_TAG: &str = "summarizer";
+pub use crate::store::distill::PROPOSAL_TAG;
 
 /// A proposal's text without its mark (what a confirmed memory keeps).
 pub fn without_proposal_mark(text: &str) -> &str {
@@ -221,7 +221,7 @@ fn call(
     };
     run.tokens = reply.tokens;
     run.counted = reply.counted;
-    match answer::parse(&reply.text) {
+    match answer::parse(&reply.text, config.max_answer_tokens) {
         Ok(a) => {
             run.outcome = Outcome::Summarized;
             Ok(Some(a))
