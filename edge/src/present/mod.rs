@@ -8,10 +8,12 @@
 //!
 //! Files: `search.rs` (the compact index, local and central), `records.rs`
 //! (timelines and full records), `knowledge.rs` (knowledge pages), `stats.rs`
-//! (counts and the sync state), `sync.rs` (what a sync did), `commits.rs`.
+//! (counts and the sync state), `sync.rs` (what a sync did), `commits.rs`,
+//! `maintenance.rs` (conflicts, prune, embed).
 
 pub mod commits;
 pub mod knowledge;
+pub mod maintenance;
 pub mod records;
 pub mod search;
 pub mod stats;
