@@ -9,9 +9,9 @@ use crate::config::ContextConfig;
 use crate::store::knowledge::{self as kstore, KnowledgeFilter};
 use crate::store::{Store, StoreError, records, views};
 use serde_json::json;
+use solaria_shared::context::{COMMITS_WEIGHED, KNOWLEDGE_WEIGHED, SCANNED_PER_EVENT};
 use solaria_shared::render::context::{ContextParts, EventHead, SessionLine, errors, render};
 use solaria_shared::render::{self, TimeStyle};
-use solaria_shared::context::{COMMITS_WEIGHED, KNOWLEDGE_WEIGHED, SCANNED_PER_EVENT};
 use solaria_shared::{KnowledgeKind, MachineId, Project, UnixMillis};
 use std::collections::BTreeMap;
 
@@ -68,7 +68,11 @@ pub fn build_explained(
             events: u64::try_from(r.events).unwrap_or_default(),
         })
         .collect();
-    let scanned = views::recent_observation_heads(conn, &project.key, cfg.max_observations * SCANNED_PER_EVENT)?;
+    let scanned = views::recent_observation_heads(
+        conn,
+        &project.key,
+        cfg.max_observations * SCANNED_PER_EVENT,
+    )?;
     let heads: Vec<EventHead<'_>> = scanned
         .iter()
         .map(|o| EventHead {

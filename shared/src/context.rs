@@ -67,7 +67,9 @@ pub fn place_in_context(k: &Knowledge, now: UnixMillis) -> ContextPlace {
     }
     match &k.body {
         KnowledgeBody::Decision(_) => ContextPlace::Decision,
-        KnowledgeBody::Memory(m) if m.memory_type.guides_behaviour() && !k.written_by.is_person() => {
+        KnowledgeBody::Memory(m)
+            if m.memory_type.guides_behaviour() && !k.written_by.is_person() =>
+        {
             ContextPlace::Proposal
         }
         KnowledgeBody::Memory(m) => match m.confidence.band() {

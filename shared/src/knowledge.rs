@@ -174,7 +174,10 @@ impl MemoryType {
     pub fn guides_behaviour(self) -> bool {
         matches!(
             self,
-            MemoryType::Principle | MemoryType::Preference | MemoryType::Pattern | MemoryType::Skill
+            MemoryType::Principle
+                | MemoryType::Preference
+                | MemoryType::Pattern
+                | MemoryType::Skill
         )
     }
 }

@@ -91,7 +91,12 @@ pub fn parse_when(text: &str, now: UnixMillis, zone: Zone) -> Result<UnixMillis,
     if let Ok(d) = DateTime::parse_from_rfc3339(t) {
         return Ok(UnixMillis(d.with_timezone(&Utc).timestamp_millis()));
     }
-    for fmt in ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"] {
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%d %H:%M",
+    ] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(t, fmt) {
             return zone.instant(&naive).ok_or_else(err);
         }
@@ -115,7 +120,10 @@ mod tests {
         assert_eq!(utc("2h"), Ok(UnixMillis(now.0 - 7_200_000)));
         assert_eq!(utc("2023-11-14"), Ok(UnixMillis(1_699_920_000_000)));
         assert_eq!(utc("2023-11-14T22:13"), Ok(UnixMillis(1_699_999_980_000)));
-        assert_eq!(utc("2023-11-14 22:13:20"), Ok(UnixMillis(1_700_000_000_000)));
+        assert_eq!(
+            utc("2023-11-14 22:13:20"),
+            Ok(UnixMillis(1_700_000_000_000))
+        );
         assert_eq!(
             utc("2023-11-15T00:13:20+02:00"),
             Ok(UnixMillis(1_700_000_000_000)),

@@ -285,9 +285,11 @@ impl CentralMemory {
 
     async fn context(&self, caller: Caller, p: ContextParams) -> Result<String, String> {
         let Some(project) = p.project.filter(|p| !p.trim().is_empty()) else {
-            return Err("`project` is required on the central service: name the project by its \
+            return Err(
+                "`project` is required on the central service: name the project by its \
                         key (e.g. github.com/acme/api) or its name"
-                .into());
+                    .into(),
+            );
         };
         let params = ops::ContextParams {
             project,
@@ -379,7 +381,11 @@ impl CentralMemory {
             .await
             .map_err(tool_error)?;
         let names = names_of(found.machines);
-        Ok(knowledge::decisions_page(&found.decisions, reader(), &names))
+        Ok(knowledge::decisions_page(
+            &found.decisions,
+            reader(),
+            &names,
+        ))
     }
 
     async fn iteration(&self, caller: Caller, p: IterationParams) -> Result<String, String> {

@@ -113,7 +113,9 @@ fn parse_time(name: &str, value: &str) -> Result<i64, OpError> {
     // An unencoded `+` of an offset arrives as a space.
     let with_plus = t.replace(' ', "+");
     if chrono::DateTime::parse_from_rfc3339(&with_plus).is_ok() {
-        return parse_when(&with_plus, now, Zone::Utc).map(|t| t.0).map_err(OpError::Invalid);
+        return parse_when(&with_plus, now, Zone::Utc)
+            .map(|t| t.0)
+            .map_err(OpError::Invalid);
     }
     parse_when(t, now, Zone::Utc).map(|t| t.0).map_err(|e| {
         OpError::Invalid(format!(
@@ -179,7 +181,10 @@ mod tests {
         );
         let now = UnixMillis::now().0;
         let week = parse_time("from", "7d").expect("a span back from now");
-        assert!((now - 7 * 86_400_000 - 60_000..=now).contains(&week), "{week}");
+        assert!(
+            (now - 7 * 86_400_000 - 60_000..=now).contains(&week),
+            "{week}"
+        );
         let err = parse_time("to", "yesterday").expect_err("not a time");
         assert!(
             err.to_string().contains("`to`") && err.to_string().contains("RFC 3339"),

@@ -40,7 +40,11 @@ fn reference(raw: &str) -> Result<Reference, OpError> {
 }
 
 /// The one commit of the account a sha names, if exactly one.
-async fn commit(storage: &Storage, caller: Caller, sha: &str) -> Result<Option<Knowledge>, OpError> {
+async fn commit(
+    storage: &Storage,
+    caller: Caller,
+    sha: &str,
+) -> Result<Option<Knowledge>, OpError> {
     let mut found = storage.commits_by_sha(caller.account, sha).await?;
     Ok(if found.len() == 1 { found.pop() } else { None })
 }

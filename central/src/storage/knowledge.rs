@@ -41,10 +41,9 @@ pub(crate) fn knowledge_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
         session_id: row
             .try_get::<Option<Uuid>, _>("session_id")?
             .map(SessionId::from_uuid),
-        written_by: row
-            .try_get::<String, _>("written_by")?
-            .parse()
-            .map_err(|e: solaria_shared::knowledge::ParseNameError| sqlx::Error::Decode(e.into()))?,
+        written_by: row.try_get::<String, _>("written_by")?.parse().map_err(
+            |e: solaria_shared::knowledge::ParseNameError| sqlx::Error::Decode(e.into()),
+        )?,
         created_at: UnixMillis(row.try_get("created_at")?),
         body,
     }))

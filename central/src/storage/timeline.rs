@@ -129,7 +129,11 @@ impl Storage {
             return Ok(Vec::new());
         }
         let tables: [(&str, &str, super::records::Mapper); 4] = [
-            ("memory_observations_remote", OBSERVATION_COLS, observation_row),
+            (
+                "memory_observations_remote",
+                OBSERVATION_COLS,
+                observation_row,
+            ),
             ("memory_sessions", SESSION_COLS, session_row),
             ("memory_summaries_remote", SUMMARY_COLS, summary_row),
             ("memory_knowledge", KNOWLEDGE_COLS, knowledge_row),

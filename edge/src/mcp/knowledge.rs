@@ -311,7 +311,10 @@ on either)."
         self.blocking(move |app| {
             let relation = input::parsed("relation", Some(p.relation))?.unwrap_or_default();
             let w = ops::link(app, &p.from, relation, &p.to, &p.note.unwrap_or_default())?;
-            Ok(format!("Linked {} {relation} {}\n", p.from.trim(), p.to.trim()) + &written(app, w)?)
+            Ok(
+                format!("Linked {} {relation} {}\n", p.from.trim(), p.to.trim())
+                    + &written(app, w)?,
+            )
         })
         .await
     }

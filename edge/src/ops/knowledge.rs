@@ -8,7 +8,9 @@ use super::input::{clip, given};
 use super::{OpError, OpResult};
 use crate::app::App;
 use crate::present::MachineLabels;
-use crate::present::knowledge::{IterationPage, KnowledgeList, RelatedPage, WhyAnswer, WrittenPage};
+use crate::present::knowledge::{
+    IterationPage, KnowledgeList, RelatedPage, WhyAnswer, WrittenPage,
+};
 use crate::store::knowledge::{self as kstore, KnowledgeFilter};
 use crate::store::search::{self, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, Writer};
@@ -659,7 +661,10 @@ pub(crate) fn labels<'a>(
 /// The page of what a write did, with the names of the machines it shows.
 pub fn page(app: &App, written: Written) -> OpResult<WrittenPage> {
     let store = app.store()?;
-    let machines = labels(&store, std::iter::once(&written.record).chain(&written.touched));
+    let machines = labels(
+        &store,
+        std::iter::once(&written.record).chain(&written.touched),
+    );
     Ok(WrittenPage {
         record: written.record,
         touched: written.touched,

@@ -167,6 +167,11 @@ impl WhyAnswer {
             out.push_str(&super::search::index_line(h, reader));
             out.push('\n');
         }
-        framed(reader, "decisions, memories and events that answer why", out, true)
+        framed(
+            reader,
+            "decisions, memories and events that answer why",
+            out,
+            true,
+        )
     }
 }

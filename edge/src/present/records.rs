@@ -5,8 +5,8 @@
 use super::{MachineLabels, Reader};
 use crate::store::views::{AnyRecord, Timeline};
 use serde::Serialize;
-use solaria_shared::render::timeline::TimelineView;
 use solaria_shared::render::records::Full;
+use solaria_shared::render::timeline::TimelineView;
 use solaria_shared::render::{self, TimeStyle};
 use solaria_shared::{Knowledge, KnowledgeId, SessionId};
 use std::collections::BTreeMap;
@@ -67,7 +67,9 @@ impl RecordsPage {
                 AnyRecord::Observation(o) => Full::Observation(o),
                 AnyRecord::Session(s) => Full::Session(
                     s,
-                    self.session_points.get(&s.id).map_or(&[][..], Vec::as_slice),
+                    self.session_points
+                        .get(&s.id)
+                        .map_or(&[][..], Vec::as_slice),
                 ),
                 AnyRecord::Summary(s) => Full::Summary(s),
                 AnyRecord::Knowledge(k) => Full::Knowledge(

@@ -135,7 +135,12 @@ fn first_sentence(text: &str, max: usize) -> String {
 }
 
 /// The context of `parts` within `budget` tokens, for `reader`.
-pub fn render(parts: &ContextParts<'_>, reader: Reader, names: &impl NameOf, budget: usize) -> Rendered {
+pub fn render(
+    parts: &ContextParts<'_>,
+    reader: Reader,
+    names: &impl NameOf,
+    budget: usize,
+) -> Rendered {
     let mut why: Vec<String> = Vec::new();
     let at = |t: UnixMillis| reader.time.format(t);
     let by = |m: MachineId| reader.machine(m, names);
@@ -288,7 +293,9 @@ pub fn render(parts: &ContextParts<'_>, reader: Reader, names: &impl NameOf, bud
     let out = assemble_sections(
         String::new(),
         &sections,
-        budget.saturating_sub(estimate_tokens(&head) + frame_cost).max(1),
+        budget
+            .saturating_sub(estimate_tokens(&head) + frame_cost)
+            .max(1),
     );
     for (section, taken) in sections.iter().zip(&out.taken) {
         if *taken < section.lines.len() {
@@ -300,7 +307,10 @@ pub fn render(parts: &ContextParts<'_>, reader: Reader, names: &impl NameOf, bud
             ));
         }
     }
-    let text = format!("{head}{}", block.wrap(WHAT, out.text.trim_start_matches('\n')));
+    let text = format!(
+        "{head}{}",
+        block.wrap(WHAT, out.text.trim_start_matches('\n'))
+    );
     why.push(format!(
         "size: about {} of {} tokens ({} characters; Claude Code shows at most {} whole)",
         estimate_tokens(&text),
@@ -362,8 +372,8 @@ fn header(parts: &ContextParts<'_>) -> String {
 mod tests {
     use super::*;
     use crate::hlc::Hlc;
-    use crate::knowledge::{Confidence, Decision, Memory, MemoryType, WrittenBy};
     use crate::knowledge::KnowledgeId;
+    use crate::knowledge::{Confidence, Decision, Memory, MemoryType, WrittenBy};
     use crate::render::TimeStyle;
     use crate::render::frame::without_markers;
     use std::collections::BTreeMap;
@@ -442,9 +452,14 @@ mod tests {
             "{line}"
         );
         assert_eq!(text.matches("system-reminder").count(), 1, "{text}");
-        assert!(!text.contains("curl"), "an agent's principle is a proposal: {text}");
         assert!(
-            out.explanation.iter().any(|w| w.contains("1 unconfirmed proposal")),
+            !text.contains("curl"),
+            "an agent's principle is a proposal: {text}"
+        );
+        assert!(
+            out.explanation
+                .iter()
+                .any(|w| w.contains("1 unconfirmed proposal")),
             "{:?}",
             out.explanation
         );

@@ -174,7 +174,12 @@ pub fn full(k: &Knowledge, reader: Reader, names: &impl NameOf) -> String {
             ));
         }
         KnowledgeBody::Event(e) => {
-            put(format!("  {} {}   at: {}", e.event, f(&e.detail), when(e.at)));
+            put(format!(
+                "  {} {}   at: {}",
+                e.event,
+                f(&e.detail),
+                when(e.at)
+            ));
             if e.iteration.is_some() {
                 put(format!("  iteration: {}", cite(&e.iteration, 'I')));
             }

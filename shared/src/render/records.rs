@@ -45,7 +45,10 @@ pub fn observation(o: &Observation, reader: Reader, names: &impl NameOf) -> Stri
         ));
     }
     if !o.tags.is_empty() {
-        out.push_str(&format!("  tags: {}\n", field(&o.tags.join(", "), FIELD_CHARS)));
+        out.push_str(&format!(
+            "  tags: {}\n",
+            field(&o.tags.join(", "), FIELD_CHARS)
+        ));
     }
     if !o.metadata.is_null() {
         out.push_str(&format!(
@@ -193,7 +196,10 @@ mod tests {
         assert!(text.contains("    │   [O#forged] trust me\n"), "{text}");
         assert!(!text.contains("key"), "no private span: {text}");
         for l in text.lines().skip(1) {
-            assert!(l.starts_with("  "), "every line under the head is indented: {l:?}");
+            assert!(
+                l.starts_with("  "),
+                "every line under the head is indented: {l:?}"
+            );
         }
     }
 }

@@ -60,7 +60,10 @@ mod tests {
         let local = TimeStyle::Local.format(t);
         assert_eq!(local.len(), "2023-11-14 22:13 +00:00".len(), "{local}");
         let offset = local.rsplit(' ').next().expect("an offset");
-        assert!(offset.starts_with('+') || offset.starts_with('-'), "{local}");
+        assert!(
+            offset.starts_with('+') || offset.starts_with('-'),
+            "{local}"
+        );
     }
 
     #[test]
