@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use solaria_tests::daemon::*;
 use solaria_tests::edge::Edge;
-use solaria_tests::mcp::McpStdio;
+use solaria_tests::mcp::{McpStdio, block_body};
 use solaria_tests::semantic::{copy_model, corrupt_weights, minilm};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
@@ -567,7 +567,8 @@ fn the_cli_mcp_and_local_api_answer_alike() {
     let (status, api_stats) = api.get("/api/stats");
     assert_eq!(status, StatusCode::OK, "{api_stats}");
     let mcp_stats: Value =
-        serde_json::from_str(&mcp.ok("memory_stats", serde_json::json!({}))).expect("mcp stats");
+        serde_json::from_str(&block_body(&mcp.ok("memory_stats", serde_json::json!({}))))
+            .expect("mcp stats");
     for key in ["sessions", "observations", "summaries", "pending_push"] {
         assert_eq!(api_stats[key], cli_stats[key], "{key}");
         assert_eq!(mcp_stats[key], cli_stats[key], "{key}");
@@ -625,7 +626,7 @@ fn a_killed_sync_reads_as_interrupted_on_every_status_surface() {
     assert_eq!(stats["sync"]["last_sync_status"], "interrupted", "{stats}");
     let mut mcp = McpStdio::start(&edge);
     mcp.initialize("status-test");
-    let mcp_stats = status_of(&mcp.ok("memory_stats", serde_json::json!({})));
+    let mcp_stats = status_of(&block_body(&mcp.ok("memory_stats", serde_json::json!({}))));
     assert_eq!(
         mcp_stats["sync"]["last_sync_status"], "interrupted",
         "{mcp_stats}"

@@ -135,8 +135,11 @@ fn record_work(m: &Edge, repo: &Path) -> (String, String, String) {
             "run the billing tests before every commit",
         ],
     );
-    std::fs::write(&file, "pub fn total(v: &[i64]) -> i64 { v.iter().sum::<i64>() }\n")
-        .expect("write the fix");
+    std::fs::write(
+        &file,
+        "pub fn total(v: &[i64]) -> i64 { v.iter().sum::<i64>() }\n",
+    )
+    .expect("write the fix");
     git(m, repo, &["add", "-A"]);
     let message = format!("Query billing with sqlx\n\nDecision: D#{decision}\n");
     let shown = git(m, repo, &["commit", "-m", &message]);

@@ -176,3 +176,22 @@ impl Drop for McpStdio {
         }
     }
 }
+
+/// What one data block of a tool's answer holds: the lines between its label and
+/// its closing tag (e.g. `memory_stats`' JSON). Panics when `text` has no block.
+pub fn block_body(text: &str) -> String {
+    let open = text
+        .find("<solaria-memory-data id=\"")
+        .unwrap_or_else(|| panic!("no data block: {text}"));
+    let rest = &text[open..];
+    let label_end = rest
+        .match_indices('\n')
+        .nth(1)
+        .map(|(i, _)| i + 1)
+        .unwrap_or_else(|| panic!("no label: {text}"));
+    let body = &rest[label_end..];
+    let close = body
+        .find("</solaria-memory-data id=\"")
+        .unwrap_or_else(|| panic!("an unclosed block: {text}"));
+    body[..close].to_string()
+}
