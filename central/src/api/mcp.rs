@@ -38,7 +38,6 @@ use solaria_shared::mcp::{
     TIMELINE_MAX_WINDOW, TimelineParams, bounded, central_mode, not_found,
 };
 use solaria_shared::render::records::Full;
-use solaria_shared::render::timeline::TimelineView;
 use solaria_shared::render::{Reader, TimeStyle, hits, knowledge, records};
 use solaria_shared::time::{Zone, parse_when};
 use solaria_shared::wire::{MachineName, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, WireRecord};
@@ -318,16 +317,7 @@ impl CentralMemory {
         let t = ops::around(&self.state.storage, caller, &request)
             .await
             .map_err(tool_error)?;
-        Ok(TimelineView {
-            session: &t.session,
-            summary: t.summary.as_ref(),
-            entries: &t.entries,
-            anchor: t.anchor.clone(),
-            hidden_before: t.hidden_before,
-            hidden_after: t.hidden_after,
-            knowledge: &t.knowledge,
-        }
-        .text(reader(), &t.names))
+        Ok(t.timeline.text(reader(), &t.names))
     }
 
     async fn records(&self, caller: Caller, p: GetObservationsParams) -> Result<String, String> {

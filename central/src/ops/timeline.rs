@@ -3,14 +3,13 @@
 //! (`memory_get_observations`), and restore pages of the account's live records.
 
 use super::{Caller, OpError};
-use crate::storage::{FeedTypes, Storage, Timeline};
+use crate::storage::{self, FeedTypes, Storage};
 use serde::Deserialize;
 use solaria_shared::mcp::{MAX_IDS, not_found};
-use solaria_shared::render::timeline::window;
+use solaria_shared::render::timeline::{Timeline, window};
 use solaria_shared::wire::{RESTORE_DEFAULT_LIMIT, RESTORE_MAX_LIMIT, RestorePage, WireRecord};
 use solaria_shared::{
-    Citation, CitedKind, Knowledge, KnowledgeId, MachineId, Observation, RecordType, Session,
-    SessionId, Summary,
+    Citation, CitedKind, Knowledge, KnowledgeId, MachineId, RecordType, SessionId,
 };
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -54,7 +53,11 @@ async fn commit(
 /// in it, and the names of the machines that wrote them. Another account's ids read
 /// like unknown ones: [`OpError::NotFound`].
 #[tracing::instrument(skip_all, fields(machine = %caller.machine, account = %caller.account))]
-pub async fn timeline(storage: &Storage, caller: Caller, id: Uuid) -> Result<Timeline, OpError> {
+pub async fn timeline(
+    storage: &Storage,
+    caller: Caller,
+    id: Uuid,
+) -> Result<storage::Timeline, OpError> {
     storage
         .timeline(caller.account, id)
         .await?
@@ -78,13 +81,7 @@ pub struct AroundRequest {
 /// observation asked for), or the first ones, and the knowledge recorded in it.
 #[derive(Debug, Clone)]
 pub struct Around {
-    pub session: Session,
-    pub summary: Option<Summary>,
-    pub entries: Vec<Observation>,
-    pub anchor: Option<String>,
-    pub hidden_before: usize,
-    pub hidden_after: usize,
-    pub knowledge: Vec<Knowledge>,
+    pub timeline: Timeline,
     pub names: HashMap<MachineId, String>,
 }
 
@@ -123,13 +120,15 @@ pub async fn around(
     let at = anchored.then(|| all.iter().position(|o| *o.id.as_uuid() == id).unwrap_or(0));
     let (start, end) = window(all.len(), at, request.before, request.after);
     Ok(Around {
-        session: t.session,
-        summary: t.summary,
-        anchor: anchored.then(|| id.to_string()),
-        hidden_before: start,
-        hidden_after: all.len() - end,
-        entries: all[start..end].to_vec(),
-        knowledge,
+        timeline: Timeline {
+            session: t.session,
+            summary: t.summary,
+            anchor: anchored.then(|| id.to_string()),
+            hidden_before: start,
+            hidden_after: all.len() - end,
+            entries: all[start..end].to_vec(),
+            knowledge,
+        },
         names: t.machines.into_iter().map(|m| (m.id, m.name)).collect(),
     })
 }

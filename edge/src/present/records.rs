@@ -6,7 +6,6 @@ use super::{MachineLabels, Reader};
 use crate::store::views::{AnyRecord, Timeline};
 use serde::Serialize;
 use solaria_shared::render::records::Full;
-use solaria_shared::render::timeline::TimelineView;
 use solaria_shared::render::{self, TimeStyle};
 use solaria_shared::{Knowledge, KnowledgeId, SessionId};
 use std::collections::BTreeMap;
@@ -22,17 +21,8 @@ pub struct TimelinePage {
 impl TimelinePage {
     /// The session, its summary, and the events around the anchor (marked `>`).
     pub fn text(&self, reader: Reader) -> String {
-        let t = &self.timeline;
-        TimelineView {
-            session: &t.session,
-            summary: t.summary.as_ref(),
-            entries: &t.entries,
-            anchor: t.anchor.clone(),
-            hidden_before: t.hidden_before,
-            hidden_after: t.hidden_after,
-            knowledge: &t.knowledge,
-        }
-        .text(reader.render(&self.machines), &self.machines)
+        self.timeline
+            .text(reader.render(&self.machines), &self.machines)
     }
 }
 

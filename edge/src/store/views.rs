@@ -57,20 +57,8 @@ fn knowledge_kind_of(kind: solaria_shared::CitedKind) -> Option<solaria_shared::
     }
 }
 
-/// What happened around a record: its session, the observations before and after
-/// the anchor, and the session's summary.
-#[derive(Debug, Clone, Serialize)]
-pub struct Timeline {
-    pub session: Session,
-    pub summary: Option<Summary>,
-    pub anchor: Option<String>,
-    pub entries: Vec<Observation>,
-    /// Observations of the session not shown before / after the window.
-    pub hidden_before: usize,
-    pub hidden_after: usize,
-    /// Decisions, memories, commits… recorded in the session, oldest first.
-    pub knowledge: Vec<solaria_shared::Knowledge>,
-}
+/// What happened around a record (the one type both sides answer with).
+pub use solaria_shared::render::timeline::Timeline;
 
 /// The timeline around `id` (an observation, a session, a summary, or knowledge
 /// recorded in a session), with only records of `kind` when given.

@@ -5,6 +5,7 @@ use super::{DataBlock, NAME_CHARS, NameOf, Reader, TITLE_CHARS, field, knowledge
 use crate::citation::Citation;
 use crate::knowledge::Knowledge;
 use crate::record::{Observation, Session, Summary};
+use serde::Serialize;
 
 /// The longest summary shown on a timeline, in characters.
 const SUMMARY_CHARS: usize = 1_000;
@@ -20,26 +21,28 @@ pub fn window(len: usize, anchor: Option<usize>, before: usize, after: usize) ->
     }
 }
 
-/// What a timeline shows, borrowed from either side's answer.
-#[derive(Debug, Clone)]
-pub struct TimelineView<'a> {
-    pub session: &'a Session,
-    pub summary: Option<&'a Summary>,
-    /// The events shown, oldest first.
-    pub entries: &'a [Observation],
+/// What happened around a record: its session, its summary, the events of the
+/// window (oldest first) and the knowledge recorded in the session. Both sides
+/// answer with it (the edge's local API as JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct Timeline {
+    pub session: Session,
+    pub summary: Option<Summary>,
     /// The id of the record asked about (an observation or the summary), marked `>`.
     pub anchor: Option<String>,
+    /// The events shown, oldest first.
+    pub entries: Vec<Observation>,
     /// Events of the session not shown before and after the window.
     pub hidden_before: usize,
     pub hidden_after: usize,
     /// Knowledge recorded in the session, oldest first.
-    pub knowledge: &'a [Knowledge],
+    pub knowledge: Vec<Knowledge>,
 }
 
-impl TimelineView<'_> {
+impl Timeline {
     /// The session, its summary, and the events around the anchor.
     pub fn text(&self, reader: Reader, names: &impl NameOf) -> String {
-        let s = self.session;
+        let s = &self.session;
         let mut out = format!(
             "{} {} session in {} ({}){}, started {}{}\n",
             Citation::session(s.id),
@@ -59,7 +62,7 @@ impl TimelineView<'_> {
                 " "
             }
         };
-        if let Some(summary) = self.summary {
+        if let Some(summary) = &self.summary {
             out.push_str(&format!(
                 "{} summary: {}\n",
                 mark(summary.id.to_string()),
@@ -69,7 +72,7 @@ impl TimelineView<'_> {
         if self.hidden_before > 0 {
             out.push_str(&format!("  … {} earlier event(s)\n", self.hidden_before));
         }
-        for o in self.entries {
+        for o in &self.entries {
             let err = if o.metadata.get("error").and_then(|v| v.as_bool()) == Some(true) {
                 "  [error]"
             } else {
@@ -91,7 +94,7 @@ impl TimelineView<'_> {
         if !self.knowledge.is_empty() {
             out.push_str("  recorded in this session:\n");
         }
-        for k in self.knowledge {
+        for k in &self.knowledge {
             out.push_str(&format!("  {}\n", knowledge::line(k, reader, names)));
         }
         if reader.is_agent() {
