@@ -152,14 +152,15 @@ pub enum IterationQuery {
     Project(Vec<String>),
 }
 
-fn knowledge_of(records: Vec<WireRecord>) -> Vec<Knowledge> {
-    records
-        .into_iter()
-        .filter_map(|r| match r {
-            WireRecord::Knowledge(k) => Some(k),
-            _ => None,
-        })
-        .collect()
+/// The knowledge records of `rows` (rows of `KNOWLEDGE_COLS`).
+fn knowledge_of(rows: &[PgRow]) -> Result<Vec<Knowledge>, StorageError> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        if let WireRecord::Knowledge(k) = knowledge_row(row)? {
+            out.push(k);
+        }
+    }
+    Ok(out)
 }
 
 impl Storage {
@@ -191,11 +192,7 @@ impl Storage {
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(self.pool())
             .await?;
-        let records = rows
-            .iter()
-            .map(knowledge_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(knowledge_of(records))
+        knowledge_of(&rows)
     }
 
     /// The live knowledge recorded in `session`, oldest first (by its own index,
@@ -214,11 +211,7 @@ impl Storage {
         .bind(session.id.as_uuid())
         .fetch_all(self.pool())
         .await?;
-        Ok(knowledge_of(
-            rows.iter()
-                .map(knowledge_row)
-                .collect::<Result<Vec<_>, _>>()?,
-        ))
+        knowledge_of(&rows)
     }
 
     /// The live link records that name `record` at either end, and the commits
@@ -242,11 +235,7 @@ impl Storage {
         .bind(record.id.to_string())
         .fetch_all(self.pool())
         .await?;
-        Ok(knowledge_of(
-            rows.iter()
-                .map(knowledge_row)
-                .collect::<Result<Vec<_>, _>>()?,
-        ))
+        knowledge_of(&rows)
     }
 
     /// The live commits of the account whose sha starts with `hex` (at least 7
@@ -269,11 +258,7 @@ impl Storage {
         .bind(hex.to_ascii_lowercase())
         .fetch_all(self.pool())
         .await?;
-        Ok(knowledge_of(
-            rows.iter()
-                .map(knowledge_row)
-                .collect::<Result<Vec<_>, _>>()?,
-        ))
+        knowledge_of(&rows)
     }
 
     /// The live sessions of the project `key` started between `from` and `to`
@@ -341,11 +326,7 @@ impl Storage {
             .bind(q.limit as i64)
             .fetch_all(self.pool())
             .await?;
-        let records = rows
-            .iter()
-            .map(knowledge_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(knowledge_of(records))
+        knowledge_of(&rows)
     }
 
     /// An iteration of the account with the decisions, commits and events that name
@@ -399,11 +380,7 @@ impl Storage {
         .fetch_all(&mut *tx)
         .await?;
         tx.commit().await?;
-        let named = knowledge_of(
-            rows.iter()
-                .map(knowledge_row)
-                .collect::<Result<Vec<_>, _>>()?,
-        );
+        let named = knowledge_of(&rows)?;
         let of = |kind: KnowledgeKind| {
             named
                 .iter()
@@ -436,10 +413,6 @@ impl Storage {
         .bind(ids)
         .fetch_all(self.pool())
         .await?;
-        Ok(knowledge_of(
-            rows.iter()
-                .map(knowledge_row)
-                .collect::<Result<Vec<_>, _>>()?,
-        ))
+        knowledge_of(&rows)
     }
 }
