@@ -117,7 +117,7 @@ on desktop why refresh tokens renewal
 say "desktop: what a related prompt would bring back (recall into the prompt)"
 on desktop recall "should refresh tokens be long-lived?"
 say "desktop: the context its next Claude Code session starts with (knowledge first)"
-on desktop context | head -n 14
+on desktop context | head -n 20
 
 say "desktop: its own session, in Spanish, then sync both ways"
 replay desktop desktop-db-migrations.jsonl

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dest="${SOLARIA_BIN_DIR:-${CARGO_HOME:-$HOME/.cargo}/bin}"
-cargo build --release --locked -p solaria-edge --bins
+cargo build --release --locked -p solaria-edge -p solaria-hook --bins
 static="$(bash deploy/static-hook.sh release)"
 mkdir -p "$dest"
 target="${CARGO_TARGET_DIR:-target}/release"

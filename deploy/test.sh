@@ -21,6 +21,10 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== the hook client ships lean"
+# What an agent starts at every event: built as deploy/install.sh ships it (release,
+# no debug sections), it must stay small (docs/BENCHMARKS.md).
+bash deploy/lean-hook.sh
 echo "== embedding models"
 model_cache="${SOLARIA_MODEL_CACHE:-$HOME/.cache/solaria/models}"
 bash deploy/models/fetch.sh "$model_cache"

@@ -435,6 +435,65 @@ async fn forged_expired_unsigned_and_revoked_credentials_are_refused() {
     );
 }
 
+/// `POST /memory/enroll` with `body`: the status and the body as sent back.
+async fn enroll_raw(c: &Central, body: Value) -> (u16, String) {
+    let r = c
+        .client
+        .post(c.at("/memory/enroll"))
+        .json(&body)
+        .send()
+        .await
+        .expect("enroll request");
+    let status = r.status().as_u16();
+    (status, r.text().await.expect("body"))
+}
+
+/// Enrolling with another account's machine id answers exactly as a malformed
+/// request does (no `409 machine_taken`: whether an id is enrolled, and where, is
+/// no one else's business), and spends nothing: the token still enrolls.
+#[tokio::test]
+async fn enrolling_with_another_accounts_machine_id_reads_as_a_bad_request_and_spends_nothing() {
+    let c = Central::start().await;
+    let first = c.account("first").await;
+    let second = c.account("second").await;
+    let taken = c.machine(first, "first-laptop").await;
+    let token = c
+        .storage
+        .create_enrollment_token(second, std::time::Duration::from_secs(600))
+        .await
+        .expect("token");
+    let malformed = enroll_raw(&c, json!({"token": token, "name": "   "})).await;
+    let taken_id = enroll_raw(
+        &c,
+        json!({"token": token, "name": "second-laptop", "machine_id": taken.id}),
+    )
+    .await;
+    assert_eq!(malformed.0, 400, "{}", malformed.1);
+    assert_eq!(
+        taken_id, malformed,
+        "another account's machine id reads exactly as a malformed request"
+    );
+    assert!(
+        !taken_id.1.contains(&taken.id.to_string()),
+        "{}",
+        taken_id.1
+    );
+
+    let (status, text) = enroll_raw(&c, json!({"token": token, "name": "second-laptop"})).await;
+    assert_eq!(status, 201, "the token was not spent: {text}");
+    let enrolled: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(enrolled["account_id"], json!(second.0));
+    // The first account's machine is untouched.
+    let r = c
+        .client
+        .post(c.at("/memory/token"))
+        .json(&json!({"machine_id": taken.id, "credential": taken.credential}))
+        .send()
+        .await
+        .expect("token request");
+    assert_eq!(r.status(), 200);
+}
+
 #[tokio::test]
 async fn accounts_never_see_or_touch_each_other() {
     let c = Central::start().await;

@@ -771,16 +771,16 @@ async fn decisions_and_iterations_read_over_rest_and_mcp() {
     mcp.initialize().await;
     let text = mcp.call_ok("memory_decisions", json!({})).await;
     assert!(text.contains(&format!("[D#{}]", w.active.id)), "{text}");
-    assert!(text.contains("Chosen: opaque base64 cursors"), "{text}");
+    assert!(text.contains("chosen: opaque base64 cursors"), "{text}");
     assert!(
-        text.contains("Rationale: clients must not build them"),
+        text.contains("rationale: clients must not build them"),
         "{text}"
     );
     assert!(
-        text.contains("Alternatives: do nothing; ask again later"),
+        text.contains("alternatives: do nothing; ask again later"),
         "{text}"
     );
-    assert!(text.contains("(laptop)"), "{text}");
+    assert!(text.contains("@laptop"), "{text}");
     assert!(!text.contains(&w.superseded.id.to_string()), "{text}");
     let text = mcp
         .call_ok(
@@ -789,7 +789,7 @@ async fn decisions_and_iterations_read_over_rest_and_mcp() {
         )
         .await;
     assert!(
-        text.contains(&format!("[D#{}]", w.superseded.id)) && text.contains("[superseded]"),
+        text.contains(&format!("[D#{}]", w.superseded.id)) && text.contains("— superseded"),
         "{text}"
     );
     assert!(!text.contains(&w.active.id.to_string()), "{text}");
@@ -959,7 +959,7 @@ async fn the_remote_context_starts_with_the_projects_standing_knowledge() {
         }),
     );
     let records: Vec<WireRecord> = vec![
-        wire(s),
+        wire(s.clone()),
         wire(o),
         WireRecord::Knowledge(standing.clone()),
         WireRecord::Knowledge(old.clone()),
@@ -973,7 +973,9 @@ async fn the_remote_context_starts_with_the_projects_standing_knowledge() {
     let knowledge_at = text
         .find("## Decisions and knowledge")
         .unwrap_or_else(|| panic!("knowledge first: {text}"));
-    let activity_at = text.find("## Recent activity").expect("activity");
+    let activity_at = text
+        .find("## Recent sessions")
+        .unwrap_or_else(|| panic!("then the sessions: {text}"));
     assert!(knowledge_at < activity_at, "{text}");
     let section = &text[knowledge_at..activity_at];
     assert!(
@@ -990,5 +992,9 @@ async fn the_remote_context_starts_with_the_projects_standing_knowledge() {
         !text.contains("Offset pagination") && !text.contains("might drop Redis"),
         "superseded and inferred ones are left out: {text}"
     );
-    assert!(text.contains("cargo test billing"), "{text}");
+    assert_eq!(
+        ctx.sessions,
+        vec![s.id],
+        "the session of `cargo test billing`: {text}"
+    );
 }

@@ -209,8 +209,8 @@ async fn mcp_over_http_is_authenticated_and_scoped_to_the_account() {
         .call_ok("memory_search_remote", json!({"query": "flaky refresh"}))
         .await;
     assert!(found.contains(&format!("[O#{}]", o1.id)), "{found}");
-    assert!(found.contains("(desktop)"), "{found}");
-    assert!(found.contains("Z (desktop)"), "a UTC time: {found}");
+    assert!(found.contains("@desktop"), "{found}");
+    assert!(found.contains(" +00:00 "), "a UTC time: {found}");
     let filtered = mcp
         .call_ok(
             "memory_search_remote",
@@ -228,8 +228,14 @@ async fn mcp_over_http_is_authenticated_and_scoped_to_the_account() {
         .call_ok("memory_timeline", json!({"id": format!("[O#{}]", o2.id)}))
         .await;
     assert!(timeline.contains(&format!("[S#{}]", s.id)), "{timeline}");
-    assert!(timeline.contains(&format!(">[O#{}]", o2.id)), "{timeline}");
-    assert!(timeline.contains(&format!(" [O#{}]", o1.id)), "{timeline}");
+    assert!(
+        timeline.contains(&format!("\n> [O#{}]", o2.id)),
+        "{timeline}"
+    );
+    assert!(
+        timeline.contains(&format!("\n  [O#{}]", o1.id)),
+        "{timeline}"
+    );
     assert!(
         timeline.contains("Fixed the flaky refresh token test"),
         "{timeline}"
@@ -258,8 +264,11 @@ async fn mcp_over_http_is_authenticated_and_scoped_to_the_account() {
         "{full}"
     );
     assert!(full.contains(&format!("[S#{}]", s.id)), "{full}");
-    assert!(full.contains("(desktop)"), "{full}");
-    assert!(full.contains(&format!("Not found: {unknown}")), "{full}");
+    assert!(full.contains("@desktop"), "{full}");
+    assert!(
+        full.contains(&format!("no record with id \"{unknown}\"")),
+        "{full}"
+    );
 
     // The project's context.
     let context = mcp
@@ -269,12 +278,11 @@ async fn mcp_over_http_is_authenticated_and_scoped_to_the_account() {
         )
         .await;
     assert!(context.contains(&format!("[S#{}]", s.id)), "{context}");
-    assert!(context.contains(&format!("[O#{}]", o2.id)), "{context}");
-    assert!(context.contains("(desktop)"), "{context}");
+    assert!(context.contains("@desktop"), "{context}");
     let by_name = mcp
         .call_ok("memory_get_context", json!({"project": "api"}))
         .await;
-    assert!(by_name.contains(&format!("[O#{}]", o1.id)), "{by_name}");
+    assert!(by_name.contains(&format!("[S#{}]", s.id)), "{by_name}");
 
     // Unknown ids: tool errors saying "not found".
     let (error, text) = mcp
@@ -301,7 +309,7 @@ async fn mcp_over_http_is_authenticated_and_scoped_to_the_account() {
             json!({"ids": [o1.id.to_string(), o2.id.to_string()]}),
         )
         .await;
-    assert!(error && text.contains("not found"), "{text}");
+    assert!(error && text.contains("no record with id"), "{text}");
     assert!(!text.contains("refresh"), "{text}");
     let (error, text) = other
         .call(

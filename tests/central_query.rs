@@ -708,19 +708,12 @@ async fn context_cites_recent_records_of_every_machine_within_its_budget() {
         ctx.text
     );
     assert_eq!(
-        ctx.observations[0], from_desktop.id,
-        "newest first across machines"
-    );
-    assert_eq!(
-        ctx.observations.len(),
-        31,
-        "everything fits in 2000 tokens: {}",
+        ctx.observations,
+        vec![obs[29].id],
+        "of the events, the error alone (routine calls are summed up by their session): {}",
         ctx.text
     );
-    assert!(
-        !ctx.observations.contains(&other_project.id),
-        "only this project"
-    );
+    assert!(!ctx.text.contains("elsewhere"), "only this project");
     let line = |prefix: String| {
         ctx.text
             .lines()
@@ -728,14 +721,14 @@ async fn context_cites_recent_records_of_every_machine_within_its_budget() {
             .unwrap_or_else(|| panic!("{prefix}: {}", ctx.text))
             .to_string()
     };
-    assert!(line(format!("[S#{}]", s2.id)).contains("(desktop) Fixed the flaky websocket test"));
-    assert!(line(format!("[S#{}]", s1.id)).contains("(laptop) Added refresh tokens"));
+    let newest = line(format!("[S#{}]", s2.id));
+    assert!(newest.contains("desktop") && newest.contains("Fixed the flaky websocket test"));
+    let oldest = line(format!("[S#{}]", s1.id));
+    assert!(oldest.contains("laptop") && oldest.contains("Added refresh tokens"));
+    let error = line(format!("[O#{}]", obs[29].id));
+    assert!(error.contains("[error]") && error.contains("cargo test case_29"));
     assert!(
-        line(format!("[O#{}]", from_desktop.id)).contains("(desktop) Bash: git push origin main")
-    );
-    assert!(line(format!("[O#{}]", obs[29].id)).ends_with("[error]"));
-    assert!(
-        line(format!("[O#{}]", obs[0].id)).contains('Z'),
+        newest.contains("+00:00") && error.contains("+00:00"),
         "a UTC time on each line"
     );
 
@@ -759,12 +752,11 @@ async fn context_cites_recent_records_of_every_machine_within_its_budget() {
 
     // A small budget holds fewer lines and is never exceeded; the name works as a key.
     let small: ContextResponse =
-        get_ok(&c, &desktop, "/memory/context/api", &[("budget", "150")]).await;
-    assert_eq!(small.budget, 150);
-    assert!(small.tokens <= 150, "{}", small.text);
-    assert!(small.observations.len() + small.sessions.len() < 10);
+        get_ok(&c, &desktop, "/memory/context/api", &[("budget", "240")]).await;
+    assert_eq!(small.budget, 240);
+    assert!(small.tokens <= 240, "{}", small.text);
     assert!(
-        !small.sessions.is_empty() && !small.observations.is_empty(),
+        small.sessions.len() + small.observations.len() < 3 && !small.sessions.is_empty(),
         "{}",
         small.text
     );
@@ -979,7 +971,9 @@ async fn tombstones_leave_search_context_and_timeline() {
     let m = c.machine(acct, "laptop").await;
     let s = session(m.id, stamp(0));
     let keep = observation(m.id, s.id, stamp(1), "kubernetes rollout kept");
-    let gone = observation(m.id, s.id, stamp(1), "kubernetes rollout forgotten");
+    // An error, so that the context cites it while it lives.
+    let mut gone = observation(m.id, s.id, stamp(1), "kubernetes rollout forgotten");
+    gone.metadata = json!({"error": true});
     let sum = summary(m.id, s.id, stamp(1), "kubernetes rollout summary");
     c.push_ok(
         &m,
@@ -992,6 +986,9 @@ async fn tombstones_leave_search_context_and_timeline() {
     )
     .await;
     assert_eq!(search(&c, &m, &[("q", "kubernetes")]).await.hits.len(), 3);
+    let before: ContextResponse = get_ok(&c, &m, "/memory/context/api", &[]).await;
+    assert_eq!(before.observations, vec![gone.id], "{}", before.text);
+    assert!(before.text.contains("kubernetes rollout summary"));
     // Tombstones keep their text here, to prove the flag alone hides them.
     let mut t1 = gone.clone();
     t1.meta.updated = stamp(5);
@@ -1005,8 +1002,15 @@ async fn tombstones_leave_search_context_and_timeline() {
         vec![*keep.id.as_uuid()]
     );
     let ctx: ContextResponse = get_ok(&c, &m, "/memory/context/api", &[]).await;
-    assert_eq!(ctx.observations, vec![keep.id]);
-    assert!(ctx.sessions.is_empty() && !ctx.text.contains(&gone.id.to_string()));
+    assert!(ctx.observations.is_empty(), "{}", ctx.text);
+    assert_eq!(ctx.sessions, vec![s.id], "the session keeps its live event");
+    assert!(
+        !ctx.text.contains(&gone.id.to_string())
+            && !ctx.text.contains("forgotten")
+            && !ctx.text.contains("rollout summary"),
+        "{}",
+        ctx.text
+    );
     let t: TimelineResponse = get_ok(&c, &m, &format!("/memory/timeline/{}", s.id), &[]).await;
     assert_eq!(t.observations, vec![keep.clone()]);
     assert_eq!(t.summary, None);
@@ -1078,8 +1082,8 @@ async fn another_account_never_reads_or_detects_records_through_queries() {
     }
     // Context: B's own records only; a project only A has is unknown.
     let ctx: ContextResponse = get_ok(&c, &b, &format!("/memory/context/{}", seg(key)), &[]).await;
-    assert_eq!(ctx.observations, vec![ob.id]);
-    assert!(ctx.sessions.is_empty());
+    assert_eq!(ctx.sessions, vec![sb.id], "{}", ctx.text);
+    assert!(ctx.observations.is_empty());
     assert!(!ctx.text.contains("zanzibar") && !ctx.text.contains("acme-laptop"));
     let unknown = get_err(
         &c,

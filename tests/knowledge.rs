@@ -48,7 +48,7 @@ async fn a_decision_an_agent_logs_on_one_machine_answers_why_on_the_other() {
             "tags": ["billing", "database"]
         }),
     );
-    assert!(answer.starts_with("Recorded [D#"), "{answer}");
+    assert!(answer.contains("\nRecorded [D#"), "{answer}");
     let id = cited_id(&answer, 'D');
     // The commit that implements it, named by its trailer (short id).
     let short = id.replace('-', "");

@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use solaria_tests::daemon::*;
 use solaria_tests::edge::Edge;
-use solaria_tests::mcp::McpStdio;
+use solaria_tests::mcp::{McpStdio, block_body};
 use solaria_tests::semantic::{copy_model, corrupt_weights, minilm};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
@@ -567,7 +567,8 @@ fn the_cli_mcp_and_local_api_answer_alike() {
     let (status, api_stats) = api.get("/api/stats");
     assert_eq!(status, StatusCode::OK, "{api_stats}");
     let mcp_stats: Value =
-        serde_json::from_str(&mcp.ok("memory_stats", serde_json::json!({}))).expect("mcp stats");
+        serde_json::from_str(&block_body(&mcp.ok("memory_stats", serde_json::json!({}))))
+            .expect("mcp stats");
     for key in ["sessions", "observations", "summaries", "pending_push"] {
         assert_eq!(api_stats[key], cli_stats[key], "{key}");
         assert_eq!(mcp_stats[key], cli_stats[key], "{key}");
@@ -625,7 +626,7 @@ fn a_killed_sync_reads_as_interrupted_on_every_status_surface() {
     assert_eq!(stats["sync"]["last_sync_status"], "interrupted", "{stats}");
     let mut mcp = McpStdio::start(&edge);
     mcp.initialize("status-test");
-    let mcp_stats = status_of(&mcp.ok("memory_stats", serde_json::json!({})));
+    let mcp_stats = status_of(&block_body(&mcp.ok("memory_stats", serde_json::json!({}))));
     assert_eq!(
         mcp_stats["sync"]["last_sync_status"], "interrupted",
         "{mcp_stats}"
@@ -733,4 +734,103 @@ fn a_stopped_daemon_removes_its_address_file() {
     };
     assert!(exited.success(), "{exited}");
     assert!(!addr_file.exists(), "the address outlived its daemon");
+}
+
+/// Another name for this port (DNS rebinding: a web page points a name of its own
+/// at 127.0.0.1) is refused before anything else, even with the right token;
+/// the loopback names, with or without the port, are answered.
+#[test]
+fn a_foreign_host_is_refused_even_with_the_token() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+    let port = api.addr.port();
+    for (path, host) in [
+        ("/api/stats", "evil.example".to_string()),
+        ("/api/search?q=zeppelin", format!("evil.example:{port}")),
+        ("/api/health", format!("localhost.evil.example:{port}")),
+        ("/api/nowhere", "evil.example".to_string()),
+    ] {
+        let (status, body) = answer(
+            api.authed(reqwest::Method::GET, path)
+                .header("Host", host.as_str()),
+        );
+        assert_eq!(
+            status,
+            StatusCode::MISDIRECTED_REQUEST,
+            "{path} {host}: {body}"
+        );
+        assert_eq!(body["code"], "wrong_host", "{body}");
+        assert!(
+            error_of(&body).contains("127.0.0.1, localhost or [::1]"),
+            "{body}"
+        );
+        assert!(!body.to_string().contains("zeppelin"), "{body}");
+    }
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+        "localhost".to_string(),
+    ] {
+        let (status, body) = answer(
+            api.authed(reqwest::Method::GET, "/api/stats")
+                .header("Host", host.as_str()),
+        );
+        assert_eq!(status, StatusCode::OK, "{host}: {body}");
+    }
+}
+
+/// A listener on the port a stale `serve.addr` names that redirects the health
+/// check to the real daemon (which proves it holds the token) and records whatever
+/// else it gets.
+fn redirector(daemon: SocketAddr) -> (SocketAddr, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{Read, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let addr = listener.local_addr().expect("addr");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 8192];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]).to_string();
+            let target = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+            log.lock().expect("lock").push(request.clone());
+            let _ = if target.starts_with("/api/health") {
+                write!(
+                    stream,
+                    "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://{daemon}{target}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+            } else {
+                let body = r#"{"query": "x", "mode": "semantic", "hits": []}"#;
+                write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            };
+        }
+    });
+    (addr, seen)
+}
+
+#[test]
+fn a_redirect_from_a_stale_address_is_not_followed() {
+    let edge = edge_with_a_prompt();
+    let api = serve(&edge);
+    let (addr, seen) = redirector(api.addr);
+    std::fs::write(edge.data().join("serve.addr"), format!("{addr}\n")).expect("addr");
+
+    // A search that wants the model asks the daemon at that address first.
+    edge.run(&["search", "--mode", "semantic", "zeppelin"]);
+    let seen = seen.lock().expect("lock");
+    assert!(!seen.is_empty(), "the client did try the address");
+    assert!(
+        seen.iter().all(|r| !r.contains(&api.token)),
+        "the token went to the listener that only passed the real daemon's proof on: {seen:?}"
+    );
+    assert!(
+        seen.iter().all(|r| r.starts_with("GET /api/health")),
+        "{seen:?}"
+    );
 }

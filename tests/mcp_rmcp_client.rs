@@ -169,7 +169,7 @@ async fn the_sdk_client_drives_the_central_endpoint_within_its_account() {
     let b = c.machine(other, "intruder").await;
     let s = session(a.id, stamp(0));
     let o = observation(a.id, s.id, stamp(1), "migrate the sessions table");
-    c.push_ok(&a, &[wire(s), wire(o.clone())]).await;
+    c.push_ok(&a, &[wire(s.clone()), wire(o.clone())]).await;
 
     let connect = |jwt: String| {
         let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", c.url))
@@ -222,7 +222,7 @@ async fn the_sdk_client_drives_the_central_endpoint_within_its_account() {
         .await
         .expect("call");
     assert!(
-        text(&context).contains(&o.id.to_string()),
+        text(&context).contains(&format!("[S#{}]", s.id)),
         "{}",
         text(&context)
     );

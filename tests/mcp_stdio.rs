@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use solaria_tests::edge::Edge;
-use solaria_tests::mcp::McpStdio;
+use solaria_tests::mcp::{McpStdio, block_body};
 use std::collections::HashMap;
 
 /// A machine with one session: a prompt, a failing then passing `cargo test`, a stop.
@@ -163,7 +163,7 @@ fn mcp_server_answers_every_tool_over_stdio() {
 
     // memory_stats: counts, data dir, sync state, search modes.
     let text = server.ok("memory_stats", json!({}));
-    let stats: Value = serde_json::from_str(&text).expect("stats are JSON");
+    let stats: Value = serde_json::from_str(&block_body(&text)).expect("stats are JSON");
     assert!(
         stats["observations"].as_i64().is_some_and(|n| n >= 3),
         "{stats}"
@@ -253,7 +253,8 @@ fn mcp_server_survives_bad_input() {
     .expect("credentials");
     let text = server.err("memory_sync_remote", json!({}));
     assert!(text.contains(&url), "{text}");
-    let stats: Value = serde_json::from_str(&server.ok("memory_stats", json!({}))).expect("stats");
+    let stats: Value =
+        serde_json::from_str(&block_body(&server.ok("memory_stats", json!({})))).expect("stats");
     assert_eq!(stats["sync"]["logged_in"], true, "{stats}");
     assert_eq!(stats["sync"]["server"], url.as_str(), "{stats}");
     assert_eq!(stats["sync"]["last_sync_status"], "failed", "{stats}");

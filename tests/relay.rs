@@ -352,19 +352,45 @@ fn malformed_requests_are_logged_and_the_daemon_serves_on() {
         b"{not json",
     );
     assert!(out.stdout.is_empty());
+    // A payload whose parse error serde_json would word by quoting it, and a payload
+    // sent bare, without a header: neither reaches the log.
+    let out = edge.hook_program(
+        &client,
+        &["--data-dir", data.to_str().expect("utf-8"), "post-tool-use"],
+        format!(r#"{{"session_id": "s-1", "is_interrupt": "{TOKEN}"}}"#).as_bytes(),
+    );
+    assert!(out.stdout.is_empty());
+    let mut bare = UnixStream::connect(socket(&edge)).expect("connect");
+    bare.write_all(format!("{{\"prompt\": \"{TOKEN}\"}}\n").as_bytes())
+        .expect("write");
+    bare.shutdown(std::net::Shutdown::Write).expect("shutdown");
+    let mut answer = Vec::new();
+    bare.read_to_end(&mut answer).expect("read");
+    assert_eq!(answer, b"\0solaria-relay refused\n");
     ls_hook(&edge, &client);
     edge.settled();
     assert_eq!(tool_titles(&edge), ["Bash: ls"]);
     let log = edge.hook_log();
     assert!(
-        log.contains("relay not a hook request: \"GET / HTTP/1.1"),
+        !log.contains(&TOKEN[4..]),
+        "a payload's token in the log:\n{log}"
+    );
+    assert!(
+        log.contains("relay not a hook request: a first line of 16 byte(s)"),
         "{log}"
     );
     assert!(
         log.contains("PostToolUse "),
         "the bad payload logged under its hook: {log}"
     );
+    assert!(
+        log.contains("PostToolUse payload is not valid JSON: a value of the wrong type"),
+        "{log}"
+    );
 }
+
+/// A token in payloads the daemon cannot read.
+const TOKEN: &str = "ghp_FAKEabcdefghijklmnopqrstuvwxyz012345";
 
 #[test]
 fn a_second_daemon_leaves_the_socket_to_the_first() {

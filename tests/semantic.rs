@@ -11,7 +11,7 @@
 use serde_json::{Value, json};
 use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::Edge;
-use solaria_tests::mcp::McpStdio;
+use solaria_tests::mcp::{McpStdio, block_body};
 use solaria_tests::semantic::{
     MODEL_FILES, configure_model, copy_model, laptop_and_desktop, minilm, multilingual, queued,
     records, search, stats, vector_rows,
@@ -330,6 +330,7 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
              DROP TRIGGER observations_fts_insert; DROP TRIGGER observations_fts_update;
              DROP VIEW observations_searched;
              ALTER TABLE observations DROP COLUMN pairs;
+             ALTER TABLE knowledge DROP COLUMN written_by;
              PRAGMA user_version = 5;",
         )
         .expect("downgrade");
@@ -846,7 +847,8 @@ fn mcp_searches_by_meaning_and_reports_the_live_mode() {
         "memory_search",
         json!({"query": CAMERA_PARAPHRASE, "mode": "semantic", "limit": 5}),
     );
-    let first = text.lines().next().unwrap_or_default();
+    let body = block_body(&text);
+    let first = body.lines().next().unwrap_or_default();
     assert!(first.starts_with(&camera), "{text}");
     assert!(text.contains("semantic search"), "{text}");
     let text = mcp.ok(
@@ -857,8 +859,7 @@ fn mcp_searches_by_meaning_and_reports_the_live_mode() {
     // Without a mode: the live one, hybrid.
     let text = mcp.ok("memory_search", json!({"query": CAMERA_PARAPHRASE}));
     assert!(
-        text.lines().next().unwrap_or_default().starts_with(&camera)
-            && text.contains("hybrid search"),
+        block_body(&text).starts_with(&camera) && text.contains("hybrid search"),
         "{text}"
     );
     let (failed, text) = mcp.call("memory_search", json!({"query": "camera", "mode": "bogus"}));
@@ -867,7 +868,8 @@ fn mcp_searches_by_meaning_and_reports_the_live_mode() {
         "{text}"
     );
 
-    let stats: Value = serde_json::from_str(&mcp.ok("memory_stats", json!({}))).expect("JSON");
+    let stats: Value =
+        serde_json::from_str(&block_body(&mcp.ok("memory_stats", json!({})))).expect("JSON");
     let search_status = &stats["search"];
     assert_eq!(search_status["live_mode"], "hybrid", "{stats}");
     assert_eq!(search_status["model_installed"], true, "{stats}");
@@ -878,7 +880,8 @@ fn mcp_searches_by_meaning_and_reports_the_live_mode() {
         "s3",
         "the release notes generator skips merged pull requests",
     );
-    let stats: Value = serde_json::from_str(&mcp.ok("memory_stats", json!({}))).expect("JSON");
+    let stats: Value =
+        serde_json::from_str(&block_body(&mcp.ok("memory_stats", json!({})))).expect("JSON");
     assert_eq!(stats["search"]["waiting"], 1, "{stats}");
 }
 
@@ -899,7 +902,7 @@ fn mcp_picks_up_a_model_installed_while_it_runs() {
         "memory_search",
         json!({"query": CAMERA_PARAPHRASE, "mode": "semantic"}),
     );
-    assert!(text.starts_with(&camera), "{text}");
+    assert!(block_body(&text).starts_with(&camera), "{text}");
 
     install(&edge, &multi);
     edge.ok(&["embed"]);
@@ -907,7 +910,7 @@ fn mcp_picks_up_a_model_installed_while_it_runs() {
         "memory_search",
         json!({"query": CAMERA_SPANISH, "mode": "semantic"}),
     );
-    assert!(text.starts_with(&camera), "{text}");
+    assert!(block_body(&text).starts_with(&camera), "{text}");
 }
 
 // ---------------------------------------------------------------------------------

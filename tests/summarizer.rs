@@ -255,6 +255,52 @@ fn a_good_answer_replaces_the_summary_and_leaves_unconfirmed_proposals() {
     );
 }
 
+/// The summarizer's proposals are read out of a session's events: forgetting the
+/// session forgets them too, tombstones like the rest, and leaves no copy in the
+/// file. A proposal someone confirmed is theirs now, and stays.
+#[test]
+fn forgetting_a_session_forgets_what_the_summarizer_proposed_from_it() {
+    let edge = Edge::new("laptop");
+    configure(&edge, &answering(&edge, &good_answer().to_string()), "");
+    let s = session(&edge, "s-forget", "refresh");
+    once(&edge);
+    let proposals = |live: bool| {
+        edge.count(&format!(
+            "SELECT count(*) FROM knowledge WHERE session_id = '{s}' AND deleted = {}",
+            if live { 0 } else { 1 }
+        ))
+    };
+    assert_eq!(proposals(true), 2, "{}", serve_log(&edge));
+    let preference = edge
+        .strings("SELECT id FROM knowledge WHERE text LIKE '%small diffs%'")
+        .pop()
+        .expect("the proposed preference");
+    edge.ok(&["confirm", &preference]);
+
+    let out = edge.ok(&["forget", "--session", &s]);
+    assert!(
+        out.contains("2 decision(s)/memor(y/ies)/other knowledge"),
+        "both proposals (the confirmed one's earlier version too) are forgotten: {out}"
+    );
+    assert_eq!(proposals(true), 0);
+    assert_eq!(proposals(false), 2, "tombstones, which sync like the rest");
+    let unconfirmed = edge.ok(&["memories", "--unconfirmed"]);
+    assert!(
+        !unconfirmed.contains("Retry the refresh once"),
+        "{unconfirmed}"
+    );
+    let kept = edge.ok(&["memories"]);
+    assert!(
+        kept.contains("the user wants small diffs"),
+        "the confirmed memory stays: {kept}"
+    );
+    let bytes = String::from_utf8_lossy(&edge.store_bytes()).into_owned();
+    assert!(
+        !bytes.contains("Retry the refresh once"),
+        "the proposal's text is still in the file"
+    );
+}
+
 /// Runs one round with `command` over a new session; asserts the deterministic
 /// summary stays, the session stays closed and the attempt failed with a reason
 /// containing `why`.
@@ -346,7 +392,8 @@ fn a_failing_hanging_or_garbled_summarizer_leaves_the_deterministic_summary() {
 fn the_spend_cap_stops_calls_and_says_so() {
     let edge = Edge::new("laptop");
     let command = answering(&edge, &good_answer().to_string());
-    configure(&edge, &command, "max_answer_tokens = 100\n");
+    // Room for the good answer (about 100 tokens) and no more.
+    configure(&edge, &command, "max_answer_tokens = 120\n");
     let first = session(&edge, "s-first", "refresh");
     once(&edge);
     assert_eq!(attempt(&edge, &first).expect("tried").0, "summarized");
@@ -357,7 +404,7 @@ fn the_spend_cap_stops_calls_and_says_so() {
         &edge,
         &command,
         &format!(
-            "max_answer_tokens = 100\nmax_tokens_per_day = {}\n",
+            "max_answer_tokens = 120\nmax_tokens_per_day = {}\n",
             used + 10
         ),
     );
@@ -393,6 +440,70 @@ fn the_spend_cap_stops_calls_and_says_so() {
     let (outcome, reason) = attempt(&edge, &third).expect("recorded");
     assert_eq!(outcome, "capped");
     assert!(reason.contains("per-session cap"), "{reason}");
+}
+
+/// What a run really cost, as the program reports it (`claude -p --output-format
+/// json` reads its own cached prompt, tens of thousands of tokens, however short
+/// the session), is what the caps count: the next call does not fit and is not made.
+#[test]
+fn the_usage_a_program_reports_is_counted_and_stops_the_next_call() {
+    let edge = Edge::new("laptop");
+    let envelope = json!({
+        "type": "result", "subtype": "success", "is_error": false,
+        "result": good_answer().to_string(),
+        "usage": {"input_tokens": 12, "output_tokens": 350,
+                  "cache_creation_input_tokens": 40_000, "cache_read_input_tokens": 60_000}
+    });
+    configure(
+        &edge,
+        &answering(&edge, &envelope.to_string()),
+        "max_tokens_per_day = 100000\n",
+    );
+    let first = session(&edge, "s-first", "refresh");
+    once(&edge);
+    assert_eq!(attempt(&edge, &first).expect("tried").0, "summarized");
+    let st = stats(&edge);
+    assert_eq!(st["tokens_today"], 100_362, "the program's own count: {st}");
+    assert_eq!(st["tokens_today_counted"], true, "{st}");
+
+    let second = session(&edge, "s-second", "logout");
+    let deterministic = summary_text(&edge, &second);
+    once(&edge);
+    assert_eq!(calls(&edge), 1, "the next call was not made");
+    assert_eq!(summary_text(&edge, &second), deterministic);
+    let (outcome, reason) = attempt(&edge, &second).expect("recorded");
+    assert_eq!(outcome, "capped");
+    assert!(
+        reason.contains("the daily cap stopped it: 100362 of 100000 tokens used today"),
+        "{reason}"
+    );
+}
+
+/// `max_answer_tokens` bounds what is read back, not only what the API is asked
+/// for: a longer answer is refused, and what it cost is counted.
+#[test]
+fn an_answer_longer_than_max_answer_tokens_is_refused_and_counted() {
+    let edge = Edge::new("laptop");
+    let mut long = good_answer();
+    long["summary"] = json!("Fixed the refresh loop. ".repeat(60));
+    configure(
+        &edge,
+        &answering(&edge, &long.to_string()),
+        "max_answer_tokens = 200\n",
+    );
+    let s = session(&edge, "s-long", "refresh");
+    let deterministic = summary_text(&edge, &s);
+    once(&edge);
+    assert_eq!(summary_text(&edge, &s), deterministic);
+    let (outcome, reason) = attempt(&edge, &s).expect("tried");
+    assert_eq!(outcome, "failed");
+    assert!(
+        reason.contains("more than the 200 allowed ([summarizer] max_answer_tokens)"),
+        "{reason}"
+    );
+    assert_eq!(edge.count("SELECT count(*) FROM knowledge"), 0);
+    let spent = stats(&edge)["tokens_today"].as_u64().expect("tokens");
+    assert!(spent > 200, "the long answer is counted: {spent}");
 }
 
 /// A loopback stand-in for the Messages API: answers every POST with `status`
@@ -460,7 +571,8 @@ fn the_anthropic_api_is_called_with_the_key_and_its_usage_is_counted() {
             "id": "msg_1", "type": "message", "role": "assistant", "model": "test-haiku",
             "content": [{"type": "text", "text": good_answer().to_string()}],
             "stop_reason": "end_turn",
-            "usage": {"input_tokens": 321, "output_tokens": 54}
+            "usage": {"input_tokens": 321, "output_tokens": 54,
+                      "cache_creation_input_tokens": 1000, "cache_read_input_tokens": 2000}
         }),
     );
     api_config(&edge, &server.url);
@@ -485,7 +597,10 @@ fn the_anthropic_api_is_called_with_the_key_and_its_usage_is_counted() {
     assert!(!sent.contains("7731"));
 
     let st = stats(&edge);
-    assert_eq!(st["tokens_today"], 375, "the API's own count: {st}");
+    assert_eq!(
+        st["tokens_today"], 3_375,
+        "the API's own count, its prompt cache included: {st}"
+    );
     assert_eq!(st["tokens_today_counted"], true);
     let text = edge.ok(&["stats"]);
     assert!(text.contains("the Anthropic API (test-haiku)"), "{text}");

@@ -50,7 +50,7 @@ async fn what_one_machine_captures_the_other_finds_after_a_sync() {
     );
     let context = desktop.ok(&["context"]);
     assert!(
-        context.contains("(laptop)") && context.contains("renew_jwt"),
+        context.contains("@laptop") && context.contains("renew_jwt"),
         "{context}"
     );
 

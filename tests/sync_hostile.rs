@@ -8,34 +8,15 @@
 
 use solaria_tests::central::Central;
 use solaria_tests::edge::Edge;
+use solaria_tests::git::{self, git};
 use solaria_tests::payloads::session_start;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const SESSION: &str = "6c1d3e0f-0000-4000-8000-0000000000e1";
 
-/// git in `dir` as `m`, free of the user's and the system's configuration.
-fn git(m: &Edge, dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", m.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("LC_ALL", "C")
-        .output()
-        .expect("run git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
 /// A real repository of the project `github.com/acme/api` on `m`, with one commit.
 fn repository(m: &Edge) -> PathBuf {
-    let dir = m.root.path().join("work/api");
-    std::fs::create_dir_all(&dir).expect("repo dir");
-    git(m, &dir, &["init", "-q", "-b", "main"]);
-    git(m, &dir, &["config", "user.name", "Ada Lovelace"]);
-    git(m, &dir, &["config", "user.email", "ada@example.com"]);
-    let remote = ["remote", "add", "origin", "git@github.com:acme/api.git"];
-    git(m, &dir, &remote);
+    let dir = git::repository(m);
     std::fs::write(dir.join("README.md"), "api\n").expect("file");
     git(m, &dir, &["add", "-A"]);
     git(m, &dir, &["commit", "-q", "-m", "First"]);

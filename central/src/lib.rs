@@ -10,4 +10,3 @@ pub mod ops;
 pub mod secret;
 pub mod server;
 pub mod storage;
-pub mod timefmt;

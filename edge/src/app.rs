@@ -6,6 +6,7 @@ use crate::config::{self, Config, ConfigError, Env, Paths};
 use crate::store::{Store, StoreError};
 use crate::sync::credentials::{self, Credentials};
 use solaria_shared::Project;
+use solaria_shared::knowledge::WrittenBy;
 use std::path::PathBuf;
 
 /// Why the context or one of its handles cannot be had.
@@ -31,6 +32,9 @@ pub struct App {
     pub clock_skew_ms: i64,
     /// `XDG_RUNTIME_DIR`, where set (`Env`).
     pub runtime_dir: Option<std::path::PathBuf>,
+    /// Who the knowledge this process writes is attributed to: a person at the
+    /// command line, an agent through MCP or from its shell (`Env::agent_shell`).
+    pub writer: WrittenBy,
 }
 
 impl App {
@@ -42,6 +46,10 @@ impl App {
             paths,
             clock_skew_ms: env.clock_skew_ms,
             runtime_dir: env.xdg_runtime_dir.clone(),
+            writer: env
+                .agent_shell
+                .clone()
+                .map_or(WrittenBy::Person, WrittenBy::Agent),
         })
     }
 
@@ -49,7 +57,8 @@ impl App {
     pub fn store(&self) -> Result<Store, StoreError> {
         Ok(
             Store::open(&self.paths.store(), &self.config.machine_name())?
-                .with_clock_skew(self.clock_skew_ms),
+                .with_clock_skew(self.clock_skew_ms)
+                .written_by(self.writer.clone()),
         )
     }
 
@@ -69,6 +78,11 @@ impl App {
     /// The retention in force on this machine (`Retention::decide`).
     pub fn retention(&self) -> crate::store::retention::Retention {
         crate::store::retention::Retention::decide(&self.config.retention, self.server_configured())
+    }
+
+    /// Whether an agent (not a person) is the writer.
+    pub fn agent_writes(&self) -> bool {
+        !self.writer.is_person()
     }
 
     /// The project of the current directory.

@@ -85,9 +85,9 @@ pub struct ContextConfig {
 impl Default for ContextConfig {
     fn default() -> Self {
         ContextConfig {
-            token_budget: 2_000,
-            max_sessions: 8,
-            max_observations: 40,
+            token_budget: solaria_shared::wire::CONTEXT_DEFAULT_BUDGET,
+            max_sessions: solaria_shared::context::DEFAULT_MAX_SESSIONS,
+            max_observations: solaria_shared::context::DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -321,7 +321,7 @@ pub struct SummarizerConfig {
     /// killed) and counts as a failure.
     pub timeout_secs: u64,
     /// The most tokens one answer may take (the API's `max_tokens`); reserved
-    /// against the caps before each call.
+    /// against the caps before each call, and a longer answer is refused.
     pub max_answer_tokens: u64,
     /// Tokens one session may spend, across its attempts.
     pub max_tokens_per_session: u64,
@@ -437,6 +437,10 @@ pub const SERVE_ADDR_FILE: &str = "serve.addr";
 /// [`Env::no_capture`]).
 pub use solaria_hook::dirs::NO_CAPTURE_VAR;
 
+/// The variables an agent sets in the shells it runs commands in, and the agent's
+/// name: a `solaria` command run there is the agent's, not a person's.
+const AGENT_SHELLS: &[(&str, &str)] = &[("CLAUDECODE", "claude-code"), ("OPENCODE", "opencode")];
+
 /// The environment the paths are resolved from (kept explicit so tests need not
 /// touch the process environment).
 #[derive(Debug, Clone, Default)]
@@ -458,6 +462,9 @@ pub struct Env {
     /// summarizer's command, so an agent run as the summarizer (`claude -p`) is
     /// not captured as a session of its own, summarized in turn.
     pub no_capture: bool,
+    /// The agent whose shell this process runs in, when one says so
+    /// (`CLAUDECODE`, `OPENCODE`): what such a command writes is the agent's.
+    pub agent_shell: Option<String>,
 }
 
 impl Env {
@@ -477,6 +484,10 @@ impl Env {
                 .unwrap_or(0),
             systemctl: var("SOLARIA_SYSTEMCTL"),
             no_capture: var(NO_CAPTURE_VAR).is_some(),
+            agent_shell: AGENT_SHELLS
+                .iter()
+                .find(|(variable, _)| var(variable).is_some())
+                .map(|(_, agent)| (*agent).to_string()),
         }
     }
 }

@@ -29,6 +29,12 @@ pub const SOCKET_FILE: &str = "hooks.sock";
 /// The first word of a request's header line, and the protocol's version.
 const MAGIC: &str = "solaria-relay 1";
 
+/// Whether `line` is a line of this protocol, of any version (its first word is
+/// the protocol's): one that is not may be anything, a payload sent bare included.
+pub fn is_relay_line(line: &[u8]) -> bool {
+    line.starts_with(b"solaria-relay ")
+}
+
 /// The daemon's answer to a request it does not take (another protocol version, an
 /// event it does not know): the client then runs the event in a `solaria hook`
 /// process of its own version. It starts with a NUL byte, which no hook output does.
@@ -194,6 +200,11 @@ mod tests {
         ] {
             assert_eq!(Event::parse_header(line), None, "{line:?}");
         }
+        assert!(is_relay_line(
+            b"solaria-relay 2 claude-code post-tool-use\n"
+        ));
+        assert!(!is_relay_line(b"{\"session_id\": \"s\"}\n"));
+        assert!(!is_relay_line(b"GET / HTTP/1.1\n"));
     }
 
     #[test]

@@ -318,6 +318,55 @@ impl Spool {
         })
     }
 
+    /// The files of the events waiting in the spool of `data_dir`, pending and held
+    /// alike, oldest first (none when it has no spool; nothing is made).
+    pub fn events(data_dir: &Path, runtime_dir: Option<&Path>) -> Vec<PathBuf> {
+        let Some(dir) = location(data_dir, runtime_dir) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir).map_or(Vec::new(), |entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == EXTENSION || x == HELD))
+                .collect()
+        });
+        files.sort();
+        files
+    }
+
+    /// Removes the spool of `data_dir`, the events waiting there with it (their
+    /// payloads as the agent sent them, before redaction), once nothing captures
+    /// from it: `solaria uninstall` of the last agent. How many events it held;
+    /// `Ok(None)` when a process still captures from it (a daemon, which holds the
+    /// drainer lock for its life, or a hook draining it): the spool is then left to
+    /// it, and empties as it captures. Its user's directory goes too when empty.
+    pub fn remove(data_dir: &Path, runtime_dir: Option<&Path>) -> std::io::Result<Option<usize>> {
+        let Some(dir) = location(data_dir, runtime_dir) else {
+            return Ok(Some(0));
+        };
+        let owner = std::fs::metadata(data_dir)?.uid();
+        match std::fs::symlink_metadata(&dir) {
+            // Only a directory of the data dir's owner: never a link, never another's.
+            Ok(meta) if meta.is_dir() && meta.uid() == owner => {}
+            Ok(_) => return Ok(Some(0)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(0)),
+            Err(e) => return Err(e),
+        }
+        let drainer = drainer_file(&dir)?;
+        if drainer.try_lock().is_err() {
+            return Ok(None);
+        }
+        let held = Spool::waiting(data_dir, runtime_dir);
+        std::fs::remove_dir_all(&dir)?;
+        drop(drainer);
+        if let Some(user_dir) = dir.parent() {
+            // Another data dir's spool may be in it: then it stays.
+            let _ = std::fs::remove_dir(user_dir);
+        }
+        Ok(Some(held))
+    }
+
     /// The event a spool file holds.
     pub fn read(path: &Path) -> Result<Spooled, SpoolError> {
         let bytes = std::fs::read(path).map_err(|e| SpoolError::Io(path.to_owned(), e))?;
@@ -506,5 +555,41 @@ mod tests {
         let elsewhere = tempfile::tempdir().expect("elsewhere");
         std::os::unix::fs::symlink(elsewhere.path(), user_dir).expect("symlink");
         assert!(Spool::open(dir.path(), Some(run.path())).is_err());
+    }
+
+    #[test]
+    fn the_spool_is_removed_with_its_events_only_once_nothing_captures_from_it() {
+        let dir = tempfile::tempdir().expect("dir");
+        let run = tempfile::tempdir().expect("runtime dir");
+        let tool = Event::ClaudeCode("post-tool-use".into());
+        let daemon = Spool::open(dir.path(), Some(run.path())).expect("spool");
+        let pending = daemon.put(&tool, 1, b"{}").expect("put");
+        let held = daemon.hold(&tool, 2, b"{}").expect("hold");
+        assert_eq!(
+            Spool::events(dir.path(), Some(run.path())),
+            vec![pending.clone(), held.clone()]
+        );
+        assert_eq!(
+            Spool::remove(dir.path(), Some(run.path())).expect("remove"),
+            None,
+            "a running daemon captures them"
+        );
+        assert!(pending.exists() && held.exists());
+        let spool_dir = daemon.dir().to_path_buf();
+        drop(daemon);
+        assert_eq!(
+            Spool::remove(dir.path(), Some(run.path())).expect("remove"),
+            Some(2)
+        );
+        assert!(!spool_dir.exists());
+        assert!(
+            !spool_dir.parent().expect("user dir").exists(),
+            "nothing else was in it"
+        );
+        assert!(Spool::events(dir.path(), Some(run.path())).is_empty());
+        assert_eq!(
+            Spool::remove(dir.path(), Some(run.path())).expect("nothing left"),
+            Some(0)
+        );
     }
 }

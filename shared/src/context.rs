@@ -19,6 +19,20 @@ pub const SESSIONS_HEADING: &str = "\n## Sessions\n";
 /// Heading before the observations.
 pub const ACTIVITY_HEADING: &str = "\n## Recent activity\n";
 
+/// Recent sessions a context lists at most, unless configured otherwise (the
+/// central service always lists this many).
+pub const DEFAULT_MAX_SESSIONS: usize = 8;
+/// Recent events a context weighs unless configured otherwise: it scans
+/// [`SCANNED_PER_EVENT`] times as many for errors and what came after them.
+pub const DEFAULT_MAX_EVENTS: usize = 40;
+/// How many recent events are scanned for each event a context may list.
+pub const SCANNED_PER_EVENT: usize = 5;
+/// Decisions and memories a context weighs, newest first (`place_in_context`
+/// says which it shows).
+pub const KNOWLEDGE_WEIGHED: usize = 60;
+/// Commits a context weighs, newest first.
+pub const COMMITS_WEIGHED: usize = 10;
+
 /// Claude Code keeps a hook's output up to this many characters; beyond it the
 /// model is shown a 2,000-character preview instead.
 pub const HOOK_OUTPUT_MAX_CHARS: usize = 10_000;
@@ -36,6 +50,9 @@ pub enum ContextPlace {
     Principle,
     /// A memory too unsure to hold: a question to answer.
     OpenQuestion,
+    /// A memory about how to behave that an agent (or the summarizer) wrote: a
+    /// proposal until a person confirms it, never shown as if a person had said it.
+    Proposal,
     /// Superseded, retracted or expired: left out.
     NotStanding,
     /// Standing, but not for the context (facts, inferred memories, commits…): found
@@ -50,6 +67,11 @@ pub fn place_in_context(k: &Knowledge, now: UnixMillis) -> ContextPlace {
     }
     match &k.body {
         KnowledgeBody::Decision(_) => ContextPlace::Decision,
+        KnowledgeBody::Memory(m)
+            if m.memory_type.guides_behaviour() && !k.written_by.is_person() =>
+        {
+            ContextPlace::Proposal
+        }
         KnowledgeBody::Memory(m) => match m.confidence.band() {
             Band::OpenQuestion => ContextPlace::OpenQuestion,
             Band::Stated | Band::StronglyImplied

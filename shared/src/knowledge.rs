@@ -167,6 +167,19 @@ impl MemoryType {
             | MemoryType::Pattern => None,
         }
     }
+
+    /// Whether a memory of this type tells an agent how to behave (principles,
+    /// preferences, patterns, skills): written by an agent, it is a proposal until
+    /// a person confirms it (`solaria confirm`).
+    pub fn guides_behaviour(self) -> bool {
+        matches!(
+            self,
+            MemoryType::Principle
+                | MemoryType::Preference
+                | MemoryType::Pattern
+                | MemoryType::Skill
+        )
+    }
 }
 
 named_enum!(
@@ -228,6 +241,21 @@ pub struct ConfidenceError(String);
 impl Confidence {
     /// A stated fact: the default when nobody says otherwise.
     pub const STATED: Confidence = Confidence(1.0);
+
+    /// The most an agent may claim: inferred, to be validated by a person. What an
+    /// agent remembers it may have read in a web page or a file; only a person's
+    /// word (`solaria confirm`) makes it stated.
+    pub const AGENT_MAX: Confidence = Confidence(0.79);
+
+    /// This confidence as `writer` may set it: capped at [`Confidence::AGENT_MAX`]
+    /// unless a person writes.
+    pub fn as_written_by(self, writer: &WrittenBy) -> Confidence {
+        if writer.is_person() {
+            self
+        } else {
+            Confidence(self.0.min(Self::AGENT_MAX.0))
+        }
+    }
 
     /// The confidence `value`, refused outside 0.0–1.0.
     pub fn new(value: f64) -> Result<Confidence, ConfidenceError> {
@@ -502,15 +530,84 @@ impl KnowledgeBody {
     }
 }
 
+/// Who wrote a knowledge record: said wherever the record is shown, and an agent's
+/// memory about how to behave stays a proposal until a person confirms it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum WrittenBy {
+    /// A person, at the command line (or a record written before this was kept).
+    #[default]
+    Person,
+    /// An agent, through SOLARIA's MCP tools, by the name its client gave (may be
+    /// empty).
+    Agent(String),
+    /// The session summarizer's proposal.
+    Summarizer,
+}
+
+impl WrittenBy {
+    /// Whether a person wrote it (or a person confirmed it).
+    pub fn is_person(&self) -> bool {
+        *self == WrittenBy::Person
+    }
+}
+
+/// `person`, `summarizer`, `agent` or `agent:<name>`: how it is stored and sent.
+impl fmt::Display for WrittenBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WrittenBy::Person => f.write_str("person"),
+            WrittenBy::Summarizer => f.write_str("summarizer"),
+            WrittenBy::Agent(name) if name.is_empty() => f.write_str("agent"),
+            WrittenBy::Agent(name) => write!(f, "agent:{name}"),
+        }
+    }
+}
+
+impl FromStr for WrittenBy {
+    type Err = ParseNameError;
+
+    fn from_str(s: &str) -> Result<WrittenBy, ParseNameError> {
+        match s {
+            "" | "person" => Ok(WrittenBy::Person),
+            "summarizer" => Ok(WrittenBy::Summarizer),
+            "agent" => Ok(WrittenBy::Agent(String::new())),
+            other => match other.strip_prefix("agent:") {
+                Some(name) => Ok(WrittenBy::Agent(name.chars().take(80).collect())),
+                None => Err(ParseNameError {
+                    what: "writer",
+                    input: other.chars().take(80).collect(),
+                    expected: "person, summarizer, agent or agent:NAME".into(),
+                }),
+            },
+        }
+    }
+}
+
+impl Serialize for WrittenBy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for WrittenBy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<WrittenBy, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// One knowledge record: the envelope, where it belongs, and its body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Knowledge {
     pub id: KnowledgeId,
     pub meta: RecordMeta,
     pub project: Project,
-    /// The agent session it was recorded in, if an agent recorded it.
+    /// The agent session it was recorded in, if any.
     #[serde(default)]
     pub session_id: Option<SessionId>,
+    /// Who wrote it (a record from before this was kept reads as a person's).
+    #[serde(default, skip_serializing_if = "WrittenBy::is_person")]
+    pub written_by: WrittenBy,
     pub created_at: UnixMillis,
     pub body: KnowledgeBody,
 }
@@ -545,6 +642,7 @@ impl Knowledge {
             },
             project,
             session_id,
+            written_by: WrittenBy::Person,
             created_at: UnixMillis(updated.physical_ms() as i64),
             body,
         }

@@ -676,11 +676,17 @@ fn redact_string(s: &mut String) -> bool {
     }
 }
 
-/// Redacts every string value inside `value`, at any depth, with [`redact`]; and
-/// replaces outright a string of 8 or more characters held by a secret-named key (see
-/// [`is_secret_key`]): by the precise marker when the whole string is one known secret,
-/// else by `[REDACTED:HARDCODED_CREDENTIAL]`. Object keys, numbers and booleans are
-/// left as they are. Applying it again changes nothing.
+/// Redacts every string inside `value`, at any depth, object keys included, with
+/// [`redact`]; and replaces outright a string of 8 or more characters held by a
+/// secret-named key (see [`is_secret_key`]): by the precise marker when the whole
+/// string is one known secret, else by `[REDACTED:HARDCODED_CREDENTIAL]`. Numbers
+/// and booleans are left as they are. Applying it again changes nothing.
+///
+/// A key is data like any other (`{"ghp_…": "repo"}` is a map a tool printed), so
+/// it is redacted too; whether it names a secret is read before, from the key as
+/// it came, and a key that is already a redaction marker names none (or a second
+/// pass would take its value). Two keys redacted alike are told apart by a count
+/// (`[REDACTED:GITHUB_TOKEN] 2`), so no value is lost.
 pub fn redact_json(value: &mut serde_json::Value) {
     use serde_json::Value;
     match value {
@@ -689,9 +695,11 @@ pub fn redact_json(value: &mut serde_json::Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(redact_json),
         Value::Object(map) => {
-            for (key, item) in map.iter_mut() {
-                match item {
-                    Value::String(s) if is_secret_key(key) && s.chars().count() >= 8 => {
+            let entries = std::mem::take(map);
+            for (mut key, mut item) in entries {
+                let secret_name = is_secret_key(&key) && !key.starts_with(REDACTED_PREFIX);
+                match &mut item {
+                    Value::String(s) if secret_name && s.chars().count() >= 8 => {
                         redact_string(s);
                         let single = s.starts_with(REDACTED_PREFIX)
                             && s.ends_with(']')
@@ -700,8 +708,17 @@ pub fn redact_json(value: &mut serde_json::Value) {
                             *s = marker(HARDCODED_CREDENTIAL);
                         }
                     }
-                    _ => redact_json(item),
+                    _ => redact_json(&mut item),
                 }
+                redact_string(&mut key);
+                if map.contains_key(&key) {
+                    let mut n = 2;
+                    while map.contains_key(&format!("{key} {n}")) {
+                        n += 1;
+                    }
+                    key = format!("{key} {n}");
+                }
+                map.insert(key, item);
             }
         }
         _ => {}
@@ -1799,10 +1816,36 @@ mod tests {
     }
 
     #[test]
-    fn redact_json_leaves_object_keys_alone() {
-        let mut value = json!({ aws_id(): "x" });
+    fn redact_json_redacts_object_keys_and_keeps_every_value() {
+        let other = ["ghp", "_", "6543210987abcdefghijABCDEFGHIJ123456"].concat();
+        let mut value = json!({
+            aws_id(): "x",
+            "plain": {github(): "first", other.clone(): "second", "[REDACTED:GITHUB_TOKEN]": "kept"},
+            "api_key": {"name": "not a secret itself"},
+        });
         redact_json(&mut value);
-        assert!(value.get(aws_id()).is_some());
+        let text = value.to_string();
+        assert!(
+            !text.contains(&aws_id()) && !text.contains(&github()[4..]),
+            "{text}"
+        );
+        assert!(!text.contains(&other[4..]), "{text}");
+        assert_eq!(value["[REDACTED:AWS_KEY]"], "x");
+        let plain = value["plain"].as_object().expect("object");
+        let mut values: Vec<&str> = plain.values().filter_map(Value::as_str).collect();
+        values.sort_unstable();
+        assert_eq!(values, ["first", "kept", "second"], "no value lost: {text}");
+        assert!(
+            plain
+                .keys()
+                .all(|k| k.starts_with("[REDACTED:GITHUB_TOKEN]")),
+            "{text}"
+        );
+        assert_eq!(value["api_key"]["name"], "not a secret itself");
+        // A redacted key names no secret: a second pass changes nothing.
+        let once = value.clone();
+        redact_json(&mut value);
+        assert_eq!(value, once);
     }
 
     #[test]

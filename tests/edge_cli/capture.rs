@@ -348,7 +348,7 @@ fn session_start_injects_knowledge_first_then_sessions_then_notable_events() {
     assert!(knowledge < sessions && sessions < events, "{ctx}");
     assert!(
         ctx.contains(
-            "chose an encrypted keyring (why: cookies leaked refresh tokens to subdomains.)"
+            "decision: Token store — chose an encrypted keyring (why: cookies leaked refresh tokens to subdomains."
         ),
         "the decision that stands, with a one-line rationale: {ctx}"
     );
@@ -361,7 +361,7 @@ fn session_start_injects_knowledge_first_then_sessions_then_notable_events() {
         "{ctx}"
     );
     assert!(
-        ctx.contains("open question: the refresh flow may move to a worker"),
+        ctx.contains("the refresh flow may move to a worker (open question)"),
         "{ctx}"
     );
     // Errors and what came after them; no file reads, no routine calls.

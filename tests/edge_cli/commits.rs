@@ -4,69 +4,17 @@
 //! names, completed with author and line counts later, imported from history
 //! without duplicates, and never stored with a secret from its message.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use solaria_tests::edge::Edge;
+use solaria_tests::git::{self, bash, git, repository};
 use solaria_tests::payloads::*;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 const SESSION: &str = "6c1d3e0f-0000-4000-8000-0000000000c1";
 
-/// A git repository of the project `github.com/acme/api`, with its own user.
-fn repository(m: &Edge) -> PathBuf {
-    let dir = m.root.path().join("work/api");
-    std::fs::create_dir_all(dir.join("src")).expect("repo dir");
-    git(m, &dir, &["init", "-q", "-b", "main"]);
-    git(m, &dir, &["config", "user.name", "Ada Lovelace"]);
-    git(m, &dir, &["config", "user.email", "ada@example.com"]);
-    git(
-        m,
-        &dir,
-        &["remote", "add", "origin", "git@github.com:acme/api.git"],
-    );
-    dir
-}
-
-/// git in `dir`, free of the user's and the system's configuration.
-fn git_cmd(m: &Edge, dir: &Path) -> Command {
-    let mut c = Command::new("git");
-    c.current_dir(dir)
-        .env("HOME", m.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("LC_ALL", "C");
-    c
-}
-
-fn git(m: &Edge, dir: &Path, args: &[&str]) -> String {
-    let out = git_cmd(m, dir).args(args).output().expect("run git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).expect("utf8")
-}
-
-/// Runs `command` in a shell in `dir`, as Claude Code's Bash tool does, and
-/// returns its stdout.
-fn bash(m: &Edge, dir: &Path, command: &str) -> String {
-    let out = Command::new("sh")
-        .args(["-c", command])
-        .current_dir(dir)
-        .env("HOME", m.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("LC_ALL", "C")
-        .output()
-        .expect("run sh");
-    assert!(out.status.success(), "{command}: {out:?}");
-    String::from_utf8(out.stdout).expect("utf8")
-}
-
 /// The PostToolUse payload of a Bash call that ran `command` and printed `stdout`.
 fn bash_payload(dir: &Path, command: &str, stdout: &str) -> Value {
-    tool(
-        SESSION,
-        dir,
-        "Bash",
-        json!({"command": command, "description": "Commit the change"}),
-        json!({"stdout": stdout, "stderr": "", "interrupted": false, "isImage": false}),
-    )
+    git::bash_payload(SESSION, dir, command, stdout)
 }
 
 /// Writes `lines` lines to `path` under `dir`.
@@ -181,7 +129,7 @@ fn importing_history_twice_records_each_commit_once() {
         write(&dir, &format!("src/f{n}.rs"), n + 1);
         git(&m, &dir, &["add", "-A"]);
         let date = format!("2026-01-0{}T10:00:00Z", n + 1);
-        let out = git_cmd(&m, &dir)
+        let out = git::command(&m, &dir)
             .args(["commit", "-q", "-m", subject])
             .env("GIT_AUTHOR_DATE", &date)
             .env("GIT_COMMITTER_DATE", &date)

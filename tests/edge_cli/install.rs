@@ -231,6 +231,37 @@ fn install_registers_the_daemon_as_a_user_service_and_uninstall_removes_it() {
     );
 }
 
+/// The hooks' spool holds events never captured, as the agents sent them: it goes
+/// with the last agent's uninstall, when no hook writes there any more and the
+/// daemon that captured from it is stopped; not before, while the other agent's
+/// hooks still spool there.
+#[test]
+fn the_last_agents_uninstall_removes_the_hooks_spool() {
+    use solaria_hook::protocol::Event;
+    use solaria_hook::spool::Spool;
+    let m = Edge::new("test-machine");
+    m.ok_in(m.root.path(), &["install", "claude-code"]);
+    m.ok_in(m.root.path(), &["install", "opencode", "--no-service"]);
+    // An event a hook left while the store was held, never captured since.
+    let spool = Spool::for_process(&m.data(), Some(&m.runtime_dir())).expect("spool");
+    let payload = prompt("s-1", &m.project, "the vault code is 7731");
+    let file = spool
+        .put(
+            &Event::ClaudeCode("user-prompt-submit".into()),
+            1_795_500_000_000,
+            payload.to_string().as_bytes(),
+        )
+        .expect("spooled");
+    let dir = spool.dir().to_path_buf();
+    drop(spool);
+
+    let out = m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
+    assert!(file.exists(), "OpenCode's hooks still spool there: {out}");
+    let out = m.ok_in(m.root.path(), &["uninstall", "opencode"]);
+    assert!(!file.exists() && !dir.exists(), "the spool is gone: {out}");
+    assert!(out.contains("1 event(s) that were never captured"), "{out}");
+}
+
 #[test]
 fn without_a_user_manager_the_install_still_succeeds_and_says_how_to_start_the_daemon() {
     let m = Edge::new("test-machine");

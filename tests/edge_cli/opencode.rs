@@ -639,7 +639,7 @@ fn the_installed_plugin_forwards_opencode_events_to_the_real_binary() {
     let p = m.project.display().to_string();
     // The session's events, then (once the test saw them stored: bus events are
     // fire-and-forget, and the store is what OpenCode's next request reads) that
-    // request's system prompt. The plugin waits at most 3 s a request for the
+    // request's messages. The plugin waits at most 3 s a request for the
     // context and keeps the answer for the session's next requests, so a slow
     // machine may see it from a later request on: a few requests are sent.
     let driver = format!(
@@ -663,18 +663,19 @@ await hooks["chat.message"](undefined, undefined);
 await hooks["chat.message"]({{ sessionID: s }}, {{ parts: "not a list" }});
 await hooks["tool.execute.after"](null, null);
 await hooks["tool.execute.after"]({{ tool: "bash", sessionID: s, args: loop }}, {{ output: "x" }});
-await hooks["experimental.chat.system.transform"](null, null);
-await hooks["experimental.chat.system.transform"]({{ sessionID: s }}, {{ system: "not a list" }});
+await hooks["experimental.chat.messages.transform"](null, null);
+await hooks["experimental.chat.messages.transform"]({{}}, {{ messages: "not a list" }});
+await hooks["experimental.chat.messages.transform"]({{}}, {{ messages: [null, {{ info: {{ role: "user" }} }}, 42] }});
 await hooks.event({{ event: {{ type: "session.idle", properties: {{ sessionID: s }} }} }});
 console.log("sent");
 await test.next();
-let system = [];
-for (let request = 0; request < 5 && system.length < 2; request++) {{
-  const sys = {{ system: ["You are OpenCode."] }};
-  await hooks["experimental.chat.system.transform"]({{ sessionID: s, model: {{}} }}, sys);
-  system = sys.system;
+let sent = [];
+for (let request = 0; request < 5 && sent.length < 2; request++) {{
+  const output = {{ messages: [{{ info: {{ id: "m1", sessionID: s, role: "user" }}, parts: [{{ type: "text", text: "Wire the node plugin" }}] }}] }};
+  await hooks["experimental.chat.messages.transform"]({{}}, output);
+  sent = output.messages.map((m) => ({{ id: m.info.id, role: m.info.role, text: m.parts.map((p) => p.text).join(""), synthetic: m.parts.every((p) => p.synthetic === true) }}));
 }}
-console.log(JSON.stringify(system));
+console.log(JSON.stringify(sent));
 process.exit(0);
 "#
     );
@@ -683,14 +684,20 @@ process.exit(0);
     // The idle event, forwarded last, is the summary: everything before it is in.
     wait_for(&m, "SELECT count(*) FROM summaries", 1);
     node.say("stored");
-    let system: Vec<String> = serde_json::from_str(&node.hear()).expect("system list");
+    let sent: Vec<Value> = serde_json::from_str(&node.hear()).expect("the messages sent");
     node.end();
-    assert_eq!(system[0], "You are OpenCode.");
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    let context = sent[0]["text"].as_str().unwrap_or_default();
     assert!(
-        system.get(1).is_some_and(
-            |c| c.starts_with("# SOLARIA memory") && c.contains("Wire the node plugin")
-        ),
-        "the context of the session was added: {system:?}"
+        context.starts_with("# SOLARIA memory") && context.contains("Wire the node plugin"),
+        "the session's context comes first, as a message of its own: {sent:?}"
+    );
+    assert_eq!(sent[0]["synthetic"], true, "{sent:?}");
+    assert_ne!(sent[0]["id"], "m1", "not the user's own message: {sent:?}");
+    assert_eq!(
+        (&sent[1]["id"], &sent[1]["text"]),
+        (&json!("m1"), &json!("Wire the node plugin")),
+        "the user's message goes on as they wrote it"
     );
     let rows = m.strings(
         "SELECT s.agent || ' | ' || o.kind || ' | ' || o.title FROM observations o
@@ -834,12 +841,12 @@ const settles = async (call) => {{
   return outcome;
 }};
 const prompt = await settles(hooks["chat.message"]({{ sessionID: "s1" }}, {{ message: {{ id: "m1", role: "user" }}, parts: [{{ type: "text", text: "hi" }}] }}));
-const sys = {{ system: [] }};
-const context = await settles(hooks["experimental.chat.system.transform"]({{ sessionID: "s1" }}, sys));
-const again = await settles(hooks["experimental.chat.system.transform"]({{ sessionID: "s1" }}, sys));
-const messages = [{{ info: {{ id: "m1", role: "user", sessionID: "s1" }}, parts: [{{ type: "text", text: "hi" }}] }}];
-await hooks["experimental.chat.messages.transform"]({{}}, {{ messages }});
-console.log(JSON.stringify({{ prompt, context, again, system: sys.system.length, parts: messages[0].parts.length }}));
+const request = () => ({{ messages: [{{ info: {{ id: "m1", role: "user", sessionID: "s1" }}, parts: [{{ type: "text", text: "hi" }}] }}] }});
+const first = request();
+const context = await settles(hooks["experimental.chat.messages.transform"]({{}}, first));
+const second = request();
+const again = await settles(hooks["experimental.chat.messages.transform"]({{}}, second));
+console.log(JSON.stringify({{ prompt, context, again, messages: [first.messages.length, second.messages.length], parts: second.messages[0].parts.length }}));
 process.exit(0);
 "#
     );
@@ -847,7 +854,7 @@ process.exit(0);
     let seen: Value = serde_json::from_str(out.trim()).expect("what the driver saw");
     assert_eq!(
         seen,
-        json!({"prompt": "settled", "context": "settled", "again": "settled", "system": 0, "parts": 1}),
+        json!({"prompt": "settled", "context": "settled", "again": "settled", "messages": [1, 1], "parts": 1}),
         "every hook returned within the plugin's own waits, and OpenCode's request went \
          on untouched: no context, no recall"
     );

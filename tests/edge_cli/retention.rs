@@ -243,3 +243,57 @@ fn forget_leaves_no_copy_of_the_text_in_the_file() {
     checkpoint(&m);
     assert!(!on_disk(&m, WORD), "nor after a checkpoint");
 }
+
+/// Events a hook left in the spool (the store was held past its wait) and nothing
+/// captured since are payloads as the agent sent them, not yet redacted:
+/// forgetting their session removes them too, and no other session's, nor another
+/// agent's session of the same id.
+#[test]
+fn forgetting_a_session_removes_its_events_still_waiting_in_the_spool() {
+    use solaria_hook::protocol::Event;
+    use solaria_hook::spool::Spool;
+    let m = Edge::new("test-machine");
+    let p = m.project.clone();
+    m.hook("session-start", session_start("s-gone", &p));
+    m.hook("session-start", session_start("s-kept", &p));
+    let spool = Spool::for_process(&m.data(), Some(&m.runtime_dir())).expect("spool");
+    let at = 1_795_500_000_000;
+    let waiting = |event: Event, payload: serde_json::Value| {
+        spool
+            .put(&event, at, payload.to_string().as_bytes())
+            .expect("spooled")
+    };
+    let gone = [
+        waiting(
+            Event::ClaudeCode("user-prompt-submit".into()),
+            prompt("s-gone", &p, "the vault code is 7731-waiting"),
+        ),
+        waiting(Event::ClaudeCode("stop".into()), stop("s-gone", &p)),
+    ];
+    let kept = [
+        waiting(
+            Event::ClaudeCode("user-prompt-submit".into()),
+            prompt("s-kept", &p, "another session's prompt"),
+        ),
+        waiting(
+            Event::OpenCode("chat.message".into()),
+            solaria_tests::opencode::chat_message("s-gone", &p, "OpenCode's own session"),
+        ),
+    ];
+    let session = m
+        .strings("SELECT id FROM sessions WHERE agent_session_id = 's-gone'")
+        .pop()
+        .expect("the session is stored");
+
+    let out = m.ok(&["forget", "--session", &session]);
+    assert!(
+        gone.iter().all(|f| !f.exists()),
+        "the session's events are gone: {out}"
+    );
+    assert!(kept.iter().all(|f| f.exists()), "the others wait on");
+    assert_eq!(m.spooled(), 2);
+    assert!(
+        out.contains("Removed 2 event(s) of the session that were waiting to be captured"),
+        "{out}"
+    );
+}

@@ -122,3 +122,76 @@ fn no_secret_of_any_family_reaches_the_store_or_its_wal() {
         assert!(!shown.contains(&core), "{name} in search output");
     }
 }
+
+/// A payload that does not parse is dropped and logged by what is wrong with it and
+/// where, never by what it holds: serde_json's own message quotes the input
+/// (`invalid type: string "ghp_…"`), and a payload is not yet redacted.
+#[test]
+fn a_payload_that_does_not_parse_leaves_no_secret_in_the_hook_log() {
+    let m = Edge::new("test-machine");
+    let token = "ghp_FAKEabcdefghijklmnopqrstuvwxyz012345";
+    let wrong_type = format!(r#"{{"session_id": "s-1", "is_interrupt": "{token}"}}"#);
+    let bare = format!(r#""{token}""#);
+    let cut_short = format!(r#"{{"session_id": "s-1", "prompt": "{token}"#);
+    m.hook_raw("post-tool-use-failure", wrong_type.as_bytes());
+    m.hook_raw("user-prompt-submit", bare.as_bytes());
+    m.hook_raw("user-prompt-submit", cut_short.as_bytes());
+    m.hook_args(&["hook", "opencode", "session.idle"], bare.as_bytes());
+    let log = m.hook_log();
+    assert_eq!(log.lines().count(), 4, "every drop is logged:\n{log}");
+    assert!(
+        !log.contains("FAKEabcdef"),
+        "the token is in the log:\n{log}"
+    );
+    assert!(
+        log.contains("payload is not valid JSON: a value of the wrong type or shape at line 1")
+            && log.contains("an unexpected end at line 1")
+            && log.contains("payload is not a JSON object: a value of the wrong type"),
+        "what and where are: {log}"
+    );
+    assert!(!m.db_path().exists() || m.count("SELECT count(*) FROM observations") == 0);
+}
+
+/// A secret can be an object's key as well as a value (a map of tokens a tool read,
+/// an MCP call's arguments): it is redacted there too, before the first write.
+#[test]
+fn a_secret_as_an_object_key_never_reaches_the_store_or_its_wal() {
+    let m = Edge::new("test-machine");
+    let p = project(m.root.path(), "api", Some("git@github.com:acme/api.git"));
+    let token = "ghp_KEYSabcdefghijklmnopqrstuvwxyz012345";
+    let aws = "AKIAZ7FAKEKEYEXAMPLE";
+    m.hook("session-start", session_start("s-keys", &p));
+    m.hook(
+        "post-tool-use",
+        tool(
+            "s-keys",
+            &p,
+            "mcp__vault__write",
+            json!({"entries": {token: "ci deploys", aws: {"region": "eu-west-1"}}}),
+            json!({"written": {token: true}}),
+        ),
+    );
+    assert!(m.hook_log().is_empty(), "captured: {}", m.hook_log());
+    assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
+    let check = |when: &str| {
+        let bytes = m.store_bytes();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(&token[4..]),
+            "the token key is on disk {when}"
+        );
+        assert!(!text.contains(aws), "the AWS key id is on disk {when}");
+        assert!(text.contains("[REDACTED:GITHUB_TOKEN]"), "a marker instead");
+    };
+    check("in the store or its WAL");
+    m.db()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .expect("checkpoint");
+    check("after a checkpoint");
+    // What the keys held is still there, under the markers.
+    let input = m.strings("SELECT input FROM observations").join("");
+    assert!(
+        input.contains("ci deploys") && input.contains("eu-west-1"),
+        "{input}"
+    );
+}

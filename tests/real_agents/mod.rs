@@ -542,7 +542,7 @@ fn a_decision_reaches_the_next_session_and_a_related_prompt_recalls_it() {
         "the standing decision is in the session's context: {text}"
     );
     let recalled = text
-        .find("SOLARIA memory related to this prompt")
+        .find("SOLARIA recalled these records as related to this prompt")
         .unwrap_or_else(|| panic!("the prompt recalled the decision: {text}"));
     assert!(
         text[recalled..].contains(&format!("[D#{id}]"))
@@ -569,7 +569,7 @@ fn a_decision_reaches_the_next_session_and_a_related_prompt_recalls_it() {
     let turns = model.turns();
     let text = turns.first().expect("asked the model").text();
     assert!(
-        !text.contains("SOLARIA memory related to this prompt"),
+        !text.contains("SOLARIA recalled these records as related to this prompt"),
         "an unrelated prompt recalls nothing: {text}"
     );
 }
@@ -646,7 +646,7 @@ fn opencode_and_claude_code_share_one_memory() {
         "Claude Code is told what OpenCode did: {text}"
     );
 
-    // And the reverse: what Claude Code did reaches OpenCode's system prompt.
+    // And the reverse: what Claude Code did reaches OpenCode's model.
     coding_session(&claude, &edge);
     let model = ModelServer::start(vec![Step::text("All clear.")]);
     let cmd = agents::opencode(&opencode, &edge, &model, "What changed recently?");
@@ -747,13 +747,18 @@ fn opencode_is_told_the_decision_and_a_related_prompt_recalls_it() {
     .assert_success();
     let turns = model.turns();
     assert_eq!(turns.len(), 2, "{:?}", model.requests());
-    let marker = "SOLARIA memory related to this prompt";
+    let marker = "SOLARIA recalled these records as related to this prompt";
     for turn in &turns {
         let text = turn.text();
         assert!(
             text.contains("## Decisions and knowledge")
                 && text.contains("No ORM for the billing tables"),
-            "the standing decision is in the system prompt: {text}"
+            "the standing decision reaches the model: {text}"
+        );
+        let system = turn.system_text();
+        assert!(
+            !system.contains("# SOLARIA memory") && !system.contains(marker),
+            "the memory is a message of its own, never the system prompt: {system}"
         );
         assert_eq!(
             text.matches(marker).count(),

@@ -12,6 +12,7 @@ pub mod agents;
 pub mod central;
 pub mod daemon;
 pub mod edge;
+pub mod git;
 pub mod mcp;
 pub mod model;
 pub mod opencode;

@@ -30,8 +30,13 @@ impl McpStdio {
     /// Spawns `solaria mcp` with `edge`'s environment; nothing is sent yet (see
     /// [`McpStdio::initialize`]). Its stdout must hold only JSON-RPC messages.
     pub fn start(edge: &Edge) -> McpStdio {
+        Self::start_in(edge, &edge.project)
+    }
+
+    /// [`McpStdio::start`] with the server's working directory `cwd` (its project).
+    pub fn start_in(edge: &Edge, cwd: &std::path::Path) -> McpStdio {
         let mut child = edge
-            .cmd()
+            .cmd_in(cwd)
             .arg("mcp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -170,4 +175,23 @@ impl Drop for McpStdio {
             let _ = self.child.wait();
         }
     }
+}
+
+/// What one data block of a tool's answer holds: the lines between its label and
+/// its closing tag (e.g. `memory_stats`' JSON). Panics when `text` has no block.
+pub fn block_body(text: &str) -> String {
+    let open = text
+        .find("<solaria-memory-data id=\"")
+        .unwrap_or_else(|| panic!("no data block: {text}"));
+    let rest = &text[open..];
+    let label_end = rest
+        .match_indices('\n')
+        .nth(1)
+        .map(|(i, _)| i + 1)
+        .unwrap_or_else(|| panic!("no label: {text}"));
+    let body = &rest[label_end..];
+    let close = body
+        .find("</solaria-memory-data id=\"")
+        .unwrap_or_else(|| panic!("an unclosed block: {text}"));
+    body[..close].to_string()
 }

@@ -79,6 +79,13 @@ impl Request {
             .collect()
     }
 
+    /// The system prompt's text alone (where SOLARIA must never put its memory).
+    pub fn system_text(&self) -> String {
+        let mut out = String::new();
+        collect_text(&self.body["system"], &mut out);
+        out
+    }
+
     /// All the text the request carries (system prompt and messages), for asserting
     /// that something reached the model.
     pub fn text(&self) -> String {

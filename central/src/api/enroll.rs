@@ -14,15 +14,25 @@ use solaria_shared::wire::{
 
 const MAX_NAME: usize = 100;
 
+/// The one answer to an enrollment request that cannot be taken as it is: a bad
+/// name, or a machine id some machine is enrolled with already, in this account
+/// or another. One answer for both, so that it tells no one whether an id is
+/// enrolled anywhere (no `409 machine_taken`); the token is not spent.
+fn not_valid() -> ApiError {
+    ApiError::bad_request(format!(
+        "the enrollment request is not valid: the machine name must be 1 to {MAX_NAME} \
+         printable characters, and the machine id one no machine is enrolled with; the \
+         token was not spent"
+    ))
+}
+
 pub async fn enroll(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<EnrollRequest>,
 ) -> Result<(StatusCode, Json<EnrollResponse>), ApiError> {
     let name = req.name.trim();
     if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
-        return Err(ApiError::bad_request(format!(
-            "the machine name must be 1 to {MAX_NAME} printable characters"
-        )));
+        return Err(not_valid());
     }
     match state
         .storage
@@ -36,11 +46,11 @@ pub async fn enroll(
         Err(EnrollmentError::BadToken) => Err(ApiError::unauthorized(
             EnrollmentError::BadToken.to_string(),
         )),
-        Err(EnrollmentError::MachineTaken) => Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "machine_taken",
-            EnrollmentError::MachineTaken.to_string(),
-        )),
+        Err(EnrollmentError::MachineTaken) => {
+            // The operator may want to know; the caller learns nothing more.
+            tracing::info!(machine = ?req.machine_id, "enrollment refused: {}", EnrollmentError::MachineTaken);
+            Err(not_valid())
+        }
         Err(EnrollmentError::Storage(e)) => Err(e.into()),
     }
 }

@@ -7,7 +7,6 @@ mod erase;
 mod error;
 mod health;
 mod json;
-mod knowledge_text;
 mod limit;
 mod mcp;
 pub mod metrics;

@@ -69,8 +69,9 @@ pub async fn context(
     Ok(Json(ops::context(&state.storage, caller, p).await?))
 }
 
-/// `GET /memory/timeline/{session}`: the session (or the session of the observation or
-/// summary with that id), its observations oldest first, and its summary.
+/// `GET /memory/timeline/{session}`: the session (or the session of the observation,
+/// summary or knowledge record with that id), its observations oldest first, and its
+/// summary.
 pub async fn timeline(
     State(state): State<AppState>,
     caller: Caller,
@@ -83,7 +84,13 @@ pub async fn timeline(
             "`{shown}` is not a session id: expected a UUID such as 0192f3e4-5b6c-7d8e-9f00-112233445566"
         ))
     })?;
-    Ok(Json(ops::timeline(&state.storage, caller, id).await?))
+    let t = ops::timeline(&state.storage, caller, id).await?;
+    Ok(Json(TimelineResponse {
+        session: t.session,
+        observations: t.observations,
+        summary: t.summary,
+        machines: t.machines,
+    }))
 }
 
 /// `GET /memory/restore?since=&limit=&types=`: the account's live records, page by page

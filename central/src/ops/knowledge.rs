@@ -7,13 +7,10 @@ use super::{Caller, OpError, given};
 use crate::storage::{DecisionQuery, IterationQuery, Storage};
 use serde::{Deserialize, Serialize};
 use solaria_shared::wire::MachineName;
-use solaria_shared::{Citation, Knowledge, MachineId};
+use solaria_shared::{Citation, Knowledge, KnowledgeBody, MachineId, Session, UnixMillis};
 use uuid::Uuid;
 
-/// Decisions a list holds unless asked otherwise.
-pub const DECISIONS_DEFAULT_LIMIT: usize = 50;
-/// The most decisions one list holds.
-pub const DECISIONS_MAX_LIMIT: usize = 200;
+use solaria_shared::mcp::{DECISIONS_DEFAULT_LIMIT, DECISIONS_MAX_LIMIT};
 /// The longest query text, in characters.
 const MAX_QUERY_CHARS: usize = 500;
 
@@ -48,7 +45,8 @@ pub struct IterationParams {
 }
 
 /// An iteration with the decisions, commits and events recorded in it (oldest
-/// first), and the names of the machines that wrote them.
+/// first), the sessions of its project meanwhile, and the names of the machines
+/// that wrote them.
 #[derive(Debug, Clone, Serialize)]
 pub struct IterationAnswer {
     pub iteration: Knowledge,
@@ -56,6 +54,26 @@ pub struct IterationAnswer {
     pub commits: Vec<Knowledge>,
     pub events: Vec<Knowledge>,
     pub machines: Vec<MachineName>,
+    /// The project's sessions started while it ran (from its start to its end, or
+    /// to now): its page lists them; the REST answer keeps its first shape.
+    #[serde(skip)]
+    pub sessions: Vec<Session>,
+}
+
+impl IterationAnswer {
+    /// Its decisions, commits and events in one list, oldest first, as its page
+    /// shows them.
+    pub fn members(&self) -> Vec<Knowledge> {
+        let mut all: Vec<Knowledge> = self
+            .decisions
+            .iter()
+            .chain(&self.commits)
+            .chain(&self.events)
+            .cloned()
+            .collect();
+        all.sort_by_key(|k| (k.created_at, *k.id.as_uuid()));
+        all
+    }
 }
 
 /// The caller's live decisions.
@@ -125,7 +143,21 @@ pub async fn iteration(
         .chain(&found.commits)
         .chain(&found.events);
     let machines = names(storage, caller, all).await?;
+    let sessions = match &found.iteration.body {
+        KnowledgeBody::Iteration(i) => {
+            storage
+                .sessions_between(
+                    caller.account,
+                    &found.iteration.project.key,
+                    i.started_at,
+                    i.completed_at.unwrap_or_else(UnixMillis::now),
+                )
+                .await?
+        }
+        _ => Vec::new(),
+    };
     Ok(IterationAnswer {
+        sessions,
         iteration: found.iteration,
         decisions: found.decisions,
         commits: found.commits,

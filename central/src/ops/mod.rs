@@ -1,7 +1,8 @@
 //! The operations behind both surfaces of the service: each query is a plain
 //! `async fn (storage, caller, params) -> Result<answer, OpError>`. The REST handlers
 //! (`api/query.rs`) answer its typed result as JSON; the `/mcp` tools (`api/mcp.rs`)
-//! render text from it. Validation, limits and account scoping live here, once.
+//! render text from it with the renderer the edge uses (`solaria_shared::render`).
+//! Validation, limits and account scoping live here, once.
 
 mod context;
 mod knowledge;
@@ -14,7 +15,9 @@ pub use knowledge::{
     parse_knowledge_id,
 };
 pub use search::{SearchParams, search};
-pub use timeline::{FoundObservations, RestoreParams, observations, restore, timeline};
+pub use timeline::{
+    Around, AroundRequest, FoundRecords, RestoreParams, around, records, restore, timeline,
+};
 
 use crate::storage::{AccountId, StorageError};
 use solaria_shared::MachineId;

@@ -1,8 +1,10 @@
 //! Search across the account's machines: the query bounded, the filters parsed, the
 //! hits weighted by the storage layer.
 //!
-//! Times (`from`, `to`) are RFC 3339 (`2026-11-01T10:00:00Z`), a UTC date
-//! (`2026-11-01`) or Unix milliseconds; `from` is inclusive, `to` exclusive. A project
+//! Times (`from`, `to`) are Unix milliseconds or what the shared rule of typed times
+//! reads, in UTC (`solaria_shared::time::parse_when`: RFC 3339
+//! `2026-11-01T10:00:00Z`, a date `2026-11-01`, `2026-11-01T10:00`, a span back from
+//! now `7d`); `from` is inclusive, `to` exclusive. A project
 //! is named by its key or its name; a machine by its id or its name.
 
 use super::{Caller, OpError, given};
@@ -10,6 +12,7 @@ use crate::storage::{SearchRequest, Storage};
 use serde::Deserialize;
 use solaria_shared::RecordType;
 use solaria_shared::UnixMillis;
+use solaria_shared::time::{Zone, parse_when};
 use solaria_shared::wire::{SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchResponse};
 
 /// The longest query searched, in characters (longer ones are cut at a word).
@@ -97,29 +100,28 @@ pub async fn search(
     })
 }
 
-/// Parses a time parameter (see the module doc) into Unix milliseconds.
+/// Parses a time parameter (see the module doc) into Unix milliseconds: Unix
+/// milliseconds as they are, else the shared rule of typed times
+/// (`solaria_shared::time::parse_when`, read in UTC) that the edge reads in its
+/// local time: RFC 3339, a date, a date and time, a span back from now.
 fn parse_time(name: &str, value: &str) -> Result<i64, OpError> {
     let t = value.trim();
     if let Ok(ms) = t.parse::<i64>() {
         return Ok(ms);
     }
+    let now = UnixMillis::now();
     // An unencoded `+` of an offset arrives as a space.
-    for candidate in [t.to_string(), t.replace(' ', "+")] {
-        if let Ok(dt) = chrono::DateTime::parse_from_rfc3339(&candidate) {
-            return Ok(dt.timestamp_millis());
-        }
+    let with_plus = t.replace(' ', "+");
+    if chrono::DateTime::parse_from_rfc3339(&with_plus).is_ok() {
+        return parse_when(&with_plus, now, Zone::Utc)
+            .map(|t| t.0)
+            .map_err(OpError::Invalid);
     }
-    if let Some(ms) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d")
-        .ok()
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
-        .map(|dt| dt.and_utc().timestamp_millis())
-    {
-        return Ok(ms);
-    }
-    let shown: String = t.chars().take(60).collect();
-    Err(OpError::Invalid(format!(
-        "`{name}` must be an RFC 3339 time (2026-11-01T10:00:00Z), a UTC date (2026-11-01) or Unix milliseconds; got `{shown}`"
-    )))
+    parse_when(t, now, Zone::Utc).map(|t| t.0).map_err(|e| {
+        OpError::Invalid(format!(
+            "`{name}`: {e}; also an RFC 3339 time (2026-11-01T10:00:00Z) or Unix milliseconds, in UTC"
+        ))
+    })
 }
 
 /// The query text as searched: control characters blanked, at most
@@ -172,8 +174,22 @@ mod tests {
             Some(1_700_000_000_000)
         );
         assert_eq!(parse_time("from", "1970-01-02").ok(), Some(86_400_000));
+        assert_eq!(
+            parse_time("from", "2023-11-14T22:13").ok(),
+            Some(1_699_999_980_000),
+            "a date and time without an offset is UTC"
+        );
+        let now = UnixMillis::now().0;
+        let week = parse_time("from", "7d").expect("a span back from now");
+        assert!(
+            (now - 7 * 86_400_000 - 60_000..=now).contains(&week),
+            "{week}"
+        );
         let err = parse_time("to", "yesterday").expect_err("not a time");
-        assert!(err.to_string().contains("RFC 3339"), "{err}");
+        assert!(
+            err.to_string().contains("`to`") && err.to_string().contains("RFC 3339"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -28,9 +28,9 @@ pub enum EnrollmentError {
         "the enrollment token is unknown, expired or already used; ask the operator for a new one"
     )]
     BadToken,
-    #[error(
-        "this machine id is already enrolled; run `solaria logout` on it first, or enroll with a new id"
-    )]
+    /// Answered as a request that is not valid, never as what it is: whether an
+    /// id is enrolled, and in which account, is no one's business (`api::enroll`).
+    #[error("a machine is already enrolled with this machine id, in this account or another")]
     MachineTaken,
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -139,7 +139,8 @@ impl Storage {
         .await
         .map_err(StorageError::from)?;
         if inserted.rows_affected() == 0 {
-            // The token is not spent: the transaction rolls back.
+            // Nothing is spent: the token's use is rolled back with the rest.
+            tx.rollback().await.map_err(StorageError::from)?;
             return Err(EnrollmentError::MachineTaken);
         }
         tx.commit().await.map_err(StorageError::from)?;

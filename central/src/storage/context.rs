@@ -1,73 +1,106 @@
-//! What a project's context is made of: its newest live summaries and observations,
-//! and the log of each context served.
+//! What a project's context is read from besides its knowledge (`knowledge.rs`):
+//! its recent sessions with something in them and the heads of its recent events,
+//! as the edge reads them from SQLite (`edge/src/store/views.rs`), for the shared
+//! renderer's `ContextParts`; and the log of each context served.
+//!
+//! Every read names its account and its projects and is bounded: sessions walk the
+//! project's newest first (`memory_sessions_project`) until `limit` have an event,
+//! events are the project's newest `limit` (`memory_observations_project`), and
+//! each session's summary, first prompt and count are read by its own index
+//! (`memory_summaries_session`, `memory_observations_session`).
 
 use super::{AccountId, Storage, StorageError, key_condition};
-use solaria_shared::{MachineId, SessionId, UnixMillis};
+use solaria_shared::{MachineId, ObservationId, SessionId, UnixMillis};
 use sqlx::{AssertSqlSafe, Row};
 use uuid::Uuid;
 
-/// A summary line of a context.
+/// A recent session of a project with at least one live event.
 #[derive(Debug, Clone)]
-pub struct RecentSummary {
-    pub session_id: SessionId,
+pub struct ContextSession {
+    pub id: SessionId,
     pub machine_id: MachineId,
-    pub created_at: UnixMillis,
-    pub text: String,
+    pub started_at: UnixMillis,
+    /// Its newest live summary's text.
+    pub summary: Option<String>,
+    /// Its first live prompt's title.
+    pub first_prompt: Option<String>,
+    /// Its live events.
+    pub events: i64,
 }
 
-/// An observation line of a context.
+/// What a context reads of a recent event: no input, response or files, which can
+/// be large and which a context never shows.
 #[derive(Debug, Clone)]
-pub struct RecentObservation {
-    pub id: Uuid,
+pub struct RecentEvent {
+    pub id: ObservationId,
     pub machine_id: MachineId,
-    pub created_at: UnixMillis,
+    pub session_id: SessionId,
+    pub tool_name: Option<String>,
     pub title: String,
+    pub created_at: UnixMillis,
+    /// The capture marked it failed (`metadata.error` is JSON `true`).
     pub error: bool,
 }
 
 impl Storage {
-    /// The newest live summaries of the projects `keys`, at most `limit`.
-    pub async fn recent_summaries(
+    /// The newest live sessions of the projects `keys` in which a live event was
+    /// captured, newest first, at most `limit` (empty sessions are never listed).
+    pub async fn context_sessions(
         &self,
         account: AccountId,
         keys: &[String],
-        limit: i64,
-    ) -> Result<Vec<RecentSummary>, StorageError> {
+        limit: usize,
+    ) -> Result<Vec<ContextSession>, StorageError> {
         let sql = format!(
-            "SELECT session_id, machine_id, created_at, summary FROM memory_summaries_remote
-             WHERE account_id = $1 AND NOT deleted{}
-             ORDER BY created_at DESC, id DESC LIMIT $3",
-            key_condition("project_key", "$2", keys)
+            "SELECT s.id, s.machine_id, s.started_at,
+                 (SELECT m.summary FROM memory_summaries_remote m
+                   WHERE m.account_id = s.account_id AND m.session_id = s.id AND NOT m.deleted
+                   ORDER BY m.created_at DESC, m.id DESC LIMIT 1) AS summary,
+                 (SELECT o.title FROM memory_observations_remote o
+                   WHERE o.account_id = s.account_id AND o.session_id = s.id AND NOT o.deleted
+                     AND o.kind = 'prompt'
+                   ORDER BY o.created_at, o.id LIMIT 1) AS first_prompt,
+                 (SELECT count(*) FROM memory_observations_remote o
+                   WHERE o.account_id = s.account_id AND o.session_id = s.id AND NOT o.deleted) AS events
+             FROM memory_sessions s
+             WHERE s.account_id = $1 AND NOT s.deleted{}
+               AND EXISTS (SELECT 1 FROM memory_observations_remote o
+                           WHERE o.account_id = s.account_id AND o.session_id = s.id AND NOT o.deleted)
+             ORDER BY s.started_at DESC, s.id DESC LIMIT $3",
+            key_condition("s.project_key", "$2", keys)
         );
         let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(account.0)
             .bind(keys)
-            .bind(limit)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(self.pool())
             .await?;
         rows.iter()
             .map(|r| {
-                Ok(RecentSummary {
-                    session_id: SessionId::from_uuid(r.try_get("session_id")?),
+                Ok(ContextSession {
+                    id: SessionId::from_uuid(r.try_get("id")?),
                     machine_id: MachineId::from_uuid(r.try_get("machine_id")?),
-                    created_at: UnixMillis(r.try_get("created_at")?),
-                    text: r.try_get("summary")?,
+                    started_at: UnixMillis(r.try_get("started_at")?),
+                    summary: r.try_get("summary")?,
+                    first_prompt: r.try_get("first_prompt")?,
+                    events: r.try_get("events")?,
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
             .map_err(StorageError::from)
     }
 
-    /// The newest live observations of the projects `keys`, at most `limit`.
-    pub async fn recent_observations(
+    /// The heads of the newest live events of the projects `keys`, newest first, at
+    /// most `limit`.
+    pub async fn recent_event_heads(
         &self,
         account: AccountId,
         keys: &[String],
-        limit: i64,
-    ) -> Result<Vec<RecentObservation>, StorageError> {
+        limit: usize,
+    ) -> Result<Vec<RecentEvent>, StorageError> {
         let sql = format!(
-            "SELECT id, machine_id, created_at, title,
-                    coalesce(metadata->>'error' = 'true', false) AS error
+            "SELECT id, machine_id, session_id, tool_name, title, created_at,
+                    coalesce(metadata->'error' = 'true'::jsonb, false) AS error
              FROM memory_observations_remote
              WHERE account_id = $1 AND NOT deleted{}
              ORDER BY created_at DESC, id DESC LIMIT $3",
@@ -76,16 +109,18 @@ impl Storage {
         let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(account.0)
             .bind(keys)
-            .bind(limit)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(self.pool())
             .await?;
         rows.iter()
             .map(|r| {
-                Ok(RecentObservation {
-                    id: r.try_get("id")?,
+                Ok(RecentEvent {
+                    id: ObservationId::from_uuid(r.try_get("id")?),
                     machine_id: MachineId::from_uuid(r.try_get("machine_id")?),
-                    created_at: UnixMillis(r.try_get("created_at")?),
+                    session_id: SessionId::from_uuid(r.try_get("session_id")?),
+                    tool_name: r.try_get("tool_name")?,
                     title: r.try_get("title")?,
+                    created_at: UnixMillis(r.try_get("created_at")?),
                     error: r.try_get("error")?,
                 })
             })
@@ -93,22 +128,26 @@ impl Storage {
             .map_err(StorageError::from)
     }
 
-    /// Records that a context was served to `machine` (`memory_context_injections`).
+    /// Records that a context was served to `machine` (`memory_context_injections`)
+    /// with the sessions and observations it cited.
     pub async fn log_context_injection(
         &self,
         account: AccountId,
         machine: MachineId,
         target_session: Option<&str>,
-        sources: &[Uuid],
+        sessions: &[Uuid],
+        observations: &[Uuid],
     ) -> Result<(), StorageError> {
         sqlx::query(
-            "INSERT INTO memory_context_injections (account_id, machine_id, target_session_id, source_observations)
-             VALUES ($1, $2, $3, $4)",
+            "INSERT INTO memory_context_injections
+                 (account_id, machine_id, target_session_id, source_sessions, source_observations)
+             VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(account.0)
         .bind(machine.as_uuid())
         .bind(target_session)
-        .bind(sources)
+        .bind(sessions)
+        .bind(observations)
         .execute(self.pool())
         .await?;
         Ok(())

@@ -7,17 +7,19 @@
 //! fields are the `body` JSON (`KnowledgeBody::fields`), read back with
 //! `KnowledgeBody::from_fields`, so the shape of a body is decided in one place.
 
-use super::records::{meta, project, replaces_where};
+use super::records::{SESSION_COLS, meta, project, replaces_where, session_row};
 use super::{AccountId, Storage, StorageError, key_condition, read_snapshot};
 use solaria_shared::wire::WireRecord;
-use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, SessionId, UnixMillis};
+use solaria_shared::{
+    Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, Session, SessionId, UnixMillis,
+};
 use sqlx::postgres::PgRow;
 use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
 use uuid::Uuid;
 
 /// The columns [`knowledge_row`] maps.
 pub(super) const KNOWLEDGE_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, \
-    project_name, session_id, kind, body, created_at";
+    project_name, session_id, kind, body, created_at, written_by";
 
 /// The table.
 pub(super) const KNOWLEDGE_TABLE: &str = "memory_knowledge";
@@ -39,6 +41,9 @@ pub(crate) fn knowledge_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
         session_id: row
             .try_get::<Option<Uuid>, _>("session_id")?
             .map(SessionId::from_uuid),
+        written_by: row.try_get::<String, _>("written_by")?.parse().map_err(
+            |e: solaria_shared::knowledge::ParseNameError| sqlx::Error::Decode(e.into()),
+        )?,
         created_at: UnixMillis(row.try_get("created_at")?),
         body,
     }))
@@ -57,20 +62,22 @@ pub(super) async fn upsert_knowledge(
     let col = |f: &dyn Fn(&Knowledge) -> String| rows.iter().map(|(_, k)| f(k)).collect::<Vec<_>>();
     let ids = sqlx::query_scalar(concat!(
         "INSERT INTO memory_knowledge AS t (account_id, id, machine_id, updated, deleted, seq,
-             project_key, project_name, session_id, kind, status, title, search_text, body, created_at)
+             project_key, project_name, session_id, kind, status, title, search_text, body, created_at,
+             written_by)
          SELECT $1, u.id, u.machine_id, u.updated, u.deleted, u.seq, u.project_key, u.project_name,
-             u.session_id, u.kind, u.status, u.title, u.search_text, u.body::jsonb, u.created_at
+             u.session_id, u.kind, u.status, u.title, u.search_text, u.body::jsonb, u.created_at,
+             u.written_by
          FROM UNNEST($2::uuid[], $3::uuid[], $4::int8[], $5::bool[], $6::int8[], $7::text[],
              $8::text[], $9::uuid[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-             $15::int8[])
+             $15::int8[], $16::text[])
              AS u(id, machine_id, updated, deleted, seq, project_key, project_name, session_id, kind,
-                  status, title, search_text, body, created_at)
+                  status, title, search_text, body, created_at, written_by)
          ON CONFLICT (account_id, id) DO UPDATE SET machine_id = EXCLUDED.machine_id,
              updated = EXCLUDED.updated, deleted = EXCLUDED.deleted, seq = EXCLUDED.seq,
              project_key = EXCLUDED.project_key, project_name = EXCLUDED.project_name,
              session_id = EXCLUDED.session_id, kind = EXCLUDED.kind, status = EXCLUDED.status,
              title = EXCLUDED.title, search_text = EXCLUDED.search_text, body = EXCLUDED.body,
-             created_at = EXCLUDED.created_at",
+             created_at = EXCLUDED.created_at, written_by = EXCLUDED.written_by",
         replaces_where!(),
         " RETURNING id"
     ))
@@ -107,6 +114,7 @@ pub(super) async fn upsert_knowledge(
         }
     }))
     .bind(rows.iter().map(|(_, k)| k.created_at.0).collect::<Vec<_>>())
+    .bind(col(&|k| k.written_by.to_string()))
     .fetch_all(&mut **tx)
     .await?;
     Ok(ids)
@@ -144,44 +152,144 @@ pub enum IterationQuery {
     Project(Vec<String>),
 }
 
-fn knowledge_of(records: Vec<WireRecord>) -> Vec<Knowledge> {
-    records
-        .into_iter()
-        .filter_map(|r| match r {
-            WireRecord::Knowledge(k) => Some(k),
-            _ => None,
-        })
-        .collect()
+/// The knowledge records of `rows` (rows of `KNOWLEDGE_COLS`).
+fn knowledge_of(rows: &[PgRow]) -> Result<Vec<Knowledge>, StorageError> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        if let WireRecord::Knowledge(k) = knowledge_row(row)? {
+            out.push(k);
+        }
+    }
+    Ok(out)
 }
 
 impl Storage {
-    /// The active decisions and memories of the projects `keys`, newest first, at
-    /// most `limit`: what a project's context weighs
-    /// (`solaria_shared::context::place_in_context` says which it shows).
-    pub async fn context_knowledge(
+    /// The newest live records of `kinds` of the projects `keys` (only those whose
+    /// status is `status`, when given), newest first, at most `limit`: what a
+    /// project's context weighs (`solaria_shared::context::place_in_context` says
+    /// which it shows), its commits, its active iteration.
+    pub async fn recent_knowledge(
         &self,
         account: AccountId,
         keys: &[String],
-        limit: i64,
+        kinds: &[KnowledgeKind],
+        status: Option<&str>,
+        limit: usize,
     ) -> Result<Vec<Knowledge>, StorageError> {
+        let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         let sql = format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
-             WHERE account_id = $1 AND kind IN ('decision', 'memory') AND NOT deleted
-               AND status = 'active'{}
-             ORDER BY created_at DESC, id DESC LIMIT $3",
+             WHERE account_id = $1 AND kind = ANY($3) AND NOT deleted
+               AND ($4::text IS NULL OR status = $4){}
+             ORDER BY created_at DESC, id DESC LIMIT $5",
             key_condition("project_key", "$2", keys)
         );
         let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(account.0)
             .bind(keys)
-            .bind(limit)
+            .bind(&kinds)
+            .bind(status)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(self.pool())
             .await?;
-        let records = rows
-            .iter()
-            .map(knowledge_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(knowledge_of(records))
+        knowledge_of(&rows)
+    }
+
+    /// The live knowledge recorded in `session`, oldest first (by its own index,
+    /// `memory_knowledge_session`).
+    pub async fn knowledge_of_session(
+        &self,
+        account: AccountId,
+        session: &Session,
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted
+             ORDER BY created_at, id"
+        )))
+        .bind(account.0)
+        .bind(session.id.as_uuid())
+        .fetch_all(self.pool())
+        .await?;
+        knowledge_of(&rows)
+    }
+
+    /// The live link records that name `record` at either end, and the commits
+    /// that implement it, in its project (where they are written), oldest first:
+    /// how it relates to others, both ways.
+    pub async fn links_of(
+        &self,
+        account: AccountId,
+        record: &Knowledge,
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND project_key = $2 AND NOT deleted AND id <> $3
+               AND ((kind = 'link' AND (body->>'from' = $4 OR body->>'to' = $4))
+                    OR (kind = 'commit' AND body->'decisions' ? $4))
+             ORDER BY created_at, id"
+        )))
+        .bind(account.0)
+        .bind(&record.project.key)
+        .bind(record.id.as_uuid())
+        .bind(record.id.to_string())
+        .fetch_all(self.pool())
+        .await?;
+        knowledge_of(&rows)
+    }
+
+    /// The live commits of the account whose sha starts with `hex` (at least 7
+    /// lowercase hex digits: a `[C#sha7]` citation), at most 10.
+    pub async fn commits_by_sha(
+        &self,
+        account: AccountId,
+        hex: &str,
+    ) -> Result<Vec<Knowledge>, StorageError> {
+        if hex.len() < 7 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND kind = 'commit' AND NOT deleted
+               AND starts_with(body->>'sha', $2)
+             ORDER BY created_at DESC, id DESC LIMIT 10"
+        )))
+        .bind(account.0)
+        .bind(hex.to_ascii_lowercase())
+        .fetch_all(self.pool())
+        .await?;
+        knowledge_of(&rows)
+    }
+
+    /// The live sessions of the project `key` started between `from` and `to`
+    /// (both included), oldest first: the sessions of an iteration, which belong to
+    /// it by time.
+    pub async fn sessions_between(
+        &self,
+        account: AccountId,
+        key: &str,
+        from: UnixMillis,
+        to: UnixMillis,
+    ) -> Result<Vec<Session>, StorageError> {
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {SESSION_COLS} FROM memory_sessions
+             WHERE account_id = $1 AND project_key = $2 AND NOT deleted
+               AND started_at >= $3 AND started_at <= $4
+             ORDER BY started_at, id"
+        )))
+        .bind(account.0)
+        .bind(key)
+        .bind(from.0)
+        .bind(to.0)
+        .fetch_all(self.pool())
+        .await?;
+        let mut sessions = Vec::with_capacity(rows.len());
+        for r in &rows {
+            if let WireRecord::Session(s) = session_row(r)? {
+                sessions.push(s);
+            }
+        }
+        Ok(sessions)
     }
 
     /// The account's live decisions the query selects.
@@ -218,11 +326,7 @@ impl Storage {
             .bind(q.limit as i64)
             .fetch_all(self.pool())
             .await?;
-        let records = rows
-            .iter()
-            .map(knowledge_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(knowledge_of(records))
+        knowledge_of(&rows)
     }
 
     /// An iteration of the account with the decisions, commits and events that name
@@ -276,11 +380,7 @@ impl Storage {
         .fetch_all(&mut *tx)
         .await?;
         tx.commit().await?;
-        let named = knowledge_of(
-            rows.iter()
-                .map(knowledge_row)
-                .collect::<Result<Vec<_>, _>>()?,
-        );
+        let named = knowledge_of(&rows)?;
         let of = |kind: KnowledgeKind| {
             named
                 .iter()
@@ -296,9 +396,9 @@ impl Storage {
         }))
     }
 
-    /// The live knowledge records `ids` of the account (search hits are cited by
-    /// them: a commit by its sha).
-    pub(super) async fn knowledge_by_ids(
+    /// The knowledge records `ids` of the account, tombstones included (search hits
+    /// are cited by them: a commit by its sha).
+    pub(crate) async fn knowledge_by_ids(
         &self,
         account: AccountId,
         ids: &[Uuid],
@@ -313,10 +413,6 @@ impl Storage {
         .bind(ids)
         .fetch_all(self.pool())
         .await?;
-        Ok(knowledge_of(
-            rows.iter()
-                .map(knowledge_row)
-                .collect::<Result<Vec<_>, _>>()?,
-        ))
+        knowledge_of(&rows)
     }
 }

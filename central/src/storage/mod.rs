@@ -12,7 +12,7 @@ mod timeline;
 mod vectors;
 
 pub use accounts::{AccountId, EnrollmentError, MachineInfo, MachineStatus};
-pub use context::{RecentObservation, RecentSummary};
+pub use context::{ContextSession, RecentEvent};
 pub use erase::{AccountErasure, ErasedCounts, ErasureTarget};
 pub use knowledge::{DecisionQuery, IterationQuery, IterationRecords};
 pub use records::{FeedTypes, SyncKind, changes};

@@ -1,12 +1,13 @@
-//! Reading records back whole: a session's timeline (one snapshot) and restore
-//! pages (the account's live records in feed order).
+//! Reading records back whole: a session's timeline (one snapshot), records by id,
+//! and restore pages (the account's live records in feed order).
 
+use super::knowledge::{KNOWLEDGE_COLS, knowledge_row};
 use super::records::{
     OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, observation_row, session_row, summary_row,
 };
 use super::{AccountId, Storage, StorageError, read_snapshot};
 use solaria_shared::wire::{MachineName, RestorePage, WireRecord};
-use solaria_shared::{Observation, Session, Summary};
+use solaria_shared::{Knowledge, Observation, Session, Summary};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 
@@ -16,13 +17,16 @@ pub struct Timeline {
     pub session: Session,
     pub observations: Vec<Observation>,
     pub summary: Option<Summary>,
+    /// The knowledge recorded in the session (`Storage::knowledge_of_session`).
+    pub knowledge: Vec<Knowledge>,
     pub machines: Vec<MachineName>,
 }
 
 impl Storage {
-    /// The live session `id` of the account — or the session of the live observation
-    /// or summary `id` — with its live records, from one snapshot. `None` when the
-    /// account holds no such live record (another account's ids read as unknown).
+    /// The live session `id` of the account — or the session of the live observation,
+    /// summary or knowledge record `id` — with its live records, from one snapshot,
+    /// and the knowledge recorded in it. `None` when the account holds no such live
+    /// record (another account's ids read as unknown).
     pub async fn timeline(
         &self,
         account: AccountId,
@@ -42,6 +46,9 @@ impl Storage {
                 "SELECT session_id FROM memory_observations_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
                  UNION ALL
                  SELECT session_id FROM memory_summaries_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
+                 UNION ALL
+                 SELECT session_id FROM memory_knowledge
+                 WHERE account_id = $1 AND id = $2 AND NOT deleted AND session_id IS NOT NULL
                  LIMIT 1",
             )
             .bind(account.0)
@@ -90,9 +97,11 @@ impl Storage {
             _ => None,
         };
         tx.commit().await?;
+        let knowledge = self.knowledge_of_session(account, &session).await?;
         let mut ids = vec![session.meta.machine_id];
         ids.extend(observations.iter().map(|o| o.meta.machine_id));
         ids.extend(summary.iter().map(|s| s.meta.machine_id));
+        ids.extend(knowledge.iter().map(|k| k.meta.machine_id));
         let mut machines: Vec<MachineName> = self
             .machine_names(account, &ids)
             .await?
@@ -104,8 +113,75 @@ impl Storage {
             session,
             observations,
             summary,
+            knowledge,
             machines,
         }))
+    }
+
+    /// The live records of the account among `ids` (at most a page of them), of
+    /// every kind: observations, sessions, summaries, knowledge, in no set order.
+    pub async fn records_by_ids(
+        &self,
+        account: AccountId,
+        ids: &[Uuid],
+    ) -> Result<Vec<WireRecord>, StorageError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tables: [(&str, &str, super::records::Mapper); 4] = [
+            (
+                "memory_observations_remote",
+                OBSERVATION_COLS,
+                observation_row,
+            ),
+            ("memory_sessions", SESSION_COLS, session_row),
+            ("memory_summaries_remote", SUMMARY_COLS, summary_row),
+            ("memory_knowledge", KNOWLEDGE_COLS, knowledge_row),
+        ];
+        let mut tx = read_snapshot(self).await?;
+        let mut out = Vec::new();
+        for (table, cols, mapper) in tables {
+            let rows = sqlx::query(AssertSqlSafe(format!(
+                "SELECT {cols} FROM {table} WHERE account_id = $1 AND id = ANY($2) AND NOT deleted"
+            )))
+            .bind(account.0)
+            .bind(ids)
+            .fetch_all(&mut *tx)
+            .await?;
+            for r in &rows {
+                out.push(mapper(r)?);
+            }
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// The newest live summary of each of `sessions` (whose key points a session
+    /// read in full shows).
+    pub async fn summaries_of_sessions(
+        &self,
+        account: AccountId,
+        sessions: &[Uuid],
+    ) -> Result<Vec<Summary>, StorageError> {
+        if sessions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "SELECT DISTINCT ON (session_id) {SUMMARY_COLS} FROM memory_summaries_remote
+             WHERE account_id = $1 AND session_id = ANY($2) AND NOT deleted
+             ORDER BY session_id, created_at DESC, id DESC"
+        )))
+        .bind(account.0)
+        .bind(sessions)
+        .fetch_all(self.pool())
+        .await?;
+        let mut out = Vec::new();
+        for r in &rows {
+            if let WireRecord::Summary(s) = summary_row(r)? {
+                out.push(s);
+            }
+        }
+        Ok(out)
     }
 
     /// One page of the account's live records after feed position `since`, in feed

@@ -15,7 +15,9 @@ mod process;
 mod relayed;
 mod transcript;
 
-pub use relayed::{Captured, SpoolFile, capture_logged, capture_spool_file, handle_event};
+pub use relayed::{
+    Captured, SpoolFile, capture_logged, capture_spool_file, forget_spooled, handle_event,
+};
 
 use crate::config::{Config, Env, Paths};
 use crate::context;

@@ -9,7 +9,7 @@
 //! bus events (`session.created`, `session.idle`, …); this module knows their
 //! shapes. What it cannot use is an [`AdaptError`]: logged and dropped, exit 0.
 
-use super::payload::Payload;
+use super::payload::{JsonFault, Payload};
 use super::{HookError, StoreSlot};
 use crate::config::{Config, Env, Paths};
 use serde::Deserialize;
@@ -55,9 +55,9 @@ pub enum AdaptError {
     /// Nothing on stdin.
     #[error("empty payload on stdin")]
     Empty,
-    /// Not a JSON object.
+    /// Not a JSON object (where and why, never what: see [`JsonFault`]).
     #[error("payload is not a JSON object: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(#[from] JsonFault),
     /// No session id anywhere in the payload.
     #[error("{0} payload names no session")]
     NoSession(&'static str),
@@ -129,7 +129,7 @@ pub fn adapt(event: &str, bytes: &[u8]) -> Result<Action, AdaptError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(AdaptError::Empty);
     }
-    let env: Envelope = serde_json::from_slice(bytes)?;
+    let env: Envelope = serde_json::from_slice(bytes).map_err(JsonFault::from)?;
     let session_id = session_id(&env).ok_or(AdaptError::NoSession(name))?;
     let cwd = env
         .cwd
@@ -192,6 +192,11 @@ pub fn adapt(event: &str, bytes: &[u8]) -> Result<Action, AdaptError> {
 }
 
 /// The session id, wherever this event carries it.
+/// The OpenCode session an event's payload names, read as [`adapt`] reads it.
+pub fn session_of(bytes: &[u8]) -> Option<String> {
+    session_id(&serde_json::from_slice(bytes).ok()?)
+}
+
 fn session_id(env: &Envelope) -> Option<String> {
     let candidates = [
         env.session_id.as_deref(),

@@ -39,9 +39,39 @@ pub enum PayloadError {
     #[error("empty payload on stdin")]
     Empty,
     #[error("payload is not valid JSON: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(#[from] JsonFault),
     #[error("payload has no session_id")]
     NoSession,
+}
+
+/// Why a payload does not parse, and where, without a byte of it: serde_json's own
+/// message quotes the input (`invalid type: string "ghp_…", expected a boolean`),
+/// and a payload is prompts, commands and output not yet redacted, while the hook
+/// log keeps whatever it is given. Every payload parse error reaches the log as one
+/// of these (here and in `opencode.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} at line {line}, column {column} (the payload is not logged)")]
+pub struct JsonFault {
+    kind: &'static str,
+    line: usize,
+    column: usize,
+}
+
+impl From<serde_json::Error> for JsonFault {
+    fn from(e: serde_json::Error) -> JsonFault {
+        use serde_json::error::Category;
+        let kind = match e.classify() {
+            Category::Syntax => "a syntax error",
+            Category::Eof => "an unexpected end",
+            Category::Data => "a value of the wrong type or shape",
+            Category::Io => "a read error",
+        };
+        JsonFault {
+            kind,
+            line: e.line(),
+            column: e.column(),
+        }
+    }
 }
 
 /// Parses a payload; it must at least name its session.
@@ -49,7 +79,7 @@ pub fn parse(bytes: &[u8]) -> Result<Payload, PayloadError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(PayloadError::Empty);
     }
-    let payload: Payload = serde_json::from_slice(bytes)?;
+    let payload: Payload = serde_json::from_slice(bytes).map_err(JsonFault::from)?;
     if payload.session_id.trim().is_empty() {
         return Err(PayloadError::NoSession);
     }
@@ -78,5 +108,37 @@ mod tests {
             Err(PayloadError::NoSession)
         ));
         assert!(matches!(parse(b"[1,2]"), Err(PayloadError::Json(_))));
+    }
+
+    #[test]
+    fn a_parse_error_says_what_and_where_but_quotes_nothing() {
+        let token = format!("ghp_{}", "FAKEfake0123".repeat(3));
+        for (bytes, kind) in [
+            // A value of the wrong type: serde_json's message would quote it.
+            (
+                format!(r#"{{"session_id": "s", "is_interrupt": "{token}"}}"#),
+                "a value of the wrong type or shape at line 1",
+            ),
+            (
+                format!(r#"{{"session_id": 7, "prompt": "{token}"}}"#),
+                "a value of the wrong type or shape at line 1",
+            ),
+            (
+                format!("{{\"prompt\": \"{token}\" \"x\"}}"),
+                "a syntax error at line 1",
+            ),
+            (
+                format!("{{\"prompt\": \"{token}"),
+                "an unexpected end at line 1",
+            ),
+        ] {
+            let Err(e) = parse(bytes.as_bytes()) else {
+                panic!("refused: {bytes}")
+            };
+            let message = e.to_string();
+            assert!(message.contains(kind), "{message}");
+            assert!(!message.contains("FAKEfake"), "{message}");
+            assert!(!message.contains("session_id"), "{message}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! thread (`crate::relay::capturer`) and a hook process's drain (`process.rs`) both
 //! capture spool files here, so the two agree on what stays and what goes.
 
-use super::{HookError, StoreSlot, handle, log_line, opencode};
+use super::{HookError, StoreSlot, handle, log_line, opencode, payload};
 use crate::config::{Config, Paths};
 use solaria_hook::protocol::{Event, HookEvent};
 use solaria_hook::spool::{Spool, SpoolError, Spooled};
@@ -131,4 +131,37 @@ pub fn capture_spool_file(
             SpoolFile::Dropped
         }
     }
+}
+
+/// Removes the events of agent session `agent_session` of `agent` (`claude-code`,
+/// `opencode`) that wait in the spool of `paths`' data dir, never captured (the
+/// store was held or refused them, or no daemon ran since): `solaria forget` of
+/// that session, since each file is a payload as the agent sent it, before
+/// redaction. A payload names its session as its capture reads it. How many.
+pub fn forget_spooled(
+    paths: &Paths,
+    runtime_dir: Option<&Path>,
+    agent: &str,
+    agent_session: &str,
+) -> usize {
+    let of_the_session = |file: &Path| {
+        Spool::read(file).is_ok_and(|spooled| {
+            let named = match &spooled.event {
+                Event::ClaudeCode(_) => payload::parse(&spooled.payload)
+                    .ok()
+                    .map(|p| (super::AGENT, p.session_id)),
+                Event::OpenCode(_) => {
+                    opencode::session_of(&spooled.payload).map(|s| (opencode::AGENT, s))
+                }
+            };
+            named.is_some_and(|(a, s)| a == agent && s == agent_session)
+        })
+    };
+    let mut removed = 0;
+    for file in Spool::events(&paths.data_dir, runtime_dir) {
+        if of_the_session(&file) && std::fs::remove_file(&file).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }

@@ -2,9 +2,8 @@
 //! (what `solaria serve` does in the background).
 
 use solaria_edge::app::App;
-use solaria_edge::semantic::{self, PassOptions};
-use solaria_shared::UnixMillis;
-use std::time::{Duration, Instant};
+use solaria_edge::ops::maintenance;
+use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -18,43 +17,12 @@ pub struct Args {
 
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
-        let model = semantic::load_model(&app.config, &app.paths)?.ok_or_else(|| {
-            anyhow::anyhow!(
-                "no embedding model in {}: run `solaria model install` first",
-                semantic::model_dir(&app.config, &app.paths).display()
-            )
-        })?;
-        let mut store = app.store()?;
-        if self.all {
-            // Records past the embeddings' retention left the queue without a vector.
-            solaria_edge::store::vectors::queue_missing(&mut store)?;
-        }
-        let started = Instant::now();
-        let options = PassOptions {
-            batch: app.config.search.embed_batch,
-            embed_since: if self.all {
-                UnixMillis(i64::MIN)
-            } else {
-                semantic::embed_since(&app.config, UnixMillis::now())
-            },
-            budget: Duration::from_secs(self.budget.unwrap_or(u64::MAX / 4)),
-        };
-        let report = semantic::run_pass(&mut store, &model, options, |r| {
+        let budget = self.budget.map(Duration::from_secs);
+        let report = maintenance::embed(app, self.all, budget, |r| {
             eprint!("\r{} embedded, {} removed…", r.embedded, r.removed);
         })?;
         eprintln!();
-        if report.rebuilt {
-            println!(
-                "the model changed: the old vectors were discarded and every record re-queued"
-            );
-        }
-        println!(
-            "{} vector(s) made, {} removed in {:.1} s; {} record(s) still waiting",
-            report.embedded,
-            report.removed,
-            started.elapsed().as_secs_f64(),
-            report.remaining
-        );
+        print!("{}", report.text());
         Ok(())
     }
 }

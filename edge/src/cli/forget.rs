@@ -1,6 +1,7 @@
 //! `solaria forget`: tombstones for a record, a session or a project.
 
 use solaria_edge::app::App;
+use solaria_edge::capture::forget_spooled;
 use solaria_edge::ops::forget::forget;
 use solaria_edge::store::retention::ForgetTarget;
 
@@ -25,7 +26,15 @@ impl Args {
             (_, _, Some(p)) => ForgetTarget::Project(p),
             _ => anyhow::bail!("say what to forget: an ID, --session ID or --project NAME"),
         };
-        let counts = forget(app, &target)?;
+        let forgotten = forget(app, &target, |session| {
+            forget_spooled(
+                &app.paths,
+                app.runtime_dir.as_deref(),
+                &session.agent,
+                &session.agent_session_id,
+            )
+        })?;
+        let counts = forgotten.records;
         println!(
             "Forgot {} record(s): {} observation(s), {} summar(y/ies), {} session(s), {} decision(s)/memor(y/ies)/other knowledge. \
              Their content is erased here; the deletion reaches other machines at the next sync.",
@@ -35,6 +44,12 @@ impl Args {
             counts.sessions,
             counts.knowledge
         );
+        if forgotten.spooled > 0 {
+            println!(
+                "Removed {} event(s) of the session that were waiting to be captured (the hooks' spool).",
+                forgotten.spooled
+            );
+        }
         Ok(())
     }
 }

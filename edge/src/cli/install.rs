@@ -5,6 +5,7 @@ use solaria_edge::config::Env;
 use solaria_edge::install::claude_code::{self, Scope, Target};
 use solaria_edge::install::opencode;
 use solaria_edge::install::service::{self, InstallOutcome};
+use solaria_hook::spool;
 use std::path::Path;
 
 /// The agents SOLARIA can be wired into.
@@ -181,17 +182,47 @@ impl UninstallArgs {
         } else {
             uninstall_claude_code(env, self.scope)?;
         }
-        // The service serves every agent: it goes with the last user-scope install.
-        if self.scope == Scope::User
-            && !other_agent_installed(env, self.agent)
-            && let Some(unit) = service::uninstall(env)?
-        {
-            println!(
-                "Stopped the background service and removed {}.",
-                unit.display()
-            );
+        // The service serves every agent: it goes with the last user-scope install,
+        // and so does the hooks' spool, which no hook writes to after that and no
+        // daemon captures from. While another agent is installed its hooks spool
+        // there and the daemon captures from it: removing it would drop their events.
+        if self.scope == Scope::User && !other_agent_installed(env, self.agent) {
+            if let Some(unit) = service::uninstall(env)? {
+                println!(
+                    "Stopped the background service and removed {}.",
+                    unit.display()
+                );
+            }
+            remove_spool(env);
         }
         Ok(())
+    }
+}
+
+/// Removes the hooks' spool of the data dir (events never captured, as the agents
+/// sent them, before redaction); left to a `solaria serve` that still runs, which
+/// captures and removes them. Says what became of it; a failure does not fail the
+/// uninstall.
+fn remove_spool(env: &Env) {
+    let (_, paths, _) = solaria_edge::config::load_lenient(env);
+    let runtime_dir = env.xdg_runtime_dir.as_deref();
+    let Some(dir) = spool::location(&paths.data_dir, runtime_dir) else {
+        return;
+    };
+    match spool::Spool::remove(&paths.data_dir, runtime_dir) {
+        Ok(Some(0)) => {}
+        Ok(Some(n)) => println!(
+            "Removed the hooks' spool {}: {n} event(s) that were never captured.",
+            dir.display()
+        ),
+        Ok(None) => println!(
+            "The hooks' spool {} is left to the `solaria serve` still running, which captures what waits there; stop it and run this again to remove it.",
+            dir.display()
+        ),
+        Err(e) => eprintln!(
+            "Could not remove the hooks' spool {}: {e}. It is in memory and goes at the next reboot, or remove it yourself.",
+            dir.display()
+        ),
     }
 }
 

@@ -9,7 +9,6 @@ use solaria_edge::ops::knowledge::{
 };
 use solaria_edge::ops::{OpError, input};
 use solaria_edge::present::Reader;
-use solaria_edge::present::knowledge::{IterationPage, KnowledgeList, WrittenPage};
 use solaria_shared::knowledge::{Band, Confidence, Impact, IterationKind, LinkKind, MemoryType};
 use solaria_shared::{KnowledgeKind, UnixMillis};
 use std::io::{BufRead, IsTerminal, Write};
@@ -122,10 +121,7 @@ pub struct DecideArgs {
 impl DecideArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let written = ops::log_decision(app, &self.fields.request()?)?;
-        let page = WrittenPage {
-            record: written.record,
-            touched: written.touched,
-        };
+        let page = ops::page(app, written)?;
         super::print(self.json, &page, || page.text(person()))
     }
 }
@@ -195,10 +191,7 @@ pub struct RememberArgs {
 impl RememberArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let written = ops::remember(app, &self.fields.request()?)?;
-        let page = WrittenPage {
-            record: written.record,
-            touched: written.touched,
-        };
+        let page = ops::page(app, written)?;
         super::print(self.json, &page, || page.text(person()))
     }
 }
@@ -228,17 +221,18 @@ impl ListArgs {
         kinds: Vec<KnowledgeKind>,
         band: Option<Band>,
     ) -> anyhow::Result<()> {
-        let records = ops::list(
+        let page = ops::listing(
             app,
             &ListRequest {
                 project: self.project,
                 kinds,
                 all: self.all,
                 band,
+                query: None,
                 limit: self.limit,
             },
+            what,
         )?;
-        let page = KnowledgeList { what, records };
         super::print(self.json, &page.records, || page.text(person()))
     }
 
@@ -343,10 +337,7 @@ impl SupersedeArgs {
             None => Replacement::Decision(self.fields.request()?),
         };
         let written = ops::supersede(app, &self.id, &replacement)?;
-        let page = WrittenPage {
-            record: written.record,
-            touched: written.touched,
-        };
+        let page = ops::page(app, written)?;
         super::print(self.json, &page, || page.text(person()))
     }
 }
@@ -368,10 +359,7 @@ pub struct ConfirmArgs {
 impl ConfirmArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let written = ops::confirm(app, &self.id, self.content)?;
-        let page = WrittenPage {
-            record: written.record,
-            touched: written.touched,
-        };
+        let page = ops::page(app, written)?;
         super::print(self.json, &page, || page.text(person()))
     }
 }
@@ -396,10 +384,7 @@ pub struct LinkArgs {
 impl LinkArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let written = ops::link(app, &self.from, self.relation, &self.to, &self.note)?;
-        let page = WrittenPage {
-            record: written.record,
-            touched: written.touched,
-        };
+        let page = ops::page(app, written)?;
         super::print(self.json, &page, || {
             format!("Linked {} {} {}\n", self.from, self.relation, self.to)
         })
@@ -470,10 +455,7 @@ impl IterationArgs {
                     &title.join(" "),
                     &description,
                 )?;
-                let page = WrittenPage {
-                    record: w.record,
-                    touched: w.touched,
-                };
+                let page = ops::page(app, w)?;
                 super::print(json, &page, || page.text(person()))
             }
             IterationAction::Complete {
@@ -490,19 +472,11 @@ impl IterationArgs {
                     abandoned,
                     &note,
                 )?;
-                let page = WrittenPage {
-                    record: w.record,
-                    touched: w.touched,
-                };
+                let page = ops::page(app, w)?;
                 super::print(json, &page, || page.text(person()))
             }
             IterationAction::Show { id, project, json } => {
-                let view = ops::get_iteration(app, &Scope { project }, id.as_deref())?;
-                let page = IterationPage {
-                    iteration: view.iteration,
-                    members: view.members,
-                    sessions: view.sessions,
-                };
+                let page = ops::get_iteration(app, &Scope { project }, id.as_deref())?;
                 super::print(json, &page, || page.text(person()))
             }
         }

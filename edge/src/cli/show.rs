@@ -16,7 +16,11 @@ pub struct Args {
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let page = records::get(app, &self.ids)?;
-        super::print(self.json, &page.records, || page.text())?;
+        super::print(self.json, &page.records, || {
+            page.text(solaria_edge::present::Reader::Person {
+                now: solaria_shared::UnixMillis::now(),
+            })
+        })?;
         if !page.missing.is_empty() {
             anyhow::bail!(solaria_edge::ops::OpError::NotFound(page.missing));
         }

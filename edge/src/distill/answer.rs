@@ -1,10 +1,12 @@
 //! Reads the summarizer's answer: one JSON object (a code fence around it, or
 //! Claude Code's `--output-format json` envelope, is taken off) with a non-empty
-//! `summary`, optional `key_points`, and `decisions` and `memories` proposals.
-//! Anything else is refused with the reason; unknown keys are ignored. Every text
-//! is redacted and bounded here, before anything is stored.
+//! `summary`, optional `key_points`, and `decisions` and `memories` proposals, no
+//! longer than `max_answer_tokens`. Anything else is refused with the reason;
+//! unknown keys are ignored. Every text is redacted and bounded here, before
+//! anything is stored. Also what an answer reports it cost (`usage`).
 
 use serde::Deserialize;
+use solaria_shared::context::estimate_tokens;
 use solaria_shared::knowledge::MemoryType;
 use solaria_shared::redact::redact;
 
@@ -25,6 +27,10 @@ pub enum AnswerError {
     NotJson(String, String),
     #[error("the answer does not have the expected shape: {0}")]
     Shape(String),
+    #[error(
+        "the answer is about {tokens} tokens, more than the {max} allowed ([summarizer] max_answer_tokens); it was not read"
+    )]
+    TooLong { tokens: u64, max: u64 },
 }
 
 /// A decision the model read in the session.
@@ -80,8 +86,12 @@ struct RawMemory {
     text: String,
 }
 
-/// Reads `text` (a program's output or the API's text) as an answer.
-pub fn parse(text: &str) -> Result<Answer, AnswerError> {
+/// Reads `text` (a program's output or the API's text) as an answer of at most
+/// about `max_tokens` tokens (four characters each): the API is asked for no more,
+/// but a program, or an endpoint that ignores `max_tokens`, may send more, and the
+/// caps reserved only that much. The envelope of Claude Code around it is not
+/// counted, only the answer inside.
+pub fn parse(text: &str, max_tokens: u64) -> Result<Answer, AnswerError> {
     let body = unfence(text.trim());
     if body.is_empty() {
         return Err(AnswerError::Empty);
@@ -89,9 +99,16 @@ pub fn parse(text: &str) -> Result<Answer, AnswerError> {
     let value: serde_json::Value = serde_json::from_str(body)
         .map_err(|e| AnswerError::NotJson(e.to_string(), redact(&cut(body, 60)).into_owned()))?;
     let value = match unwrap_envelope(&value)? {
-        Some(inner) => return parse(&inner),
+        Some(inner) => return parse(&inner, max_tokens),
         None => value,
     };
+    let tokens = estimate_tokens(body) as u64;
+    if tokens > max_tokens {
+        return Err(AnswerError::TooLong {
+            tokens,
+            max: max_tokens,
+        });
+    }
     if !value.is_object() {
         return Err(AnswerError::Shape("not an object".into()));
     }
@@ -134,6 +151,32 @@ pub fn parse(text: &str) -> Result<Answer, AnswerError> {
         decisions,
         memories,
     })
+}
+
+/// The tokens a program's answer says were spent, when it says: the `usage` of
+/// Claude Code's envelope, or of the answer object itself, read as the Messages
+/// API's ([`usage_tokens`]).
+pub fn reported_tokens(text: &str) -> Option<u64> {
+    let value: serde_json::Value = serde_json::from_str(unfence(text.trim())).ok()?;
+    usage_tokens(value.get("usage")?)
+}
+
+/// Every token a `usage` object of the Messages API reports: input and output,
+/// and the prompt cache's writes and reads, which are spent too (a run of `claude
+/// -p` reads thousands of cached tokens of its own prompt). `None` when it
+/// reports none of them.
+pub fn usage_tokens(usage: &serde_json::Value) -> Option<u64> {
+    const SPENT: [&str; 4] = [
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ];
+    let counts: Vec<u64> = SPENT
+        .iter()
+        .filter_map(|field| usage.get(field)?.as_u64())
+        .collect();
+    (!counts.is_empty()).then(|| counts.iter().fold(0u64, |sum, n| sum.saturating_add(*n)))
 }
 
 /// The text inside a Markdown code fence, or `text` itself.
@@ -191,6 +234,10 @@ fn items(list: Vec<String>, max: usize) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn read(text: &str) -> Result<Answer, AnswerError> {
+        parse(text, 1_024)
+    }
+
     #[test]
     fn a_good_answer_is_read_and_redacted() {
         let key = "ghp_".to_string() + &"a1B2".repeat(9);
@@ -199,7 +246,7 @@ mod tests {
              \"decisions\": [{{\"title\": \"Retry\", \"chosen\": \"once\", \"alternatives\": [\"never\"]}}],\
              \"memories\": [{{\"type\": \"preference\", \"text\": \"likes small diffs\"}}], \"extra\": 1}}\n```"
         );
-        let a = parse(&text).expect("accepted");
+        let a = parse(&text, 1_024).expect("accepted");
         assert!(a.summary.starts_with("Fixed the refresh with"));
         assert!(!a.summary.contains(&key), "{}", a.summary);
         assert_eq!(a.decisions[0].alternatives, vec!["never"]);
@@ -208,22 +255,22 @@ mod tests {
 
     #[test]
     fn garbage_and_wrong_shapes_are_refused_with_a_reason() {
-        assert_eq!(parse("  "), Err(AnswerError::Empty));
+        assert_eq!(read("  "), Err(AnswerError::Empty));
         assert!(matches!(
-            parse("I cannot do that"),
+            read("I cannot do that"),
             Err(AnswerError::NotJson(..))
         ));
-        assert!(matches!(parse("[1, 2]"), Err(AnswerError::Shape(_))));
+        assert!(matches!(read("[1, 2]"), Err(AnswerError::Shape(_))));
         assert!(matches!(
-            parse(r#"{"summary": ""}"#),
+            read(r#"{"summary": ""}"#),
             Err(AnswerError::Shape(_))
         ));
         assert!(matches!(
-            parse(r#"{"sumary": "x"}"#),
+            read(r#"{"sumary": "x"}"#),
             Err(AnswerError::Shape(_))
         ));
         let bad_type = r#"{"summary": "x", "memories": [{"type": "gossip", "text": "t"}]}"#;
-        let Err(AnswerError::Shape(why)) = parse(bad_type) else {
+        let Err(AnswerError::Shape(why)) = read(bad_type) else {
             panic!("refused")
         };
         assert!(
@@ -236,12 +283,51 @@ mod tests {
     fn claude_code_json_output_is_unwrapped() {
         let inner = r#"{"summary": "done"}"#;
         let outer = serde_json::json!({"type": "result", "is_error": false, "result": inner});
-        assert_eq!(parse(&outer.to_string()).expect("ok").summary, "done");
+        assert_eq!(
+            parse(&outer.to_string(), 1_024).expect("ok").summary,
+            "done"
+        );
         let failed =
             serde_json::json!({"type": "result", "is_error": true, "result": "rate limited"});
         assert!(matches!(
-            parse(&failed.to_string()),
+            parse(&failed.to_string(), 1_024),
             Err(AnswerError::Shape(_))
         ));
+    }
+
+    #[test]
+    fn an_answer_longer_than_allowed_is_refused_and_the_envelope_does_not_count() {
+        let long = serde_json::json!({"summary": "x".repeat(900)}).to_string();
+        assert_eq!(
+            parse(&long, 200),
+            Err(AnswerError::TooLong {
+                tokens: 229,
+                max: 200
+            })
+        );
+        assert!(parse(&long, 229).is_ok());
+        let inner = r#"{"summary": "done"}"#;
+        let outer = serde_json::json!({"type": "result", "is_error": false, "result": inner,
+            "session_id": "x".repeat(400)});
+        assert!(
+            parse(&outer.to_string(), 10).is_ok(),
+            "only the answer counts"
+        );
+    }
+
+    #[test]
+    fn usage_is_read_from_the_envelope_or_the_answer_with_the_cache_counted() {
+        let envelope = serde_json::json!({"type": "result", "result": "{}", "usage": {
+            "input_tokens": 4, "output_tokens": 300,
+            "cache_creation_input_tokens": 5_000, "cache_read_input_tokens": 12_000,
+            "service_tier": "standard"}});
+        assert_eq!(reported_tokens(&envelope.to_string()), Some(17_304));
+        let answer = r#"```json
+{"summary": "x", "usage": {"input_tokens": 10, "output_tokens": 5}}
+```"#;
+        assert_eq!(reported_tokens(answer), Some(15));
+        assert_eq!(reported_tokens(r#"{"summary": "x"}"#), None);
+        assert_eq!(reported_tokens(r#"{"usage": {"total": 3}}"#), None);
+        assert_eq!(reported_tokens("not json"), None);
     }
 }

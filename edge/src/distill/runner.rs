@@ -1,9 +1,11 @@
 //! Calling the summarizer: a program (the prompt on its stdin, the answer on its
 //! stdout, stopped with its whole process group at the timeout) or the Anthropic
 //! Messages API. Each returns the answer's text and the tokens spent: the API's own
-//! `usage`, or for a program an estimate from characters (prompt and answer at
-//! about four characters per token), since a program reports nothing.
+//! `usage`; for a program, the `usage` its answer reports (`claude -p
+//! --output-format json` does), else an estimate from characters (prompt and
+//! answer at about four characters per token).
 
+use super::answer;
 use crate::config::{NO_CAPTURE_VAR, SummarizerApi, SummarizerConfig};
 use solaria_shared::context::estimate_tokens;
 use solaria_shared::redact::redact;
@@ -175,7 +177,7 @@ pub fn run_command(
         std::thread::sleep(Duration::from_millis(50));
     };
     let text = read_bounded(&files.out)?;
-    let spent = prompt_tokens + estimate_tokens(&text) as u64;
+    let (spent, counted) = command_cost(prompt_tokens, &text);
     if !status.success() {
         let stderr = read_bounded(&files.err).unwrap_or_default();
         let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
@@ -194,8 +196,20 @@ pub fn run_command(
     Ok(Reply {
         text,
         tokens: spent,
-        counted: false,
+        counted,
     })
+}
+
+/// What a program's run cost: the tokens its answer reports, but never fewer than
+/// the estimate of what went to it and came back, since the answer is partly the
+/// model's own text, which a session it reads could talk into reporting nothing.
+/// Whether that is the program's count.
+fn command_cost(prompt_tokens: u64, answer_text: &str) -> (u64, bool) {
+    let estimate = prompt_tokens + estimate_tokens(answer_text) as u64;
+    match answer::reported_tokens(answer_text) {
+        Some(reported) if reported >= estimate => (reported, true),
+        _ => (estimate, false),
+    }
 }
 
 fn read_bounded(path: &Path) -> std::io::Result<String> {
@@ -275,15 +289,10 @@ fn call_anthropic(
                 .join("")
         })
         .unwrap_or_default();
-    let usage = |field: &str| {
-        value
-            .pointer(&format!("/usage/{field}"))
-            .and_then(|n| n.as_u64())
-    };
-    let (tokens, counted) = match (usage("input_tokens"), usage("output_tokens")) {
-        (Some(i), Some(o)) => (i + o, true),
+    let (tokens, counted) = match value.get("usage").and_then(answer::usage_tokens) {
+        Some(n) => (n, true),
         // No usage: the estimate, as for a program.
-        _ => (
+        None => (
             estimate_tokens(prompt) as u64 + estimate_tokens(&text) as u64,
             false,
         ),
@@ -315,6 +324,7 @@ mod tests {
         .expect("runs");
         assert_eq!(r.text, "HELLO");
         assert_eq!(r.tokens, 4, "5 + 5 characters, about 2 + 2 tokens");
+        assert!(!r.counted);
         assert!(
             std::fs::read_dir(dir.path()).expect("dir").next().is_none(),
             "its files are gone"
@@ -351,5 +361,26 @@ mod tests {
         )
         .expect_err("no such program");
         assert!(matches!(e, RunError::Spawn { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_programs_reported_usage_counts_but_never_below_the_estimate() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let answer = r#"{"type": "result", "result": "{}", "usage": {"input_tokens": 90000, "output_tokens": 10}}"#;
+        let r = run_command(
+            &sh(&format!("cat >/dev/null; echo '{answer}'")),
+            "hello",
+            dir.path(),
+            Duration::from_secs(10),
+        )
+        .expect("runs");
+        assert_eq!((r.tokens, r.counted), (90_010, true));
+        // An answer reporting less than plainly went out and came back.
+        let prompt = "p".repeat(4_000);
+        let (tokens, counted) = command_cost(
+            estimate_tokens(&prompt) as u64,
+            r#"{"summary": "x", "usage": {"input_tokens": 0, "output_tokens": 0}}"#,
+        );
+        assert_eq!((tokens, counted), (1_017, false));
     }
 }

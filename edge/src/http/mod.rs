@@ -9,13 +9,15 @@
 //! `{"error": message, "code": code}` with a status that says whose fault it was;
 //! no input makes the server panic, and the token is never logged.
 //!
-//! Files: this one starts the server and routes; `token.rs` keeps the bearer token
-//! and checks it; `memory.rs` answers search, timeline and context; `status.rs`
-//! health, stats, status and the sync trigger; `error.rs` the error answers;
-//! `private_file.rs` writes the 0600 files. Each endpoint parses its parameters
+//! Files: this one starts the server and routes; `host.rs` refuses a `Host` other
+//! than its loopback names (DNS rebinding), before anything else; `token.rs` keeps
+//! the bearer token and checks it; `memory.rs` answers search, timeline and
+//! context; `status.rs` health, stats, status and the sync trigger; `error.rs` the
+//! error answers; `private_file.rs` writes the 0600 files. Each endpoint parses its parameters
 //! into an operation's request (`crate::ops`) and answers its result as JSON.
 
 mod error;
+mod host;
 mod memory;
 mod private_file;
 mod status;
@@ -215,5 +217,7 @@ fn router(state: ApiState) -> Router {
         .fallback(error::no_route)
         .method_not_allowed_fallback(error::wrong_method)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        // Outermost: a foreign Host is refused before any route, token or body.
+        .layer(middleware::from_fn(host::require_loopback_host))
         .with_state(state)
 }

@@ -1,6 +1,8 @@
 //! The knowledge tools of the MCP server: record decisions and memories, supersede
 //! and link them, run iterations, and ask why. Each parses its arguments into an
 //! operation's request (`crate::ops::knowledge`) and answers with cited lines.
+//! `memory_decisions` and `memory_get_iteration` take the central service's
+//! arguments (`solaria_shared::mcp`) and answer in its layout.
 
 use super::Memory;
 use crate::ops::knowledge::{
@@ -9,7 +11,6 @@ use crate::ops::knowledge::{
 };
 use crate::ops::{OpError, input};
 use crate::present::Reader;
-use crate::present::knowledge::{IterationPage, KnowledgeList, WrittenPage};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData as McpError, tool, tool_router};
@@ -17,6 +18,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
 use solaria_shared::knowledge::{Band, KnowledgeKind};
+use solaria_shared::mcp::{
+    DECISIONS_DEFAULT_LIMIT, DECISIONS_MAX_LIMIT, DecisionsParams, IterationParams,
+};
 
 /// `memory_log_decision` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -146,20 +150,6 @@ pub struct LinkParams {
     pub note: Option<String>,
 }
 
-/// `memory_decisions` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DecisionsParams {
-    /// Only this project (name, key, `owner/repo`, or a path inside it).
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Superseded and retracted decisions too (default false: those that stand).
-    #[serde(default)]
-    pub all: Option<bool>,
-    /// Most decisions (default 50).
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
-
 /// `memory_why` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WhyParams {
@@ -170,16 +160,6 @@ pub struct WhyParams {
     /// Most decisions and memories (default 5).
     #[serde(default)]
     pub limit: Option<usize>,
-}
-
-/// `memory_get_iteration` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct IterationParams {
-    /// The iteration (`[I#…]`); default: the project's active one, else its latest.
-    #[serde(default)]
-    pub id: Option<String>,
-    #[serde(default)]
-    pub project: Option<String>,
 }
 
 /// `memory_start_iteration` arguments.
@@ -230,33 +210,36 @@ pub struct CommitParams {
     pub project: Option<String>,
 }
 
-/// A listing of one kind (and confidence band), one cited line per record.
-fn listed(
+/// The records of one kind (and confidence band) a `DecisionsParams` asks for:
+/// standing ones (all with `all`), matching `query` when given.
+fn listing(
     app: &crate::app::App,
     p: DecisionsParams,
     what: &'static str,
     kind: KnowledgeKind,
     band: Option<Band>,
-) -> Result<String, OpError> {
-    let records = ops::list(
+) -> Result<crate::present::knowledge::KnowledgeList, OpError> {
+    ops::listing(
         app,
         &ListRequest {
             project: input::given(p.project),
             kinds: vec![kind],
             all: p.all.unwrap_or(false),
             band,
-            limit: p.limit.unwrap_or(50),
+            query: input::given(p.query),
+            limit: input::bounded(
+                "limit",
+                p.limit,
+                DECISIONS_DEFAULT_LIMIT,
+                1..=DECISIONS_MAX_LIMIT,
+            )?,
         },
-    )?;
-    Ok(KnowledgeList { what, records }.text(Reader::Agent))
+        what,
+    )
 }
 
-fn written(w: ops::Written) -> String {
-    WrittenPage {
-        record: w.record,
-        touched: w.touched,
-    }
-    .text(Reader::Agent)
+fn written(app: &crate::app::App, w: ops::Written) -> Result<String, OpError> {
+    Ok(ops::page(app, w)?.text(Reader::Agent))
 }
 
 #[tool_router(router = knowledge_router, vis = "pub(super)")]
@@ -273,7 +256,7 @@ implements it to link the commit)."
         &self,
         Parameters(p): Parameters<DecisionParams>,
     ) -> Result<CallToolResult, McpError> {
-        self.blocking(move |app| Ok(written(ops::log_decision(app, &p.request()?)?)))
+        self.blocking(move |app| written(app, ops::log_decision(app, &p.request()?)?))
             .await
     }
 
@@ -287,7 +270,7 @@ of a memory. Do not store secrets. Returns the memory's citation [M#id]."
         &self,
         Parameters(p): Parameters<RememberParams>,
     ) -> Result<CallToolResult, McpError> {
-        self.blocking(move |app| Ok(written(ops::remember(app, &p.request()?)?)))
+        self.blocking(move |app| written(app, ops::remember(app, &p.request()?)?))
             .await
     }
 
@@ -311,7 +294,7 @@ readable, marked superseded and pointing to the new one."
                     ));
                 }
             };
-            Ok(written(ops::supersede(app, &p.id, &replacement)?))
+            written(app, ops::supersede(app, &p.id, &replacement)?)
         })
         .await
     }
@@ -328,7 +311,10 @@ on either)."
         self.blocking(move |app| {
             let relation = input::parsed("relation", Some(p.relation))?.unwrap_or_default();
             let w = ops::link(app, &p.from, relation, &p.to, &p.note.unwrap_or_default())?;
-            Ok(format!("Linked {} {relation} {}\n", p.from.trim(), p.to.trim()) + &written(w))
+            Ok(
+                format!("Linked {} {relation} {}\n", p.from.trim(), p.to.trim())
+                    + &written(app, w)?,
+            )
         })
         .await
     }
@@ -359,16 +345,21 @@ to link an existing commit to decisions. Recording the same sha twice changes no
     }
 
     #[tool(
-        description = "The decisions that stand (or all of them with `all`), newest first, one line each: \
-[D#id], time, title, the option chosen and why. For one decision in full (context, alternatives, the commits \
-implementing it), pass its [D#id] to memory_get_observations; to find decisions by topic, use memory_why."
+        description = "The decisions recorded on this machine and pulled from the others, each in full: [D#id], \
+time, machine, project, status, title, context, the option chosen, the alternatives set aside, rationale and \
+supersession. Those that stand, newest first, unless `all` is true; `project` keeps one project; `query` keeps \
+those matching some words, best match first. For the commits and records linked to one, pass its [D#id] to \
+memory_get_observations; memory_why searches decisions and memories by topic."
     )]
     async fn memory_decisions(
         &self,
         Parameters(p): Parameters<DecisionsParams>,
     ) -> Result<CallToolResult, McpError> {
-        self.blocking(move |app| listed(app, p, "decisions", KnowledgeKind::Decision, None))
-            .await
+        self.blocking(move |app| {
+            let list = listing(app, p, "decisions", KnowledgeKind::Decision, None)?;
+            Ok(list.full_text(Reader::Agent))
+        })
+        .await
     }
 
     #[tool(
@@ -403,13 +394,14 @@ about when relevant; and memories inferred but not confirmed when `unconfirmed` 
         Parameters(p): Parameters<DecisionsParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
-            listed(
+            let list = listing(
                 app,
                 p,
                 "open questions",
                 KnowledgeKind::Memory,
                 Some(Band::OpenQuestion),
-            )
+            )?;
+            Ok(list.text(Reader::Agent))
         })
         .await
     }
@@ -423,19 +415,14 @@ decisions, commits and events in order. Without `id`: the project's active itera
         Parameters(p): Parameters<IterationParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
-            let view = ops::get_iteration(
+            let page = ops::get_iteration(
                 app,
                 &Scope {
                     project: input::given(p.project),
                 },
                 p.id.as_deref(),
             )?;
-            Ok(IterationPage {
-                iteration: view.iteration,
-                members: view.members,
-                sessions: view.sessions,
-            }
-            .text(Reader::Agent))
+            Ok(page.text(Reader::Agent))
         })
         .await
     }
@@ -451,7 +438,7 @@ work on a git branch other than main belongs to the branch's iteration.)"
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
             let kind = input::parsed("kind", p.kind)?.unwrap_or_default();
-            Ok(written(ops::start_iteration(
+            let w = ops::start_iteration(
                 app,
                 &Scope {
                     project: input::given(p.project),
@@ -459,7 +446,8 @@ work on a git branch other than main belongs to the branch's iteration.)"
                 kind,
                 &p.title,
                 &p.description.unwrap_or_default(),
-            )?))
+            )?;
+            written(app, w)
         })
         .await
     }
@@ -473,7 +461,7 @@ with a note on what came of it."
         Parameters(p): Parameters<CompleteIterationParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
-            Ok(written(ops::complete_iteration(
+            let w = ops::complete_iteration(
                 app,
                 &Scope {
                     project: input::given(p.project),
@@ -481,7 +469,8 @@ with a note on what came of it."
                 p.id.as_deref(),
                 p.abandoned.unwrap_or(false),
                 &p.note.unwrap_or_default(),
-            )?))
+            )?;
+            written(app, w)
         })
         .await
     }

@@ -5,6 +5,10 @@
 //! (`[O#id]`, `[S#session]`, time, machine) so the agent answers with evidence.
 //! Failures a caller can fix (bad arguments, unknown ids, no server) are tool
 //! errors (`isError: true`) with a clear message; the server never dies of them.
+//!
+//! The read tools take the arguments the central service's `/mcp` takes
+//! (`solaria_shared::mcp`) and answer in the same layout (`solaria_shared::render`),
+//! in this machine's local time.
 
 mod knowledge;
 
@@ -16,12 +20,21 @@ use crate::present::Reader;
 use crate::store::search::SearchQuery;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
-use schemars::JsonSchema;
-use serde::Deserialize;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, InitializeRequestParams, InitializeResult,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router,
+};
 use solaria_shared::UnixMillis;
-use std::sync::Arc;
+use solaria_shared::knowledge::WrittenBy;
+use solaria_shared::mcp::{
+    ContextParams, GetObservationsParams, SearchParams, TimelineParams, central_mode,
+};
+use solaria_shared::render::DataBlock;
+use std::sync::{Arc, OnceLock};
 
 /// What the server tells the agent at `initialize`.
 const INSTRUCTIONS: &str = "SOLARIA Memory: what was done in past coding sessions on this machine \
@@ -59,89 +72,13 @@ pub fn serve(app: App) -> Result<(), ServeError> {
 #[error("the MCP server failed: {0}")]
 pub struct ServeError(String);
 
-/// `memory_search` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SearchParams {
-    /// What to look for: a few keywords. Any text is valid (operators and punctuation are searched as text).
-    pub query: String,
-    /// Only this project: its name, its key (`github.com/acme/api`), its `owner/repo`, or a path inside it.
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Only this type: `tool_use`, `prompt`, `note`, `summary`, `decision`, `memory`, `commit`, `iteration` or `event`.
-    #[serde(default, rename = "type")]
-    pub record_type: Option<String>,
-    /// Only records written by this machine (its name or id).
-    #[serde(default)]
-    pub machine: Option<String>,
-    /// Only records since: `2026-11-01`, `2026-11-01T10:00`, or a span back from now (`30m`, `12h`, `7d`, `2w`).
-    #[serde(default)]
-    pub since: Option<String>,
-    /// Only records before (same forms as `since`).
-    #[serde(default)]
-    pub until: Option<String>,
-    /// Most results (default 20, at most 100).
-    #[serde(default)]
-    pub limit: Option<usize>,
-    /// `lexical` (words), `semantic` (meaning: finds paraphrases and other languages) or `hybrid` (both).
-    /// Default: hybrid when this machine has the embedding model and vectors, lexical otherwise.
-    #[serde(default)]
-    pub mode: Option<String>,
-}
-
-/// `memory_timeline` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct TimelineParams {
-    /// An observation, session or summary id, or a citation as printed (`[O#…]`, `[S#…]`; a
-    /// decision or memory shows the session it was recorded in).
-    pub id: String,
-    /// Events shown before the anchor (default 5, at most 50).
-    #[serde(default)]
-    pub before: Option<usize>,
-    /// Events shown after the anchor (default 5, at most 50).
-    #[serde(default)]
-    pub after: Option<usize>,
-    /// Only records of this type: `tool_use`, `prompt`, `note`, or knowledge recorded in the
-    /// session: `decision`, `memory`, `commit`, `iteration`, `event`.
-    #[serde(default, rename = "type")]
-    pub record_type: Option<String>,
-}
-
-/// `memory_get_observations` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct GetObservationsParams {
-    /// Record ids or citations from memory_search / memory_timeline (at most 50): `[O#…]`, `[S#…]`,
-    /// `[D#…]`, `[M#…]`, `[C#sha]`, `[I#…]`, `[E#…]`; knowledge records come with their links both ways.
-    pub ids: Vec<String>,
-}
-
-/// `memory_get_context` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ContextParams {
-    /// The project (name, key, `owner/repo`, or a path inside it); defaults to the project of the server's working directory.
-    #[serde(default)]
-    pub project: Option<String>,
-}
-
-/// `memory_search_remote` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct RemoteSearchParams {
-    /// What to look for, across every machine of the account (English or Spanish).
-    pub query: String,
-    /// Only this project (its key or name).
-    #[serde(default)]
-    pub project: Option<String>,
-    /// Only records written by this machine (its name or id).
-    #[serde(default)]
-    pub machine: Option<String>,
-    /// Most results (default 20, at most 100).
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
-
 /// The MCP server: the edge's configuration and its tools.
 #[derive(Debug, Clone)]
 pub struct Memory {
     app: Arc<App>,
+    /// The client's name from `initialize` (`claude-code`, `opencode`…): what it
+    /// writes is attributed to it.
+    client: Arc<OnceLock<String>>,
     tool_router: ToolRouter<Memory>,
 }
 
@@ -151,6 +88,7 @@ impl Memory {
     pub fn new(app: App) -> Memory {
         Memory {
             app: Arc::new(app),
+            client: Arc::new(OnceLock::new()),
             tool_router: Self::tool_router() + Self::knowledge_router(),
         }
     }
@@ -194,9 +132,10 @@ session. Fetch only the ids you need; unknown ids are reported as such."
     }
 
     #[tool(
-        description = "The context SOLARIA injects at session start for a project: its recent session summaries \
-and observations, newest first, each citable by id. Defaults to the current project. For anything specific, \
-use memory_search instead."
+        description = "The context SOLARIA injects at session start for a project: its standing decisions, \
+principles and open questions, its active iteration, its recent sessions (summary or first prompt), and notable \
+events (errors with what came next, commits), newest first, each citable by id. Defaults to the current project. \
+For anything specific, use memory_search instead."
     )]
     async fn memory_get_context(
         &self,
@@ -213,7 +152,8 @@ last sync) and the search modes available."
     async fn memory_stats(&self) -> Result<CallToolResult, McpError> {
         self.blocking(|app| {
             let report = ops::status::stats(app)?;
-            Ok(serde_json::to_string_pretty(&report).unwrap_or_default())
+            let json = serde_json::to_string_pretty(&report).unwrap_or_default();
+            Ok(DataBlock::new().wrap("the memory's counts and state, as JSON", &json))
         })
         .await
     }
@@ -230,13 +170,14 @@ logged in or the server cannot be reached. Takes up to 2 minutes."
 
     #[tool(
         description = "Search the central service: the memory of every machine of the account, including \
-records this machine has not pulled yet. Same compact index as memory_search (citation, time, title, project, \
-machine); fetch full records after a memory_sync_remote with memory_get_observations. Fails with a clear \
-message when this machine is not logged in or the server cannot be reached."
+records this machine has not pulled yet, by words only (`mode` lexical). Same compact index as memory_search \
+(citation, time, title, project, machine) and the same filters (project, type, machine, since, until); fetch \
+full records after a memory_sync_remote with memory_get_observations. Fails with a clear message when this \
+machine is not logged in or the server cannot be reached."
     )]
     async fn memory_search_remote(
         &self,
-        Parameters(p): Parameters<RemoteSearchParams>,
+        Parameters(p): Parameters<SearchParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| remote_search_text(app, p)).await
     }
@@ -259,15 +200,34 @@ impl ServerHandler for Memory {
             .with_server_info(Implementation::new("solaria", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        let _ = self.client.set(request.client_info.name.clone());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
 }
 
 impl Memory {
+    /// The context of a tool call: whatever it writes is the agent's (by the
+    /// client's name), never a person's, and it writes only into its session's
+    /// project (`ops::knowledge`).
+    fn agent_app(&self) -> App {
+        let mut app = (*self.app).clone();
+        app.writer = WrittenBy::Agent(self.client.get().cloned().unwrap_or_default());
+        app
+    }
+
     /// Runs `f` on the blocking pool; its error (or panic) becomes a tool error.
     async fn blocking<F>(&self, f: F) -> Result<CallToolResult, McpError>
     where
         F: FnOnce(&App) -> Result<String, OpError> + Send + 'static,
     {
-        let app = Arc::clone(&self.app);
+        let app = self.agent_app();
         let result = tokio::task::spawn_blocking(move || f(&app)).await;
         Ok(match result {
             Ok(Ok(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
@@ -282,9 +242,7 @@ impl Memory {
 /// A tool error as the agent reads it: what went wrong and where to look next.
 fn error_text(e: &OpError) -> String {
     match e {
-        OpError::NotFound(_) => {
-            format!("{e} (ids come from memory_search or memory_timeline)")
-        }
+        OpError::NotFound(ids) => solaria_shared::mcp::not_found(ids),
         OpError::UnknownProject { .. } => format!("{e} (see memory_stats)"),
         other => other.to_string(),
     }
@@ -320,9 +278,9 @@ fn timeline_text(app: &App, p: TimelineParams) -> Result<String, OpError> {
 
 fn observations_text(app: &App, p: GetObservationsParams) -> Result<String, OpError> {
     let page = ops::records::get(app, &p.ids)?;
-    let mut out = page.text();
+    let mut out = page.text(Reader::Agent);
     if !page.missing.is_empty() {
-        out.push_str(&error_text(&OpError::NotFound(page.missing)));
+        out.push_str(&solaria_shared::mcp::not_found(&page.missing));
         out.push('\n');
     }
     Ok(out)
@@ -332,14 +290,18 @@ fn context_text(app: &App, p: ContextParams) -> Result<String, OpError> {
     Ok(ops::context::context_of(app, input::given(p.project).as_deref())?.text())
 }
 
-fn remote_search_text(app: &App, p: RemoteSearchParams) -> Result<String, OpError> {
+fn remote_search_text(app: &App, p: SearchParams) -> Result<String, OpError> {
+    central_mode(p.mode.as_deref()).map_err(OpError::BadInput)?;
+    let now = UnixMillis::now();
     let query = SearchQuery {
         text: p.query,
         project: input::given(p.project),
+        record_type: input::parsed("type", p.record_type)?,
         machine: input::given(p.machine),
+        since: input::when("since", p.since, now)?,
+        until: input::when("until", p.until, now)?,
         limit: p.limit.unwrap_or(DEFAULT_LIMIT),
         current_project: Some(app.current_project().key),
-        ..SearchQuery::default()
     };
     Ok(ops::remote::search(app, &query)?.text(Reader::Agent))
 }

@@ -120,6 +120,7 @@ pub(crate) fn store_commit(
         session,
         KnowledgeBody::Commit(c),
     );
+    record.written_by = w.writer().clone();
     // A commit is placed in time by when it was made (an import of old history
     // lists in history's order, not all at the minute of the import).
     if committed_at.0 > 0 {
@@ -250,6 +251,7 @@ fn git_error(e: GitError) -> OpError {
 pub fn log_commit(app: &App, request: &CommitRequest) -> OpResult<LoggedCommit> {
     let mut store = app.store()?;
     let project = project_of(app, &store, &request.scope)?;
+    super::knowledge::writable(app, &project)?;
     let sha = request.sha.trim().to_ascii_lowercase();
     if !gitdir::is_sha(&sha) {
         return Err(OpError::BadInput(format!(

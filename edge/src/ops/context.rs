@@ -25,10 +25,7 @@ impl ProjectContext {
     pub fn text(&self) -> String {
         match &self.context {
             Some(text) => text.clone(),
-            None => format!(
-                "No memory yet for project {} ({}).\n",
-                self.project.name, self.project.key
-            ),
+            None => solaria_shared::render::context::nothing_yet(&self.project),
         }
     }
 }

@@ -104,6 +104,10 @@ fn connect_within(paths: &Paths, wait: Duration) -> Option<Daemon> {
         .connect_timeout(CONNECT_TIMEOUT.min(wait))
         .timeout(wait)
         .no_proxy()
+        // Never followed: a listener on a stale address could send the challenge
+        // on to the real daemon, pass its proof off as its own, and then be sent
+        // the token and the queries.
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .ok()?;
     // The address may be stale and the port someone else's: the token goes only to

@@ -19,7 +19,7 @@ use crate::store::knowledge as kstore;
 use crate::store::{Store, StoreError, Writer, records};
 use serde::Serialize;
 use solaria_shared::context::estimate_tokens;
-use solaria_shared::knowledge::{Confidence, Memory, MemoryType, Standing};
+use solaria_shared::knowledge::{Confidence, Memory, MemoryType, Standing, WrittenBy};
 use solaria_shared::{
     Citation, KnowledgeBody, KnowledgeId, RecordMeta, SessionId, Summary, UnixMillis,
 };
@@ -29,7 +29,7 @@ use solaria_shared::{
 pub const PROPOSAL_CONFIDENCE: f64 = 0.6;
 /// What every proposal's text starts with, and the tag it carries.
 pub const PROPOSAL_MARK: &str = "(proposed by the summarizer)";
-pub const PROPOSAL_TAG: &str = "summarizer";
+pub use crate::store::distill::PROPOSAL_TAG;
 
 /// A proposal's text without its mark (what a confirmed memory keeps).
 pub fn without_proposal_mark(text: &str) -> &str {
@@ -150,6 +150,8 @@ fn attempt(app: &App, store: &mut Store, summary: &Summary) -> OpResult<Attempt>
         None => (0, 0),
     };
     run.at = UnixMillis::now();
+    // What the model proposes is the summarizer's, whoever runs the daemon.
+    store.set_writer(WrittenBy::Summarizer);
     let written = store.write(|w| {
         if let Some(a) = &answer
             && !replace(w, summary, a)?
@@ -222,7 +224,7 @@ fn call(
     };
     run.tokens = reply.tokens;
     run.counted = reply.counted;
-    match answer::parse(&reply.text) {
+    match answer::parse(&reply.text, config.max_answer_tokens) {
         Ok(a) => {
             run.outcome = Outcome::Summarized;
             Ok(Some(a))

@@ -3,8 +3,8 @@
 //! is an [`OpError::BadInput`] that names it and says what it takes.
 
 use super::OpError;
-use crate::timefmt;
 use solaria_shared::UnixMillis;
+use solaria_shared::time::{Zone, parse_when};
 use std::fmt::Display;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
@@ -34,8 +34,9 @@ where
         .transpose()
 }
 
-/// A time field: `2026-11-01`, `2026-11-01T10:00`, or a span back from `now`
-/// (`30m`, `12h`, `7d`, `2w`).
+/// A time field: `2026-11-01`, `2026-11-01T10:00` (this machine's local time), an
+/// RFC 3339 time, or a span back from `now` (`30m`, `12h`, `7d`, `2w`): the shared
+/// rule, `solaria_shared::time::parse_when`, which the central service reads in UTC.
 pub fn when(
     name: &str,
     value: Option<String>,
@@ -43,7 +44,8 @@ pub fn when(
 ) -> Result<Option<UnixMillis>, OpError> {
     given(value)
         .map(|t| {
-            timefmt::parse_when(&t, now).map_err(|e| OpError::BadInput(format!("`{name}`: {e}")))
+            parse_when(&t, now, Zone::Local)
+                .map_err(|e| OpError::BadInput(format!("`{name}`: {e}")))
         })
         .transpose()
 }
@@ -55,15 +57,7 @@ pub fn bounded(
     default: usize,
     range: RangeInclusive<usize>,
 ) -> Result<usize, OpError> {
-    let n = value.unwrap_or(default);
-    if range.contains(&n) {
-        return Ok(n);
-    }
-    Err(OpError::BadInput(format!(
-        "`{name}` must be between {} and {}, not {n}",
-        range.start(),
-        range.end()
-    )))
+    solaria_shared::mcp::bounded(name, value, default, range).map_err(OpError::BadInput)
 }
 
 /// A whole number given as text (a query string), within `range`.

@@ -8,13 +8,15 @@ use super::input::{clip, given};
 use super::{OpError, OpResult};
 use crate::app::App;
 use crate::present::MachineLabels;
-use crate::present::knowledge::{RelatedPage, WhyAnswer};
+use crate::present::knowledge::{
+    IterationPage, KnowledgeList, RelatedPage, WhyAnswer, WrittenPage,
+};
 use crate::store::knowledge::{self as kstore, KnowledgeFilter};
 use crate::store::search::{self, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, Writer};
 use solaria_shared::knowledge::{
     Band, Confidence, Decision, Event, EventKind, Impact, Iteration, IterationKind,
-    IterationStatus, Link, LinkKind, Memory, MemoryType, Standing, is_trunk,
+    IterationStatus, Link, LinkKind, Memory, MemoryType, Standing, WrittenBy, is_trunk,
     iteration_kind_of_branch,
 };
 use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, Project, UnixMillis};
@@ -118,6 +120,24 @@ pub fn project_of(app: &App, store: &Store, scope: &Scope) -> OpResult<Project> 
             .ok_or_else(|| OpError::BadInput(format!("no project named {:?}", clip(&name)))),
         None => Ok(app.current_project()),
     }
+}
+
+/// An agent writes only into the project of its session (the directory its MCP
+/// server or its shell runs in): a record it wrote into another project would be
+/// handed to sessions it never took part in. A person may write anywhere.
+pub(crate) fn writable(app: &App, project: &Project) -> OpResult<()> {
+    if !app.agent_writes() {
+        return Ok(());
+    }
+    let own = app.current_project();
+    if project.key == own.key {
+        return Ok(());
+    }
+    Err(OpError::BadInput(format!(
+        "an agent may write only into the project of its session ({}), not into {}; \
+         a person can, at the command line",
+        own.key, project.key
+    )))
 }
 
 /// The git branch checked out in `dir`, if it is a repository (reads `.git/HEAD`
@@ -303,6 +323,7 @@ fn memory_body(r: &MemoryRequest, now: UnixMillis) -> OpResult<Memory> {
 pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
     let mut store = app.store()?;
     let project = project_of(app, &store, &request.scope)?;
+    writable(app, &project)?;
     let now = UnixMillis::now();
     let mut body = decision_body(request, now)?;
     let branch = branch_for(&request.scope);
@@ -328,7 +349,9 @@ pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
 pub fn remember(app: &App, request: &MemoryRequest) -> OpResult<Written> {
     let mut store = app.store()?;
     let project = project_of(app, &store, &request.scope)?;
-    let body = memory_body(request, UnixMillis::now())?;
+    writable(app, &project)?;
+    let mut body = memory_body(request, UnixMillis::now())?;
+    body.confidence = body.confidence.as_written_by(&app.writer);
     let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
     let record = store.write(|w| {
         w.record_knowledge(
@@ -354,6 +377,7 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
         Replacement::Memory(_) => KnowledgeKind::Memory,
     };
     let previous = find_one(&store, old, Some(want))?;
+    writable(app, &previous.project)?;
     if !previous.stands(UnixMillis::now()) {
         return Err(OpError::BadInput(format!(
             "{} is {} already; supersede the version that stands",
@@ -375,6 +399,7 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
         }
         (Replacement::Memory(r), KnowledgeBody::Memory(m)) => {
             let mut next = memory_body(r, now)?;
+            next.confidence = next.confidence.as_written_by(&app.writer);
             next.supersedes = Some(previous.id);
             let mut old = m.clone();
             old.status = Standing::Superseded;
@@ -404,6 +429,13 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
 /// full confidence — the user's word — with its text as it was or as `content`
 /// says, and without the summarizer's proposal mark and tag when it was one.
 pub fn confirm(app: &App, id: &str, content: Option<String>) -> OpResult<Written> {
+    if let WrittenBy::Agent(agent) = &app.writer {
+        return Err(OpError::BadInput(format!(
+            "confirming is a person's word: run `solaria confirm` in your own terminal, not \
+             through {} (its shell says so)",
+            if agent.is_empty() { "an agent" } else { agent }
+        )));
+    }
     let previous = {
         let store = app.store()?;
         find_one(&store, id, None)?
@@ -445,6 +477,8 @@ pub fn link(app: &App, from: &str, relation: LinkKind, to: &str, note: &str) -> 
     let mut store = app.store()?;
     let a = find_one(&store, from, None)?;
     let b = find_one(&store, to, None)?;
+    writable(app, &a.project)?;
+    writable(app, &b.project)?;
     if a.id == b.id {
         return Err(OpError::BadInput(
             "a record cannot be linked to itself".into(),
@@ -480,6 +514,7 @@ pub fn start_iteration(
 ) -> OpResult<Written> {
     let mut store = app.store()?;
     let project = project_of(app, &store, scope)?;
+    writable(app, &project)?;
     let title = field("title", title)?;
     let branch = branch_for(scope).unwrap_or_default();
     store
@@ -529,6 +564,7 @@ pub fn complete_iteration(
             })?
         }
     };
+    writable(app, &iteration.project)?;
     let KnowledgeBody::Iteration(mut body) = iteration.body.clone() else {
         return Err(OpError::BadInput(format!(
             "{} is not an iteration",
@@ -561,18 +597,8 @@ pub fn complete_iteration(
         .map_err(OpError::from)
 }
 
-/// An iteration with what belongs to it.
-#[derive(Debug, Clone)]
-pub struct IterationView {
-    pub iteration: Knowledge,
-    /// Its decisions, commits and events, oldest first.
-    pub members: Vec<Knowledge>,
-    /// The project's sessions started while it was active.
-    pub sessions: Vec<solaria_shared::Session>,
-}
-
 /// The named iteration, else the project's active one, else its latest.
-pub fn get_iteration(app: &App, scope: &Scope, reference: Option<&str>) -> OpResult<IterationView> {
+pub fn get_iteration(app: &App, scope: &Scope, reference: Option<&str>) -> OpResult<IterationPage> {
     let store = app.store()?;
     let iteration = match given(reference.map(str::to_string)) {
         Some(r) => find_one(&store, &r, Some(KnowledgeKind::Iteration))?,
@@ -596,10 +622,12 @@ pub fn get_iteration(app: &App, scope: &Scope, reference: Option<&str>) -> OpRes
         )?,
         _ => Vec::new(),
     };
-    Ok(IterationView {
+    let machines = labels(&store, std::iter::once(&iteration).chain(&members));
+    Ok(IterationPage {
         iteration,
         members,
         sessions,
+        machines,
     })
 }
 
@@ -613,11 +641,53 @@ pub struct ListRequest {
     pub all: bool,
     /// Only memories in this confidence band (open questions, or to validate).
     pub band: Option<Band>,
+    /// Only records matching these words, best match first (the store's search).
+    pub query: Option<String>,
     pub limit: usize,
 }
 
-/// Knowledge records, newest first.
+/// The names of the machines that wrote `records` (and this machine's id).
+pub(crate) fn labels<'a>(
+    store: &Store,
+    records: impl IntoIterator<Item = &'a Knowledge>,
+) -> MachineLabels {
+    let mut names = super::MachineNames::new(store);
+    for k in records {
+        names.name(k.meta.machine_id);
+    }
+    names.labels()
+}
+
+/// The page of what a write did, with the names of the machines it shows.
+pub fn page(app: &App, written: Written) -> OpResult<WrittenPage> {
+    let store = app.store()?;
+    let machines = labels(
+        &store,
+        std::iter::once(&written.record).chain(&written.touched),
+    );
+    Ok(WrittenPage {
+        record: written.record,
+        touched: written.touched,
+        machines,
+    })
+}
+
+/// A listing of knowledge records, newest first, named `what` (`decisions`…).
+pub fn listing(app: &App, request: &ListRequest, what: &'static str) -> OpResult<KnowledgeList> {
+    let records = list(app, request)?;
+    let machines = labels(&app.store()?, &records);
+    Ok(KnowledgeList {
+        what,
+        records,
+        machines,
+    })
+}
+
+/// Knowledge records, newest first (best match first with `query`).
 pub fn list(app: &App, request: &ListRequest) -> OpResult<Vec<Knowledge>> {
+    if let Some(text) = given(request.query.clone()) {
+        return matching(app, request, &text);
+    }
     let store = app.store()?;
     let projects = match given(request.project.clone()) {
         Some(p) => Some(
@@ -644,6 +714,67 @@ pub fn list(app: &App, request: &ListRequest) -> OpResult<Vec<Knowledge>> {
             .retain(|k| matches!(&k.body, KnowledgeBody::Memory(m) if m.confidence.band() == band));
         if request.limit > 0 {
             found.truncate(request.limit);
+        }
+    }
+    Ok(found)
+}
+
+/// How many search hits are read per record a matching list may hold: superseded
+/// versions and other bands are dropped after the search.
+const CANDIDATES_PER_RECORD: usize = 4;
+/// The most hits a matching list reads (the store's search reads no more).
+const MAX_CANDIDATES: usize = 500;
+
+/// The records of `request`'s kinds that match `text`, best match first: the
+/// store's search (any text is a valid query), then the list's filters.
+fn matching(app: &App, request: &ListRequest, text: &str) -> OpResult<Vec<Knowledge>> {
+    let store = app.store()?;
+    if let Some(p) = given(request.project.clone()) {
+        super::project::resolve(&store, &p)?;
+    }
+    let limit = if request.limit == 0 {
+        MAX_CANDIDATES
+    } else {
+        request.limit
+    };
+    let candidates = limit
+        .saturating_mul(CANDIDATES_PER_RECORD)
+        .min(MAX_CANDIDATES);
+    let now = UnixMillis::now();
+    let mut hits = Vec::new();
+    for kind in &request.kinds {
+        let Some(record_type) = RecordType::of_knowledge(*kind) else {
+            continue;
+        };
+        hits.extend(search::search(
+            store.conn(),
+            &SearchQuery {
+                text: text.to_string(),
+                project: given(request.project.clone()),
+                record_type: Some(record_type),
+                limit: candidates,
+                current_project: Some(app.current_project().key),
+                ..SearchQuery::default()
+            },
+        )?);
+    }
+    search::sort_hits(&mut hits);
+    let mut found: Vec<Knowledge> = Vec::new();
+    for hit in hits {
+        let Ok(id) = hit.id.parse::<KnowledgeId>() else {
+            continue;
+        };
+        let Some(k) = kstore::get_knowledge(store.conn(), id)? else {
+            continue;
+        };
+        let in_band = request.band.is_none_or(
+            |band| matches!(&k.body, KnowledgeBody::Memory(m) if m.confidence.band() == band),
+        );
+        if (request.all || k.stands(now)) && in_band && !found.iter().any(|f| f.id == k.id) {
+            found.push(k);
+        }
+        if found.len() == limit {
+            break;
         }
     }
     Ok(found)

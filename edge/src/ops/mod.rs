@@ -14,6 +14,7 @@ pub mod forget;
 mod gitlog;
 pub mod input;
 pub mod knowledge;
+pub mod maintenance;
 pub mod project;
 pub mod recall;
 pub mod records;
@@ -24,7 +25,7 @@ pub mod sync;
 
 use crate::app::AppError;
 use crate::present::MachineLabels;
-use crate::semantic::SearchError;
+use crate::semantic::{SearchError, SemanticError};
 use crate::store::{Store, StoreError};
 use crate::sync::SyncError;
 use solaria_shared::MachineId;
@@ -60,6 +61,12 @@ pub enum OpError {
     /// not the request).
     #[error(transparent)]
     Model(SearchError),
+    /// `solaria embed` was asked for and no embedding model is installed there.
+    #[error("no embedding model in {}: run `solaria model install` first", .0.display())]
+    NoModel(std::path::PathBuf),
+    /// The embedding pass failed (the model, or the store under it).
+    #[error(transparent)]
+    Embedding(#[from] SemanticError),
     #[error(transparent)]
     App(#[from] AppError),
     #[error(transparent)]

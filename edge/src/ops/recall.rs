@@ -10,14 +10,15 @@
 use super::OpResult;
 use crate::app::App;
 use crate::config::RecallConfig;
-use crate::present::Reader;
 use crate::store::hybrid;
 use crate::store::search::{self, Hit, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, knowledge as kstore, recalled, records};
-use crate::timefmt;
 use serde::{Deserialize, Serialize};
+use solaria_shared::render::{self, DataBlock};
 use solaria_shared::{Citation, KnowledgeId, SessionId, UnixMillis};
 
+/// The longest recalled line, in characters.
+const LINE_CHARS: usize = 600;
 /// Items left out that `solaria recall` still shows, best first.
 const SHOWN_PASSED_OVER: usize = 5;
 /// Candidates read per kind before the threshold.
@@ -79,20 +80,20 @@ impl Recall {
         self.considered.iter().filter(|c| c.chosen)
     }
 
-    /// The text added to the prompt, or `None` when nothing is relevant enough.
+    /// The text added to the prompt, or `None` when nothing is relevant enough: the
+    /// recalled lines (each sanitized when it was made) inside one data block.
     pub fn additional_context(&self) -> Option<String> {
-        let lines: Vec<&str> = self.chosen().map(|c| c.line.as_str()).collect();
+        let lines: String = self
+            .chosen()
+            .map(|c| format!("- {}\n", render::field(&c.line, LINE_CHARS)))
+            .collect();
         if lines.is_empty() {
             return None;
         }
         Some(format!(
-            "SOLARIA memory related to this prompt (cite what you use; memory_why or \
-             memory_get_observations give the full records):\n{}\n",
-            lines
-                .iter()
-                .map(|l| format!("- {l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
+            "SOLARIA recalled these records as related to this prompt; cite what you use \
+             (memory_why or memory_get_observations give the full records).\n{}",
+            DataBlock::new().wrap("records recalled for this prompt", &lines)
         ))
     }
 
@@ -300,9 +301,13 @@ fn considered(
         if !k.stands(now) {
             return Ok(None);
         }
+        let names = std::collections::BTreeMap::from([(
+            k.meta.machine_id,
+            records::machine_name(store.conn(), k.meta.machine_id),
+        )]);
         return Ok(Some(Considered {
             cite: k.citation(),
-            line: crate::present::knowledge::line(&k, Reader::Agent),
+            line: render::knowledge::line(&k, agent(), &names),
             score,
             by,
             chosen: false,
@@ -322,18 +327,31 @@ fn considered(
     }))
 }
 
+/// How an agent reads recalled lines: full local times with their zone.
+fn agent() -> render::Reader {
+    render::Reader::agent(render::TimeStyle::Local)
+}
+
 fn history_line(hit: &Hit, store: &Store) -> String {
     let machine = hit
         .machine_id
         .parse()
         .map(|m| records::machine_name(store.conn(), m))
         .unwrap_or_default();
-    format!(
-        "{} {} {} {} (@{machine})",
-        hit.record_type.citation(&hit.id, &hit.session_id),
-        timefmt::full(UnixMillis(hit.created_at)),
-        hit.record_type,
-        hit.title.split_whitespace().collect::<Vec<_>>().join(" ")
+    let cite = hit.record_type.citation(&hit.id, &hit.session_id);
+    render::hits::line(
+        &render::hits::HitView {
+            cite: &cite,
+            record_type: hit.record_type,
+            created_at: UnixMillis(hit.created_at),
+            title: &hit.title,
+            tokens: hit.tokens,
+            project_name: &hit.project_name,
+            machine_name: &machine,
+            own_machine: false,
+            remote: false,
+        },
+        agent(),
     )
 }
 

@@ -11,11 +11,11 @@ use crate::store::views::{self, AnyRecord};
 use std::collections::BTreeMap;
 
 /// The most events shown on either side of a timeline's anchor.
-pub const MAX_WINDOW: usize = 50;
+pub const MAX_WINDOW: usize = solaria_shared::mcp::TIMELINE_MAX_WINDOW;
 /// Events shown on either side unless asked otherwise.
-pub const DEFAULT_WINDOW: usize = 5;
+pub const DEFAULT_WINDOW: usize = solaria_shared::mcp::TIMELINE_DEFAULT_WINDOW;
 /// The most records fetched at once.
-pub const MAX_IDS: usize = 50;
+pub const MAX_IDS: usize = solaria_shared::mcp::MAX_IDS;
 
 /// A timeline: the anchor (an id or a citation) and how many events around it.
 #[derive(Debug, Clone)]
@@ -42,6 +42,9 @@ pub fn timeline(app: &App, request: &TimelineRequest) -> OpResult<TimelinePage> 
     names.name(timeline.session.meta.machine_id);
     for o in &timeline.entries {
         names.name(o.meta.machine_id);
+    }
+    for k in &timeline.knowledge {
+        names.name(k.meta.machine_id);
     }
     Ok(TimelinePage {
         timeline,

@@ -38,6 +38,7 @@ pub fn search(app: &App, query: &SearchQuery) -> OpResult<RemoteResult> {
     let answer = ask(&client, &creds, query, limit)?;
     Ok(RemoteResult {
         server: creds.server,
+        notes: solaria_shared::render::hits::remote_notes(&answer),
         query: answer.query,
         hits: answer.hits,
     })

@@ -1,203 +1,18 @@
-//! How knowledge reads: one cited line per record for lists and answers, the
-//! whole record for `show`, and the pages of `decisions`, `memories`, `why` and
-//! `iteration show`. JSON shapes are these types serialised.
+//! The knowledge pages: `decisions`, `memories`, what a write did, `why` and
+//! `iteration show`, worded by the shared renderer (`solaria_shared::render::
+//! knowledge`). JSON shapes are these types serialised.
 
 use super::{MachineLabels, Reader};
-use crate::timefmt;
 use serde::Serialize;
+use solaria_shared::Knowledge;
 use solaria_shared::knowledge::{Band, KnowledgeBody};
-use solaria_shared::text::clip_line;
-use solaria_shared::{Knowledge, KnowledgeId, UnixMillis};
+use solaria_shared::render::{self, DataBlock};
 use std::fmt::Write;
 
-/// Characters of a rationale or content shown on one line.
-const LINE_CHARS: usize = 160;
-
-fn when(t: UnixMillis, reader: Reader) -> String {
-    match reader {
-        Reader::Person { now } => timefmt::short(t, now),
-        Reader::Agent => timefmt::full(t),
-    }
-}
-
-/// One line: citation, time, kind, the gist, and its status when it no longer stands.
-pub fn line(k: &Knowledge, reader: Reader) -> String {
-    let head = format!("{} {}", k.citation(), when(k.created_at, reader));
-    let status = match k.status() {
-        "active" => String::new(),
-        other => format!(" [{other}]"),
-    };
-    let gist = k.gist();
-    format!("{head} {gist}{status}")
-}
-
-/// The whole record, field by field.
-pub fn full(k: &Knowledge, machines: &MachineLabels, out: &mut String) {
-    let mut put = |s: String| {
-        out.push_str(&s);
-        out.push('\n');
-    };
-    put(format!(
-        "{} {} in {} ({}), written {} on @{}{}",
-        k.citation(),
-        k.kind(),
-        k.project.name,
-        k.project.key,
-        timefmt::full(k.created_at),
-        machines.name(k.meta.machine_id),
-        match k.status() {
-            "active" => String::new(),
-            other => format!(" — {other}"),
-        }
-    ));
-    let list = |items: &[String]| items.join("; ");
-    let cite = |id: &Option<KnowledgeId>, letter: char| {
-        id.map(|i| format!("[{letter}#{i}]")).unwrap_or_default()
-    };
-    match &k.body {
-        KnowledgeBody::Decision(d) => {
-            put(format!("  title: {}", d.title));
-            if !d.context.is_empty() {
-                put(format!("  context: {}", d.context));
-            }
-            put(format!("  chosen: {}", d.chosen));
-            if !d.alternatives.is_empty() {
-                put(format!("  alternatives: {}", list(&d.alternatives)));
-            }
-            if !d.rationale.is_empty() {
-                put(format!("  rationale: {}", d.rationale));
-            }
-            put(format!(
-                "  impact: {}{}   decided: {}",
-                d.impact,
-                if d.phase.is_empty() {
-                    String::new()
-                } else {
-                    format!("   phase: {}", d.phase)
-                },
-                timefmt::full(d.decided_at)
-            ));
-            if d.iteration.is_some() {
-                put(format!("  iteration: {}", cite(&d.iteration, 'I')));
-            }
-            if !d.tags.is_empty() {
-                put(format!("  tags: {}", d.tags.join(", ")));
-            }
-            if d.supersedes.is_some() {
-                put(format!("  supersedes: {}", cite(&d.supersedes, 'D')));
-            }
-            if d.superseded_by.is_some() {
-                put(format!("  superseded by: {}", cite(&d.superseded_by, 'D')));
-            }
-        }
-        KnowledgeBody::Memory(m) => {
-            put(format!("  {}: {}", m.memory_type, m.content));
-            put(format!(
-                "  confidence: {:.2}{}",
-                m.confidence.value(),
-                m.confidence.band().note()
-            ));
-            if !m.tags.is_empty() {
-                put(format!("  tags: {}", m.tags.join(", ")));
-            }
-            if let Some(at) = m.expires_at {
-                put(format!("  expires: {}", timefmt::full(at)));
-            }
-            if m.supersedes.is_some() {
-                put(format!("  supersedes: {}", cite(&m.supersedes, 'M')));
-            }
-            if m.superseded_by.is_some() {
-                put(format!("  superseded by: {}", cite(&m.superseded_by, 'M')));
-            }
-        }
-        KnowledgeBody::Commit(c) => {
-            put(format!("  sha: {}   branch: {}", c.sha, c.branch));
-            put(format!("  message: {}", c.message.trim()));
-            if c.complete {
-                put(format!(
-                    "  author: {}   committed: {}   +{} −{} in {} files",
-                    c.author,
-                    timefmt::full(c.committed_at),
-                    c.insertions,
-                    c.deletions,
-                    c.files.len()
-                ));
-            }
-            for d in &c.decisions {
-                put(format!("  implements: [D#{d}]"));
-            }
-        }
-        KnowledgeBody::Iteration(i) => {
-            put(format!(
-                "  {} ({}): {}",
-                i.title, i.iteration_kind, i.status
-            ));
-            if !i.description.is_empty() {
-                put(format!("  {}", i.description));
-            }
-            put(format!(
-                "  started: {}   completed: {}",
-                timefmt::full(i.started_at),
-                i.completed_at
-                    .map(timefmt::full)
-                    .unwrap_or_else(|| "-".into())
-            ));
-        }
-        KnowledgeBody::Event(e) => {
-            put(format!(
-                "  {} {}   at: {}",
-                e.event,
-                e.detail,
-                timefmt::full(e.at)
-            ));
-            if e.iteration.is_some() {
-                put(format!("  iteration: {}", cite(&e.iteration, 'I')));
-            }
-        }
-        KnowledgeBody::Link(l) => put(format!(
-            "  {} {} {}{}",
-            l.from.map(|i| i.to_string()).unwrap_or_default(),
-            l.relation,
-            l.to.map(|i| i.to_string()).unwrap_or_default(),
-            if l.note.is_empty() {
-                String::new()
-            } else {
-                format!(" — {}", l.note)
-            }
-        )),
-    }
-}
-
-/// How a record relates to others, each way: `implements [D#…]`, `implemented by
-/// [C#…]`, `supports [M#…]`, `supported by …`.
-pub fn relations(record: &Knowledge, links: &[Knowledge], others: &[Knowledge]) -> Vec<String> {
-    let find = |id: KnowledgeId| others.iter().find(|o| o.id == id);
-    let mut out = Vec::new();
-    for l in links {
-        match &l.body {
-            KnowledgeBody::Link(link) => {
-                let (Some(from), Some(to)) = (link.from, link.to) else {
-                    continue;
-                };
-                let (verb, other) = if from == record.id {
-                    (link.relation.as_str().replace('_', " "), to)
-                } else {
-                    (
-                        format!("{} (by)", link.relation.as_str().replace('_', " ")),
-                        from,
-                    )
-                };
-                if let Some(o) = find(other) {
-                    out.push(format!("{verb} {} {}", o.citation(), o.title()));
-                }
-            }
-            KnowledgeBody::Commit(_) if l.id != record.id => {
-                out.push(format!("implemented by {} {}", l.citation(), l.title()));
-            }
-            _ => {}
-        }
-    }
-    out
+/// One line: citation, time, machine, the gist, its status when it no longer
+/// stands, and who wrote it when not a person (the shared renderer's line).
+pub fn line(k: &Knowledge, reader: Reader, machines: &MachineLabels) -> String {
+    render::knowledge::line(k, reader.render(machines), machines)
 }
 
 /// A list of knowledge records (`decisions`, `memories`, `questions`, `commits`).
@@ -207,20 +22,41 @@ pub struct KnowledgeList {
     #[serde(skip)]
     pub what: &'static str,
     pub records: Vec<Knowledge>,
+    #[serde(skip)]
+    pub machines: MachineLabels,
 }
 
 impl KnowledgeList {
-    /// One cited line per record, or a sentence when there is none.
+    /// Each record in full (the answer to "what was decided", the same on the
+    /// central service).
+    pub fn full_text(&self, reader: Reader) -> String {
+        render::knowledge::decisions_page(
+            &self.records,
+            reader.render(&self.machines),
+            &self.machines,
+        )
+    }
+
+    /// One cited line per record, or a sentence when there is none (inside a data
+    /// block for an agent).
     pub fn text(&self, reader: Reader) -> String {
-        if self.records.is_empty() {
-            return format!("No {} in the memory.\n", self.what);
-        }
-        let mut out = String::new();
-        for k in &self.records {
-            out.push_str(&line(k, reader));
-            out.push('\n');
-        }
-        out
+        let empty = format!("No {} in the memory.", self.what);
+        let text = render::knowledge::list(
+            &self.records,
+            reader.render(&self.machines),
+            &self.machines,
+            &empty,
+        );
+        framed(reader, self.what, text, !self.records.is_empty())
+    }
+}
+
+/// `text` inside a data block when an agent reads records in it.
+fn framed(reader: Reader, what: &str, text: String, has_records: bool) -> String {
+    if reader.is_agent() && has_records {
+        DataBlock::new().wrap(what, &text)
+    } else {
+        text
     }
 }
 
@@ -229,22 +65,30 @@ impl KnowledgeList {
 pub struct WrittenPage {
     pub record: Knowledge,
     pub touched: Vec<Knowledge>,
+    #[serde(skip)]
+    pub machines: MachineLabels,
 }
 
 impl WrittenPage {
     /// `Recorded [D#…] …`, then the records changed with it.
     pub fn text(&self, reader: Reader) -> String {
-        let verb = match (&self.record.body, self.record.status()) {
-            (KnowledgeBody::Memory(m), _) if m.confidence.band() == Band::OpenQuestion => {
+        let verb = match &self.record.body {
+            KnowledgeBody::Memory(m) if m.confidence.band() == Band::OpenQuestion => {
                 "Kept as an open question"
+            }
+            KnowledgeBody::Memory(m)
+                if m.memory_type.guides_behaviour() && !self.record.written_by.is_person() =>
+            {
+                "Proposed (a person confirms it with `solaria confirm`)"
             }
             _ => "Recorded",
         };
-        let mut out = format!("{verb} {}\n", line(&self.record, reader));
+        let m = &self.machines;
+        let mut out = format!("{verb} {}\n", line(&self.record, reader, m));
         for t in &self.touched {
-            let _ = writeln!(out, "  also: {}", line(t, reader));
+            let _ = writeln!(out, "  also: {}", line(t, reader, m));
         }
-        out
+        framed(reader, "what was recorded", out, true)
     }
 }
 
@@ -263,32 +107,20 @@ pub struct IterationPage {
     pub members: Vec<Knowledge>,
     /// The sessions of its project while it was active.
     pub sessions: Vec<solaria_shared::Session>,
+    #[serde(skip)]
+    pub machines: MachineLabels,
 }
 
 impl IterationPage {
     /// The iteration, then its timeline (decisions, commits, events), oldest first.
     pub fn text(&self, reader: Reader) -> String {
-        let mut out = format!("{}\n", line(&self.iteration, reader));
-        if let KnowledgeBody::Iteration(i) = &self.iteration.body
-            && !i.description.is_empty()
-        {
-            let _ = writeln!(out, "  {}", clip_line(&i.description, LINE_CHARS));
-        }
-        if self.members.is_empty() {
-            out.push_str("  nothing recorded in it yet\n");
-        }
-        for m in &self.members {
-            let _ = writeln!(out, "  {}", line(m, reader));
-        }
-        if !self.sessions.is_empty() {
-            let cited: Vec<String> = self
-                .sessions
-                .iter()
-                .map(|s| solaria_shared::Citation::session(s.id).to_string())
-                .collect();
-            let _ = writeln!(out, "  sessions ({}): {}", cited.len(), cited.join(" "));
-        }
-        out
+        render::knowledge::iteration_page(
+            &self.iteration,
+            &self.members,
+            &self.sessions,
+            reader.render(&self.machines),
+            &self.machines,
+        )
     }
 }
 
@@ -310,19 +142,20 @@ impl WhyAnswer {
         if self.knowledge.is_empty() && self.history.is_empty() {
             return format!(
                 "The memory holds nothing about {:?}: no decision, memory or event matches.\n",
-                self.query
+                render::field(&self.query, 200)
             );
         }
         if self.knowledge.is_empty() {
             let _ = writeln!(
                 out,
                 "No decision or memory matches {:?}; events that mention it:",
-                self.query
+                render::field(&self.query, 200)
             );
         }
-        for r in &self.knowledge {
-            full(&r.record, machines, &mut out);
-            for rel in relations(&r.record, &r.links, &r.linked) {
+        let r = reader.render(machines);
+        for k in &self.knowledge {
+            out.push_str(&render::knowledge::full(&k.record, r, machines));
+            for rel in render::knowledge::relations(&k.record, &k.links, &k.linked) {
                 let _ = writeln!(out, "  {rel}");
             }
             out.push('\n');
@@ -334,6 +167,11 @@ impl WhyAnswer {
             out.push_str(&super::search::index_line(h, reader));
             out.push('\n');
         }
-        out
+        framed(
+            reader,
+            "decisions, memories and events that answer why",
+            out,
+            true,
+        )
     }
 }

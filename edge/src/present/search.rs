@@ -1,10 +1,11 @@
 //! Search results: this machine's ([`SearchResult`]) and the central service's
 //! ([`RemoteResult`]), as a compact index one line per record, and as JSON.
 
-use super::Reader;
+use super::{MachineLabels, Reader};
 use crate::search_mode::SearchMode;
 use crate::store::search::Hit;
 use serde::{Deserialize, Serialize};
+use solaria_shared::render::hits::{self, HitView, SearchPage};
 use solaria_shared::wire::SearchHit;
 use solaria_shared::{Citation, UnixMillis};
 
@@ -42,61 +43,46 @@ pub struct CitedHit {
     pub remote: bool,
 }
 
+impl CitedHit {
+    /// What the shared renderer shows of it.
+    fn view(&self) -> HitView<'_> {
+        HitView {
+            cite: &self.cite,
+            record_type: self.hit.record_type,
+            created_at: UnixMillis(self.hit.created_at),
+            title: &self.hit.title,
+            tokens: self.hit.tokens,
+            project_name: &self.hit.project_name,
+            machine_name: &self.machine_name,
+            own_machine: self.this_machine,
+            remote: self.remote,
+        }
+    }
+}
+
 /// One line of the compact index: citation, time, type, title, `~tokens` to read
 /// it in full, project, machine.
 pub fn index_line(h: &CitedHit, reader: Reader) -> String {
-    let machine = match reader {
-        Reader::Person { .. } if h.this_machine => String::new(),
-        _ => format!(" @{}", h.machine_name),
-    };
-    let remote = if h.remote { "  (remote)" } else { "" };
-    format!(
-        "{} {} {:<8} {}  ~{}t  {}{machine}{remote}",
-        h.cite,
-        reader.when(UnixMillis(h.hit.created_at)),
-        h.hit.record_type.as_str(),
-        h.hit.title,
-        h.hit.tokens,
-        h.hit.project_name,
-    )
+    hits::line(&h.view(), reader.render(&MachineLabels::default()))
 }
 
 impl SearchResult {
     /// The index, then how to go on; an agent is also told when the search fell
     /// back to words (a person's terminal shows that on its own line, apart).
     pub fn text(&self, reader: Reader) -> String {
-        let note: String = match reader {
-            Reader::Agent => [&self.fell_back, &self.note]
+        let mode = self.mode.to_string();
+        SearchPage {
+            query: &self.query,
+            mode: &mode,
+            scope: None,
+            hits: self.hits.iter().map(CitedHit::view).collect(),
+            notes: [&self.fell_back, &self.note]
                 .into_iter()
                 .flatten()
-                .map(|why| format!("\nNote: {why}"))
+                .cloned()
                 .collect(),
-            Reader::Person { .. } => String::new(),
-        };
-        if self.hits.is_empty() {
-            return match reader {
-                Reader::Person { .. } => format!("No matches for {:?}.", self.query),
-                Reader::Agent => format!(
-                    "No matches for {:?} ({} search). Try other or fewer keywords, or drop a filter.{note}",
-                    self.query, self.mode
-                ),
-            };
         }
-        let mut out: String = self
-            .hits
-            .iter()
-            .map(|h| index_line(h, reader) + "\n")
-            .collect();
-        out.push('\n');
-        out.push_str(&format!(
-            "{} result(s), {} search. {} shows what happened around one, {} the full records.",
-            self.hits.len(),
-            self.mode,
-            reader.timeline_step(),
-            reader.records_step()
-        ));
-        out.push_str(&note);
-        out
+        .text(reader.render(&MachineLabels::default()))
     }
 }
 
@@ -106,43 +92,38 @@ pub struct RemoteResult {
     pub server: String,
     pub query: String,
     pub hits: Vec<SearchHit>,
-}
-
-/// One line of the central service's index; the machine is always named, since
-/// the hits come from every machine of the account.
-pub fn remote_line(hit: &SearchHit, reader: Reader) -> String {
-    format!(
-        "{} {} {}  ~{}t  {} @{}",
-        hit.cite,
-        reader.when(hit.created_at),
-        hit.title,
-        hit.tokens,
-        hit.project_name,
-        hit.machine_name
-    )
+    /// What the service said beside its hits (it fell back to any word, it cut
+    /// the query): `render::hits::remote_notes`.
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 impl RemoteResult {
-    /// The central service's index, or what finding nothing says.
+    /// The central service's index, or what finding nothing says. An agent reads
+    /// what the central service's own `memory_search_remote` answers (the shared
+    /// `render::hits::remote_page`); a person is also told which server it was.
     pub fn text(&self, reader: Reader) -> String {
-        if self.hits.is_empty() {
-            return format!("No matches on {} for {:?}.", self.server, self.query);
+        let scope = if reader.is_agent() {
+            hits::ACCOUNT_SCOPE.to_string()
+        } else {
+            format!("{} ({})", self.server, hits::ACCOUNT_SCOPE)
+        };
+        SearchPage {
+            query: &self.query,
+            mode: "lexical",
+            scope: Some(&scope),
+            hits: self.hits.iter().map(hits::remote_view).collect(),
+            notes: self.notes.clone(),
         }
-        let lines: Vec<String> = self.hits.iter().map(|h| remote_line(h, reader)).collect();
-        format!(
-            "{}\n\n{} result(s) from {} (every machine of the account).",
-            lines.join("\n"),
-            lines.len(),
-            self.server
-        )
+        .text(reader.render(&MachineLabels::default()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timefmt;
     use solaria_shared::RecordType;
+    use solaria_shared::render::TimeStyle;
 
     fn hit(record_type: RecordType, this_machine: bool) -> CitedHit {
         let hit = Hit {
@@ -167,11 +148,11 @@ mod tests {
     }
 
     #[test]
-    fn a_person_sees_other_machines_and_an_agent_sees_every_machine() {
+    fn a_person_sees_other_machines_and_an_agent_sees_every_machine_and_the_zone() {
         let t = UnixMillis(1_700_000_000_000);
         let person = Reader::Person { now: t };
         let own = index_line(&hit(RecordType::ToolUse, true), person);
-        let short = timefmt::short(t, t);
+        let short = TimeStyle::Short { now: t }.format(t);
         assert_eq!(
             own,
             format!("[O#obs-1] {short:<11} tool_use cargo test renew_jwt  ~42t  api")
@@ -179,7 +160,7 @@ mod tests {
         let theirs = index_line(&hit(RecordType::Prompt, false), person);
         assert!(theirs.ends_with("  ~42t  api @desktop"), "{theirs}");
         let agent = index_line(&hit(RecordType::ToolUse, true), Reader::Agent);
-        let full = timefmt::full(t);
+        let full = TimeStyle::Local.format(t);
         assert_eq!(
             agent,
             format!("[O#obs-1] {full} tool_use cargo test renew_jwt  ~42t  api @laptop")

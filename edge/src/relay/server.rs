@@ -19,7 +19,8 @@ use super::capturer::{self, Job};
 use crate::app::App;
 use crate::capture::{self, StoreSlot};
 use solaria_hook::protocol::{
-    Event, HookEvent, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path,
+    Event, HookEvent, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, is_relay_line,
+    socket_path,
 };
 use solaria_hook::spool::Spool;
 use solaria_shared::UnixMillis;
@@ -267,6 +268,23 @@ enum Unread {
     Dropped(String),
 }
 
+/// A header line the daemon does not take, as the log shows it: quoted when it is
+/// one of the protocol's (another version's), else only its length, since the first
+/// line of something else may be a payload sent without a header, secrets and all.
+fn unread_header(header: &[u8]) -> String {
+    if is_relay_line(header) {
+        format!(
+            "{:?}",
+            String::from_utf8_lossy(&header[..header.len().min(60)])
+        )
+    } else {
+        format!(
+            "a first line of {} byte(s) that is no relay header (not logged)",
+            header.len()
+        )
+    }
+}
+
 /// The header and the payload, or why they cannot be read.
 fn read_request(stream: &mut UnixStream) -> Result<Request, Unread> {
     let cut = |e: std::io::Error| Unread::Dropped(format!("cannot read a request: {e}"));
@@ -280,11 +298,12 @@ fn read_request(stream: &mut UnixStream) -> Result<Request, Unread> {
     if header == SPOOLED_NOTE.as_bytes() {
         return Ok(Request::Spooled);
     }
-    let shown = || String::from_utf8_lossy(&header[..header.len().min(60)]).into_owned();
     let event = std::str::from_utf8(&header)
         .ok()
         .and_then(Event::parse_header)
-        .ok_or_else(|| Unread::Refused(format!("not a hook request: {:?}", shown())))?;
+        .ok_or_else(|| {
+            Unread::Refused(format!("not a hook request: {}", unread_header(&header)))
+        })?;
     if let Event::ClaudeCode(name) = &event
         && HookEvent::from_arg(name).is_none()
     {

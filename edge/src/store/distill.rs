@@ -8,6 +8,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use solaria_shared::{MachineId, SessionId, Summary, UnixMillis};
 
+/// The tag of every memory the summarizer proposes (`ops::distill`): what marks
+/// it as read out of a session's events, so that forgetting the session forgets it
+/// (`retention`), and what confirming it takes off.
+pub const PROPOSAL_TAG: &str = "summarizer";
+
 /// How an attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

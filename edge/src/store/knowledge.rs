@@ -11,7 +11,7 @@ use solaria_shared::{Knowledge, KnowledgeId, KnowledgeKind, Project, SessionId, 
 
 /// The columns [`knowledge_from_row`] maps.
 pub(crate) const KNOWLEDGE_COLUMNS: &str = "id, machine_id, updated, deleted, project_key, \
-    project_name, session_id, kind, body, created_at";
+    project_name, session_id, kind, body, created_at, written_by";
 
 /// Maps a row selected with [`KNOWLEDGE_COLUMNS`]. A body that does not parse (a
 /// damaged row) fails the row rather than inventing content.
@@ -35,6 +35,10 @@ pub(crate) fn knowledge_from_row(row: &Row<'_>) -> rusqlite::Result<Knowledge> {
             name: row.get(5)?,
         },
         session_id: session.and_then(|s| s.parse::<SessionId>().ok()),
+        written_by: row
+            .get::<_, String>(10)?
+            .parse()
+            .map_err(|e| bad(10, Box::new(e)))?,
         created_at: UnixMillis(row.get(9)?),
         body,
     })
@@ -63,12 +67,13 @@ impl Writer<'_> {
             &format!(
                 "INSERT INTO knowledge ({KNOWLEDGE_COLUMNS}, status, title, text, sha, link_from,
                      link_to, iteration, scope)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
                  ON CONFLICT (id) DO UPDATE SET machine_id = excluded.machine_id,
                      updated = excluded.updated, deleted = excluded.deleted,
                      project_key = excluded.project_key, project_name = excluded.project_name,
                      session_id = excluded.session_id, kind = excluded.kind, body = excluded.body,
-                     created_at = excluded.created_at, status = excluded.status,
+                     created_at = excluded.created_at, written_by = excluded.written_by,
+                     status = excluded.status,
                      title = excluded.title, text = excluded.text, sha = excluded.sha,
                      link_from = excluded.link_from, link_to = excluded.link_to,
                      iteration = excluded.iteration, scope = excluded.scope"
@@ -84,6 +89,7 @@ impl Writer<'_> {
                 k.kind().as_str(),
                 k.body.fields().to_string(),
                 k.created_at.0,
+                k.written_by.to_string(),
                 k.status(),
                 k.title(),
                 k.search_text(),
@@ -99,7 +105,8 @@ impl Writer<'_> {
 
     /// Writes a new knowledge record of this machine, stamped now. Its text is
     /// redacted first, as captured events are: no secret reaches the file
-    /// (`<private>` spans stay here; they are stripped from what leaves).
+    /// (`<private>` spans stay here; they are stripped from what leaves). It is
+    /// attributed to the store's writer (`Store::written_by`).
     pub fn record_knowledge(
         &mut self,
         id: KnowledgeId,
@@ -109,6 +116,7 @@ impl Writer<'_> {
     ) -> Result<Knowledge, StoreError> {
         let stamp = self.tick();
         let mut k = Knowledge::new(id, self.machine_id(), stamp, project.clone(), session, body);
+        k.written_by = self.writer().clone();
         k.map_user_text(&mut |t| redact(t).into_owned());
         self.put_knowledge(&k)?;
         Ok(k)

@@ -27,6 +27,7 @@ pub mod vectors_wire;
 pub mod views;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
+use solaria_shared::knowledge::WrittenBy;
 use solaria_shared::{Hlc, HlcClock, MachineId, UnixMillis};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -69,6 +70,8 @@ pub struct Store {
     machine: MachineId,
     path: PathBuf,
     wall: WallClock,
+    /// Who the knowledge records this store writes are attributed to.
+    writer: WrittenBy,
 }
 
 /// The wall clock a store stamps writes with: the system's, shifted by a skew
@@ -135,6 +138,7 @@ impl Store {
                 skew_ms: 0,
                 offset_ms,
             },
+            writer: WrittenBy::Person,
         })
     }
 
@@ -147,6 +151,18 @@ impl Store {
     pub fn with_clock_skew(mut self, skew_ms: i64) -> Store {
         self.wall.skew_ms = skew_ms;
         self
+    }
+
+    /// The same store, attributing the knowledge records it writes to `writer`
+    /// (a person by default: the command line; an agent through MCP).
+    pub fn written_by(mut self, writer: WrittenBy) -> Store {
+        self.writer = writer;
+        self
+    }
+
+    /// Attributes the knowledge records written from now on to `writer`.
+    pub fn set_writer(&mut self, writer: WrittenBy) {
+        self.writer = writer;
     }
 
     /// The clock writes are stamped with.
@@ -246,6 +262,7 @@ impl Store {
             wall: self.wall,
             machine: self.machine,
             start: last.unwrap_or(0),
+            writer: self.writer.clone(),
         };
         let out = f(&mut writer)?;
         let wall = writer.wall;
@@ -263,6 +280,7 @@ pub struct Writer<'a> {
     wall: WallClock,
     machine: MachineId,
     start: i64,
+    writer: WrittenBy,
 }
 
 impl std::fmt::Debug for Writer<'_> {
@@ -282,6 +300,11 @@ impl Writer<'_> {
     /// This machine's id.
     pub fn machine_id(&self) -> MachineId {
         self.machine
+    }
+
+    /// Who the knowledge records of this write are attributed to.
+    pub fn writer(&self) -> &WrittenBy {
+        &self.writer
     }
 
     /// Sets the clock to continue after `stamp`, even backwards (a clock corrected

@@ -3,12 +3,13 @@
 
 use super::{Store, StoreError};
 use crate::config::RetentionConfig;
+use crate::store::distill::PROPOSAL_TAG;
 use crate::store::records;
 use crate::store::views::{self, AnyRecord};
 use crate::summary;
 use rusqlite::params;
 use serde::Serialize;
-use solaria_shared::{RecordMeta, SessionId, Summary, UnixMillis};
+use solaria_shared::{RecordMeta, Session, SessionId, Summary, UnixMillis};
 
 /// How many records a forget or prune touched.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -41,7 +42,8 @@ const WIPE_KNOWLEDGE: &str = "deleted = 1, title = '', text = '', body = '{}', s
 pub enum ForgetTarget {
     /// One record (observation, summary or session) by id.
     Record(String),
-    /// A session and everything in it.
+    /// A session and everything in it, the summarizer's proposals from it included
+    /// (not the knowledge recorded in it on purpose).
     Session(String),
     /// Every record of a project (key or name).
     Project(String),
@@ -111,16 +113,7 @@ fn forget_records(store: &mut Store, target: &ForgetTarget) -> Result<Counts, St
             AnyRecord::Session(s) => ("session", s.id.to_string()),
             AnyRecord::Knowledge(k) => return forget_knowledge(store, "id", &k.id.to_string()),
         },
-        ForgetTarget::Session(id) => match views::resolve(store.conn(), id)? {
-            AnyRecord::Session(s) => ("session", s.id.to_string()),
-            AnyRecord::Observation(o) => ("session", o.session_id.to_string()),
-            AnyRecord::Summary(s) => ("session", s.session_id.to_string()),
-            // Knowledge outlives the session it was recorded in.
-            AnyRecord::Knowledge(k) => match k.session_id {
-                Some(session) => ("session", session.to_string()),
-                None => return Err(StoreError::NotFound(id.chars().take(80).collect())),
-            },
-        },
+        ForgetTarget::Session(id) => ("session", session_named(store.conn(), id)?.to_string()),
         ForgetTarget::Project(p) => {
             let project = records::resolve_project(store.conn(), p)?
                 .ok_or_else(|| StoreError::NotFound(format!("project {p}")))?;
@@ -135,8 +128,61 @@ fn forget_records(store: &mut Store, target: &ForgetTarget) -> Result<Counts, St
     let mut counts = forget_where(store, col, &value, true)?;
     if col == "project_key" {
         counts.knowledge = forget_knowledge(store, "project_key", &value)?.knowledge;
+    } else {
+        counts.knowledge = forget_proposals(store, &value)?;
     }
     Ok(counts)
+}
+
+/// Tombstones what the summarizer proposed from a session (its memories tagged
+/// [`PROPOSAL_TAG`], standing or superseded): they were read out of the session's
+/// own events, so they go with it. What was decided or remembered in the session
+/// on purpose, and a proposal someone confirmed (a new memory without the tag),
+/// outlives it.
+fn forget_proposals(store: &mut Store, session: &str) -> Result<usize, StoreError> {
+    store.write(|w| {
+        let stamp = w.tick().as_i64();
+        let me = w.machine_id().to_string();
+        Ok(w.tx().execute(
+            &format!(
+                "UPDATE knowledge SET {WIPE_KNOWLEDGE}, updated = ?2, machine_id = ?3
+                 WHERE session_id = ?1 AND kind = 'memory' AND deleted = 0
+                   AND EXISTS (SELECT 1 FROM json_each(knowledge.body, '$.tags') WHERE value = ?4)"
+            ),
+            params![session, stamp, me, PROPOSAL_TAG],
+        )?)
+    })
+}
+
+/// The session `--session ID` names: that session, or the one a record of it
+/// belongs to.
+fn session_named(conn: &rusqlite::Connection, id: &str) -> Result<SessionId, StoreError> {
+    Ok(match views::resolve(conn, id)? {
+        AnyRecord::Session(s) => s.id,
+        AnyRecord::Observation(o) => o.session_id,
+        AnyRecord::Summary(s) => s.session_id,
+        // Knowledge outlives the session it was recorded in.
+        AnyRecord::Knowledge(k) => k
+            .session_id
+            .ok_or_else(|| StoreError::NotFound(id.chars().take(80).collect()))?,
+    })
+}
+
+/// The session `target` forgets whole, if it forgets one (a session's id, or
+/// `--session`), as it is before the forget.
+pub fn whole_session(
+    conn: &rusqlite::Connection,
+    target: &ForgetTarget,
+) -> Result<Option<Session>, StoreError> {
+    let id = match target {
+        ForgetTarget::Record(id) => match views::resolve(conn, id)? {
+            AnyRecord::Session(s) => return Ok(Some(s)),
+            _ => return Ok(None),
+        },
+        ForgetTarget::Session(id) => session_named(conn, id)?,
+        ForgetTarget::Project(_) => return Ok(None),
+    };
+    records::get_session(conn, id)
 }
 
 /// Tombstones the knowledge records whose `column` (`id` or `project_key`, our

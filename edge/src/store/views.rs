@@ -57,20 +57,8 @@ fn knowledge_kind_of(kind: solaria_shared::CitedKind) -> Option<solaria_shared::
     }
 }
 
-/// What happened around a record: its session, the observations before and after
-/// the anchor, and the session's summary.
-#[derive(Debug, Clone, Serialize)]
-pub struct Timeline {
-    pub session: Session,
-    pub summary: Option<Summary>,
-    pub anchor: Option<String>,
-    pub entries: Vec<Observation>,
-    /// Observations of the session not shown before / after the window.
-    pub hidden_before: usize,
-    pub hidden_after: usize,
-    /// Decisions, memories, commits… recorded in the session, oldest first.
-    pub knowledge: Vec<solaria_shared::Knowledge>,
-}
+/// What happened around a record (the one type both sides answer with).
+pub use solaria_shared::render::timeline::Timeline;
 
 /// The timeline around `id` (an observation, a session, a summary, or knowledge
 /// recorded in a session), with only records of `kind` when given.
@@ -100,16 +88,9 @@ pub fn timeline(
         solaria_shared::RecordType::of_knowledge(k.kind())
             .is_some_and(|t| kind.is_none_or(|want| want == t))
     });
-    let center = anchor
-        .and_then(|a| all.iter().position(|o| o.id == a))
-        .unwrap_or(0);
-    let (start, end) = match anchor {
-        Some(_) => (
-            center.saturating_sub(before),
-            (center + after + 1).min(all.len()),
-        ),
-        None => (0, (before + after + 1).min(all.len())),
-    };
+    // The shared window rule (the central service's timeline keeps it too).
+    let at = anchor.map(|a| all.iter().position(|o| o.id == a).unwrap_or(0));
+    let (start, end) = solaria_shared::render::timeline::window(all.len(), at, before, after);
     let hidden_before = start;
     let hidden_after = all.len() - end;
     Ok(Timeline {

@@ -3,8 +3,10 @@
 //
 // SOLARIA Memory for OpenCode (plugin API of OpenCode 1.18): forwards the session's
 // events to `solaria-hook opencode <event>` (JSON on its stdin; the running daemon
-// captures them, or else `solaria hook opencode`), adds the project's
-// memory to the system prompt and what a prompt recalls to that prompt. No
+// captures them, or else `solaria hook opencode`), and gives the model the project's
+// memory and what a prompt recalls as recorded data: each in a message of its own,
+// marked synthetic, before the user's message of the turn. Never in the system
+// prompt (which the model obeys) and never inside what the user wrote. No
 // dependencies. It never throws into OpenCode and never holds it for long: bus
 // events are fire-and-forget, the awaited hooks wait at most HOOK_WAIT_MS, the
 // context at most CONTEXT_WAIT_MS once per session.
@@ -19,9 +21,6 @@ const RUN_CAP_MS = 10000;
 // Recalled memory is kept per user message (the transform re-adds it to every model
 // request of the turn); the oldest entries go past this many.
 const RECALLS_KEPT = 200;
-// Title generation gets no memory: it only names the session (OpenCode's title
-// agent's prompt starts so).
-const TITLE_PROMPT = "You are a title generator";
 const BUS_EVENTS = new Set([
   "session.created",
   "session.idle",
@@ -165,26 +164,49 @@ export const SolariaMemory = async (ctx) => {
       } catch {}
     },
 
-    // What the prompt recalled goes with it, as a synthetic part seen by the model
-    // only: it is added to the request, not saved into the user's message.
+    // The memory goes to the model as messages of SOLARIA's own, seen by the model
+    // only (added to the request, never saved): the project's context before the
+    // session's first user message, what a prompt recalled before that prompt.
     "experimental.chat.messages.transform": async (_input, output) => {
       try {
-        if (!recalls.size || !output || !Array.isArray(output.messages)) return;
-        for (const message of output.messages) {
-          const info = message && message.info;
-          const recall = info && info.role === "user" && recalls.get(info.id);
-          if (!recall || !Array.isArray(message.parts)) continue;
-          if (message.parts.some((p) => p && p.solariaRecall)) continue;
-          message.parts.push({
-            id: info.id + "-solaria-recall",
+        if (!output || !Array.isArray(output.messages)) return;
+        const messages = output.messages;
+        const users = messages.filter((m) => m && m.info && m.info.role === "user");
+        if (!users.length) return;
+        const sessionID = users[0].info.sessionID;
+        const memory = (info, key, text) => ({
+          info: { ...info, id: info.id + key },
+          parts: [{
+            id: info.id + key + "-part",
             sessionID: info.sessionID,
-            messageID: info.id,
+            messageID: info.id + key,
             type: "text",
-            text: recall.text,
+            text,
             synthetic: true,
-            solariaRecall: true,
-          });
+            solariaMemory: true,
+          }],
+        });
+        const own = (m) => m && Array.isArray(m.parts) && m.parts.some((p) => p && p.solariaMemory);
+        const added = [];
+        for (const message of messages) {
+          const info = message && message.info;
+          if (own(message)) return;
+          if (info && info.role === "user") {
+            if (message === users[0] && sessionID) {
+              if (!contexts.has(sessionID)) {
+                contexts.set(sessionID, run("context", { cwd, session_id: sessionID }, "output"));
+              }
+              const text = await atMost(contexts.get(sessionID), CONTEXT_WAIT_MS);
+              if (typeof text === "string" && text.trim()) {
+                added.push(memory(info, "-solaria-context", text.trim()));
+              }
+            }
+            const recall = recalls.get(info.id);
+            if (recall) added.push(memory(info, "-solaria-recall", recall.text));
+          }
+          added.push(message);
         }
+        messages.splice(0, messages.length, ...added);
       } catch {}
     },
 
@@ -207,20 +229,6 @@ export const SolariaMemory = async (ctx) => {
         if (input && input.sessionID && output && typeof output.text === "string") {
           lastText.set(input.sessionID, output.text);
         }
-      } catch {}
-    },
-
-    "experimental.chat.system.transform": async (input, output) => {
-      try {
-        const id = input && input.sessionID;
-        if (!id || !output || !Array.isArray(output.system)) return;
-        const first = output.system[0];
-        if (typeof first === "string" && first.startsWith(TITLE_PROMPT)) return;
-        if (!contexts.has(id)) {
-          contexts.set(id, run("context", { cwd, session_id: id }, "output"));
-        }
-        const text = await atMost(contexts.get(id), CONTEXT_WAIT_MS);
-        if (typeof text === "string" && text.trim()) output.system.push(text.trim());
       } catch {}
     },
   };

@@ -1,0 +1,64 @@
+//! A real git repository on an [`Edge`], free of the user's and the system's git
+//! configuration, and a command run in it as an agent's Bash tool runs it.
+
+use crate::edge::Edge;
+use crate::payloads::tool;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `git` in `dir` as `m`, not yet run.
+pub fn command(m: &Edge, dir: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.current_dir(dir)
+        .env("HOME", m.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("LC_ALL", "C");
+    c
+}
+
+/// `git ARGS` in `dir` as `m`; its stdout. Panics when git fails.
+pub fn git(m: &Edge, dir: &Path, args: &[&str]) -> String {
+    let out = command(m, dir).args(args).output().expect("run git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
+/// An empty repository of the project `github.com/acme/api` at `work/api` under
+/// `m`'s root, on branch `main`, with its own author.
+pub fn repository(m: &Edge) -> PathBuf {
+    let dir = m.root.path().join("work/api");
+    std::fs::create_dir_all(dir.join("src")).expect("repo dir");
+    git(m, &dir, &["init", "-q", "-b", "main"]);
+    git(m, &dir, &["config", "user.name", "Ada Lovelace"]);
+    git(m, &dir, &["config", "user.email", "ada@example.com"]);
+    let remote = ["remote", "add", "origin", "git@github.com:acme/api.git"];
+    git(m, &dir, &remote);
+    dir
+}
+
+/// Runs `command` in a shell in `dir`, as an agent's Bash tool does; its stdout.
+pub fn bash(m: &Edge, dir: &Path, command: &str) -> String {
+    let out = Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .env("HOME", m.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("LC_ALL", "C")
+        .output()
+        .expect("run sh");
+    assert!(out.status.success(), "{command}: {out:?}");
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
+/// Claude Code's PostToolUse payload of a Bash call in `session` that ran `command`
+/// in `dir` and printed `stdout`.
+pub fn bash_payload(session: &str, dir: &Path, command: &str, stdout: &str) -> Value {
+    tool(
+        session,
+        dir,
+        "Bash",
+        json!({"command": command, "description": "Commit the change"}),
+        json!({"stdout": stdout, "stderr": "", "interrupted": false, "isImage": false}),
+    )
+}
