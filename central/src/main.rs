@@ -4,7 +4,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use solaria_central::config::{self, Settings};
 use solaria_central::server::{Listeners, launch_with_listener};
-use solaria_central::storage::Storage;
+use solaria_central::storage::{Role, Storage};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,10 +37,14 @@ enum Command {
     /// Accounts (tenants).
     #[command(subcommand)]
     Account(AccountCommand),
-    /// Create a single-use enrollment token for an account.
+    /// Create a single-use enrollment token for a machine of one person.
     EnrollToken {
         /// The account's name or id.
         account: String,
+        /// Whose machine it will be (their email); may be left out when the
+        /// account has one person.
+        #[arg(long)]
+        person: Option<String>,
         /// How long the token stays valid: 30m, 12h, 7d.
         #[arg(long, default_value = "24h")]
         ttl: String,
@@ -48,12 +52,50 @@ enum Command {
     /// Machines.
     #[command(subcommand)]
     Machines(MachinesCommand),
+    /// The people of an account: each machine belongs to one of them.
+    #[command(subcommand)]
+    Person(PersonCommand),
+    /// What was done to an account (people, machines, erasures), oldest first.
+    Audit {
+        /// The account's name or id.
+        account: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum PersonCommand {
+    /// Add a person to an account.
+    Add {
+        /// The account's name or id.
+        account: String,
+        /// Their email: how they are named from now on.
+        email: String,
+        /// admin (manages people, machines and sharing) or member.
+        #[arg(long, default_value = "member")]
+        role: String,
+    },
+    /// List the people of an account, removed ones too.
+    List { account: String },
+    /// Remove a person: their machines are refused from their next request on.
+    Remove {
+        account: String,
+        email: String,
+        /// Also erase what they wrote (tombstones, which reach every machine of the
+        /// account at its next sync).
+        #[arg(long)]
+        erase: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
 enum AccountCommand {
-    /// Create an account.
-    Create { name: String },
+    /// Create an account with its first admin.
+    Create {
+        name: String,
+        /// The first admin's email (default: owner@NAME).
+        #[arg(long)]
+        admin: Option<String>,
+    },
     /// Erase an account for good: every record, machine, token and log of it. Its
     /// machines are refused from their next request on.
     Delete {
@@ -119,10 +161,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("database is up to date");
         }
         Command::Serve => serve(storage, settings).await?,
-        Command::Account(AccountCommand::Create { name }) => {
+        Command::Account(AccountCommand::Create { name, admin }) => {
             storage.migrate().await?;
-            let id = storage.create_account(name.trim()).await?;
-            println!("created account {name} ({id})");
+            let name = name.trim();
+            let admin = admin.unwrap_or_else(|| format!("owner@{name}"));
+            let id = storage.create_account(name, &admin, &actor()).await?;
+            println!("created account {name} ({id}), its first admin {admin}");
         }
         Command::Account(AccountCommand::Delete { account, yes }) => {
             let id = storage.find_account(account.trim()).await?;
@@ -138,10 +182,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 held.sessions, held.observations, held.summaries, held.machines
             );
         }
-        Command::EnrollToken { account, ttl } => {
+        Command::EnrollToken {
+            account,
+            person,
+            ttl,
+        } => {
             let ttl = parse_duration(&ttl)?;
             let account = storage.find_account(&account).await?;
-            let token = storage.create_enrollment_token(account, ttl).await?;
+            let person = match &person {
+                Some(email) => storage.find_person(account, email).await?,
+                None => storage.sole_person(account).await?,
+            };
+            let token = storage.enrollment_token_for(account, person, ttl).await?;
             println!("{token}");
             eprintln!(
                 "single use, valid for {}s: on the machine, run `solaria login SERVER --token {token}`",
@@ -158,15 +210,70 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 let last = m
                     .last_sync_at
                     .map_or("never".to_string(), |t| t.to_string());
-                println!("{}  {:<20} {status:<30} last sync {last}", m.id, m.name);
+                println!(
+                    "{}  {:<20} {:<28} {status:<30} last sync {last}",
+                    m.id, m.name, m.person
+                );
             }
         }
         Command::Machines(MachinesCommand::Revoke { machine }) => {
             let id = machine
                 .parse()
                 .context("a machine id is a UUID, as listed by `machines list`")?;
-            storage.revoke_machine(id).await?;
+            storage.revoke_machine(id, &actor()).await?;
             println!("machine {machine} revoked");
+        }
+        Command::Person(PersonCommand::Add {
+            account,
+            email,
+            role,
+        }) => {
+            let role: Role = role.parse().map_err(anyhow::Error::msg)?;
+            let account = storage.find_account(&account).await?;
+            storage.add_person(account, &email, role, &actor()).await?;
+            println!(
+                "added {} as {}; `enroll-token ACCOUNT --person {}` enrolls a machine of theirs",
+                email.trim(),
+                role.as_str(),
+                email.trim()
+            );
+        }
+        Command::Person(PersonCommand::List { account }) => {
+            let account = storage.find_account(&account).await?;
+            for p in storage.list_people(account).await? {
+                let status = match p.removed_at {
+                    Some(t) => format!("removed {t}"),
+                    None => format!("{} active machine(s)", p.active_machines),
+                };
+                println!("{:<32} {:<7} {status}", p.email, p.role.as_str());
+            }
+        }
+        Command::Person(PersonCommand::Remove {
+            account,
+            email,
+            erase,
+        }) => {
+            let account = storage.find_account(&account).await?;
+            let done = storage
+                .remove_person(account, &email, erase, &actor())
+                .await?;
+            println!(
+                "removed {}: {} machine(s) revoked, {} unused enrollment token(s) spent{}",
+                email.trim(),
+                done.machines_revoked,
+                done.tokens_spent,
+                if erase {
+                    format!(", {} record(s) erased", done.records_erased)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        Command::Audit { account } => {
+            let account = storage.find_account(&account).await?;
+            for e in storage.audit_log(account).await? {
+                println!("{}  {:<24} {:<18} {}", e.at, e.actor, e.action, e.detail);
+            }
         }
     }
     Ok(())
@@ -197,6 +304,14 @@ async fn shutdown_signal() {
         () = term => {},
     }
     tracing::info!("shutting down: finishing requests in flight");
+}
+
+/// Who runs an administrative command, for the audit log: the operator's login.
+fn actor() -> String {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "unknown".into());
+    format!("operator {user}")
 }
 
 fn parse_duration(text: &str) -> anyhow::Result<std::time::Duration> {

@@ -1,5 +1,6 @@
 //! Accounts, enrollment tokens and machines: who may sync, and as whom.
 
+use super::people::{PersonId, audit, checked_email};
 use super::{Storage, StorageError};
 use crate::secret::{hash_token, random_token};
 use serde::Serialize;
@@ -42,6 +43,8 @@ pub struct MachineInfo {
     pub id: MachineId,
     pub account_id: Uuid,
     pub name: String,
+    /// Whose machine it is (their email).
+    pub person: String,
     pub first_seen_at: chrono::DateTime<chrono::Utc>,
     pub last_sync_at: Option<chrono::DateTime<chrono::Utc>>,
     pub revoked_at: Option<chrono::DateTime<chrono::Utc>>,
@@ -56,22 +59,48 @@ pub enum MachineStatus {
 }
 
 impl Storage {
-    /// Creates an account; its name must be new.
-    pub async fn create_account(&self, name: &str) -> Result<AccountId, StorageError> {
+    /// Creates an account, its name new, with its first admin `admin` (an email):
+    /// an account always has someone to manage it.
+    pub async fn create_account(
+        &self,
+        name: &str,
+        admin: &str,
+        actor: &str,
+    ) -> Result<AccountId, StorageError> {
+        let admin = checked_email(admin)?;
         let id = Uuid::now_v7();
+        let mut tx = self.pool().begin().await?;
         let done = sqlx::query(
             "INSERT INTO accounts (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
         )
         .bind(id)
         .bind(name)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 0 {
             return Err(StorageError::Conflict(format!(
                 "an account named {name:?} already exists"
             )));
         }
-        Ok(AccountId(id))
+        sqlx::query(
+            "INSERT INTO people (account_id, id, email, role) VALUES ($1, $2, $3, 'admin')",
+        )
+        .bind(id)
+        .bind(Uuid::now_v7())
+        .bind(&admin)
+        .execute(&mut *tx)
+        .await?;
+        let account = AccountId(id);
+        audit(
+            &mut tx,
+            account,
+            actor,
+            "account created",
+            &format!("{name}, first admin {admin}"),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(account)
     }
 
     /// The account with this name or id.
@@ -85,20 +114,33 @@ impl Storage {
             .ok_or_else(|| StorageError::NotFound(format!("account {name_or_id:?}")))
     }
 
-    /// A new single-use enrollment token for `account`, valid for `ttl`. Only its
-    /// hash is stored; the token is returned once.
+    /// A new single-use enrollment token for a machine of the account's only person
+    /// (see [`Storage::sole_person`]), valid for `ttl`.
     pub async fn create_enrollment_token(
         &self,
         account: AccountId,
         ttl: std::time::Duration,
     ) -> Result<String, StorageError> {
+        let person = self.sole_person(account).await?;
+        self.enrollment_token_for(account, person, ttl).await
+    }
+
+    /// A new single-use enrollment token for a machine of `person`, valid for
+    /// `ttl`. Only its hash is stored; the token is returned once.
+    pub async fn enrollment_token_for(
+        &self,
+        account: AccountId,
+        person: PersonId,
+        ttl: std::time::Duration,
+    ) -> Result<String, StorageError> {
         let token = random_token("solenroll");
         sqlx::query(
-            "INSERT INTO enrollment_tokens (id, account_id, token_hash, expires_at)
-             VALUES ($1, $2, $3, now() + make_interval(secs => $4))",
+            "INSERT INTO enrollment_tokens (id, account_id, person_id, token_hash, expires_at)
+             VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))",
         )
         .bind(Uuid::now_v7())
         .bind(account.0)
+        .bind(person.0)
         .bind(hash_token(&token))
         .bind(ttl.as_secs_f64())
         .execute(self.pool())
@@ -115,24 +157,29 @@ impl Storage {
         machine: Option<MachineId>,
     ) -> Result<EnrollResponse, EnrollmentError> {
         let mut tx = self.pool().begin().await.map_err(StorageError::from)?;
-        let account: Option<Uuid> = sqlx::query_scalar(
-            "UPDATE enrollment_tokens SET used_at = now()
-             WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
-             RETURNING account_id",
+        // A token of a person removed since is spent by the removal; the join says
+        // so again.
+        let spent: Option<(Uuid, Uuid)> = sqlx::query_as(
+            "UPDATE enrollment_tokens t SET used_at = now()
+             FROM people p
+             WHERE t.token_hash = $1 AND t.used_at IS NULL AND t.expires_at > now()
+               AND p.account_id = t.account_id AND p.id = t.person_id AND p.removed_at IS NULL
+             RETURNING t.account_id, t.person_id",
         )
         .bind(hash_token(token))
         .fetch_optional(&mut *tx)
         .await
         .map_err(StorageError::from)?;
-        let account = account.ok_or(EnrollmentError::BadToken)?;
+        let (account, person) = spent.ok_or(EnrollmentError::BadToken)?;
         let machine = machine.unwrap_or_default();
         let credential = random_token("solmachine");
         let inserted = sqlx::query(
-            "INSERT INTO memory_machines (id, account_id, machine_name, credential_hash)
-             VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
+            "INSERT INTO memory_machines (id, account_id, person_id, machine_name, credential_hash)
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
         )
         .bind(machine.as_uuid())
         .bind(account)
+        .bind(person)
         .bind(name)
         .bind(hash_token(&credential))
         .execute(&mut *tx)
@@ -199,8 +246,11 @@ impl Storage {
         account: AccountId,
     ) -> Result<Vec<MachineInfo>, StorageError> {
         let rows = sqlx::query(
-            "SELECT id, account_id, machine_name, first_seen_at, last_sync_at, revoked_at
-             FROM memory_machines WHERE account_id = $1 ORDER BY first_seen_at",
+            "SELECT m.id, m.account_id, m.machine_name, p.email, m.first_seen_at,
+                    m.last_sync_at, m.revoked_at
+             FROM memory_machines m
+             JOIN people p ON p.account_id = m.account_id AND p.id = m.person_id
+             WHERE m.account_id = $1 ORDER BY m.first_seen_at",
         )
         .bind(account.0)
         .fetch_all(self.pool())
@@ -211,6 +261,7 @@ impl Storage {
                     id: MachineId::from_uuid(r.try_get("id")?),
                     account_id: r.try_get("account_id")?,
                     name: r.try_get("machine_name")?,
+                    person: r.try_get("email")?,
                     first_seen_at: r.try_get("first_seen_at")?,
                     last_sync_at: r.try_get("last_sync_at")?,
                     revoked_at: r.try_get("revoked_at")?,
@@ -220,16 +271,31 @@ impl Storage {
     }
 
     /// Revokes a machine: its credential and every JWT it holds stop working now.
-    pub async fn revoke_machine(&self, machine: MachineId) -> Result<(), StorageError> {
-        let done = sqlx::query(
-            "UPDATE memory_machines SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1",
+    pub async fn revoke_machine(
+        &self,
+        machine: MachineId,
+        actor: &str,
+    ) -> Result<(), StorageError> {
+        let mut tx = self.pool().begin().await?;
+        let revoked: Option<(Uuid, String)> = sqlx::query_as(
+            "UPDATE memory_machines SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1
+             RETURNING account_id, machine_name",
         )
         .bind(machine.as_uuid())
-        .execute(self.pool())
+        .fetch_optional(&mut *tx)
         .await?;
-        if done.rows_affected() == 0 {
+        let Some((account, name)) = revoked else {
             return Err(StorageError::NotFound(format!("machine {machine}")));
-        }
+        };
+        audit(
+            &mut tx,
+            AccountId(account),
+            actor,
+            "machine revoked",
+            &format!("{name} ({machine})"),
+        )
+        .await?;
+        tx.commit().await?;
         Ok(())
     }
 }

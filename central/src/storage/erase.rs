@@ -43,6 +43,9 @@ pub enum ErasureTarget {
     Project(String),
     /// Every record whose last writer is this machine (of the account).
     Machine(MachineId),
+    /// Every record whose last writer is one of this person's machines: what they
+    /// wrote (`person remove --erase`).
+    Person(Uuid),
 }
 
 /// How many records became tombstones, per kind. Records that already were
@@ -136,14 +139,33 @@ fn selections(target: &ErasureTarget) -> Vec<Selection> {
         ],
         ErasureTarget::Project(_) => all("(project_key = $2 OR project_name = $2)"),
         ErasureTarget::Machine(_) => all("machine_id = $2::uuid"),
+        ErasureTarget::Person(_) => all("machine_id IN (SELECT m.id FROM memory_machines m
+                            WHERE m.account_id = $1 AND m.person_id = $2::uuid)"),
         // Resolved to one table (or to a session) before this is called.
         ErasureTarget::Record(_) => all("id = $2::uuid"),
     }
 }
 
+impl ErasureTarget {
+    /// What it names, for the audit log.
+    fn describe(&self) -> String {
+        match self {
+            ErasureTarget::Record(id) => format!("record {id}"),
+            ErasureTarget::Session(id) => format!("session {id}"),
+            ErasureTarget::Project(p) => {
+                format!("project {}", p.chars().take(200).collect::<String>())
+            }
+            ErasureTarget::Machine(m) => format!("the records of machine {m}"),
+            ErasureTarget::Person(p) => format!("the records of person {p}"),
+        }
+    }
+}
+
 fn parameter(target: &ErasureTarget) -> String {
     match target {
-        ErasureTarget::Record(id) | ErasureTarget::Session(id) => id.to_string(),
+        ErasureTarget::Record(id) | ErasureTarget::Session(id) | ErasureTarget::Person(id) => {
+            id.to_string()
+        }
         ErasureTarget::Project(p) => p.clone(),
         ErasureTarget::Machine(m) => m.to_string(),
     }
@@ -262,6 +284,14 @@ impl Storage {
                 .execute(&mut *tx)
                 .await?;
         }
+        super::people::audit(
+            &mut tx,
+            account,
+            &format!("machine {by}"),
+            "records erased",
+            &format!("{}: {} record(s)", target.describe(), counts.total()),
+        )
+        .await?;
         tx.commit().await?;
         Ok(Some(counts))
     }

@@ -6,6 +6,7 @@ mod context;
 mod erase;
 mod knowledge;
 mod names;
+mod people;
 mod records;
 mod search;
 mod timeline;
@@ -15,6 +16,7 @@ pub use accounts::{AccountId, EnrollmentError, MachineInfo, MachineStatus};
 pub use context::{ContextSession, RecentEvent};
 pub use erase::{AccountErasure, ErasedCounts, ErasureTarget};
 pub use knowledge::{DecisionQuery, IterationQuery, IterationRecords};
+pub use people::{AuditEntry, PersonId, PersonInfo, Removal, Role};
 pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
 pub use timeline::Timeline;
@@ -34,6 +36,9 @@ pub enum StorageError {
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
+    /// A request the storage refuses as it stands (the message says what to change).
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// The embedded migrations of `migrations/central/`.

@@ -1,0 +1,398 @@
+//! The people of an account and the audit log of what was done to it. Every
+//! machine belongs to one person (`memory_machines.person_id`), so a record's author
+//! is the person of the machine that wrote it; removing a person revokes their
+//! machines in the same transaction, so they are refused from their next request.
+
+use super::erase::ErasureTarget;
+use super::{AccountId, Storage, StorageError};
+use serde::Serialize;
+use solaria_shared::MachineId;
+use sqlx::{Postgres, Row, Transaction};
+use std::fmt;
+use std::str::FromStr;
+use uuid::Uuid;
+
+/// A person of an account (their id; people are named by their email).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct PersonId(pub Uuid);
+
+impl fmt::Display for PersonId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// What a person may do: an admin manages people, machines and sharing; a member
+/// their own machines and records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Admin,
+    Member,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::Member => "member",
+        }
+    }
+}
+
+impl FromStr for Role {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Role, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "admin" => Ok(Role::Admin),
+            "member" => Ok(Role::Member),
+            other => Err(format!("`{other}` is not a role: admin or member")),
+        }
+    }
+}
+
+/// A person as listed to operators.
+#[derive(Debug, Clone, Serialize)]
+pub struct PersonInfo {
+    pub id: PersonId,
+    pub email: String,
+    pub role: Role,
+    /// Their machines that may still sync.
+    pub active_machines: i64,
+    pub added_at: chrono::DateTime<chrono::Utc>,
+    pub removed_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// What removing a person did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Removal {
+    /// Their machines revoked by it (those already revoked are not counted).
+    pub machines_revoked: u64,
+    /// Their unused enrollment tokens, spent so that none enrolls a machine.
+    pub tokens_spent: u64,
+    /// With `--erase`: how many of their records became tombstones.
+    pub records_erased: u64,
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditEntry {
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub actor: String,
+    pub action: String,
+    pub detail: String,
+}
+
+/// An email as people are named: trimmed, with one `@` between a name and a host.
+pub fn checked_email(email: &str) -> Result<String, StorageError> {
+    let e = email.trim();
+    match e.split_once('@') {
+        Some((name, host))
+            if !name.is_empty()
+                && !host.is_empty()
+                && !host.contains('@')
+                && e.len() <= 320
+                && !e.chars().any(|c| c.is_whitespace() || c.is_control()) =>
+        {
+            Ok(e.to_string())
+        }
+        _ => Err(StorageError::Invalid(format!(
+            "`{}` is not an email address (name@host)",
+            e.chars().take(80).collect::<String>()
+        ))),
+    }
+}
+
+impl Storage {
+    /// Adds a person to `account`; their email must not name a live person of it.
+    pub async fn add_person(
+        &self,
+        account: AccountId,
+        email: &str,
+        role: Role,
+        actor: &str,
+    ) -> Result<PersonId, StorageError> {
+        let email = checked_email(email)?;
+        let mut tx = self.pool().begin().await?;
+        let id = PersonId(Uuid::now_v7());
+        let done = sqlx::query(
+            "INSERT INTO people (account_id, id, email, role) VALUES ($1, $2, $3, $4)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(account.0)
+        .bind(id.0)
+        .bind(&email)
+        .bind(role.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(StorageError::Conflict(format!(
+                "{email} is already a person of this account (`person list` shows them)"
+            )));
+        }
+        audit(
+            &mut tx,
+            account,
+            actor,
+            "person added",
+            &format!("{email} as {}", role.as_str()),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// The live person of `account` named by `email`.
+    pub async fn find_person(
+        &self,
+        account: AccountId,
+        email: &str,
+    ) -> Result<PersonId, StorageError> {
+        let id: Option<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM people
+             WHERE account_id = $1 AND lower(email) = lower($2) AND removed_at IS NULL",
+        )
+        .bind(account.0)
+        .bind(email.trim())
+        .fetch_optional(self.pool())
+        .await?;
+        id.map(PersonId).ok_or_else(|| {
+            StorageError::NotFound(format!(
+                "person {}",
+                email.trim().chars().take(80).collect::<String>()
+            ))
+        })
+    }
+
+    /// The person an enrollment token is for when none is named: the account's only
+    /// live person. An account of several people must be told whose machine it is.
+    pub async fn sole_person(&self, account: AccountId) -> Result<PersonId, StorageError> {
+        let ids: Vec<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM people WHERE account_id = $1 AND removed_at IS NULL LIMIT 2",
+        )
+        .bind(account.0)
+        .fetch_all(self.pool())
+        .await?;
+        match ids[..] {
+            [only] => Ok(PersonId(only)),
+            [] => Err(StorageError::Invalid(
+                "this account has no people yet: add one with `person add ACCOUNT EMAIL --role admin`"
+                    .into(),
+            )),
+            _ => Err(StorageError::Invalid(
+                "this account has several people: say whose machine it is with --person EMAIL"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The people of `account`, removed ones too, in the order they were added.
+    pub async fn list_people(&self, account: AccountId) -> Result<Vec<PersonInfo>, StorageError> {
+        let rows = sqlx::query(
+            "SELECT p.id, p.email, p.role, p.added_at, p.removed_at,
+                    (SELECT count(*) FROM memory_machines m
+                     WHERE m.account_id = p.account_id AND m.person_id = p.id
+                       AND m.revoked_at IS NULL) AS active_machines
+             FROM people p WHERE p.account_id = $1 ORDER BY p.added_at, p.id",
+        )
+        .bind(account.0)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let role: String = r.try_get("role")?;
+                Ok(PersonInfo {
+                    id: PersonId(r.try_get("id")?),
+                    email: r.try_get("email")?,
+                    role: role.parse().map_err(StorageError::Invalid)?,
+                    active_machines: r.try_get("active_machines")?,
+                    added_at: r.try_get("added_at")?,
+                    removed_at: r.try_get("removed_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Removes the person `email` from `account`: their machines are revoked and
+    /// their unused enrollment tokens spent, in one transaction, so none of their
+    /// machines is served again. With `erase`, their records (those their machines
+    /// wrote last) become tombstones too, which reach the account's machines at
+    /// their next sync. An account keeps at least one admin.
+    pub async fn remove_person(
+        &self,
+        account: AccountId,
+        email: &str,
+        erase: bool,
+        actor: &str,
+    ) -> Result<Removal, StorageError> {
+        let person = self.find_person(account, email).await?;
+        let mut tx = self.pool().begin().await?;
+        let role: String = sqlx::query_scalar(
+            "SELECT role FROM people WHERE account_id = $1 AND id = $2 FOR UPDATE",
+        )
+        .bind(account.0)
+        .bind(person.0)
+        .fetch_one(&mut *tx)
+        .await?;
+        if role == Role::Admin.as_str() {
+            let admins: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM people
+                 WHERE account_id = $1 AND role = 'admin' AND removed_at IS NULL",
+            )
+            .bind(account.0)
+            .fetch_one(&mut *tx)
+            .await?;
+            if admins <= 1 {
+                return Err(StorageError::Invalid(
+                    "this is the account's last admin: add another admin first".into(),
+                ));
+            }
+        }
+        // The person, then their machines and their unused tokens, together.
+        let mut changed = [0u64; 3];
+        for (n, sql) in [
+            "UPDATE people SET removed_at = now() WHERE account_id = $1 AND id = $2",
+            "UPDATE memory_machines SET revoked_at = now()
+             WHERE account_id = $1 AND person_id = $2 AND revoked_at IS NULL",
+            "UPDATE enrollment_tokens SET used_at = now()
+             WHERE account_id = $1 AND person_id = $2 AND used_at IS NULL",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            changed[n] = sqlx::query(sql)
+                .bind(account.0)
+                .bind(person.0)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        }
+        let mut removal = Removal {
+            machines_revoked: changed[1],
+            tokens_spent: changed[2],
+            records_erased: 0,
+        };
+        audit(
+            &mut tx,
+            account,
+            actor,
+            "person removed",
+            &format!(
+                "{} ({} machine(s) revoked{})",
+                email.trim(),
+                removal.machines_revoked,
+                if erase { ", their records erased" } else { "" }
+            ),
+        )
+        .await?;
+        tx.commit().await?;
+        if erase {
+            // Tombstones are written by one of their own machines, as their last act.
+            let by: Option<Uuid> = sqlx::query_scalar(
+                "SELECT id FROM memory_machines WHERE account_id = $1 AND person_id = $2
+                 ORDER BY first_seen_at DESC LIMIT 1",
+            )
+            .bind(account.0)
+            .bind(person.0)
+            .fetch_optional(self.pool())
+            .await?;
+            if let Some(by) = by {
+                let erased = self
+                    .erase(
+                        account,
+                        MachineId::from_uuid(by),
+                        &ErasureTarget::Person(person.0),
+                    )
+                    .await?;
+                removal.records_erased = erased.map_or(0, |c| c.total());
+            }
+        }
+        Ok(removal)
+    }
+
+    /// Notes an administrative action of `actor` in `account`'s audit log.
+    pub async fn note(
+        &self,
+        account: AccountId,
+        actor: &str,
+        action: &str,
+        detail: &str,
+    ) -> Result<(), StorageError> {
+        let mut tx = self.pool().begin().await?;
+        audit(&mut tx, account, actor, action, detail).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The audit log of `account`, oldest first.
+    pub async fn audit_log(&self, account: AccountId) -> Result<Vec<AuditEntry>, StorageError> {
+        let rows = sqlx::query(
+            "SELECT at, actor, action, detail FROM audit_log WHERE account_id = $1 ORDER BY id",
+        )
+        .bind(account.0)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(AuditEntry {
+                    at: r.try_get("at")?,
+                    actor: r.try_get("actor")?,
+                    action: r.try_get("action")?,
+                    detail: r.try_get("detail")?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Writes one audit line in `tx`: the action is logged if and only if it happens.
+pub(super) async fn audit(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    actor: &str,
+    action: &str,
+    detail: &str,
+) -> Result<(), StorageError> {
+    sqlx::query(
+        "INSERT INTO audit_log (account_id, actor, action, detail) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(account.0)
+    .bind(actor)
+    .bind(action)
+    .bind(detail)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_email_is_a_name_at_a_host_and_nothing_else() {
+        assert_eq!(
+            checked_email("  ada@example.com ").expect("valid"),
+            "ada@example.com"
+        );
+        for bad in [
+            "",
+            "ada",
+            "@example.com",
+            "ada@",
+            "a@b@c",
+            "ada @example.com",
+            "ada@ex\nample",
+        ] {
+            assert!(checked_email(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn roles_read_as_written() {
+        assert_eq!("Admin".parse::<Role>(), Ok(Role::Admin));
+        assert_eq!("member".parse::<Role>(), Ok(Role::Member));
+        assert!("owner".parse::<Role>().is_err());
+    }
+}
