@@ -394,7 +394,10 @@ async fn forged_expired_unsigned_and_revoked_credentials_are_refused() {
         );
     }
     // Revoked: the current JWT is refused at once, and no new one is issued.
-    c.storage.revoke_machine(m.id).await.expect("revoke");
+    c.storage
+        .revoke_machine(m.id, "test")
+        .await
+        .expect("revoke");
     let r = get(Some(m.jwt.clone())).await.expect("request");
     assert_eq!(r.status(), 403);
     let err: Value = r.json().await.expect("json");

@@ -336,7 +336,10 @@ async fn mcp_over_http_is_authenticated_and_scoped_to_the_account() {
     }
 
     // A revoked machine is refused at once, before MCP.
-    c.storage.revoke_machine(laptop.id).await.expect("revoke");
+    c.storage
+        .revoke_machine(laptop.id, "test")
+        .await
+        .expect("revoke");
     let r = mcp
         .post(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/list", "params": {}}))
         .await;

@@ -9,7 +9,7 @@ use solaria_shared::wire::{
     ContextResponse, MatchMode, RestorePage, SearchResponse, TimelineResponse, WireRecord,
 };
 use solaria_shared::{Observation, ObservationKind, Project, RecordType, Session, UnixMillis};
-use solaria_tests::central::{Central, Machine, Options};
+use solaria_tests::central::{Central, Machine, Options, legacy_machine};
 use solaria_tests::records::{observation, session, stamp, summary, wire};
 use std::collections::HashSet;
 
@@ -246,8 +246,8 @@ async fn a_server_upgraded_in_place_finds_line_starts_in_the_records_it_held() {
         .await
         .expect("migrate to version 4");
     let c = Central::serve(storage.clone(), Options::default()).await;
-    let acct = c.account("acme").await;
-    let laptop = c.machine(acct, "laptop").await;
+    let (acct, id, credential) = legacy_machine(&storage, "acme", "laptop").await;
+    let laptop = c.log_in(acct, id, credential).await;
     let s1 = session(laptop.id, stamp(0));
     let mut o = observation(laptop.id, s1.id, stamp(1), "cargo test");
     o.response = serde_json::json!({"stdout": "running 3 tests\nquimoflux failed"}).to_string();

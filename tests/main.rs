@@ -8,6 +8,7 @@ mod central_erasure;
 mod central_knowledge;
 mod central_mcp;
 mod central_ops;
+mod central_people;
 mod central_query;
 mod config_examples;
 mod edge_cli;

@@ -222,7 +222,7 @@ async fn outages_and_revocation_fail_clearly_and_lose_nothing() {
         .await
         .expect("machine");
     c.storage
-        .revoke_machine(machine.parse().expect("id"))
+        .revoke_machine(machine.parse().expect("id"), "test")
         .await
         .expect("revoke");
     let out = a.run(&["sync"]);

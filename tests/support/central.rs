@@ -7,7 +7,7 @@ use solaria_central::api;
 use solaria_central::config::Settings;
 use solaria_central::secret::Secret;
 use solaria_central::server::{LaunchError, Listeners, launch_with_listener};
-use solaria_central::storage::{AccountId, Storage};
+use solaria_central::storage::{AccountId, PersonId, Role, Storage};
 use solaria_shared::wire::{
     ChangesPage, EnrollResponse, RecordOutcome, SyncResponse, TokenResponse, WireRecord,
 };
@@ -225,21 +225,45 @@ impl Central {
             .expect("count")
     }
 
-    /// A new account.
+    /// A new account, its first admin `owner@<name>`.
     pub async fn account(&self, name: &str) -> AccountId {
         self.storage
-            .create_account(name)
+            .create_account(name, &format!("owner@{name}"), "test")
             .await
             .expect("create account")
     }
 
-    /// Enrolls a machine in `account` through the API and returns its identity and a JWT.
+    /// A new person of `account`.
+    pub async fn person(&self, account: AccountId, email: &str, role: Role) -> PersonId {
+        self.storage
+            .add_person(account, email, role, "test")
+            .await
+            .expect("add person")
+    }
+
+    /// Enrolls a machine of the account's only person through the API and returns
+    /// its identity and a JWT.
     pub async fn machine(&self, account: AccountId, name: &str) -> Machine {
         let token = self
             .storage
             .create_enrollment_token(account, std::time::Duration::from_secs(3600))
             .await
             .expect("enrollment token");
+        self.enroll(account, &token, name).await
+    }
+
+    /// Enrolls a machine of `person` through the API.
+    pub async fn machine_of(&self, account: AccountId, person: PersonId, name: &str) -> Machine {
+        let token = self
+            .storage
+            .enrollment_token_for(account, person, std::time::Duration::from_secs(3600))
+            .await
+            .expect("enrollment token");
+        self.enroll(account, &token, name).await
+    }
+
+    /// Spends `token` on a machine named `name` and logs it in.
+    pub async fn enroll(&self, account: AccountId, token: &str, name: &str) -> Machine {
         let enrolled: EnrollResponse = self
             .client
             .post(self.at("/memory/enroll"))
@@ -252,10 +276,21 @@ impl Central {
             .json()
             .await
             .expect("enroll json");
+        self.log_in(account, enrolled.machine_id, enrolled.credential)
+            .await
+    }
+
+    /// A machine of `account` with this credential, logged in (a JWT).
+    pub async fn log_in(
+        &self,
+        account: AccountId,
+        id: solaria_shared::MachineId,
+        credential: String,
+    ) -> Machine {
         let jwt: TokenResponse = self
             .client
             .post(self.at("/memory/token"))
-            .json(&serde_json::json!({"machine_id": enrolled.machine_id, "credential": enrolled.credential}))
+            .json(&serde_json::json!({"machine_id": id, "credential": credential}))
             .send()
             .await
             .expect("token request")
@@ -265,12 +300,43 @@ impl Central {
             .await
             .expect("token json");
         Machine {
-            id: enrolled.machine_id,
+            id,
             account,
-            credential: enrolled.credential,
+            credential,
             jwt: jwt.token,
         }
     }
+}
+
+/// An account and a machine of it written as a server of `schema`'s age would
+/// have (no people yet): for tests of an upgrade in place. The machine's credential
+/// is returned with its id.
+pub async fn legacy_machine(
+    storage: &Storage,
+    account: &str,
+    machine: &str,
+) -> (AccountId, solaria_shared::MachineId, String) {
+    let account_id = uuid::Uuid::now_v7();
+    sqlx::query("INSERT INTO accounts (id, name) VALUES ($1, $2)")
+        .bind(account_id)
+        .bind(account)
+        .execute(storage.pool())
+        .await
+        .expect("an account of the old schema");
+    let id = solaria_shared::MachineId::default();
+    let credential = solaria_central::secret::random_token("solmachine");
+    sqlx::query(
+        "INSERT INTO memory_machines (id, account_id, machine_name, credential_hash)
+         VALUES ($1, $2, $3, $4)",
+    )
+    .bind(id.as_uuid())
+    .bind(account_id)
+    .bind(machine)
+    .bind(solaria_central::secret::hash_token(&credential))
+    .execute(storage.pool())
+    .await
+    .expect("a machine of the old schema");
+    (AccountId(account_id), id, credential)
 }
 
 impl Drop for Central {
