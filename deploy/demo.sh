@@ -32,7 +32,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 say "Building solaria and solaria-central"
-cargo build --quiet -p solaria-edge -p solaria-central
+cargo build --quiet --workspace --bins   # the same build the test suite makes, so running both builds once
 solaria="$root/target/debug/solaria"
 central="$root/target/debug/solaria-central"
 
