@@ -1,23 +1,15 @@
 //! The context an agent is given at session start: one budget rule for the edge
-//! (SessionStart) and the central service (`/memory/context`). Each side formats its
-//! own lines (local or UTC times, machine labels); this decides which lines fit, and
-//! which knowledge records have a place.
+//! (SessionStart) and the central service (`/memory/context`): which lines fit, and
+//! which knowledge records have a place. The lines themselves are worded by
+//! `crate::render::context`.
 
 use crate::knowledge::{Band, Knowledge, KnowledgeBody, MemoryType};
 use crate::time::UnixMillis;
-
-/// Share of the budget session summaries may take before observations get theirs.
-pub const SUMMARY_SHARE: f64 = 0.6;
 
 /// Heading before the decisions, principles and open questions, which come first.
 pub const KNOWLEDGE_HEADING: &str = "\n## Decisions and knowledge\n";
 /// Share of the budget knowledge may take before the sessions get theirs.
 pub const KNOWLEDGE_SHARE: f64 = 0.5;
-
-/// Heading before the session summaries.
-pub const SESSIONS_HEADING: &str = "\n## Sessions\n";
-/// Heading before the observations.
-pub const ACTIVITY_HEADING: &str = "\n## Recent activity\n";
 
 /// Recent sessions a context lists at most, unless configured otherwise (the
 /// central service always lists this many).
@@ -99,50 +91,6 @@ pub fn tokens_for_chars(chars: usize) -> usize {
     chars.div_ceil(4)
 }
 
-/// The assembled context and how many of each kind of line it holds (the first
-/// `summaries` summary lines and `observations` observation lines given).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Assembled {
-    pub text: String,
-    pub summaries: usize,
-    pub observations: usize,
-    /// The budget applied (raised to fit the header when the header alone is larger).
-    pub budget: usize,
-}
-
-/// Appends to `header` as many summary lines as fit in [`SUMMARY_SHARE`] of what the
-/// header leaves of `budget`, then as many observation lines as fit in the rest, each
-/// group under its heading (`assemble_sections` with two sections).
-pub fn assemble(
-    header: String,
-    summary_lines: &[String],
-    observation_lines: &[String],
-    budget: usize,
-) -> Assembled {
-    let out = assemble_sections(
-        header,
-        &[
-            Section {
-                heading: SESSIONS_HEADING,
-                lines: summary_lines,
-                share: SUMMARY_SHARE,
-            },
-            Section {
-                heading: ACTIVITY_HEADING,
-                lines: observation_lines,
-                share: 1.0,
-            },
-        ],
-        budget,
-    );
-    Assembled {
-        text: out.text,
-        summaries: out.taken[0],
-        observations: out.taken[1],
-        budget: out.budget,
-    }
-}
-
 /// One group of lines of a context, under its heading.
 #[derive(Debug, Clone, Copy)]
 pub struct Section<'a> {
@@ -154,25 +102,27 @@ pub struct Section<'a> {
     pub share: f64,
 }
 
-/// An assembled context and how many lines of each section it holds.
+/// The sections' lines that fit, and how many of each section it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sectioned {
+    /// The sections' text (headings and lines), without `around`.
     pub text: String,
     /// Lines taken, per section, in order.
     pub taken: Vec<usize>,
-    /// The budget applied (raised to fit the header when the header alone is larger).
+    /// The budget applied (raised to fit `around` when it alone is larger).
     pub budget: usize,
 }
 
-/// Appends the sections to `header` in order: each takes its lines in order while
-/// they fit in its share of what the budget has left at its turn, under its heading
-/// (omitted when it takes none). The estimate of the whole never exceeds the budget,
-/// and the text never exceeds [`CONTEXT_MAX_CHARS`] whatever the budget.
-pub fn assemble_sections(header: String, sections: &[Section<'_>], budget: usize) -> Sectioned {
-    let mut used = estimate_tokens(&header);
+/// The sections' lines, in order: each section takes its lines while they fit in its
+/// share of what the budget has left at its turn, under its heading (omitted when it
+/// takes none). `around` is the text the caller puts around them (a header, the data
+/// block's tags and label), paid for first: the estimate of the whole never exceeds
+/// the budget, and the whole never exceeds [`CONTEXT_MAX_CHARS`] whatever the budget.
+pub fn assemble_sections(around: &str, sections: &[Section<'_>], budget: usize) -> Sectioned {
+    let mut used = estimate_tokens(around);
     let budget = budget.min(CONTEXT_MAX_CHARS / 4).max(used + 1);
-    let mut chars = header.chars().count();
-    let mut text = header;
+    let mut chars = around.chars().count();
+    let mut text = String::new();
     let mut taken = Vec::with_capacity(sections.len());
     for section in sections {
         let limit = used + ((budget - used) as f64 * section.share.clamp(0.0, 1.0)) as usize;
@@ -221,24 +171,30 @@ mod tests {
     fn fills_the_budget_without_passing_it() {
         let s = lines("S", 50, 200);
         let o = lines("O", 200, 80);
-        for budget in [100, 500, 2_000, 10_000] {
-            let a = assemble("# header\n".into(), &s, &o, budget);
-            assert!(estimate_tokens(&a.text) <= budget, "{budget}");
-            assert!(
-                a.summaries > 0 && a.observations > 0,
-                "{budget}: both kinds get room"
-            );
+        let sections = [
+            Section {
+                heading: "\n## S\n",
+                lines: &s,
+                share: 0.6,
+            },
+            Section {
+                heading: "\n## O\n",
+                lines: &o,
+                share: 1.0,
+            },
+        ];
+        let around = "# header\n";
+        for budget in [100, 500, 2_000] {
+            let a = assemble_sections(around, &sections, budget);
+            let whole = format!("{around}{}", a.text);
+            assert!(estimate_tokens(&whole) <= budget, "{budget}");
+            assert!(a.taken.iter().all(|n| *n > 0), "{budget}: both get room");
         }
-        let a = assemble("# header\n".into(), &s, &o, 2_000);
-        assert!(estimate_tokens(&a.text) > 1_900, "uses the budget");
-    }
-
-    #[test]
-    fn summaries_take_at_most_their_share() {
-        let s = lines("S", 100, 200);
-        let a = assemble(String::new(), &s, &[], 1_000);
-        assert!(estimate_tokens(&a.text) <= (1_000.0 * SUMMARY_SHARE) as usize + 1);
-        assert!(!a.text.contains(ACTIVITY_HEADING));
+        let a = assemble_sections(around, &sections, 2_000);
+        assert!(
+            estimate_tokens(&format!("{around}{}", a.text)) > 1_900,
+            "uses the budget"
+        );
     }
 
     #[test]
@@ -263,21 +219,28 @@ mod tests {
                 share: 1.0,
             },
         ];
-        let a = assemble_sections(String::new(), &sections, 2_000);
+        let a = assemble_sections("", &sections, 2_000);
         assert!(a.taken.iter().all(|n| *n > 0), "{:?}", a.taken);
         assert!(a.taken[0] >= a.taken[1], "knowledge first: {:?}", a.taken);
-        // A huge budget is still held under what Claude Code shows whole.
-        let big = assemble_sections(String::new(), &sections, 1_000_000);
-        assert!(big.text.chars().count() <= CONTEXT_MAX_CHARS);
+        // A huge budget is still held under what Claude Code shows whole, the text
+        // around the sections included.
+        let around = "x".repeat(700);
+        let big = assemble_sections(&around, &sections, 1_000_000);
+        assert!(big.text.chars().count() + around.len() <= CONTEXT_MAX_CHARS);
+        assert!(big.text.chars().count() + around.len() > CONTEXT_MAX_CHARS - 300);
         const { assert!(CONTEXT_MAX_CHARS < HOOK_OUTPUT_MAX_CHARS) };
     }
 
     #[test]
-    fn a_header_larger_than_the_budget_raises_it() {
-        let header = "h".repeat(400);
-        let a = assemble(header.clone(), &lines("S", 3, 10), &[], 10);
-        assert_eq!(a.text, header);
-        assert_eq!(a.budget, 101);
-        assert_eq!((a.summaries, a.observations), (0, 0));
+    fn text_around_larger_than_the_budget_raises_it() {
+        let around = "h".repeat(400);
+        let s = lines("S", 3, 10);
+        let sections = [Section {
+            heading: "\n## S\n",
+            lines: &s,
+            share: 1.0,
+        }];
+        let a = assemble_sections(&around, &sections, 10);
+        assert_eq!((a.text.as_str(), a.budget, a.taken[0]), ("", 101, 0));
     }
 }

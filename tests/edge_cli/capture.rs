@@ -437,7 +437,8 @@ fn session_start_injects_knowledge_first_then_sessions_then_notable_events() {
     let ctx = v["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .expect("text");
-    assert!(ctx.chars().count() < 10_000, "{}", ctx.chars().count());
+    // The documented bound (under Claude Code's 10,000), the data block included.
+    assert!(ctx.chars().count() <= 9_000, "{}", ctx.chars().count());
 }
 
 #[test]

@@ -287,16 +287,11 @@ pub fn render(
         },
     ];
     let head = header(parts);
-    // The block's own lines (its label, its boundary) are paid for first.
     let block = DataBlock::new();
-    let frame_cost = estimate_tokens(&block.wrap(WHAT, ""));
-    let out = assemble_sections(
-        String::new(),
-        &sections,
-        budget
-            .saturating_sub(estimate_tokens(&head) + frame_cost)
-            .max(1),
-    );
+    // The header and the block's own lines are paid for first, in tokens and in
+    // characters.
+    let around = format!("{head}{}", block.wrap(WHAT, ""));
+    let out = assemble_sections(&around, &sections, budget);
     for (section, taken) in sections.iter().zip(&out.taken) {
         if *taken < section.lines.len() {
             why.push(format!(
@@ -328,7 +323,7 @@ pub fn render(
         explanation: why,
         sessions,
         observations: shown_events.iter().filter_map(|e| e.2).collect(),
-        budget: out.budget + estimate_tokens(&head) + frame_cost,
+        budget: out.budget,
     }
 }
 
