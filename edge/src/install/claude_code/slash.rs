@@ -78,6 +78,7 @@ pub(super) fn managed_file_state(path: &Path, marker: &str) -> Result<CommandFil
 pub fn slash_command_file(exe: &str) -> String {
     let program = shell_quote(exe);
     let allowed = yaml_scalar(&format!("Bash({program} slash:*)"));
+    let body = crate::install::memory_command_body(COMMAND_MARKER, "claude-code", &program);
     format!(
         "---\n\
          description: SOLARIA Memory - sync, status or search past coding sessions\n\
@@ -85,23 +86,7 @@ pub fn slash_command_file(exe: &str) -> String {
          allowed-tools: {allowed}\n\
          disable-model-invocation: true\n\
          ---\n\
-         <!-- {COMMAND_MARKER}. Written by \"solaria install claude-code\" and removed by \
-         \"solaria uninstall claude-code\"; a reinstall overwrites edits. Delete this \
-         comment to keep the file as your own. -->\n\
-         \n\
-         SOLARIA Memory answered \"/memory $ARGUMENTS\" with:\n\
-         \n\
-         !`{program} slash \"$ARGUMENTS\"`\n\
-         \n\
-         Show that output to the user as it is, keeping every id, time and title so that \
-         results can be cited and opened later; use a code block if it is a table. Do not \
-         run any other command for this request. If it reports an error or a usage \
-         message, relay it in one or two sentences.\n\
-         \n\
-         Usage: \"/memory status\" shows the local store and sync state, \"/memory sync\" \
-         pushes and pulls with the central service now, \"/memory search <query>\" \
-         searches past sessions (the SOLARIA MCP tools can then show the timeline around \
-         a result or full records by id).\n"
+         {body}"
     )
 }
 

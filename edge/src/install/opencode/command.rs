@@ -19,22 +19,7 @@ pub fn command_file(exe: &str) -> String {
         "---\n\
          description: SOLARIA Memory - sync, status or search past coding sessions\n\
          ---\n\
-         <!-- {COMMAND_MARKER}. Written by \"solaria install opencode\" and removed by \
-         \"solaria uninstall opencode\"; a reinstall overwrites edits. Delete this comment \
-         to keep the file as your own. -->\n\
-         \n\
-         SOLARIA Memory answered \"/memory $ARGUMENTS\" with:\n\
-         \n\
-         !`{program} slash \"$ARGUMENTS\"`\n\
-         \n\
-         Show that output to the user as it is, keeping every id, time and title so that \
-         results can be cited and opened later; use a code block if it is a table. Do not \
-         run any other command for this request. If it reports an error or a usage \
-         message, relay it in one or two sentences.\n\
-         \n\
-         Usage: \"/memory status\" shows the local store and sync state, \"/memory sync\" \
-         pushes and pulls with the central service now, \"/memory search <query>\" \
-         searches past sessions (the solaria MCP tools can then show the timeline around \
-         a result or full records by id).\n"
+         {body}",
+        body = crate::install::memory_command_body(COMMAND_MARKER, "opencode", &program)
     )
 }
