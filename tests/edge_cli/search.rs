@@ -399,3 +399,20 @@ fn a_word_starting_a_line_of_a_command_output_is_found() {
         assert_eq!(titles(q), ["Bash: cargo test — Run the tests"], "{q}");
     }
 }
+
+/// `solaria embed` on a machine with no model fails saying how to get one, and
+/// changes nothing: the records are still found by words.
+#[test]
+fn embed_without_a_model_says_how_to_get_one_and_changes_nothing() {
+    let m = Edge::new("test-machine");
+    let p = m.project.clone();
+    seed(&m, &p, "s1", &["rotate the refresh tokens on renewal"]);
+    let out = m.run(&["embed"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("no embedding model in") && err.contains("solaria model install"),
+        "{err}"
+    );
+    assert_eq!(m.search("refresh tokens").len(), 1);
+}
