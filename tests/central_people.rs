@@ -146,6 +146,28 @@ async fn the_operator_manages_people_and_a_removed_persons_machines_are_refused_
     assert_eq!(kept, 1, "what they wrote stays without --erase");
     let people = ok(url, &["person", "list", "acme"]);
     assert!(people.contains("removed"), "{people}");
+    // An erasure asked for after they left: only what they wrote goes.
+    let erased = ok(
+        url,
+        &["person", "remove", "acme", "ada@acme.dev", "--erase"],
+    );
+    assert!(
+        erased.contains("had been removed already: 2 record(s) erased"),
+        "{erased}"
+    );
+    let live: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM memory_observations_remote WHERE id = $1 AND NOT deleted",
+    )
+    .bind(o.id.as_uuid())
+    .fetch_one(storage.pool())
+    .await
+    .expect("count");
+    assert_eq!(live, 0, "erased");
+    let e = refused(
+        url,
+        &["person", "remove", "acme", "bob@acme.dev", "--erase"],
+    );
+    assert!(e.contains("person bob@acme.dev not found"), "{e}");
     // Removed, the address may come back as a new person.
     ok(url, &["person", "add", "acme", "ada@acme.dev"]);
 
@@ -154,6 +176,7 @@ async fn the_operator_manages_people_and_a_removed_persons_machines_are_refused_
         "account created",
         "person added",
         "person removed",
+        "records erased",
         "person added",
     ]
     .to_vec();

@@ -257,6 +257,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let done = storage
                 .remove_person(account, &email, erase, &actor())
                 .await?;
+            if done.already_removed {
+                println!(
+                    "{} had been removed already: {} record(s) erased",
+                    email.trim(),
+                    done.records_erased
+                );
+                return Ok(());
+            }
             println!(
                 "removed {}: {} machine(s) revoked, {} unused enrollment token(s) spent{}",
                 email.trim(),

@@ -65,8 +65,11 @@ pub struct PersonInfo {
 }
 
 /// What removing a person did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Removal {
+    pub person: PersonId,
+    /// They had been removed before: only their records were erased now.
+    pub already_removed: bool,
     /// Their machines revoked by it (those already revoked are not counted).
     pub machines_revoked: u64,
     /// Their unused enrollment tokens, spent so that none enrolls a machine.
@@ -218,7 +221,9 @@ impl Storage {
     /// their unused enrollment tokens spent, in one transaction, so none of their
     /// machines is served again. With `erase`, their records (those their machines
     /// wrote last) become tombstones too, which reach the account's machines at
-    /// their next sync. An account keeps at least one admin.
+    /// their next sync; a person removed before is then only erased, so an erasure
+    /// asked for later, or one that failed halfway, can be asked again. An account
+    /// keeps at least one admin.
     pub async fn remove_person(
         &self,
         account: AccountId,
@@ -226,7 +231,77 @@ impl Storage {
         erase: bool,
         actor: &str,
     ) -> Result<Removal, StorageError> {
-        let person = self.find_person(account, email).await?;
+        let mut removal = match self.find_person(account, email).await {
+            Ok(person) => {
+                self.revoke_person(account, person, email, erase, actor)
+                    .await?
+            }
+            Err(StorageError::NotFound(_)) if erase => Removal {
+                person: self.removed_person(account, email).await?,
+                already_removed: true,
+                machines_revoked: 0,
+                tokens_spent: 0,
+                records_erased: 0,
+            },
+            Err(e) => return Err(e),
+        };
+        if erase {
+            // Tombstones are written by one of their own machines, as their last act.
+            let by: Option<Uuid> = sqlx::query_scalar(
+                "SELECT id FROM memory_machines WHERE account_id = $1 AND person_id = $2
+                 ORDER BY first_seen_at DESC LIMIT 1",
+            )
+            .bind(account.0)
+            .bind(removal.person.0)
+            .fetch_optional(self.pool())
+            .await?;
+            if let Some(by) = by {
+                let erased = self
+                    .erase(
+                        account,
+                        MachineId::from_uuid(by),
+                        &ErasureTarget::Person(removal.person.0),
+                    )
+                    .await?;
+                removal.records_erased = erased.map_or(0, |c| c.total());
+            }
+        }
+        Ok(removal)
+    }
+
+    /// The person of `account` last removed under `email`.
+    async fn removed_person(
+        &self,
+        account: AccountId,
+        email: &str,
+    ) -> Result<PersonId, StorageError> {
+        let id: Option<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM people
+             WHERE account_id = $1 AND lower(email) = lower($2) AND removed_at IS NOT NULL
+             ORDER BY removed_at DESC LIMIT 1",
+        )
+        .bind(account.0)
+        .bind(email.trim())
+        .fetch_optional(self.pool())
+        .await?;
+        id.map(PersonId).ok_or_else(|| {
+            StorageError::NotFound(format!(
+                "person {}",
+                email.trim().chars().take(80).collect::<String>()
+            ))
+        })
+    }
+
+    /// The removal itself: the person, their machines and their unused tokens, in
+    /// one transaction with its audit line.
+    async fn revoke_person(
+        &self,
+        account: AccountId,
+        person: PersonId,
+        email: &str,
+        erase: bool,
+        actor: &str,
+    ) -> Result<Removal, StorageError> {
         let mut tx = self.pool().begin().await?;
         let role: String = sqlx::query_scalar(
             "SELECT role FROM people WHERE account_id = $1 AND id = $2 FOR UPDATE",
@@ -268,7 +343,9 @@ impl Storage {
                 .await?
                 .rows_affected();
         }
-        let mut removal = Removal {
+        let removal = Removal {
+            person,
+            already_removed: false,
             machines_revoked: changed[1],
             tokens_spent: changed[2],
             records_erased: 0,
@@ -287,27 +364,6 @@ impl Storage {
         )
         .await?;
         tx.commit().await?;
-        if erase {
-            // Tombstones are written by one of their own machines, as their last act.
-            let by: Option<Uuid> = sqlx::query_scalar(
-                "SELECT id FROM memory_machines WHERE account_id = $1 AND person_id = $2
-                 ORDER BY first_seen_at DESC LIMIT 1",
-            )
-            .bind(account.0)
-            .bind(person.0)
-            .fetch_optional(self.pool())
-            .await?;
-            if let Some(by) = by {
-                let erased = self
-                    .erase(
-                        account,
-                        MachineId::from_uuid(by),
-                        &ErasureTarget::Person(person.0),
-                    )
-                    .await?;
-                removal.records_erased = erased.map_or(0, |c| c.total());
-            }
-        }
         Ok(removal)
     }
 
