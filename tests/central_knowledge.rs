@@ -8,32 +8,19 @@
 use crate::central_mcp::Client;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use solaria_shared::knowledge::{
-    Commit, Decision, Event, EventKind, Iteration, Link, Memory, Standing,
-};
+use solaria_shared::knowledge::{Commit, Event, EventKind, Iteration, Link, Memory, Standing};
 use solaria_shared::wire::{ChangesPage, RecordOutcome, RestorePage, SearchResponse, WireRecord};
 use solaria_shared::{
     Hlc, Knowledge, KnowledgeBody, KnowledgeId, Observation, RecordType, Session, SessionId,
     Summary,
 };
 use solaria_tests::central::{Central, Machine};
-use solaria_tests::records::{observation, project, session, stamp, wire};
+use solaria_tests::records::{decision, observation, project, session, stamp, wire};
 use uuid::Uuid;
 
 /// A live knowledge record of `body` written by `m` at `at`, in the test project.
 fn knowledge(m: &Machine, at: Hlc, body: KnowledgeBody) -> Knowledge {
     Knowledge::new(KnowledgeId::new(), m.id, at, project(), None, body)
-}
-
-fn decision(title: &str, chosen: &str, rationale: &str) -> KnowledgeBody {
-    KnowledgeBody::Decision(Decision {
-        title: title.into(),
-        context: format!("What to do about {title}"),
-        chosen: chosen.into(),
-        alternatives: vec!["do nothing".into(), "ask again later".into()],
-        rationale: rationale.into(),
-        ..Decision::default()
-    })
 }
 
 fn memory(content: &str) -> KnowledgeBody {

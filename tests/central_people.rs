@@ -1,48 +1,16 @@
 //! The people of an account on a real central service (PostgreSQL, HTTP on
 //! loopback, the real `solaria-central` binary for the operator's commands): every
 //! machine is someone's; removing a person refuses their machines from the next
-//! request and spends their tokens, `--erase` tombstones what they wrote and nothing
-//! else; an account keeps an admin; every administrative act is in the audit log;
+//! request and spends their tokens, `--erase` tombstones their personal records and
+//! nothing else; an account keeps an admin; every administrative act is in the audit log;
 //! and a server upgraded in place gives its machines of before a person, keeping
 //! every record.
 
 use solaria_central::storage::{MIGRATOR, Role, Storage};
 use solaria_shared::wire::WireRecord;
-use solaria_tests::central::{Central, JWT_SECRET, Options, legacy_machine};
+use solaria_tests::central::{Central, Options, legacy_machine, legacy_records, ok, refused};
 use solaria_tests::pg::fresh_database;
 use solaria_tests::records::{observation, session, stamp, wire};
-use std::process::Command;
-
-/// `solaria-central ARGS` against `database`: its stdout, or its stderr as the error.
-fn operator(database: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new(solaria_tests::binary("solaria-central"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("SOLARIA_DATABASE_URL", database)
-        .env("SOLARIA_JWT_SECRET", JWT_SECRET)
-        .env("USER", "ops")
-        .output()
-        .expect("run solaria-central");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    if out.status.success() {
-        Ok(stdout)
-    } else {
-        Err(stderr)
-    }
-}
-
-fn ok(database: &str, args: &[&str]) -> String {
-    operator(database, args).unwrap_or_else(|e| panic!("solaria-central {args:?}: {e}"))
-}
-
-fn refused(database: &str, args: &[&str]) -> String {
-    match operator(database, args) {
-        Ok(out) => panic!("solaria-central {args:?} should fail: {out}"),
-        Err(e) => e,
-    }
-}
 
 #[tokio::test]
 async fn the_operator_manages_people_and_a_removed_persons_machines_are_refused_at_once() {
@@ -191,7 +159,7 @@ async fn the_operator_manages_people_and_a_removed_persons_machines_are_refused_
 }
 
 #[tokio::test]
-async fn removing_a_person_with_erase_tombstones_what_they_wrote_and_nothing_else() {
+async fn removing_a_person_with_erase_tombstones_their_personal_records_and_nothing_else() {
     let c = Central::start().await;
     let acct = c.account("acme").await;
     let ada = c.person(acct, "ada@acme.dev", Role::Member).await;
@@ -200,16 +168,37 @@ async fn removing_a_person_with_erase_tombstones_what_they_wrote_and_nothing_els
         .find_person(acct, "owner@acme")
         .await
         .expect("owner");
+    c.storage
+        .share_projects(acct, "github.com/acme/*", "test")
+        .await
+        .expect("share");
     let owner = c.machine_of(acct, first_admin, "owner-laptop").await;
     let theirs = c.machine_of(acct, ada, "ada-laptop").await;
     let s1 = session(owner.id, stamp(0));
     let mine = observation(owner.id, s1.id, stamp(1), "the owner's own work");
+    // Ada's work for the team (a shared project) and her own (a personal one).
     let s2 = session(theirs.id, stamp(0));
-    let gone = observation(theirs.id, s2.id, stamp(1), "ada's work");
+    let for_the_team = observation(theirs.id, s2.id, stamp(1), "ada's shared fix");
+    let notes = solaria_shared::Project {
+        key: "github.com/ada/notes".into(),
+        name: "notes".into(),
+    };
+    let mut s3 = session(theirs.id, stamp(0));
+    s3.project = notes.clone();
+    let mut gone = observation(theirs.id, s3.id, stamp(1), "ada's own notes");
+    gone.project = notes;
     c.push_ok(&owner, &[wire(s1.clone()), wire(mine.clone())])
         .await;
-    c.push_ok(&theirs, &[wire(s2.clone()), wire(gone.clone())])
-        .await;
+    c.push_ok(
+        &theirs,
+        &[
+            wire(s2.clone()),
+            wire(for_the_team.clone()),
+            wire(s3.clone()),
+            wire(gone.clone()),
+        ],
+    )
+    .await;
 
     let removal = c
         .storage
@@ -217,33 +206,37 @@ async fn removing_a_person_with_erase_tombstones_what_they_wrote_and_nothing_els
         .await
         .expect("remove");
     assert_eq!(removal.records_erased, 2, "{removal:?}");
-    // The owner's machine learns it through the feed, like any erasure.
+    // What she wrote for the team stays the team's, with her name.
     let page = c.changes(&owner, 0).await;
-    let state = |id: uuid::Uuid| {
+    let live = |id: uuid::Uuid| {
         page.changes
             .iter()
             .find_map(|c| match &c.record {
-                WireRecord::Observation(o) if *o.id.as_uuid() == id => Some(o.meta.deleted),
-                WireRecord::Session(s) if *s.id.as_uuid() == id => Some(s.meta.deleted),
+                WireRecord::Observation(o) if *o.id.as_uuid() == id => Some(!o.meta.deleted),
+                WireRecord::Session(s) if *s.id.as_uuid() == id => Some(!s.meta.deleted),
                 _ => None,
             })
             .unwrap_or_else(|| panic!("{id} is in the feed"))
     };
+    assert!(live(*s2.id.as_uuid()), "her shared session is kept");
     assert!(
-        state(*gone.id.as_uuid()) && state(*s2.id.as_uuid()),
-        "theirs erased"
-    );
-    assert!(
-        !state(*mine.id.as_uuid()) && !state(*s1.id.as_uuid()),
+        live(*mine.id.as_uuid()) && live(*s1.id.as_uuid()),
         "the rest kept"
     );
-    let text: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM memory_observations_remote WHERE title LIKE '%ada''s work%'",
-    )
-    .fetch_one(c.storage.pool())
-    .await
-    .expect("count");
-    assert_eq!(text, 0, "their words are gone from the database");
+    let text = |like: &'static str| {
+        let pool = c.storage.pool().clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM memory_observations_remote WHERE title LIKE $1",
+            )
+            .bind(like)
+            .fetch_one(&pool)
+            .await
+            .expect("count")
+        }
+    };
+    assert_eq!(text("%ada's own notes%").await, 0, "her own words are gone");
+    assert_eq!(text("%ada's shared fix%").await, 1);
     let audit = c.storage.audit_log(acct).await.expect("audit");
     let actions: Vec<&str> = audit.iter().map(|e| e.action.as_str()).collect();
     assert_eq!(
@@ -251,6 +244,7 @@ async fn removing_a_person_with_erase_tombstones_what_they_wrote_and_nothing_els
         [
             "account created",
             "person added",
+            "project shared",
             "person removed",
             "records erased"
         ]
@@ -267,13 +261,10 @@ async fn an_upgrade_in_place_gives_the_machines_of_before_a_person_and_keeps_eve
         .run_to(8, storage.pool())
         .await
         .expect("migrate to version 8");
-    let c = Central::serve(storage.clone(), Options::default()).await;
     let (acct, id, credential) = legacy_machine(&storage, "acme", "laptop").await;
-    let laptop = c.log_in(acct, id, credential.clone()).await;
-    let s = session(laptop.id, stamp(0));
-    let o = observation(laptop.id, s.id, stamp(1), "cargo test billing");
-    c.push_ok(&laptop, &[wire(s.clone()), wire(o.clone())])
-        .await;
+    let s = session(id, stamp(0));
+    let o = observation(id, s.id, stamp(1), "cargo test billing");
+    legacy_records(&storage, acct, &[wire(s.clone()), wire(o.clone())]).await;
     let token = solaria_central::secret::random_token("solenroll");
     sqlx::query(
         "INSERT INTO enrollment_tokens (id, account_id, token_hash, expires_at)
@@ -285,7 +276,6 @@ async fn an_upgrade_in_place_gives_the_machines_of_before_a_person_and_keeps_eve
     .execute(storage.pool())
     .await
     .expect("an old token");
-    c.stop().await;
 
     storage
         .migrate()

@@ -9,7 +9,7 @@ use solaria_shared::wire::{
     ContextResponse, MatchMode, RestorePage, SearchResponse, TimelineResponse, WireRecord,
 };
 use solaria_shared::{Observation, ObservationKind, Project, RecordType, Session, UnixMillis};
-use solaria_tests::central::{Central, Machine, Options, legacy_machine};
+use solaria_tests::central::{Central, Machine, Options, legacy_machine, legacy_records};
 use solaria_tests::records::{observation, session, stamp, summary, wire};
 use std::collections::HashSet;
 
@@ -245,17 +245,12 @@ async fn a_server_upgraded_in_place_finds_line_starts_in_the_records_it_held() {
         .run_to(4, storage.pool())
         .await
         .expect("migrate to version 4");
-    let c = Central::serve(storage.clone(), Options::default()).await;
     let (acct, id, credential) = legacy_machine(&storage, "acme", "laptop").await;
-    let laptop = c.log_in(acct, id, credential).await;
-    let s1 = session(laptop.id, stamp(0));
-    let mut o = observation(laptop.id, s1.id, stamp(1), "cargo test");
+    let s1 = session(id, stamp(0));
+    let mut o = observation(id, s1.id, stamp(1), "cargo test");
     o.response = serde_json::json!({"stdout": "running 3 tests\nquimoflux failed"}).to_string();
-    c.push_ok(&laptop, &[wire(s1.clone()), wire(o.clone())])
-        .await;
+    legacy_records(&storage, acct, &[wire(s1.clone()), wire(o.clone())]).await;
     let found = |r: SearchResponse| ids(&r).contains(o.id.as_uuid());
-    assert!(!found(search(&c, &laptop, &[("q", "quimoflux")]).await));
-    c.stop().await;
 
     // The new version migrates at start: the row it already held is found.
     storage
@@ -263,6 +258,7 @@ async fn a_server_upgraded_in_place_finds_line_starts_in_the_records_it_held() {
         .await
         .expect("migrate to the current version");
     let c = Central::serve(storage, Options::default()).await;
+    let laptop = c.log_in(acct, id, credential).await;
     assert!(found(search(&c, &laptop, &[("q", "quimoflux")]).await));
     assert!(found(search(&c, &laptop, &[("q", "running tests")]).await));
 }

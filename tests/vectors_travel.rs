@@ -385,7 +385,12 @@ async fn a_damaged_vector_on_the_wire_is_refused_with_its_reason_and_its_record_
 
     // Erasing the record takes its vector.
     c.storage
-        .erase(acct, m.id, &ErasureTarget::Record(*good.id.as_uuid()))
+        .erase(
+            acct,
+            m.id,
+            &ErasureTarget::Record(*good.id.as_uuid()),
+            solaria_central::storage::Reach::Operator,
+        )
         .await
         .expect("erase")
         .expect("found");

@@ -55,7 +55,10 @@ enum Command {
     /// The people of an account: each machine belongs to one of them.
     #[command(subcommand)]
     Person(PersonCommand),
-    /// What was done to an account (people, machines, erasures), oldest first.
+    /// Projects shared with the whole account; every other project is personal.
+    #[command(subcommand)]
+    Project(ProjectCommand),
+    /// What was done to an account (people, machines, sharing, erasures), oldest first.
     Audit {
         /// The account's name or id.
         account: String,
@@ -85,6 +88,22 @@ enum PersonCommand {
         #[arg(long)]
         erase: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum ProjectCommand {
+    /// Share the projects whose keys match PATTERN (`*` matches anything) with
+    /// every person of the account.
+    Share {
+        /// The account's name or id.
+        account: String,
+        /// A project key (`github.com/acme/api`) or a pattern (`github.com/acme/*`).
+        pattern: String,
+    },
+    /// Make a shared pattern's projects personal again (from now on).
+    Unshare { account: String, pattern: String },
+    /// List the shared patterns.
+    List { account: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -276,6 +295,45 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     String::new()
                 }
             );
+        }
+        Command::Project(ProjectCommand::Share { account, pattern }) => {
+            let account = storage.find_account(&account).await?;
+            let done = storage.share_projects(account, &pattern, &actor()).await?;
+            if done.already {
+                println!("{} was shared already", pattern.trim());
+            } else {
+                println!(
+                    "shared {} with the whole account: {} record(s) reach every machine at its next sync",
+                    pattern.trim(),
+                    done.records
+                );
+            }
+        }
+        Command::Project(ProjectCommand::Unshare { account, pattern }) => {
+            let account = storage.find_account(&account).await?;
+            if storage
+                .unshare_projects(account, &pattern, &actor())
+                .await?
+            {
+                println!(
+                    "{} is personal again: its records are seen by their authors only from now on",
+                    pattern.trim()
+                );
+            } else {
+                anyhow::bail!(
+                    "{} is not shared (`project list` shows what is)",
+                    pattern.trim()
+                );
+            }
+        }
+        Command::Project(ProjectCommand::List { account }) => {
+            let account = storage.find_account(&account).await?;
+            for p in storage.shared_projects(account).await? {
+                println!(
+                    "{:<40} shared {} by {}",
+                    p.pattern, p.shared_at, p.shared_by
+                );
+            }
         }
         Command::Audit { account } => {
             let account = storage.find_account(&account).await?;

@@ -179,6 +179,10 @@ pub struct SyncConfig {
     pub local_only_projects: Vec<String>,
     /// Minutes between the background agent's syncs (`solaria serve`).
     pub interval_minutes: u64,
+    /// Also pull teammates' raw observations of shared projects (their knowledge,
+    /// sessions and summaries always come); by default they stay on the central
+    /// service and are reached through `solaria search --remote`.
+    pub team_observations: bool,
 }
 
 impl Default for SyncConfig {
@@ -187,6 +191,7 @@ impl Default for SyncConfig {
             server: None,
             local_only_projects: Vec::new(),
             interval_minutes: 60,
+            team_observations: false,
         }
     }
 }

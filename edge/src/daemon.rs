@@ -121,11 +121,8 @@ impl Options {
                             &app.paths,
                             &mut store,
                         );
-                        let options = SyncOptions {
-                            deadline: SCHEDULED_DEADLINE,
-                            kind: "batch",
-                            local_only: app.config.sync.local_only_projects.clone(),
-                        };
+                        let options =
+                            SyncOptions::new("batch", SCHEDULED_DEADLINE, &app.config.sync);
                         let result = crate::sync::run(&mut store, &creds, &options, |_| {});
                         let _ = crate::sync::record_outcome(&mut store, &result);
                         result.map_err(|e| e.to_string())

@@ -23,6 +23,11 @@ pub const MAX_BATCH: usize = 1000;
 /// that neither side ever sends the other a type it cannot parse.
 pub const KNOWLEDGE_TYPE: &str = "knowledge";
 
+/// Asked for beside the types on the change feed (`types=knowledge,team_observations`):
+/// teammates' observations of shared projects too. Without it a machine pulls its
+/// own person's observations only, and teammates' knowledge, sessions and summaries.
+pub const TEAM_OBSERVATIONS: &str = "team_observations";
+
 /// One record of any kind, tagged with its type. New kinds are new variants; the
 /// envelope and the protocol stay the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -358,6 +363,10 @@ pub struct SearchHit {
     /// The machine that last wrote the record, and its name.
     pub machine_id: MachineId,
     pub machine_name: String,
+    /// The person who wrote it when that is not the searcher's own person (a
+    /// teammate's record of a shared project): their handle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
     /// The session the record belongs to; the nil UUID for knowledge recorded
     /// outside a session (kept a plain id so first-release edges still parse it).
     pub session_id: SessionId,
@@ -409,6 +418,17 @@ pub struct ContextResponse {
 pub struct MachineName {
     pub id: MachineId,
     pub name: String,
+    /// Whose machine it is when not the reader's own person's: the teammate's
+    /// handle (`render::person_handle`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<String>,
+}
+
+impl MachineName {
+    /// How a record it wrote names its writer (`render::author_label`).
+    pub fn label(&self) -> String {
+        crate::render::author_label(&self.name, self.person.as_deref())
+    }
 }
 
 /// `GET /memory/timeline/{session}` response body.

@@ -339,11 +339,106 @@ pub async fn legacy_machine(
     (AccountId(account_id), id, credential)
 }
 
+/// Sessions and observations stored as a server of an older schema stored them
+/// (the first release's columns), numbered in the account's feed: for tests of an
+/// upgrade in place, whose old server is not this code.
+pub async fn legacy_records(storage: &Storage, account: AccountId, records: &[WireRecord]) {
+    for (n, record) in records.iter().enumerate() {
+        let seq = n as i64 + 1;
+        let done = match record {
+            WireRecord::Session(s) => sqlx::query(
+                "INSERT INTO memory_sessions (account_id, id, machine_id, updated, deleted, seq,
+                     project_key, project_name, agent, agent_session_id, cwd, source, started_at)
+                 VALUES ($1, $2, $3, $4, false, $5, $6, $7, $8, $9, $10, $11, $12)",
+            )
+            .bind(account.0)
+            .bind(s.id.as_uuid())
+            .bind(s.meta.machine_id.as_uuid())
+            .bind(s.meta.updated.as_i64())
+            .bind(seq)
+            .bind(&s.project.key)
+            .bind(&s.project.name)
+            .bind(&s.agent)
+            .bind(&s.agent_session_id)
+            .bind(&s.cwd)
+            .bind(&s.source)
+            .bind(s.started_at.0)
+            .execute(storage.pool())
+            .await,
+            WireRecord::Observation(o) => sqlx::query(
+                "INSERT INTO memory_observations_remote (account_id, id, session_id, machine_id,
+                     updated, deleted, seq, project_key, project_name, kind, tool_name, title, input,
+                     response, files, metadata, tags, created_at)
+                 VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb,
+                     $15, $16::jsonb, $17)",
+            )
+            .bind(account.0)
+            .bind(o.id.as_uuid())
+            .bind(o.session_id.as_uuid())
+            .bind(o.meta.machine_id.as_uuid())
+            .bind(o.meta.updated.as_i64())
+            .bind(seq)
+            .bind(&o.project.key)
+            .bind(&o.project.name)
+            .bind(o.kind.as_str())
+            .bind(&o.tool_name)
+            .bind(&o.title)
+            .bind(&o.input)
+            .bind(&o.response)
+            .bind(serde_json::Value::from(o.files.clone()).to_string())
+            .bind(&o.metadata)
+            .bind(serde_json::Value::from(o.tags.clone()).to_string())
+            .bind(o.created_at.0)
+            .execute(storage.pool())
+            .await,
+            other => panic!("no legacy form for a {}", other.type_name()),
+        };
+        done.expect("a record of the old schema");
+    }
+    sqlx::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
+        .bind(account.0)
+        .bind(records.len() as i64)
+        .execute(storage.pool())
+        .await
+        .expect("the old feed's position");
+}
+
 impl Drop for Central {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+    }
+}
+
+/// `solaria-central ARGS` against `database`: its stdout, or its stderr as the error.
+pub fn operator(database: &str, args: &[&str]) -> Result<String, String> {
+    let out = std::process::Command::new(crate::binary("solaria-central"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("SOLARIA_DATABASE_URL", database)
+        .env("SOLARIA_JWT_SECRET", JWT_SECRET)
+        .env("USER", "ops")
+        .output()
+        .expect("run solaria-central");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() {
+        Ok(stdout)
+    } else {
+        Err(stderr)
+    }
+}
+
+pub fn ok(database: &str, args: &[&str]) -> String {
+    operator(database, args).unwrap_or_else(|e| panic!("solaria-central {args:?}: {e}"))
+}
+
+pub fn refused(database: &str, args: &[&str]) -> String {
+    match operator(database, args) {
+        Ok(out) => panic!("solaria-central {args:?} should fail: {out}"),
+        Err(e) => e,
     }
 }
 

@@ -1,10 +1,11 @@
 //! Record builders for tests: sessions, observations and summaries stamped by a
 //! given machine at a given HLC time.
 
+use solaria_shared::knowledge::Decision;
 use solaria_shared::wire::WireRecord;
 use solaria_shared::{
-    Hlc, MachineId, Observation, ObservationId, ObservationKind, Project, RecordMeta, Session,
-    SessionId, Summary, SummaryId, UnixMillis,
+    Hlc, KnowledgeBody, MachineId, Observation, ObservationId, ObservationKind, Project,
+    RecordMeta, Session, SessionId, Summary, SummaryId, UnixMillis,
 };
 
 /// A stamp `ms` milliseconds after the current wall clock (negative: before).
@@ -80,6 +81,18 @@ pub fn summary(machine: MachineId, session: SessionId, updated: Hlc, text: &str)
         observation_count: 1,
         created_at: UnixMillis::now(),
     }
+}
+
+/// A decision's body: `chosen` for `rationale`, over two alternatives.
+pub fn decision(title: &str, chosen: &str, rationale: &str) -> KnowledgeBody {
+    KnowledgeBody::Decision(Decision {
+        title: title.into(),
+        context: format!("What to do about {title}"),
+        chosen: chosen.into(),
+        alternatives: vec!["do nothing".into(), "ask again later".into()],
+        rationale: rationale.into(),
+        ..Decision::default()
+    })
 }
 
 /// Wraps any record for the wire.

@@ -40,9 +40,14 @@ impl FromRequestParts<AppState> for Caller {
         let machine = MachineId::from_uuid(claims.sub);
         let account = AccountId(claims.acc);
         match state.storage.machine_status(machine, account).await? {
-            MachineStatus::Active(account) => {
+            MachineStatus::Active(identity) => {
                 check_rate(state, machine)?;
-                Ok(Caller { machine, account })
+                Ok(Caller {
+                    machine,
+                    account: identity.viewer.account,
+                    person: identity.viewer.person,
+                    role: identity.role,
+                })
             }
             MachineStatus::Revoked => Err(ApiError::new(
                 StatusCode::FORBIDDEN,

@@ -64,10 +64,10 @@ pub async fn token(
         .authenticate_machine(req.machine_id, &req.credential)
         .await?
     {
-        MachineStatus::Active(account) => {
+        MachineStatus::Active(identity) => {
             let (token, expires_at) = state
                 .jwt
-                .issue(req.machine_id, account.0)
+                .issue(req.machine_id, identity.viewer.account.0)
                 .map_err(ApiError::internal)?;
             Ok(Json(TokenResponse {
                 token,

@@ -1,5 +1,7 @@
 //! Right to erasure over HTTP: `DELETE` a record, a session, a project, a
-//! machine's data or the whole account of the caller.
+//! machine's data or the whole account of the caller. A person erases what they
+//! wrote; an admin also what others wrote in shared projects, and the account
+//! (`storage::Reach`).
 //!
 //! Records become tombstones (content erased, a newer version in the change feed) so
 //! that the deletion reaches every edge; the answer counts them per kind:
@@ -10,7 +12,7 @@
 
 use super::error::ApiError;
 use super::{AppState, Caller, metrics};
-use crate::storage::{AccountErasure, ErasedCounts, ErasureTarget};
+use crate::storage::{AccountErasure, ErasedCounts, ErasureTarget, Reach, Role, StorageError};
 use axum::Json;
 use axum::extract::{Path, State};
 use solaria_shared::MachineId;
@@ -30,7 +32,15 @@ async fn erase(
 ) -> Result<Json<ErasedCounts>, ApiError> {
     let counts = state
         .storage
-        .erase(caller.account, caller.machine, &target)
+        .erase(
+            caller.account,
+            caller.machine,
+            &target,
+            Reach::Person {
+                person: caller.person,
+                role: caller.role,
+            },
+        )
         .await?
         .ok_or_else(|| ApiError::not_found(missing))?;
     metrics::count_erased(&counts);
@@ -107,6 +117,14 @@ pub async fn erase_account(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<AccountErasure>, ApiError> {
+    if caller.role != Role::Admin {
+        return Err(StorageError::NotAllowed(
+            "erasing the whole account is an admin's act: a member erases their own records \
+             (by record, session, project or machine); ask an admin of the account"
+                .into(),
+        )
+        .into());
+    }
     let held = state.storage.erase_account(caller.account).await?;
     metrics::count_erased(&ErasedCounts {
         sessions: held.sessions,

@@ -78,6 +78,9 @@ impl From<crate::storage::StorageError> for ApiError {
             crate::storage::StorageError::NotFound(what) => {
                 ApiError::not_found(format!("{what} not found"))
             }
+            crate::storage::StorageError::NotAllowed(message) => {
+                ApiError::new(StatusCode::FORBIDDEN, "not_allowed", message)
+            }
             other => ApiError::internal(other),
         }
     }

@@ -256,9 +256,9 @@ fn when(name: &str, value: Option<String>, now: UnixMillis) -> Result<Option<Str
         .transpose()
 }
 
-/// Machine names by id, as the renderer looks them up.
+/// Machine labels by id, as the renderer looks them up.
 fn names_of(machines: Vec<MachineName>) -> HashMap<MachineId, String> {
-    machines.into_iter().map(|m| (m.id, m.name)).collect()
+    machines.iter().map(|m| (m.id, m.label())).collect()
 }
 
 impl CentralMemory {

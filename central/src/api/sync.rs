@@ -11,10 +11,10 @@ use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
-use solaria_shared::UnixMillis;
 use solaria_shared::embedding::VectorEncoding;
 use solaria_shared::hlc::HlcClock;
 use solaria_shared::wire::{ChangesPage, MAX_BATCH, SyncBatch, SyncResponse, WireRecord};
+use solaria_shared::{MachineId, UnixMillis};
 
 #[derive(Debug, Deserialize)]
 pub struct PushParams {
@@ -44,7 +44,7 @@ pub async fn push(
     let results = state
         .storage
         .apply_batch(
-            caller.account,
+            caller.viewer(),
             caller.machine,
             batch.records,
             params.kind.unwrap_or(SyncKind::Batch),
@@ -54,7 +54,7 @@ pub async fn push(
     // After the records: a vector is kept only for the version its record now has.
     let embeddings_refused = state
         .storage
-        .store_embeddings(caller.account, caller.machine, &batch.embeddings)
+        .store_embeddings(caller.viewer(), caller.machine, &batch.embeddings)
         .await?;
     let mut clock = HlcClock::default();
     let server_time = clock.tick(UnixMillis::now().0.max(0) as u64);
@@ -103,7 +103,7 @@ pub async fn changes(
     let limit = params.limit.unwrap_or(500).clamp(1, MAX_PAGE);
     let mut page = storage::changes(
         &state.storage,
-        caller.account,
+        caller.viewer(),
         params.since,
         limit,
         FeedTypes::parse(params.types.as_deref()),
@@ -124,19 +124,20 @@ pub async fn changes(
     Ok(Json(page))
 }
 
-/// `GET /memory/machines`: the account's machines and their names, so an edge can
-/// label records pulled from the others.
+/// `GET /memory/machines`: the account's machines, their names and, for a
+/// teammate's, whose they are, so an edge can label records pulled from the others.
 pub async fn machines(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<Vec<solaria_shared::wire::MachineName>>, ApiError> {
-    let list = state.storage.list_machines(caller.account).await?;
+    let ids: Vec<MachineId> = state
+        .storage
+        .list_machines(caller.account)
+        .await?
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
     Ok(Json(
-        list.into_iter()
-            .map(|m| solaria_shared::wire::MachineName {
-                id: m.id,
-                name: m.name,
-            })
-            .collect(),
+        state.storage.machine_names(caller.viewer(), &ids).await?,
     ))
 }

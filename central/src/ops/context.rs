@@ -45,7 +45,7 @@ pub async fn context(
         .unwrap_or(CONTEXT_DEFAULT_BUDGET)
         .clamp(1, CONTEXT_MAX_BUDGET);
     let projects = storage
-        .resolve_project(caller.account, p.project.trim())
+        .resolve_project(caller.viewer(), p.project.trim())
         .await?;
     let Some(first) = projects.first() else {
         let shown: String = p.project.chars().take(200).collect();
@@ -54,10 +54,10 @@ pub async fn context(
         )));
     };
     let keys: Vec<String> = projects.iter().map(|p| p.key.clone()).collect();
-    let account = caller.account;
+    let viewer = caller.viewer();
     let knowledge = storage
         .recent_knowledge(
-            account,
+            viewer,
             &keys,
             &[KnowledgeKind::Decision, KnowledgeKind::Memory],
             None,
@@ -66,7 +66,7 @@ pub async fn context(
         .await?;
     let active_iteration = storage
         .recent_knowledge(
-            account,
+            viewer,
             &keys,
             &[KnowledgeKind::Iteration],
             Some(IterationStatus::Active.as_str()),
@@ -76,14 +76,14 @@ pub async fn context(
         .into_iter()
         .next();
     let recent = storage
-        .context_sessions(account, &keys, DEFAULT_MAX_SESSIONS)
+        .context_sessions(viewer, &keys, DEFAULT_MAX_SESSIONS)
         .await?;
     let scanned = storage
-        .recent_event_heads(account, &keys, DEFAULT_MAX_EVENTS * SCANNED_PER_EVENT)
+        .recent_event_heads(viewer, &keys, DEFAULT_MAX_EVENTS * SCANNED_PER_EVENT)
         .await?;
     let commits = storage
         .recent_knowledge(
-            account,
+            viewer,
             &keys,
             &[KnowledgeKind::Commit],
             None,
@@ -98,7 +98,7 @@ pub async fn context(
         .chain(recent.iter().map(|s| s.machine_id))
         .chain(scanned.iter().map(|e| e.machine_id))
         .collect();
-    let names = storage.machine_names(account, &machines).await?;
+    let names = storage.machine_labels(viewer, &machines).await?;
 
     let sessions: Vec<SessionLine<'_>> = recent
         .iter()
@@ -149,7 +149,7 @@ pub async fn context(
         rendered.observations.iter().map(|o| *o.as_uuid()).collect();
     storage
         .log_context_injection(
-            account,
+            viewer.account,
             caller.machine,
             target.as_deref(),
             &cited_sessions,

@@ -102,7 +102,7 @@ pub async fn decisions(
             .unwrap_or(DECISIONS_DEFAULT_LIMIT)
             .clamp(1, DECISIONS_MAX_LIMIT),
     };
-    let decisions = storage.decisions(caller.account, &query).await?;
+    let decisions = storage.decisions(caller.viewer(), &query).await?;
     let machines = names(storage, caller, decisions.iter()).await?;
     Ok(DecisionsAnswer {
         decisions,
@@ -130,7 +130,7 @@ pub async fn iteration(
         }
     };
     let found = storage
-        .iteration(caller.account, &which)
+        .iteration(caller.viewer(), &which)
         .await?
         .ok_or_else(|| {
             OpError::NotFound(match &which {
@@ -147,7 +147,7 @@ pub async fn iteration(
         KnowledgeBody::Iteration(i) => {
             storage
                 .sessions_between(
-                    caller.account,
+                    caller.viewer(),
                     &found.iteration.project.key,
                     i.started_at,
                     i.completed_at.unwrap_or_else(UnixMillis::now),
@@ -174,7 +174,7 @@ async fn project_keys(
     name: &str,
 ) -> Result<Vec<String>, OpError> {
     let keys: Vec<String> = storage
-        .resolve_project(caller.account, name)
+        .resolve_project(caller.viewer(), name)
         .await?
         .into_iter()
         .map(|p| p.key)
@@ -200,21 +200,14 @@ pub fn parse_knowledge_id(raw: &str) -> Result<Uuid, OpError> {
     })
 }
 
-/// The names of the machines that wrote `records`, sorted by id.
+/// The machines that wrote `records`, sorted by id, with whose they are.
 async fn names(
     storage: &Storage,
     caller: Caller,
     records: impl Iterator<Item = &Knowledge>,
 ) -> Result<Vec<MachineName>, OpError> {
     let ids: Vec<MachineId> = records.map(|k| k.meta.machine_id).collect();
-    let mut machines: Vec<MachineName> = storage
-        .machine_names(caller.account, &ids)
-        .await?
-        .into_iter()
-        .map(|(id, name)| MachineName { id, name })
-        .collect();
-    machines.sort_by_key(|m| m.id);
-    Ok(machines)
+    Ok(storage.machine_names(caller.viewer(), &ids).await?)
 }
 
 #[cfg(test)]

@@ -19,14 +19,27 @@ pub use timeline::{
     Around, AroundRequest, FoundRecords, RestoreParams, around, records, restore, timeline,
 };
 
-use crate::storage::{AccountId, StorageError};
+use crate::storage::{AccountId, PersonId, Role, StorageError, Viewer};
 use solaria_shared::MachineId;
 
-/// A machine allowed to act, and its account (the API's `Caller` extractor checks it).
+/// A machine allowed to act, its account, and the person it acts for (the API's
+/// `Caller` extractor checks it).
 #[derive(Debug, Clone, Copy)]
 pub struct Caller {
     pub machine: MachineId,
     pub account: AccountId,
+    pub person: PersonId,
+    pub role: Role,
+}
+
+impl Caller {
+    /// Whom the caller's reads are made for.
+    pub fn viewer(&self) -> Viewer {
+        Viewer {
+            account: self.account,
+            person: self.person,
+        }
+    }
 }
 
 /// Why an operation gave no answer.

@@ -91,7 +91,7 @@ pub async fn search(
             .clamp(1, SEARCH_MAX_LIMIT),
         now: UnixMillis::now(),
     };
-    let (matched, hits) = storage.search(caller.account, &req).await?;
+    let (matched, hits) = storage.search(caller.viewer(), &req).await?;
     Ok(SearchResponse {
         query: req.text,
         truncated,

@@ -44,7 +44,7 @@ async fn commit(
     caller: Caller,
     sha: &str,
 ) -> Result<Option<Knowledge>, OpError> {
-    let mut found = storage.commits_by_sha(caller.account, sha).await?;
+    let mut found = storage.commits_by_sha(caller.viewer(), sha).await?;
     Ok(if found.len() == 1 { found.pop() } else { None })
 }
 
@@ -59,7 +59,7 @@ pub async fn timeline(
     id: Uuid,
 ) -> Result<storage::Timeline, OpError> {
     storage
-        .timeline(caller.account, id)
+        .timeline(caller.viewer(), id)
         .await?
         .ok_or_else(|| OpError::NotFound(format!("session {id} not found")))
 }
@@ -105,7 +105,7 @@ pub async fn around(
             .ok_or_else(not_found)?,
     };
     let t = storage
-        .timeline(caller.account, id)
+        .timeline(caller.viewer(), id)
         .await?
         .ok_or_else(not_found)?;
     let kind = request.kind;
@@ -129,7 +129,7 @@ pub async fn around(
             entries: all[start..end].to_vec(),
             knowledge,
         },
-        names: t.machines.into_iter().map(|m| (m.id, m.name)).collect(),
+        names: t.machines.iter().map(|m| (m.id, m.label())).collect(),
     })
 }
 
@@ -177,7 +177,7 @@ pub async fn records(
         })
         .collect();
     let by_id: HashMap<Uuid, WireRecord> = storage
-        .records_by_ids(caller.account, &uuids)
+        .records_by_ids(caller.viewer(), &uuids)
         .await?
         .into_iter()
         .map(|r| (r.id(), r))
@@ -207,7 +207,7 @@ pub async fn records(
         })
         .collect();
     for summary in storage
-        .summaries_of_sessions(caller.account, &sessions)
+        .summaries_of_sessions(caller.viewer(), &sessions)
         .await?
     {
         found
@@ -216,7 +216,7 @@ pub async fn records(
     }
     for r in &found.records {
         if let WireRecord::Knowledge(k) = r {
-            let links = storage.links_of(caller.account, k).await?;
+            let links = storage.links_of(caller.viewer(), k).await?;
             let mut wanted: Vec<Uuid> = Vec::new();
             for id in links.iter().flat_map(Knowledge::references) {
                 if id != k.id && !wanted.contains(id.as_uuid()) {
@@ -224,7 +224,7 @@ pub async fn records(
                 }
             }
             let others: Vec<Knowledge> = storage
-                .knowledge_by_ids(caller.account, &wanted)
+                .knowledge_by_ids(caller.viewer(), &wanted)
                 .await?
                 .into_iter()
                 .filter(|o| !o.meta.deleted)
@@ -233,7 +233,7 @@ pub async fn records(
         }
     }
     let machines: Vec<MachineId> = found.records.iter().map(WireRecord::machine_id).collect();
-    found.names = storage.machine_names(caller.account, &machines).await?;
+    found.names = storage.machine_labels(caller.viewer(), &machines).await?;
     Ok(found)
 }
 
@@ -268,7 +268,7 @@ pub async fn restore(
         .clamp(1, RESTORE_MAX_LIMIT);
     let types = FeedTypes::parse(p.types.as_deref());
     Ok(storage
-        .restore(caller.account, p.since, limit, types)
+        .restore(caller.viewer(), p.since, limit, types)
         .await?)
 }
 

@@ -1,6 +1,7 @@
 //! Accounts, enrollment tokens and machines: who may sync, and as whom.
 
-use super::people::{PersonId, audit, checked_email};
+use super::people::{PersonId, Role, audit, checked_email};
+use super::visibility::Viewer;
 use super::{Storage, StorageError};
 use crate::secret::{hash_token, random_token};
 use serde::Serialize;
@@ -50,12 +51,42 @@ pub struct MachineInfo {
     pub revoked_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-/// Whether a machine may act now.
+/// Whom an active machine acts for: its person, in its account, with their role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub viewer: Viewer,
+    pub role: Role,
+}
+
+/// Whether a machine may act now, and as whom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MachineStatus {
-    Active(AccountId),
+    Active(Identity),
     Revoked,
     Unknown,
+}
+
+/// A machine's account, person, role and revocation (`status` reads it).
+const STATUS_SELECT: &str =
+    "SELECT m.account_id, m.person_id, p.role, m.revoked_at IS NOT NULL AS revoked
+     FROM memory_machines m JOIN people p ON p.account_id = m.account_id AND p.id = m.person_id";
+
+fn status(row: Option<sqlx::postgres::PgRow>) -> Result<MachineStatus, StorageError> {
+    let Some(r) = row else {
+        return Ok(MachineStatus::Unknown);
+    };
+    if r.try_get::<bool, _>("revoked")? {
+        return Ok(MachineStatus::Revoked);
+    }
+    let role: String = r.try_get("role")?;
+    Ok(MachineStatus::Active(Identity {
+        viewer: Viewer {
+            account: AccountId(r.try_get("account_id")?),
+            person: PersonId(r.try_get("person_id")?),
+        },
+        // The column's CHECK allows these two only.
+        role: role.parse().unwrap_or(Role::Member),
+    }))
 }
 
 impl Storage {
@@ -204,19 +235,14 @@ impl Storage {
         machine: MachineId,
         credential: &str,
     ) -> Result<MachineStatus, StorageError> {
-        let row = sqlx::query(
-            "SELECT account_id, revoked_at IS NOT NULL AS revoked FROM memory_machines
-             WHERE id = $1 AND credential_hash = $2",
-        )
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{STATUS_SELECT} WHERE m.id = $1 AND m.credential_hash = $2"
+        )))
         .bind(machine.as_uuid())
         .bind(hash_token(credential))
         .fetch_optional(self.pool())
         .await?;
-        Ok(match row {
-            None => MachineStatus::Unknown,
-            Some(r) if r.try_get::<bool, _>("revoked")? => MachineStatus::Revoked,
-            Some(r) => MachineStatus::Active(AccountId(r.try_get("account_id")?)),
-        })
+        status(row)
     }
 
     /// Whether a machine (of `account`) may still act: checked on every request, so
@@ -226,18 +252,14 @@ impl Storage {
         machine: MachineId,
         account: AccountId,
     ) -> Result<MachineStatus, StorageError> {
-        let revoked: Option<bool> = sqlx::query_scalar(
-            "SELECT revoked_at IS NOT NULL FROM memory_machines WHERE id = $1 AND account_id = $2",
-        )
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{STATUS_SELECT} WHERE m.id = $1 AND m.account_id = $2"
+        )))
         .bind(machine.as_uuid())
         .bind(account.0)
         .fetch_optional(self.pool())
         .await?;
-        Ok(match revoked {
-            None => MachineStatus::Unknown,
-            Some(true) => MachineStatus::Revoked,
-            Some(false) => MachineStatus::Active(account),
-        })
+        status(row)
     }
 
     /// The machines of an account.

@@ -9,6 +9,7 @@
 //! each session's summary, first prompt and count are read by its own index
 //! (`memory_summaries_session`, `memory_observations_session`).
 
+use super::visibility::{Viewer, visible_sql};
 use super::{AccountId, Storage, StorageError, key_condition};
 use solaria_shared::{MachineId, ObservationId, SessionId, UnixMillis};
 use sqlx::{AssertSqlSafe, Row};
@@ -47,7 +48,7 @@ impl Storage {
     /// captured, newest first, at most `limit` (empty sessions are never listed).
     pub async fn context_sessions(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         keys: &[String],
         limit: usize,
     ) -> Result<Vec<ContextSession>, StorageError> {
@@ -66,13 +67,16 @@ impl Storage {
              WHERE s.account_id = $1 AND NOT s.deleted{}
                AND EXISTS (SELECT 1 FROM memory_observations_remote o
                            WHERE o.account_id = s.account_id AND o.session_id = s.id AND NOT o.deleted)
+               AND {}
              ORDER BY s.started_at DESC, s.id DESC LIMIT $3",
-            key_condition("s.project_key", "$2", keys)
+            key_condition("s.project_key", "$2", keys),
+            visible_sql("s.", "$1", "$4")
         );
         let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(keys)
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .bind(viewer.person.0)
             .fetch_all(self.pool())
             .await?;
         rows.iter()
@@ -94,7 +98,7 @@ impl Storage {
     /// most `limit`.
     pub async fn recent_event_heads(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         keys: &[String],
         limit: usize,
     ) -> Result<Vec<RecentEvent>, StorageError> {
@@ -102,14 +106,16 @@ impl Storage {
             "SELECT id, machine_id, session_id, tool_name, title, created_at,
                     coalesce(metadata->'error' = 'true'::jsonb, false) AS error
              FROM memory_observations_remote
-             WHERE account_id = $1 AND NOT deleted{}
+             WHERE account_id = $1 AND NOT deleted{} AND {}
              ORDER BY created_at DESC, id DESC LIMIT $3",
-            key_condition("project_key", "$2", keys)
+            key_condition("project_key", "$2", keys),
+            visible_sql("", "$1", "$4")
         );
         let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(keys)
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .bind(viewer.person.0)
             .fetch_all(self.pool())
             .await?;
         rows.iter()

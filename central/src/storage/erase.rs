@@ -23,6 +23,8 @@
 //! `ON DELETE CASCADE`, so nothing of it is left, and its machines' tokens stop
 //! working because the machines are gone.
 
+use super::people::{PersonId, Role};
+use super::visibility::{own_sql, shared_sql, visible_sql};
 use super::{AccountId, Storage, StorageError};
 use serde::Serialize;
 use solaria_shared::hlc::{Hlc, HlcClock};
@@ -46,6 +48,52 @@ pub enum ErasureTarget {
     /// Every record whose last writer is one of this person's machines: what they
     /// wrote (`person remove --erase`).
     Person(Uuid),
+}
+
+/// Whose records an erasure may turn into tombstones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// The operator's (`solaria-central`): every record the target names.
+    Operator,
+    /// A person's, through one of their machines: their own records, and for an
+    /// admin also those of the shared projects. A target naming only what they may
+    /// see but not erase is refused with the reason; one naming nothing they may
+    /// see reads as unknown.
+    Person { person: PersonId, role: Role },
+}
+
+impl Reach {
+    /// SQL: the row may be erased (`person`: the parameter bound to [`Reach::person`]).
+    fn allowed_sql(self, person: &str) -> String {
+        match self {
+            Reach::Operator => "true".into(),
+            Reach::Person {
+                role: Role::Member, ..
+            } => own_sql("", "$1", person),
+            Reach::Person {
+                role: Role::Admin, ..
+            } => format!(
+                "({} OR {})",
+                own_sql("", "$1", person),
+                shared_sql("", "$1")
+            ),
+        }
+    }
+
+    /// SQL: the row is one the eraser could read.
+    fn visible_sql(self, person: &str) -> String {
+        match self {
+            Reach::Operator => "true".into(),
+            Reach::Person { .. } => visible_sql("", "$1", person),
+        }
+    }
+
+    fn person(self) -> Option<Uuid> {
+        match self {
+            Reach::Operator => None,
+            Reach::Person { person, .. } => Some(person.0),
+        }
+    }
 }
 
 /// How many records became tombstones, per kind. Records that already were
@@ -139,8 +187,11 @@ fn selections(target: &ErasureTarget) -> Vec<Selection> {
         ],
         ErasureTarget::Project(_) => all("(project_key = $2 OR project_name = $2)"),
         ErasureTarget::Machine(_) => all("machine_id = $2::uuid"),
+        // Their personal records: what they wrote in shared projects stays the team's.
         ErasureTarget::Person(_) => all("machine_id IN (SELECT m.id FROM memory_machines m
-                            WHERE m.account_id = $1 AND m.person_id = $2::uuid)"),
+                            WHERE m.account_id = $1 AND m.person_id = $2::uuid)
+                        AND NOT project_key LIKE ANY(ARRAY(SELECT sp.like_pattern
+                            FROM shared_projects sp WHERE sp.account_id = $1))"),
         // Resolved to one table (or to a session) before this is called.
         ErasureTarget::Record(_) => all("id = $2::uuid"),
     }
@@ -172,14 +223,18 @@ fn parameter(target: &ErasureTarget) -> String {
 }
 
 impl Storage {
-    /// Turns `target` into tombstones written by `by` and returns how many records
-    /// were erased, or `None` when the account holds nothing the target names (an
-    /// unknown id, or another account's: the two read the same).
+    /// Turns what `target` names within `reach` into tombstones written by `by` and
+    /// returns how many records were erased, or `None` when the account holds
+    /// nothing the target names that the eraser may see (an unknown id, another
+    /// account's, or another person's personal record: all read the same).
+    /// [`StorageError::NotAllowed`] when it names only records the eraser sees but
+    /// may not erase (a member and a teammate's shared record).
     pub async fn erase(
         &self,
         account: AccountId,
         by: MachineId,
         target: &ErasureTarget,
+        reach: Reach,
     ) -> Result<Option<ErasedCounts>, StorageError> {
         let mut tx = self.pool().begin().await?;
         // The feed's lock, before anything is read: see the module doc.
@@ -194,7 +249,7 @@ impl Storage {
 
         let mut target = target.clone();
         let selections = match &target {
-            ErasureTarget::Record(id) => match record_table(&mut tx, account, *id).await? {
+            ErasureTarget::Record(id) => match record_table(&mut tx, account, *id, reach).await? {
                 None => return Ok(None),
                 Some(t) if t == SESSIONS.name => {
                     target = ErasureTarget::Session(*id);
@@ -222,27 +277,39 @@ impl Storage {
         };
         let value = parameter(&target);
 
-        // What exists (tombstones included, to tell "unknown" from "already erased")
-        // and the latest version the tombstones must beat.
-        let mut exists = false;
+        // What exists (tombstones included, to tell "unknown" from "already erased"),
+        // what of it the eraser may erase, and the latest version the tombstones
+        // must beat.
+        let (visible, allowed) = (reach.visible_sql("$3"), reach.allowed_sql("$3"));
+        let (mut exists, mut erasable) = (false, false);
         let mut latest = Hlc::default();
         for s in &selections {
             let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT count(*) AS n, max(updated) FILTER (WHERE NOT deleted) AS latest
-                 FROM {} WHERE account_id = $1 AND {}",
+                "SELECT count(*) AS n, count(*) FILTER (WHERE {allowed}) AS mine,
+                     max(updated) FILTER (WHERE NOT deleted AND {allowed}) AS latest
+                 FROM {} WHERE account_id = $1 AND {} AND {visible}",
                 s.table.name, s.condition
             )))
             .bind(account.0)
             .bind(&value)
+            .bind(reach.person())
             .fetch_one(&mut *tx)
             .await?;
             exists |= row.try_get::<i64, _>("n")? > 0;
+            erasable |= row.try_get::<i64, _>("mine")? > 0;
             if let Some(v) = row.try_get::<Option<i64>, _>("latest")? {
                 latest = latest.max(Hlc::from_i64(v));
             }
         }
         if !exists {
             return Ok(None);
+        }
+        if !erasable {
+            return Err(StorageError::NotAllowed(format!(
+                "{} holds only records other people wrote in shared projects: erasing them is \
+                 an admin's act (ask an admin of the account)",
+                target.describe()
+            )));
         }
         let stamp = HlcClock::resume(latest).tick(UnixMillis::now().0.max(0) as u64);
 
@@ -252,13 +319,14 @@ impl Storage {
             let done = sqlx::query(sqlx::AssertSqlSafe(format!(
                 "WITH targets AS (
                      SELECT id, row_number() OVER (ORDER BY seq, id) AS n FROM {table}
-                     WHERE account_id = $1 AND NOT deleted AND {condition}
+                     WHERE account_id = $1 AND NOT deleted AND {condition} AND {allowed}
                  )
                  UPDATE {table} AS t SET deleted = true, {wipe}, updated = $3, machine_id = $4,
                      seq = $5 + targets.n
                  FROM targets WHERE t.account_id = $1 AND t.id = targets.id",
                 table = s.table.name,
                 condition = s.condition,
+                allowed = reach.allowed_sql("$6"),
                 wipe = s.table.wipe,
             )))
             .bind(account.0)
@@ -266,6 +334,7 @@ impl Storage {
             .bind(stamp.as_i64())
             .bind(by.as_uuid())
             .bind(next)
+            .bind(reach.person())
             .execute(&mut *tx)
             .await?;
             let n = done.rows_affected();
@@ -350,14 +419,17 @@ async fn record_table(
     tx: &mut Transaction<'_, Postgres>,
     account: AccountId,
     id: Uuid,
+    reach: Reach,
 ) -> Result<Option<&'static str>, StorageError> {
     for table in ALL_TABLES {
         let found: Option<i32> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "SELECT 1 FROM {} WHERE account_id = $1 AND id = $2",
-            table.name
+            "SELECT 1 FROM {} WHERE account_id = $1 AND id = $2 AND {}",
+            table.name,
+            reach.visible_sql("$3")
         )))
         .bind(account.0)
         .bind(id)
+        .bind(reach.person())
         .fetch_optional(&mut **tx)
         .await?;
         if found.is_some() {

@@ -8,6 +8,7 @@
 //! `KnowledgeBody::from_fields`, so the shape of a body is decided in one place.
 
 use super::records::{SESSION_COLS, meta, project, replaces_where, session_row};
+use super::visibility::{Viewer, visible_sql};
 use super::{AccountId, Storage, StorageError, key_condition, read_snapshot};
 use solaria_shared::wire::WireRecord;
 use solaria_shared::{
@@ -170,7 +171,7 @@ impl Storage {
     /// which it shows), its commits, its active iteration.
     pub async fn recent_knowledge(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         keys: &[String],
         kinds: &[KnowledgeKind],
         status: Option<&str>,
@@ -180,16 +181,18 @@ impl Storage {
         let sql = format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND kind = ANY($3) AND NOT deleted
-               AND ($4::text IS NULL OR status = $4){}
+               AND ($4::text IS NULL OR status = $4){} AND {}
              ORDER BY created_at DESC, id DESC LIMIT $5",
-            key_condition("project_key", "$2", keys)
+            key_condition("project_key", "$2", keys),
+            visible_sql("", "$1", "$6")
         );
         let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(keys)
             .bind(&kinds)
             .bind(status)
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .bind(viewer.person.0)
             .fetch_all(self.pool())
             .await?;
         knowledge_of(&rows)
@@ -199,16 +202,18 @@ impl Storage {
     /// `memory_knowledge_session`).
     pub async fn knowledge_of_session(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         session: &Session,
     ) -> Result<Vec<Knowledge>, StorageError> {
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
-             WHERE account_id = $1 AND session_id = $2 AND NOT deleted
-             ORDER BY created_at, id"
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible}
+             ORDER BY created_at, id",
+            visible = visible_sql("", "$1", "$3")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(session.id.as_uuid())
+        .bind(viewer.person.0)
         .fetch_all(self.pool())
         .await?;
         knowledge_of(&rows)
@@ -219,20 +224,22 @@ impl Storage {
     /// how it relates to others, both ways.
     pub async fn links_of(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         record: &Knowledge,
     ) -> Result<Vec<Knowledge>, StorageError> {
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND project_key = $2 AND NOT deleted AND id <> $3
                AND ((kind = 'link' AND (body->>'from' = $4 OR body->>'to' = $4))
-                    OR (kind = 'commit' AND body->'decisions' ? $4))
-             ORDER BY created_at, id"
+                    OR (kind = 'commit' AND body->'decisions' ? $4)) AND {visible}
+             ORDER BY created_at, id",
+            visible = visible_sql("", "$1", "$5")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(&record.project.key)
         .bind(record.id.as_uuid())
         .bind(record.id.to_string())
+        .bind(viewer.person.0)
         .fetch_all(self.pool())
         .await?;
         knowledge_of(&rows)
@@ -242,7 +249,7 @@ impl Storage {
     /// lowercase hex digits: a `[C#sha7]` citation), at most 10.
     pub async fn commits_by_sha(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         hex: &str,
     ) -> Result<Vec<Knowledge>, StorageError> {
         if hex.len() < 7 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -251,11 +258,13 @@ impl Storage {
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND kind = 'commit' AND NOT deleted
-               AND starts_with(body->>'sha', $2)
-             ORDER BY created_at DESC, id DESC LIMIT 10"
+               AND starts_with(body->>'sha', $2) AND {visible}
+             ORDER BY created_at DESC, id DESC LIMIT 10",
+            visible = visible_sql("", "$1", "$3")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(hex.to_ascii_lowercase())
+        .bind(viewer.person.0)
         .fetch_all(self.pool())
         .await?;
         knowledge_of(&rows)
@@ -266,7 +275,7 @@ impl Storage {
     /// it by time.
     pub async fn sessions_between(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         key: &str,
         from: UnixMillis,
         to: UnixMillis,
@@ -274,13 +283,15 @@ impl Storage {
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT {SESSION_COLS} FROM memory_sessions
              WHERE account_id = $1 AND project_key = $2 AND NOT deleted
-               AND started_at >= $3 AND started_at <= $4
-             ORDER BY started_at, id"
+               AND started_at >= $3 AND started_at <= $4 AND {visible}
+             ORDER BY started_at, id",
+            visible = visible_sql("", "$1", "$5")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(key)
         .bind(from.0)
         .bind(to.0)
+        .bind(viewer.person.0)
         .fetch_all(self.pool())
         .await?;
         let mut sessions = Vec::with_capacity(rows.len());
@@ -295,12 +306,13 @@ impl Storage {
     /// The account's live decisions the query selects.
     pub async fn decisions(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         q: &DecisionQuery,
     ) -> Result<Vec<Knowledge>, StorageError> {
         let mut sql = format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
-             WHERE account_id = $1 AND kind = 'decision' AND NOT deleted"
+             WHERE account_id = $1 AND kind = 'decision' AND NOT deleted AND {visible}",
+            visible = visible_sql("", "$1", "$5")
         );
         if let Some(keys) = &q.project_keys {
             sql.push_str(&key_condition("project_key", "$2", keys));
@@ -320,10 +332,11 @@ impl Storage {
         }
         sql.push_str(" LIMIT $4");
         let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(q.project_keys.clone())
             .bind(q.text.clone())
             .bind(q.limit as i64)
+            .bind(viewer.person.0)
             .fetch_all(self.pool())
             .await?;
         knowledge_of(&rows)
@@ -333,7 +346,7 @@ impl Storage {
     /// it, from one snapshot; `None` when the account holds no such live iteration.
     pub async fn iteration(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         which: &IterationQuery,
     ) -> Result<Option<IterationRecords>, StorageError> {
         let mut tx = read_snapshot(self).await?;
@@ -341,22 +354,27 @@ impl Storage {
             IterationQuery::Id(id) => {
                 sqlx::query(AssertSqlSafe(format!(
                     "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
-                     WHERE account_id = $1 AND id = $2 AND kind = 'iteration' AND NOT deleted"
+                     WHERE account_id = $1 AND id = $2 AND kind = 'iteration' AND NOT deleted
+                       AND {visible}",
+                    visible = visible_sql("", "$1", "$3")
                 )))
-                .bind(account.0)
+                .bind(viewer.account.0)
                 .bind(id)
+                .bind(viewer.person.0)
                 .fetch_optional(&mut *tx)
                 .await?
             }
             IterationQuery::Project(keys) => {
                 sqlx::query(AssertSqlSafe(format!(
                     "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
-                     WHERE account_id = $1 AND kind = 'iteration' AND NOT deleted{keys}
+                     WHERE account_id = $1 AND kind = 'iteration' AND NOT deleted{keys} AND {visible}
                      ORDER BY (status = 'active') DESC, created_at DESC, id DESC LIMIT 1",
-                    keys = key_condition("project_key", "$2", keys)
+                    keys = key_condition("project_key", "$2", keys),
+                    visible = visible_sql("", "$1", "$3")
                 )))
-                .bind(account.0)
+                .bind(viewer.account.0)
                 .bind(keys)
+                .bind(viewer.person.0)
                 .fetch_optional(&mut *tx)
                 .await?
             }
@@ -371,12 +389,14 @@ impl Storage {
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND project_key = $2 AND kind IN ('decision', 'commit', 'event')
-                 AND NOT deleted AND body->>'iteration' = $3
-             ORDER BY created_at, id"
+                 AND NOT deleted AND body->>'iteration' = $3 AND {visible}
+             ORDER BY created_at, id",
+            visible = visible_sql("", "$1", "$4")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(&iteration.project.key)
         .bind(iteration.id.to_string())
+        .bind(viewer.person.0)
         .fetch_all(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -400,17 +420,20 @@ impl Storage {
     /// are cited by them: a commit by its sha).
     pub(crate) async fn knowledge_by_ids(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         ids: &[Uuid],
     ) -> Result<Vec<Knowledge>, StorageError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let rows = sqlx::query(AssertSqlSafe(format!(
-            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge WHERE account_id = $1 AND id = ANY($2)"
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND id = ANY($2) AND {visible}",
+            visible = visible_sql("", "$1", "$3")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(ids)
+        .bind(viewer.person.0)
         .fetch_all(self.pool())
         .await?;
         knowledge_of(&rows)

@@ -11,15 +11,17 @@ mod records;
 mod search;
 mod timeline;
 mod vectors;
+mod visibility;
 
-pub use accounts::{AccountId, EnrollmentError, MachineInfo, MachineStatus};
+pub use accounts::{AccountId, EnrollmentError, Identity, MachineInfo, MachineStatus};
 pub use context::{ContextSession, RecentEvent};
-pub use erase::{AccountErasure, ErasedCounts, ErasureTarget};
+pub use erase::{AccountErasure, ErasedCounts, ErasureTarget, Reach};
 pub use knowledge::{DecisionQuery, IterationQuery, IterationRecords};
 pub use people::{AuditEntry, PersonId, PersonInfo, Removal, Role};
 pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
 pub use timeline::Timeline;
+pub use visibility::{Shared, SharedProject, Viewer};
 
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgPool, Postgres, Transaction};
@@ -39,6 +41,9 @@ pub enum StorageError {
     /// A request the storage refuses as it stands (the message says what to change).
     #[error("{0}")]
     Invalid(String),
+    /// An act the person's role does not allow (the message says whose it is).
+    #[error("{0}")]
+    NotAllowed(String),
 }
 
 /// The embedded migrations of `migrations/central/`.

@@ -1,27 +1,32 @@
 //! Names to ids within one account: a project by its key or name, a machine by its
 //! id or name, and the names of machines (to label what they wrote).
 
+use super::visibility::{Viewer, visible_sql};
 use super::{AccountId, Storage, StorageError};
+use solaria_shared::render::person_handle;
+use solaria_shared::wire::MachineName;
 use solaria_shared::{MachineId, Project};
 use sqlx::{AssertSqlSafe, Row};
 use std::collections::HashMap;
 use uuid::Uuid;
 
 impl Storage {
-    /// The live projects of the account named by `key_or_name`: the project with that
+    /// The live projects `viewer` sees named by `key_or_name`: the project with that
     /// key if there is one, else every project with that name (newest name per key).
     pub async fn resolve_project(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         key_or_name: &str,
     ) -> Result<Vec<Project>, StorageError> {
-        let by_key: Option<String> = sqlx::query_scalar(
+        let visible = visible_sql("", "$1", "$3");
+        let by_key: Option<String> = sqlx::query_scalar(AssertSqlSafe(format!(
             "SELECT project_name FROM memory_sessions
-             WHERE account_id = $1 AND project_key = $2 AND NOT deleted
-             ORDER BY started_at DESC LIMIT 1",
-        )
-        .bind(account.0)
+             WHERE account_id = $1 AND project_key = $2 AND NOT deleted AND {visible}
+             ORDER BY started_at DESC LIMIT 1"
+        )))
+        .bind(viewer.account.0)
         .bind(key_or_name)
+        .bind(viewer.person.0)
         .fetch_optional(self.pool())
         .await?;
         // Observations whose session record has not arrived still name a project; so
@@ -33,11 +38,12 @@ impl Storage {
             }
             by_key = sqlx::query_scalar(AssertSqlSafe(format!(
                 "SELECT project_name FROM {table}
-                 WHERE account_id = $1 AND project_key = $2 AND NOT deleted
+                 WHERE account_id = $1 AND project_key = $2 AND NOT deleted AND {visible}
                  ORDER BY created_at DESC LIMIT 1"
             )))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(key_or_name)
+            .bind(viewer.person.0)
             .fetch_optional(self.pool())
             .await?;
         }
@@ -47,18 +53,19 @@ impl Storage {
                 name,
             }]);
         }
-        let rows = sqlx::query(
+        let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT DISTINCT ON (project_key) project_key, project_name FROM (
                  SELECT project_key, project_name, started_at AS at FROM memory_sessions
-                 WHERE account_id = $1 AND project_name = $2 AND NOT deleted
+                 WHERE account_id = $1 AND project_name = $2 AND NOT deleted AND {visible}
                  UNION ALL
                  SELECT project_key, project_name, created_at AS at FROM memory_knowledge
-                 WHERE account_id = $1 AND project_name = $2 AND NOT deleted
+                 WHERE account_id = $1 AND project_name = $2 AND NOT deleted AND {visible}
              ) AS named
-             ORDER BY project_key, at DESC",
-        )
-        .bind(account.0)
+             ORDER BY project_key, at DESC"
+        )))
+        .bind(viewer.account.0)
         .bind(key_or_name)
+        .bind(viewer.person.0)
         .fetch_all(self.pool())
         .await?;
         rows.iter()
@@ -91,33 +98,54 @@ impl Storage {
         Ok(ids.into_iter().map(MachineId::from_uuid).collect())
     }
 
-    /// The names of the account's machines among `ids`.
+    /// The account's machines among `ids`, sorted by id, as `viewer` reads them:
+    /// their names, and for a teammate's machine whose it is.
     pub async fn machine_names(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         ids: &[MachineId],
-    ) -> Result<HashMap<MachineId, String>, StorageError> {
+    ) -> Result<Vec<MachineName>, StorageError> {
         let mut ids: Vec<Uuid> = ids.iter().map(|m| *m.as_uuid()).collect();
         ids.sort_unstable();
         ids.dedup();
         if ids.is_empty() {
-            return Ok(HashMap::new());
+            return Ok(Vec::new());
         }
         let rows = sqlx::query(
-            "SELECT id, machine_name FROM memory_machines WHERE account_id = $1 AND id = ANY($2)",
+            "SELECT m.id, m.machine_name, m.person_id = $3 AS own, p.email
+             FROM memory_machines m JOIN people p ON p.account_id = m.account_id AND p.id = m.person_id
+             WHERE m.account_id = $1 AND m.id = ANY($2) ORDER BY m.id",
         )
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(&ids)
+        .bind(viewer.person.0)
         .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {
-                Ok((
-                    MachineId::from_uuid(r.try_get("id")?),
-                    r.try_get("machine_name")?,
-                ))
+                let email: String = r.try_get("email")?;
+                let own: bool = r.try_get("own")?;
+                Ok(MachineName {
+                    id: MachineId::from_uuid(r.try_get("id")?),
+                    name: r.try_get("machine_name")?,
+                    person: (!own).then(|| person_handle(&email).to_string()),
+                })
             })
             .collect::<Result<_, sqlx::Error>>()
             .map_err(StorageError::from)
+    }
+
+    /// [`Storage::machine_names`] as the renderer looks them up: labels by id.
+    pub async fn machine_labels(
+        &self,
+        viewer: Viewer,
+        ids: &[MachineId],
+    ) -> Result<HashMap<MachineId, String>, StorageError> {
+        Ok(self
+            .machine_names(viewer, ids)
+            .await?
+            .into_iter()
+            .map(|m| (m.id, m.label()))
+            .collect())
     }
 }

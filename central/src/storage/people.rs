@@ -261,6 +261,7 @@ impl Storage {
                         account,
                         MachineId::from_uuid(by),
                         &ErasureTarget::Person(removal.person.0),
+                        super::erase::Reach::Operator,
                     )
                     .await?;
                 removal.records_erased = erased.map_or(0, |c| c.total());

@@ -21,6 +21,7 @@
 //! later find a committed row below N: no change is skipped.
 
 use super::knowledge::{KNOWLEDGE_COLS, KNOWLEDGE_TABLE, knowledge_row, upsert_knowledge};
+use super::visibility::{Viewer, own_sql, visible_sql};
 use super::{AccountId, Storage, StorageError, read_snapshot};
 use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS};
 use solaria_shared::private::strip_private;
@@ -119,7 +120,7 @@ impl Storage {
     /// (with the reason). Logs one `memory_sync_log` row.
     pub async fn apply_batch(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         pusher: MachineId,
         records: Vec<WireRecord>,
         kind: SyncKind,
@@ -142,18 +143,28 @@ impl Storage {
                 }
             }
         }
-        let mut chosen: Vec<usize> = best.values().copied().collect();
-        chosen.sort_unstable();
-
+        let account = viewer.account;
         let mut tx = self.pool().begin().await?;
-        let end: i64 = sqlx::query_scalar(
-            "UPDATE accounts SET change_seq = change_seq + $2 WHERE id = $1 RETURNING change_seq",
-        )
-        .bind(account.0)
-        .bind(chosen.len() as i64)
-        .fetch_one(&mut *tx)
-        .await?;
-        let mut seq = end - chosen.len() as i64;
+        // The feed's lock first: no other batch writes these ids until commit.
+        let base: i64 =
+            sqlx::query_scalar("SELECT change_seq FROM accounts WHERE id = $1 FOR UPDATE")
+                .bind(account.0)
+                .fetch_one(&mut *tx)
+                .await?;
+        let ids: Vec<Uuid> = best.keys().copied().collect();
+        let others = written_by_others(&mut tx, viewer, &ids).await?;
+        let mut chosen: Vec<usize> = best
+            .values()
+            .copied()
+            .filter(|&i| !others.contains_key(&records[i].id()))
+            .collect();
+        chosen.sort_unstable();
+        sqlx::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
+            .bind(account.0)
+            .bind(base + chosen.len() as i64)
+            .execute(&mut *tx)
+            .await?;
+        let mut seq = base;
         let (mut sessions, mut observations, mut summaries) = (Vec::new(), Vec::new(), Vec::new());
         let mut knowledge = Vec::new();
         for &i in &chosen {
@@ -176,6 +187,7 @@ impl Storage {
             .iter()
             .map(|&i| records[i].id())
             .filter(|id| !applied.contains(id))
+            .chain(others.keys().copied())
             .collect();
         let stored = fetch_by_ids(&mut tx, account, &missing).await?;
         for (i, r) in records.iter().enumerate() {
@@ -183,6 +195,25 @@ impl Storage {
                 continue;
             }
             let id = r.id();
+            // Another person's record: their version stands, as a loss under
+            // last-write-wins would (the pusher's machine takes it back and notes
+            // the conflict); one the pusher may no longer see is refused.
+            if let Some(&visible) = others.get(&id) {
+                outcomes[i] = Some(match stored.get(&id) {
+                    Some(theirs) if visible => RecordOutcome::Stale {
+                        id,
+                        winner: Box::new(theirs.clone()),
+                    },
+                    _ => RecordOutcome::Rejected {
+                        id,
+                        reason: format!(
+                            "id {id} names a record another person wrote: a machine changes \
+                             only its own person's records"
+                        ),
+                    },
+                });
+                continue;
+            }
             let is_chosen = best.get(&id) == Some(&i);
             outcomes[i] = Some(if is_chosen && applied.contains(&id) {
                 RecordOutcome::Applied { id }
@@ -469,6 +500,9 @@ pub(crate) fn summary_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
     }))
 }
 
+/// The table of observations (what a teammate's machine pulls only when asked).
+const OBSERVATIONS_TABLE: &str = "memory_observations_remote";
+
 /// Maps a row of one record table to its record.
 pub(super) type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
 
@@ -478,11 +512,7 @@ pub(super) type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
 /// for it ([`FeedTypes`]).
 pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 4] = [
     ("memory_sessions", SESSION_COLS, session_row),
-    (
-        "memory_observations_remote",
-        OBSERVATION_COLS,
-        observation_row,
-    ),
+    (OBSERVATIONS_TABLE, OBSERVATION_COLS, observation_row),
     ("memory_summaries_remote", SUMMARY_COLS, summary_row),
     (KNOWLEDGE_TABLE, KNOWLEDGE_COLS, knowledge_row),
 ];
@@ -494,6 +524,10 @@ pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 4] = [
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FeedTypes {
     pub knowledge: bool,
+    /// Teammates' observations of shared projects too (`team_observations`); by
+    /// default a machine pulls only its own person's, and reaches the rest through
+    /// remote search.
+    pub team_observations: bool,
 }
 
 impl FeedTypes {
@@ -506,6 +540,9 @@ impl FeedTypes {
             if name == solaria_shared::wire::KNOWLEDGE_TYPE {
                 out.knowledge = true;
             }
+            if name == solaria_shared::wire::TEAM_OBSERVATIONS {
+                out.team_observations = true;
+            }
         }
         out
     }
@@ -513,6 +550,48 @@ impl FeedTypes {
     fn includes(self, table: &str) -> bool {
         table != KNOWLEDGE_TABLE || self.knowledge
     }
+
+    /// Which of `table`'s rows the feed carries to `viewer`'s machines: what they
+    /// may see (`visibility`), less teammates' observations unless asked for.
+    fn condition(self, table: &str) -> String {
+        if table == OBSERVATIONS_TABLE && !self.team_observations {
+            own_sql("", "$1", "$4")
+        } else {
+            visible_sql("", "$1", "$4")
+        }
+    }
+}
+
+/// Those of `ids` already stored (any kind) whose live version another person's
+/// machine wrote, not the pusher's to change, and whether the pusher may see each.
+/// A tombstone is left to last-write-wins (erasure is final, and its answer,
+/// `stale` with the tombstone, shows nothing).
+async fn written_by_others(
+    tx: &mut Transaction<'_, Postgres>,
+    pusher: Viewer,
+    ids: &[Uuid],
+) -> Result<HashMap<Uuid, bool>, StorageError> {
+    let mut found = HashMap::new();
+    if ids.is_empty() {
+        return Ok(found);
+    }
+    for (table, _, _) in RECORD_TABLES {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT id, {visible} AS visible FROM {table}
+             WHERE account_id = $1 AND id = ANY($2) AND NOT deleted AND NOT {own}",
+            own = own_sql("", "$1", "$3"),
+            visible = visible_sql("", "$1", "$3"),
+        )))
+        .bind(pusher.account.0)
+        .bind(ids)
+        .bind(pusher.person.0)
+        .fetch_all(&mut **tx)
+        .await?;
+        for row in &rows {
+            found.insert(row.try_get("id")?, row.try_get("visible")?);
+        }
+    }
+    Ok(found)
 }
 
 /// The stored versions of `ids` (any kind) in one account.
@@ -542,30 +621,67 @@ async fn fetch_by_ids(
     Ok(found)
 }
 
-/// The account's changes after `since`, oldest first, at most `limit`, of the
-/// first release's types and of the newer ones in `types`. Changes of types left
-/// out are skipped, not waited for: `next` may pass them.
+/// How many of a table's feed positions one page looks at, per change it may hold:
+/// a page's cost is bounded whatever share of the account the viewer sees.
+const SCAN_PER_CHANGE: usize = 8;
+
+/// The changes after `since` that `viewer`'s machines receive, oldest first, at
+/// most `limit`, of the first release's types and of the newer ones in `types`.
+/// Changes of types left out, or that the viewer does not receive, are skipped, not
+/// waited for: `next` may pass them.
+///
+/// A page looks at most `limit × SCAN_PER_CHANGE` positions of each table: where a
+/// table holds more, the page stops at the lowest position some table's look ended
+/// on (its horizon) and says `more`, so that a member who sees little of a big
+/// account walks the feed in bounded steps rather than reading it whole per page.
 pub async fn changes(
     storage: &Storage,
-    account: AccountId,
+    viewer: Viewer,
     since: i64,
     limit: usize,
     types: FeedTypes,
 ) -> Result<ChangesPage, StorageError> {
+    let scan = (limit.max(1) * SCAN_PER_CHANGE) as i64;
     // One snapshot for the tables: read separately, a batch committing between two
     // reads could put its lower seqs behind the cursor.
     let mut tx = read_snapshot(storage).await?;
+    let mut horizon = i64::MAX;
+    for (table, _, _) in RECORD_TABLES {
+        if !types.includes(table) {
+            continue;
+        }
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT count(*) AS n, max(seq) AS last FROM (
+                 SELECT seq FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3
+             ) AS w"
+        )))
+        .bind(viewer.account.0)
+        .bind(since)
+        .bind(scan)
+        .fetch_one(&mut *tx)
+        .await?;
+        if row.try_get::<i64, _>("n")? == scan
+            && let Some(last) = row.try_get::<Option<i64>, _>("last")?
+        {
+            horizon = horizon.min(last);
+        }
+    }
     let mut all: Vec<Change> = Vec::new();
     for (table, cols, map) in RECORD_TABLES {
         if !types.includes(table) {
             continue;
         }
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT {cols} FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+            "SELECT {cols} FROM {table}
+             WHERE account_id = $1 AND seq > $2 AND seq <= $5 AND {shown}
+             ORDER BY seq LIMIT $3",
+            shown = types.condition(table)
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(since)
         .bind(limit as i64 + 1)
+        .bind(viewer.person.0)
+        .bind(horizon)
         .fetch_all(&mut *tx)
         .await?;
         for row in &rows {
@@ -577,9 +693,14 @@ pub async fn changes(
     }
     tx.commit().await?;
     all.sort_by_key(|c| c.seq);
-    let more = all.len() > limit;
-    all.truncate(limit);
-    let next = all.last().map_or(since, |c| c.seq);
+    let (next, more) = if all.len() > limit {
+        all.truncate(limit);
+        (all.last().map_or(since, |c| c.seq), true)
+    } else if horizon < i64::MAX {
+        (horizon, true)
+    } else {
+        (all.last().map_or(since, |c| c.seq), false)
+    };
     Ok(ChangesPage {
         changes: all,
         next,

@@ -1,4 +1,5 @@
-//! Full-text search across one account's machines.
+//! Full-text search across what a person may see of their account: their own
+//! machines' records and the shared projects (`visibility`).
 //!
 //! **Search cost is bounded.** `ts_rank` reads each row's tsvector, and finding the
 //! newest matches of a common word through the GIN index means fetching every match
@@ -31,10 +32,11 @@
 //! word, the words are searched again joined by `or`.
 
 use super::records::strings;
-use super::{AccountId, Storage, StorageError, key_condition};
+use super::visibility::{Viewer, visible_sql};
+use super::{Storage, StorageError, key_condition};
 use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, RankContext};
-use solaria_shared::wire::{MatchMode, SearchHit};
+use solaria_shared::wire::{MachineName, MatchMode, SearchHit};
 use solaria_shared::{Knowledge, KnowledgeKind, MachineId, ObservationKind, SessionId, UnixMillis};
 use sqlx::postgres::{PgArguments, PgRow};
 use sqlx::query::Query;
@@ -126,13 +128,13 @@ impl Storage {
     /// Runs a search; the hits are weighted, best first, at most `limit`.
     pub async fn search(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         req: &SearchRequest,
     ) -> Result<(MatchMode, Vec<SearchHit>), StorageError> {
         let filter_keys = match &req.project {
             Some(p) => {
                 let keys: Vec<String> = self
-                    .resolve_project(account, p)
+                    .resolve_project(viewer, p)
                     .await?
                     .into_iter()
                     .map(|p| p.key)
@@ -146,7 +148,7 @@ impl Storage {
         };
         let machines = match &req.machine {
             Some(m) => {
-                let ids = self.resolve_machine(account, m).await?;
+                let ids = self.resolve_machine(viewer.account, m).await?;
                 if ids.is_empty() {
                     return Ok((MatchMode::All, Vec::new()));
                 }
@@ -159,7 +161,7 @@ impl Storage {
             (Some(keys), _) => (keys.clone(), None),
             (None, Some(p)) => {
                 let keys: Vec<String> = self
-                    .resolve_project(account, p)
+                    .resolve_project(viewer, p)
                     .await?
                     .into_iter()
                     .map(|p| p.key)
@@ -177,16 +179,21 @@ impl Storage {
         };
 
         let mut mode = MatchMode::All;
-        let mut candidates = self.candidates(account, &scope, &req.text).await?;
+        let mut candidates = self.candidates(viewer, &scope, &req.text).await?;
         if candidates.is_empty()
             && let Some(any) = any_words(&req.text).filter(|a| *a != req.text)
         {
             mode = MatchMode::Any;
-            candidates = self.candidates(account, &scope, &any).await?;
+            candidates = self.candidates(viewer, &scope, &any).await?;
         }
 
         let ids: Vec<MachineId> = candidates.iter().map(|c| c.machine_id).collect();
-        let names = self.machine_names(account, &ids).await?;
+        let names: HashMap<MachineId, MachineName> = self
+            .machine_names(viewer, &ids)
+            .await?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
         // Knowledge candidates whole: whether each stands, and how it is cited (a
         // commit by its sha), are the shared rules' to say.
         let knowledge_ids: Vec<Uuid> = candidates
@@ -195,7 +202,7 @@ impl Storage {
             .map(|c| c.id)
             .collect();
         let knowledge: HashMap<Uuid, Knowledge> = self
-            .knowledge_by_ids(account, &knowledge_ids)
+            .knowledge_by_ids(viewer, &knowledge_ids)
             .await?
             .into_iter()
             .map(|k| (*k.id.as_uuid(), k))
@@ -239,8 +246,8 @@ impl Storage {
                     project_name: c.project_name,
                     machine_name: names
                         .get(&c.machine_id)
-                        .cloned()
-                        .unwrap_or_else(|| "(unknown machine)".into()),
+                        .map_or_else(|| "(unknown machine)".into(), |m| m.name.clone()),
+                    author: names.get(&c.machine_id).and_then(|m| m.person.clone()),
                     machine_id: c.machine_id,
                     session_id: c.session_id,
                     created_at: UnixMillis(c.created_at),
@@ -264,7 +271,7 @@ impl Storage {
     /// fewer matches than the request's limit, also older ones through the GIN index.
     async fn candidates(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         scope: &Scope<'_>,
         text: &str,
     ) -> Result<Vec<Candidate>, StorageError> {
@@ -277,7 +284,7 @@ impl Storage {
                 .join(" UNION ALL "),
         );
         let rows = scope
-            .query(sql, account, text, Extra::default())
+            .query(sql, viewer, text, Extra::default())
             .fetch_all(self.pool())
             .await?;
         let mut candidates = rows.iter().map(candidate).collect::<Result<Vec<_>, _>>()?;
@@ -302,7 +309,7 @@ impl Storage {
             .collect::<Vec<_>>()
             .join(" UNION ALL ");
         let edges = scope
-            .query(sql, account, text, Extra::default())
+            .query(sql, viewer, text, Extra::default())
             .fetch_all(self.pool())
             .await?;
         // The GIN index finds a rare word's matches at once, but the planner cannot
@@ -327,7 +334,7 @@ impl Storage {
                 ids: None,
             };
             let rows = scope
-                .query(scope.older_sql(*part), account, text, extra)
+                .query(scope.older_sql(*part), viewer, text, extra)
                 .fetch_all(&mut *tx)
                 .await?;
             let ids = older.entry(part.table).or_default();
@@ -344,7 +351,7 @@ impl Storage {
                 ids: Some(ids),
             };
             let rows = scope
-                .query(scope.fetch_sql(table), account, text, extra)
+                .query(scope.fetch_sql(table), viewer, text, extra)
                 .fetch_all(self.pool())
                 .await?;
             for row in &rows {
@@ -483,12 +490,12 @@ impl Scope<'_> {
 
     /// `sql` with `$1` account, `$2` text, `$3` candidates per part, `$4` filter keys,
     /// `$5` machines, `$6` from, `$7` to, `$8` kind, `$9` current keys, `$10` window,
-    /// `$11` edge, `$12` most older matches read and `$13` ids bound; unprepared, so
-    /// that it is planned with its values.
+    /// `$11` edge, `$12` most older matches read, `$13` ids and `$14` the viewer's
+    /// person bound; unprepared, so that it is planned with its values.
     fn query<'q>(
         &self,
         sql: String,
-        account: AccountId,
+        viewer: Viewer,
         text: &'q str,
         extra: Extra,
     ) -> Query<'q, Postgres, PgArguments> {
@@ -499,7 +506,7 @@ impl Scope<'_> {
                 .or(t.knowledge_kind().map(KnowledgeKind::as_str))
         });
         sqlx::query(AssertSqlSafe(sql))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(text)
             .bind(CANDIDATES)
             .bind(self.filter_keys.map(<[String]>::to_vec))
@@ -515,12 +522,14 @@ impl Scope<'_> {
             .bind(extra.edge)
             .bind(MAX_OLDER_MATCHES)
             .bind(extra.ids)
+            .bind(viewer.person.0)
             .persistent(false)
     }
 
-    /// Conditions that pick a part's rows (usable by its index walk).
+    /// Conditions that pick a part's rows (usable by its index walk): what the
+    /// viewer may see, and the filters.
     fn scope_conditions(&self, part: Part) -> String {
-        let mut sql = String::new();
+        let mut sql = format!(" AND {}", visible_sql("", "$1", "$14"));
         if let Some(keys) = self.filter_keys {
             sql.push_str(&key_condition("project_key", "$4", keys));
         }
@@ -627,7 +636,8 @@ impl Scope<'_> {
             current: false,
         };
         ranked(&format!(
-            "SELECT {tag} AS part, {cols} FROM {table} WHERE account_id = $1 AND id = ANY($13)",
+            "SELECT {tag} AS part, {cols} FROM {table} WHERE account_id = $1 AND id = ANY($13) AND {visible}",
+            visible = visible_sql("", "$1", "$14"),
             tag = part.tag(),
             cols = Scope::columns(table),
             table = table.name(),

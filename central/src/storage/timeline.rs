@@ -5,7 +5,8 @@ use super::knowledge::{KNOWLEDGE_COLS, knowledge_row};
 use super::records::{
     OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, observation_row, session_row, summary_row,
 };
-use super::{AccountId, Storage, StorageError, read_snapshot};
+use super::visibility::{Viewer, visible_sql};
+use super::{Storage, StorageError, read_snapshot};
 use solaria_shared::wire::{MachineName, RestorePage, WireRecord};
 use solaria_shared::{Knowledge, Observation, Session, Summary};
 use sqlx::AssertSqlSafe;
@@ -29,36 +30,45 @@ impl Storage {
     /// record (another account's ids read as unknown).
     pub async fn timeline(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         id: Uuid,
     ) -> Result<Option<Timeline>, StorageError> {
         let mut tx = read_snapshot(self).await?;
         let session_sql = format!(
-            "SELECT {SESSION_COLS} FROM memory_sessions WHERE account_id = $1 AND id = $2 AND NOT deleted"
+            "SELECT {SESSION_COLS} FROM memory_sessions
+             WHERE account_id = $1 AND id = $2 AND NOT deleted AND {visible}",
+            visible = visible_sql("", "$1", "$3")
         );
         let mut row = sqlx::query(AssertSqlSafe(session_sql.clone()))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(id)
+            .bind(viewer.person.0)
             .fetch_optional(&mut *tx)
             .await?;
         if row.is_none() {
-            let owner: Option<Uuid> = sqlx::query_scalar(
-                "SELECT session_id FROM memory_observations_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
+            let visible = visible_sql("", "$1", "$3");
+            let owner: Option<Uuid> = sqlx::query_scalar(AssertSqlSafe(format!(
+                "SELECT session_id FROM memory_observations_remote
+                 WHERE account_id = $1 AND id = $2 AND NOT deleted AND {visible}
                  UNION ALL
-                 SELECT session_id FROM memory_summaries_remote WHERE account_id = $1 AND id = $2 AND NOT deleted
+                 SELECT session_id FROM memory_summaries_remote
+                 WHERE account_id = $1 AND id = $2 AND NOT deleted AND {visible}
                  UNION ALL
                  SELECT session_id FROM memory_knowledge
                  WHERE account_id = $1 AND id = $2 AND NOT deleted AND session_id IS NOT NULL
-                 LIMIT 1",
-            )
-            .bind(account.0)
+                   AND {visible}
+                 LIMIT 1"
+            )))
+            .bind(viewer.account.0)
             .bind(id)
+            .bind(viewer.person.0)
             .fetch_optional(&mut *tx)
             .await?;
             if let Some(session) = owner {
                 row = sqlx::query(AssertSqlSafe(session_sql))
-                    .bind(account.0)
+                    .bind(viewer.account.0)
                     .bind(session)
+                    .bind(viewer.person.0)
                     .fetch_optional(&mut *tx)
                     .await?;
             }
@@ -72,10 +82,13 @@ impl Storage {
         let sid = *session.id.as_uuid();
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT {OBSERVATION_COLS} FROM memory_observations_remote
-             WHERE account_id = $1 AND session_id = $2 AND NOT deleted ORDER BY created_at, id"
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible}
+             ORDER BY created_at, id",
+            visible = visible_sql("", "$1", "$3")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(sid)
+        .bind(viewer.person.0)
         .fetch_all(&mut *tx)
         .await?;
         let mut observations = Vec::with_capacity(rows.len());
@@ -86,10 +99,13 @@ impl Storage {
         }
         let summary = sqlx::query(AssertSqlSafe(format!(
             "SELECT {SUMMARY_COLS} FROM memory_summaries_remote
-             WHERE account_id = $1 AND session_id = $2 AND NOT deleted ORDER BY created_at DESC, id DESC LIMIT 1"
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible}
+             ORDER BY created_at DESC, id DESC LIMIT 1",
+            visible = visible_sql("", "$1", "$3")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(sid)
+        .bind(viewer.person.0)
         .fetch_optional(&mut *tx)
         .await?;
         let summary = match summary.as_ref().map(summary_row).transpose()? {
@@ -97,18 +113,12 @@ impl Storage {
             _ => None,
         };
         tx.commit().await?;
-        let knowledge = self.knowledge_of_session(account, &session).await?;
+        let knowledge = self.knowledge_of_session(viewer, &session).await?;
         let mut ids = vec![session.meta.machine_id];
         ids.extend(observations.iter().map(|o| o.meta.machine_id));
         ids.extend(summary.iter().map(|s| s.meta.machine_id));
         ids.extend(knowledge.iter().map(|k| k.meta.machine_id));
-        let mut machines: Vec<MachineName> = self
-            .machine_names(account, &ids)
-            .await?
-            .into_iter()
-            .map(|(id, name)| MachineName { id, name })
-            .collect();
-        machines.sort_by_key(|m| m.id);
+        let machines = self.machine_names(viewer, &ids).await?;
         Ok(Some(Timeline {
             session,
             observations,
@@ -122,7 +132,7 @@ impl Storage {
     /// every kind: observations, sessions, summaries, knowledge, in no set order.
     pub async fn records_by_ids(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         ids: &[Uuid],
     ) -> Result<Vec<WireRecord>, StorageError> {
         if ids.is_empty() {
@@ -142,10 +152,13 @@ impl Storage {
         let mut out = Vec::new();
         for (table, cols, mapper) in tables {
             let rows = sqlx::query(AssertSqlSafe(format!(
-                "SELECT {cols} FROM {table} WHERE account_id = $1 AND id = ANY($2) AND NOT deleted"
+                "SELECT {cols} FROM {table}
+                 WHERE account_id = $1 AND id = ANY($2) AND NOT deleted AND {visible}",
+                visible = visible_sql("", "$1", "$3")
             )))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(ids)
+            .bind(viewer.person.0)
             .fetch_all(&mut *tx)
             .await?;
             for r in &rows {
@@ -160,7 +173,7 @@ impl Storage {
     /// read in full shows).
     pub async fn summaries_of_sessions(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         sessions: &[Uuid],
     ) -> Result<Vec<Summary>, StorageError> {
         if sessions.is_empty() {
@@ -168,11 +181,13 @@ impl Storage {
         }
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT DISTINCT ON (session_id) {SUMMARY_COLS} FROM memory_summaries_remote
-             WHERE account_id = $1 AND session_id = ANY($2) AND NOT deleted
-             ORDER BY session_id, created_at DESC, id DESC"
+             WHERE account_id = $1 AND session_id = ANY($2) AND NOT deleted AND {visible}
+             ORDER BY session_id, created_at DESC, id DESC",
+            visible = visible_sql("", "$1", "$3")
         )))
-        .bind(account.0)
+        .bind(viewer.account.0)
         .bind(sessions)
+        .bind(viewer.person.0)
         .fetch_all(self.pool())
         .await?;
         let mut out = Vec::new();
@@ -189,13 +204,13 @@ impl Storage {
     /// but move the cursor, so `next` is a change-feed position like any other.
     pub async fn restore(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         since: i64,
         limit: usize,
         types: super::FeedTypes,
     ) -> Result<RestorePage, StorageError> {
         // The change feed's page, less its tombstones: one reader of the feed.
-        let page = super::records::changes(self, account, since, limit, types).await?;
+        let page = super::records::changes(self, viewer, since, limit, types).await?;
         Ok(RestorePage {
             records: page
                 .changes

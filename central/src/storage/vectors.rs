@@ -2,6 +2,7 @@
 //! the record version they were made from, per model, and served with the change
 //! feed to the readers that use the same model. Every query names its account.
 
+use super::visibility::{Viewer, visible_sql};
 use super::{AccountId, Storage, StorageError};
 use solaria_shared::embedding::{EmbeddingRefusal, VectorEncoding, WireEmbedding};
 use solaria_shared::{Hlc, MachineId};
@@ -9,20 +10,23 @@ use sqlx::Row;
 use std::collections::HashMap;
 use uuid::Uuid;
 
-/// The live records of every table that has vectors, by account, id and version.
-const LIVE_RECORDS: &str =
-    "(SELECT account_id, id, updated FROM memory_observations_remote WHERE NOT deleted
-  UNION ALL SELECT account_id, id, updated FROM memory_summaries_remote WHERE NOT deleted
-  UNION ALL SELECT account_id, id, updated FROM memory_knowledge WHERE NOT deleted)";
+/// The live records of every table that has vectors, by account, id and version,
+/// with what visibility reads (machine and project).
+const LIVE_RECORDS: &str = "(SELECT account_id, id, updated, machine_id, project_key
+      FROM memory_observations_remote WHERE NOT deleted
+  UNION ALL SELECT account_id, id, updated, machine_id, project_key
+      FROM memory_summaries_remote WHERE NOT deleted
+  UNION ALL SELECT account_id, id, updated, machine_id, project_key
+      FROM memory_knowledge WHERE NOT deleted)";
 
 impl Storage {
-    /// Keeps each well-formed vector whose record the account holds, live, at the
-    /// version the vector was made from (replacing that model's older vector of the
+    /// Keeps each well-formed vector whose record the pusher's person may see, live,
+    /// at the version the vector was made from (replacing that model's older vector of the
     /// record); answers the others with the reason. A refusal never touches the
     /// record.
     pub async fn store_embeddings(
         &self,
-        account: AccountId,
+        viewer: Viewer,
         pusher: MachineId,
         embeddings: &[WireEmbedding],
     ) -> Result<Vec<EmbeddingRefusal>, StorageError> {
@@ -43,18 +47,21 @@ impl Storage {
             let stored = sqlx::query(sqlx::AssertSqlSafe(format!(
                 "INSERT INTO memory_vectors (account_id, record_id, model, dimension, updated, machine_id, data)
                  SELECT $1, $2, $3, $4, $5, $7, $6 WHERE EXISTS
-                     (SELECT 1 FROM {LIVE_RECORDS} r WHERE r.account_id = $1 AND r.id = $2 AND r.updated = $5)
+                     (SELECT 1 FROM {LIVE_RECORDS} r
+                      WHERE r.account_id = $1 AND r.id = $2 AND r.updated = $5 AND {visible})
                  ON CONFLICT (account_id, record_id, model) DO UPDATE
                  SET dimension = excluded.dimension, updated = excluded.updated,
-                     machine_id = excluded.machine_id, data = excluded.data"
+                     machine_id = excluded.machine_id, data = excluded.data",
+                visible = visible_sql("r.", "$1", "$8")
             )))
-            .bind(account.0)
+            .bind(viewer.account.0)
             .bind(e.id)
             .bind(&e.model)
             .bind(e.dimension as i32)
             .bind(e.updated.as_i64())
             .bind(&bytes)
             .bind(pusher.as_uuid())
+            .bind(viewer.person.0)
             .execute(&mut *tx)
             .await?;
             if stored.rows_affected() == 0 {
@@ -74,7 +81,8 @@ impl Storage {
     /// The vectors made by `model` of the given record versions, for those that
     /// have one, written in `encoding`: a vector of another version (or another
     /// model) is not served, nor one `reader` pushed itself (it has it). They are
-    /// kept as f32 (a vector pushed as int8 is kept as it decodes).
+    /// kept as f32 (a vector pushed as int8 is kept as it decodes). The versions
+    /// come from a page of the feed, which holds only what the reader may see.
     pub async fn embeddings_for(
         &self,
         account: AccountId,

@@ -348,6 +348,7 @@ fn history_line(hit: &Hit, store: &Store) -> String {
             tokens: hit.tokens,
             project_name: &hit.project_name,
             machine_name: &machine,
+            author: None,
             own_machine: false,
             remote: false,
         },

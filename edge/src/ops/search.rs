@@ -110,7 +110,10 @@ fn reach_into_pruned(
         }
         result.hits.push(CitedHit {
             cite: hit.cite,
-            machine_name: hit.machine_name,
+            machine_name: solaria_shared::render::author_label(
+                &hit.machine_name,
+                hit.author.as_deref(),
+            ),
             this_machine: hit.machine_id == me,
             remote: true,
             hit: Hit {

@@ -20,8 +20,7 @@ pub fn sync_now(app: &App, progress: impl FnMut(Progress)) -> OpResult<SyncOutco
     // A model that cannot be loaded only means vectors are not pulled: the sync
     // goes on (the embedding pass reports the model's trouble).
     let _ = crate::semantic::ready_for_pulled_vectors(&app.config, &app.paths, &mut store);
-    let local_only = app.config.sync.local_only_projects.clone();
-    let report = sync::run_manual(&mut store, &creds, local_only, progress)?
+    let report = sync::run_manual(&mut store, &creds, &app.config.sync, progress)?
         .map_err(|e| OpError::remote("sync", &creds.server, e))?;
     Ok(SyncOutcome {
         server: creds.server,

@@ -34,6 +34,8 @@ pub struct CitedHit {
     pub cite: Citation,
     #[serde(flatten)]
     pub hit: Hit,
+    /// Who wrote it after `@`: the machine, with a teammate's handle
+    /// (`render::author_label`).
     pub machine_name: String,
     /// Written by this machine (a person is not told its own machine's name).
     pub this_machine: bool,
@@ -54,6 +56,7 @@ impl CitedHit {
             tokens: self.hit.tokens,
             project_name: &self.hit.project_name,
             machine_name: &self.machine_name,
+            author: None,
             own_machine: self.this_machine,
             remote: self.remote,
         }

@@ -289,10 +289,20 @@ fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
     })
 }
 
-/// The display name of a machine (its id when unknown).
+/// How a machine is named after `@` (its id when unknown): its name, with its
+/// person's for a teammate's (`ana on laptop`, `render::author_label`).
 pub fn machine_name(conn: &Connection, machine: MachineId) -> String {
-    conn.prepare_cached("SELECT name FROM machines WHERE id = ?1")
-        .and_then(|mut stmt| stmt.query_row([machine.to_string()], |r| r.get(0)))
+    conn.prepare_cached("SELECT name, person FROM machines WHERE id = ?1")
+        .and_then(|mut stmt| {
+            stmt.query_row([machine.to_string()], |r| {
+                let name: String = r.get(0)?;
+                let person: Option<String> = r.get(1)?;
+                Ok(solaria_shared::render::author_label(
+                    &name,
+                    person.as_deref(),
+                ))
+            })
+        })
         .unwrap_or_else(|_| machine.to_string())
 }
 

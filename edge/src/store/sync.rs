@@ -9,7 +9,7 @@ use super::records::{
 };
 use super::{StoreError, Writer};
 use rusqlite::{Connection, OptionalExtension, params};
-use solaria_shared::wire::WireRecord;
+use solaria_shared::wire::{MachineName, WireRecord};
 use solaria_shared::{Hlc, MachineId, UnixMillis};
 
 /// The sync-state key holding the HLC of the last local change the server acknowledged.
@@ -212,12 +212,12 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Records machine names (for labels).
-    pub fn set_machine_name(&mut self, id: MachineId, name: &str) -> Result<(), StoreError> {
+    /// Records a machine's name and, for a teammate's, whose it is (for labels).
+    pub fn set_machine_name(&mut self, machine: &MachineName) -> Result<(), StoreError> {
         self.tx().execute(
-            "INSERT INTO machines (id, name) VALUES (?1, ?2)
-             ON CONFLICT (id) DO UPDATE SET name = excluded.name",
-            params![id.to_string(), name],
+            "INSERT INTO machines (id, name, person) VALUES (?1, ?2, ?3)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name, person = excluded.person",
+            params![machine.id.to_string(), machine.name, machine.person],
         )?;
         Ok(())
     }
@@ -332,6 +332,15 @@ fn local_version(w: &Writer<'_>, r: &WireRecord) -> Result<Option<WireRecord>, S
     })
 }
 
+/// Where received versions come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Received {
+    /// The change feed: last write wins.
+    Feed,
+    /// A push's answer: the server's version stands.
+    Winners,
+}
+
 impl Writer<'_> {
     /// Applies versions received from the central service: each replaces the local
     /// one only if `RecordMeta::replaces` says so (erasure is final, else
@@ -342,6 +351,27 @@ impl Writer<'_> {
         &mut self,
         records: &[WireRecord],
         push_cursor: i64,
+    ) -> Result<Applied, StoreError> {
+        self.apply_received(records, push_cursor, Received::Feed)
+    }
+
+    /// Applies the versions the server answered a push with (`stale`): the version
+    /// it keeps stands here too, even an older one, which happens when this machine
+    /// changed a teammate's record (only its author's machines change it); this
+    /// machine's change is kept as a conflict.
+    pub fn apply_winners(
+        &mut self,
+        winners: &[WireRecord],
+        push_cursor: i64,
+    ) -> Result<Applied, StoreError> {
+        self.apply_received(winners, push_cursor, Received::Winners)
+    }
+
+    fn apply_received(
+        &mut self,
+        records: &[WireRecord],
+        push_cursor: i64,
+        received: Received,
     ) -> Result<Applied, StoreError> {
         let me = self.machine_id();
         let mut done = Applied::default();
@@ -363,7 +393,15 @@ impl Writer<'_> {
             self.observe(r.updated());
             let local = local_version(self, r)?;
             if let Some(l) = &local {
-                if !r.meta().replaces(l.meta()) {
+                let stands = match received {
+                    Received::Feed => r.meta().replaces(l.meta()),
+                    // The server's word, unless erasure here is final (or it is the
+                    // very version held).
+                    Received::Winners => {
+                        r.meta() != l.meta() && (r.meta().deleted || !l.meta().deleted)
+                    }
+                };
+                if !stands {
                     done.ignored += 1;
                     continue;
                 }

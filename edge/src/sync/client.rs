@@ -8,8 +8,8 @@ use serde::de::DeserializeOwned;
 use solaria_shared::MachineId;
 use solaria_shared::embedding::{VectorEncoding, WireEmbedding};
 use solaria_shared::wire::{
-    ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, KNOWLEDGE_TYPE, MachineName,
-    SyncResponse, TokenRequest, TokenResponse, WireRecord,
+    ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, MachineName, SyncResponse,
+    TokenRequest, TokenResponse, WireRecord,
 };
 use std::io::Write;
 use std::path::Path;
@@ -285,8 +285,9 @@ impl Client {
         })
     }
 
-    /// One page of the change feed, knowledge records included (a server of the
-    /// first release ignores `types` and sends none), and the vectors the model
+    /// One page of the change feed, with the record types `types` names beyond the
+    /// first release's (a server of the first release ignores `types` and sends
+    /// none of them), and the vectors the model
     /// `embeddings` (a fingerprint) made of its records when given, in the encoding
     /// given with it (int8 only from a server that lists `EMBEDDINGS_I8_CAPABILITY`).
     pub fn changes(
@@ -294,12 +295,13 @@ impl Client {
         jwt: &str,
         since: i64,
         limit: usize,
+        types: &str,
         embeddings: Option<(&str, VectorEncoding)>,
     ) -> Result<ChangesPage, ClientError> {
         let mut query = vec![
             ("since", since.to_string()),
             ("limit", limit.to_string()),
-            ("types", KNOWLEDGE_TYPE.to_string()),
+            ("types", types.to_string()),
         ];
         if let Some((model, encoding)) = embeddings {
             query.push(("embeddings", model.to_string()));

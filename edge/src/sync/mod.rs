@@ -12,6 +12,7 @@
 pub mod client;
 pub mod credentials;
 
+use crate::config::SyncConfig;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::sync::{self as store_sync, PULL_CURSOR_KEY, PUSH_CURSOR_KEY, SyncStatus};
@@ -23,7 +24,9 @@ use solaria_shared::embedding::{
     EMBEDDINGS_CAPABILITY, EMBEDDINGS_I8_CAPABILITY, VectorEncoding, WireEmbedding,
 };
 use solaria_shared::private::{strip_private, strip_private_json};
-use solaria_shared::wire::{KNOWLEDGE_TYPE, MAX_BATCH, RecordOutcome, WireRecord};
+use solaria_shared::wire::{
+    KNOWLEDGE_TYPE, MAX_BATCH, RecordOutcome, TEAM_OBSERVATIONS, WireRecord,
+};
 use solaria_shared::{UnixMillis, hlc};
 use std::time::{Duration, Instant};
 
@@ -89,6 +92,30 @@ pub struct SyncOptions {
     pub kind: &'static str,
     /// Projects (keys or names) never pushed.
     pub local_only: Vec<String>,
+    /// Pull teammates' observations of shared projects too.
+    pub team_observations: bool,
+}
+
+impl SyncOptions {
+    /// A run of `kind` within `deadline`, as `[sync]` says.
+    pub fn new(kind: &'static str, deadline: Duration, config: &SyncConfig) -> SyncOptions {
+        SyncOptions {
+            deadline,
+            kind,
+            local_only: config.local_only_projects.clone(),
+            team_observations: config.team_observations,
+        }
+    }
+
+    /// What the change feed is asked for (`types`): knowledge, and teammates'
+    /// observations when wanted.
+    fn feed_types(&self) -> String {
+        if self.team_observations {
+            format!("{KNOWLEDGE_TYPE},{TEAM_OBSERVATIONS}")
+        } else {
+            KNOWLEDGE_TYPE.to_string()
+        }
+    }
 }
 
 /// Something to tell the user while a sync runs.
@@ -140,7 +167,7 @@ pub fn run(
     if let Ok(names) = client.machines(&jwt) {
         store.write(|w| {
             for m in &names {
-                w.set_machine_name(m.id, &m.name)?;
+                w.set_machine_name(m)?;
             }
             Ok(())
         })?;
@@ -210,7 +237,7 @@ pub fn run(
                         RecordOutcome::Stale { winner, .. } => {
                             // Apply the winner before the cursor moves past our loser,
                             // so the loss is recorded as a conflict.
-                            let applied = w.apply_remote(std::slice::from_ref(winner), cursor)?;
+                            let applied = w.apply_winners(std::slice::from_ref(winner), cursor)?;
                             report.conflicts += applied.conflicts;
                             report.refused_pulled.extend(applied.refused);
                         }
@@ -247,13 +274,15 @@ pub fn run(
         )?;
     }
 
-    // Pull. A machine that pulled before it knew knowledge records (an edge of
-    // the first release, since upgraded) reads the feed once more from the start:
-    // its cursor went past the knowledge the server left out for it. Re-applying
-    // what it already holds changes nothing (last write wins).
-    let knew_knowledge =
-        store_sync::state(store.conn(), FEED_TYPES_KEY)?.as_deref() == Some(KNOWLEDGE_TYPE);
-    if server_stores_knowledge && !knew_knowledge {
+    // Pull. A machine that pulled asking for other types than it asks for now (an
+    // edge of the first release, since upgraded, which knew no knowledge records;
+    // `team_observations` just turned on) reads the feed once more from the start:
+    // its cursor went past what the server left out for it. Re-applying what it
+    // already holds changes nothing (last write wins).
+    let feed_types = options.feed_types();
+    let knew_types =
+        store_sync::state(store.conn(), FEED_TYPES_KEY)?.as_deref() == Some(feed_types.as_str());
+    if server_stores_knowledge && !knew_types {
         store.write(|w| w.set_state(PULL_CURSOR_KEY, "0"))?;
     }
     let mut erased = 0;
@@ -272,6 +301,7 @@ pub fn run(
             &jwt,
             since,
             PULL_PAGE,
+            &feed_types,
             index
                 .as_ref()
                 .map(|m| (m.fingerprint.as_str(), vector_encoding)),
@@ -304,8 +334,8 @@ pub fn run(
             break;
         }
     }
-    if server_stores_knowledge && !knew_knowledge {
-        store.write(|w| w.set_state(FEED_TYPES_KEY, KNOWLEDGE_TYPE))?;
+    if server_stores_knowledge && !knew_types {
+        store.write(|w| w.set_state(FEED_TYPES_KEY, &feed_types))?;
     }
     // Records erased elsewhere lose their vectors now, not at the next embedding pass,
     // and their text leaves the file as it does after a local forget.
@@ -328,15 +358,11 @@ pub const MANUAL_DEADLINE: Duration = Duration::from_secs(120);
 pub fn run_manual(
     store: &mut Store,
     creds: &Credentials,
-    local_only: Vec<String>,
+    config: &SyncConfig,
     progress: impl FnMut(Progress),
 ) -> Result<Result<SyncReport, SyncError>, StoreError> {
     store.write(|w| w.mark_sync_started(UnixMillis::now()))?;
-    let options = SyncOptions {
-        deadline: MANUAL_DEADLINE,
-        kind: "manual",
-        local_only,
-    };
+    let options = SyncOptions::new("manual", MANUAL_DEADLINE, config);
     let outcome = run(store, creds, &options, progress);
     record_outcome(store, &outcome)?;
     Ok(outcome)

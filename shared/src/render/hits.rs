@@ -21,6 +21,8 @@ pub struct HitView<'a> {
     pub tokens: usize,
     pub project_name: &'a str,
     pub machine_name: &'a str,
+    /// The teammate who wrote it (their handle); `None` for the reader's own person.
+    pub author: Option<&'a str>,
     /// Written by the reader's own machine (a person is not told its name).
     pub own_machine: bool,
     /// Found on the central service rather than on this machine.
@@ -32,7 +34,8 @@ pub fn line(h: &HitView<'_>, reader: Reader) -> String {
     let machine = if h.own_machine && !reader.is_agent() {
         String::new()
     } else {
-        format!(" @{}", field(h.machine_name, super::NAME_CHARS))
+        let label = super::author_label(h.machine_name, h.author);
+        format!(" @{}", field(&label, super::NAME_CHARS))
     };
     let remote = if h.remote { "  (remote)" } else { "" };
     let when = reader.time.format(h.created_at);
@@ -111,6 +114,7 @@ pub fn remote_view(hit: &SearchHit) -> HitView<'_> {
         tokens: hit.tokens,
         project_name: &hit.project_name,
         machine_name: &hit.machine_name,
+        author: hit.author.as_deref(),
         own_machine: false,
         remote: false,
     }
@@ -156,6 +160,7 @@ mod tests {
             tokens: 42,
             project_name: "api",
             machine_name: "laptop",
+            author: None,
             own_machine: own,
             remote: false,
         }

@@ -97,6 +97,22 @@ impl Reader {
     }
 }
 
+/// How the writer of a record is named after its `@`: its machine, and when a
+/// teammate wrote it, the person first (`ana on laptop`, read `@ana on laptop`).
+/// Records of the reader's own person name only the machine, as they always did.
+pub fn author_label(machine: &str, person: Option<&str>) -> String {
+    match person {
+        Some(person) => format!("{person} on {machine}"),
+        None => machine.to_string(),
+    }
+}
+
+/// How a person is named in what is read: the name part of their email
+/// (`ana@acme.com` reads `ana`).
+pub fn person_handle(email: &str) -> &str {
+    email.split('@').next().unwrap_or(email)
+}
+
 /// The most characters of a name (machine, project, agent) shown.
 pub const NAME_CHARS: usize = 80;
 /// The most characters of a title shown on an index or timeline line.
