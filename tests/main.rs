@@ -32,4 +32,5 @@ mod summarizer;
 mod sync;
 mod sync_failures;
 mod sync_hostile;
+mod team;
 mod vectors_travel;

@@ -331,6 +331,7 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
              DROP VIEW observations_searched;
              ALTER TABLE observations DROP COLUMN pairs;
              ALTER TABLE knowledge DROP COLUMN written_by;
+             ALTER TABLE machines DROP COLUMN person;
              PRAGMA user_version = 5;",
         )
         .expect("downgrade");

@@ -4,7 +4,7 @@
 use crate::binary;
 use crate::central::Central;
 use serde_json::{Value, json};
-use solaria_central::storage::AccountId;
+use solaria_central::storage::{AccountId, PersonId};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -349,6 +349,19 @@ impl Edge {
     pub async fn enroll(&self, c: &Central, account: AccountId) {
         let ca = write_ca(c, self.root.path());
         self.login(c, &enroll_token(c, account).await, &ca);
+    }
+}
+
+impl Edge {
+    /// Enrolls this machine as one of `person`'s in `account` of the TLS server `c`.
+    pub async fn enroll_as(&self, c: &Central, account: AccountId, person: PersonId) {
+        let ca = write_ca(c, self.root.path());
+        let token = c
+            .storage
+            .enrollment_token_for(account, person, std::time::Duration::from_secs(600))
+            .await
+            .expect("token");
+        self.login(c, &token, &ca);
     }
 }
 

@@ -88,8 +88,10 @@ pub(crate) fn store_commit(
     let id = commit_id(&project.key, &c.sha);
     if let Some(existing) = kstore::get_knowledge(w.tx(), id)? {
         // An erased commit stays erased: capturing it again is not asking back.
+        // A teammate's stays as they recorded it (only its author changes it).
+        let theirs = crate::store::records::teammate(w.tx(), existing.meta.machine_id)?.is_some();
         let merged = match &existing.body {
-            KnowledgeBody::Commit(old) if !existing.meta.deleted => merge(old, &c),
+            KnowledgeBody::Commit(old) if !existing.meta.deleted && !theirs => merge(old, &c),
             _ => None,
         };
         let Some(merged) = merged else {

@@ -2,9 +2,12 @@
 //! content here and reach the other machines at the next sync.
 
 use super::OpResult;
+use super::knowledge::own_record;
 use crate::app::App;
 use crate::store::retention::{self, Counts, ForgetTarget};
+use crate::store::views::{self, AnyRecord};
 use serde::Serialize;
+use solaria_shared::Citation;
 use solaria_shared::Session;
 
 /// What a forget erased.
@@ -27,6 +30,21 @@ pub fn forget(
     spooled: impl FnOnce(&Session) -> usize,
 ) -> OpResult<Forgotten> {
     let mut store = app.store()?;
+    // A teammate's record is theirs to erase; forgetting a project erases only
+    // this person's records of it (`store::records::OWN_ROW`).
+    let named = match target {
+        ForgetTarget::Record(id) | ForgetTarget::Session(id) => Some(id),
+        ForgetTarget::Project(_) => None,
+    };
+    if let Some(id) = named {
+        let (machine, cite) = match views::resolve(store.conn(), id)? {
+            AnyRecord::Observation(o) => (o.meta.machine_id, Citation::observation(o.id)),
+            AnyRecord::Session(s) => (s.meta.machine_id, Citation::session(s.id)),
+            AnyRecord::Summary(s) => (s.meta.machine_id, Citation::session(s.session_id)),
+            AnyRecord::Knowledge(k) => (k.meta.machine_id, k.citation()),
+        };
+        own_record(&store, machine, &cite.to_string(), "forgotten")?;
+    }
     let spooled = retention::whole_session(store.conn(), target)?.map_or(0, |s| spooled(&s));
     Ok(Forgotten {
         records: retention::forget(&mut store, target)?,

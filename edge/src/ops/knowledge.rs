@@ -19,7 +19,9 @@ use solaria_shared::knowledge::{
     IterationStatus, Link, LinkKind, Memory, MemoryType, Standing, WrittenBy, is_trunk,
     iteration_kind_of_branch,
 };
-use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, Project, UnixMillis};
+use solaria_shared::{
+    Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, MachineId, Project, UnixMillis,
+};
 use std::path::Path;
 
 /// The longest text a knowledge field keeps (characters); longer is cut.
@@ -119,6 +121,20 @@ pub fn project_of(app: &App, store: &Store, scope: &Scope) -> OpResult<Project> 
             .next()
             .ok_or_else(|| OpError::BadInput(format!("no project named {:?}", clip(&name)))),
         None => Ok(app.current_project()),
+    }
+}
+
+/// A teammate's record (pulled from a shared project) is theirs to change: `act`
+/// on it is refused, saying whose it is. The central service would keep their
+/// version anyway; this says so before anything is written.
+pub(crate) fn own_record(store: &Store, machine: MachineId, cite: &str, act: &str) -> OpResult<()> {
+    match crate::store::records::teammate(store.conn(), machine)? {
+        None => Ok(()),
+        Some(_) => Err(OpError::BadInput(format!(
+            "{cite} was written by @{}: only its author changes it, so it cannot be {act} \
+             here; record your own and cite it",
+            crate::store::records::machine_name(store.conn(), machine)
+        ))),
     }
 }
 
@@ -377,6 +393,12 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
         Replacement::Memory(_) => KnowledgeKind::Memory,
     };
     let previous = find_one(&store, old, Some(want))?;
+    own_record(
+        &store,
+        previous.meta.machine_id,
+        &previous.citation().to_string(),
+        "superseded",
+    )?;
     writable(app, &previous.project)?;
     if !previous.stands(UnixMillis::now()) {
         return Err(OpError::BadInput(format!(
@@ -564,6 +586,12 @@ pub fn complete_iteration(
             })?
         }
     };
+    own_record(
+        &store,
+        iteration.meta.machine_id,
+        &iteration.citation().to_string(),
+        "ended",
+    )?;
     writable(app, &iteration.project)?;
     let KnowledgeBody::Iteration(mut body) = iteration.body.clone() else {
         return Err(OpError::BadInput(format!(

@@ -289,6 +289,21 @@ fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
     })
 }
 
+/// The teammate whose machine `machine` is (their handle), when it is another
+/// person's of the account: their records here were pulled from shared projects,
+/// and only they change them.
+pub fn teammate(conn: &Connection, machine: MachineId) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT person FROM machines WHERE id = ?1")?
+        .query_row([machine.to_string()], |r| r.get::<_, Option<String>>(0))
+        .optional()?
+        .flatten())
+}
+
+/// SQL: a row whose `machine_id` is this person's (a machine of this machine's
+/// own person, or one not known as a teammate's): what a forget may erase.
+pub const OWN_ROW: &str = "machine_id NOT IN (SELECT id FROM machines WHERE person IS NOT NULL)";
+
 /// How a machine is named after `@` (its id when unknown): its name, with its
 /// person's for a teammate's (`ana on laptop`, `render::author_label`).
 pub fn machine_name(conn: &Connection, machine: MachineId) -> String {

@@ -4,7 +4,7 @@
 use super::{Store, StoreError};
 use crate::config::RetentionConfig;
 use crate::store::distill::PROPOSAL_TAG;
-use crate::store::records;
+use crate::store::records::{self, OWN_ROW};
 use crate::store::views::{self, AnyRecord};
 use crate::summary;
 use rusqlite::params;
@@ -146,7 +146,7 @@ fn forget_proposals(store: &mut Store, session: &str) -> Result<usize, StoreErro
         Ok(w.tx().execute(
             &format!(
                 "UPDATE knowledge SET {WIPE_KNOWLEDGE}, updated = ?2, machine_id = ?3
-                 WHERE session_id = ?1 AND kind = 'memory' AND deleted = 0
+                 WHERE session_id = ?1 AND kind = 'memory' AND deleted = 0 AND {OWN_ROW}
                    AND EXISTS (SELECT 1 FROM json_each(knowledge.body, '$.tags') WHERE value = ?4)"
             ),
             params![session, stamp, me, PROPOSAL_TAG],
@@ -192,7 +192,7 @@ fn forget_knowledge(store: &mut Store, column: &str, value: &str) -> Result<Coun
         let stamp = w.tick().as_i64();
         let me = w.machine_id().to_string();
         let knowledge = w.tx().execute(
-            &format!("UPDATE knowledge SET {WIPE_KNOWLEDGE}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0"),
+            &format!("UPDATE knowledge SET {WIPE_KNOWLEDGE}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0 AND {OWN_ROW}"),
             params![value, stamp, me],
         )?;
         Ok(Counts { knowledge, ..Counts::default() })
@@ -237,7 +237,7 @@ fn forget_summary_only(store: &mut Store, id: &str) -> Result<Counts, StoreError
         let stamp = w.tick().as_i64();
         let me = w.machine_id().to_string();
         let n = w.tx().execute(
-            &format!("UPDATE summaries SET {WIPE_SUMMARY}, updated = ?2, machine_id = ?3 WHERE id = ?1 AND deleted = 0"),
+            &format!("UPDATE summaries SET {WIPE_SUMMARY}, updated = ?2, machine_id = ?3 WHERE id = ?1 AND deleted = 0 AND {OWN_ROW}"),
             params![id, stamp, me],
         )?;
         Ok(Counts { summaries: n, ..Counts::default() })
@@ -258,7 +258,7 @@ fn forget_where(
         let tx = w.tx();
         let mut counts = Counts {
             observations: tx.execute(
-                &format!("UPDATE observations SET {WIPE_OBSERVATION}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0"),
+                &format!("UPDATE observations SET {WIPE_OBSERVATION}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0 AND {OWN_ROW}"),
                 params![value, stamp, me],
             )?,
             ..Counts::default()
@@ -266,11 +266,11 @@ fn forget_where(
         if whole {
             let session_col = if column == "session_id" { "id" } else { column };
             counts.summaries = tx.execute(
-                &format!("UPDATE summaries SET {WIPE_SUMMARY}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0"),
+                &format!("UPDATE summaries SET {WIPE_SUMMARY}, updated = ?2, machine_id = ?3 WHERE {column} = ?1 AND deleted = 0 AND {OWN_ROW}"),
                 params![value, stamp, me],
             )?;
             counts.sessions = tx.execute(
-                &format!("UPDATE sessions SET {WIPE_SESSION}, updated = ?2, machine_id = ?3 WHERE {session_col} = ?1 AND deleted = 0"),
+                &format!("UPDATE sessions SET {WIPE_SESSION}, updated = ?2, machine_id = ?3 WHERE {session_col} = ?1 AND deleted = 0 AND {OWN_ROW}"),
                 params![value, stamp, me],
             )?;
         }
