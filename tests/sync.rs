@@ -142,7 +142,7 @@ async fn concurrent_edits_converge_to_the_same_winner_and_the_loser_is_told() {
     );
     let conflicts = a.ok(&["conflicts"]);
     assert!(
-        conflicts.contains(&id) && conflicts.contains("lost to b"),
+        conflicts.contains(&id) && conflicts.contains("by @b "),
         "{conflicts}"
     );
     b.ok(&["sync"]);

@@ -2,8 +2,9 @@
 //! machine, on one TLS central service with `github.com/acme/*` shared. Bo's
 //! machine pulls Ana's decisions of the shared project and names them as hers
 //! everywhere it shows them; it never holds her personal project; her raw events
-//! stay on the server until Bo asks for them; and his machine refuses to change
-//! what she wrote instead of stalling its sync on it.
+//! stay on the server until Bo asks for them; his machine refuses to erase what
+//! she wrote, and supersedes her decision with one of his own that every machine
+//! then shows in its place, hers kept with her name.
 
 use solaria_central::storage::Role;
 use solaria_tests::central::Central;
@@ -69,35 +70,66 @@ async fn a_teammates_decision_reaches_the_next_session_named_as_theirs() {
     let remote = bo.ok(&["search", "--remote", "Zanzibar"]);
     assert!(!remote.contains("Zanzibar prompt"), "{remote}");
 
-    // What she wrote is hers to change: his machine says so and writes nothing.
-    for args in [
-        vec!["forget", decision.as_str()],
-        vec![
+    // What she wrote is hers to erase: his machine says so and writes nothing.
+    let out = bo.run(&["forget", decision.as_str()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("written by @ana on ana-laptop") && err.contains("only its author"),
+        "{err}"
+    );
+    // He supersedes it with a decision of his own: hers stays, with her name,
+    // marked superseded by his on every machine.
+    let replaced = bo.json(
+        &bo.project,
+        &[
             "supersede",
             decision.as_str(),
+            "--json",
             "--title",
-            "An ORM after all",
+            "Diesel for the billing tables",
             "--chosen",
             "diesel",
             "--rationale",
-            "fewer hand-written queries",
+            "the reports moved to the warehouse",
         ],
-    ] {
-        let out = bo.run(&args);
-        assert!(!out.status.success(), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains("written by @ana on ana-laptop") && err.contains("only its author"),
-            "{err}"
-        );
-    }
+    );
+    let newer = replaced["record"]["id"].as_str().expect("id").to_string();
     let report = bo.ok(&["sync"]);
     assert!(!report.contains("rejected"), "nothing stalls: {report}");
     ana.ok(&["sync"]);
-    let still = ana.ok(&["why", "ORM", "billing"]);
+    for (who, edge) in [("bo", &bo), ("ana", &ana)] {
+        let why = edge.ok(&["why", "billing", "tables"]);
+        assert!(
+            why.contains("Diesel for the billing tables"),
+            "{who}: {why}"
+        );
+        let context = edge.ok_in(&edge.project, &["context"]);
+        assert!(
+            context.contains("Diesel for the billing tables")
+                && !context.contains("No ORM for the billing tables"),
+            "{who}: only the standing decision is in the context: {context}"
+        );
+    }
+    let hers = ana.ok(&["show", &decision]);
     assert!(
-        still.contains("No ORM for the billing tables") && !still.contains("forgotten"),
-        "{still}"
+        hers.contains("superseded") && hers.contains(&newer[..8]),
+        "{hers}"
+    );
+    let his_on_hers = ana.ok(&["why", "billing", "tables"]);
+    assert!(his_on_hers.contains("@bo on bo-laptop"), "{his_on_hers}");
+    let (writer, status): (String, String) = sqlx::query_as(
+        "SELECT m.machine_name, k.status FROM memory_knowledge k
+         JOIN memory_machines m ON m.id = k.machine_id WHERE k.id = $1::uuid",
+    )
+    .bind(&decision)
+    .fetch_one(c.storage.pool())
+    .await
+    .expect("her decision on the server");
+    assert_eq!(
+        (writer.as_str(), status.as_str()),
+        ("ana-laptop", "superseded"),
+        "still hers, superseded by his"
     );
 
     // Asked for, her events of the shared project come too.

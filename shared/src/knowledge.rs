@@ -833,6 +833,42 @@ impl Knowledge {
         }
     }
 
+    /// The record this live decision or memory replaces (`supersedes`).
+    pub fn replaces(&self) -> Option<KnowledgeId> {
+        if self.meta.deleted {
+            return None;
+        }
+        match &self.body {
+            KnowledgeBody::Decision(d) => d.supersedes,
+            KnowledgeBody::Memory(m) => m.supersedes,
+            _ => None,
+        }
+    }
+
+    /// **Supersession across people**, the one rule: a live decision or memory
+    /// that names this one in `supersedes` supersedes it, even when its author
+    /// cannot write this one (a teammate's record of a shared project). Each store
+    /// applies the mark to the record as it holds it, without a new version, when
+    /// either of the two arrives, so every node that holds both shows this one
+    /// superseded by `by`, with its own author still on it. Only a standing
+    /// decision or memory of the same kind is marked; `true` when it changed.
+    pub fn mark_superseded_by(&mut self, by: &Knowledge) -> bool {
+        if self.meta.deleted || by.kind() != self.kind() || by.replaces() != Some(self.id) {
+            return false;
+        }
+        let (status, superseded_by) = match &mut self.body {
+            KnowledgeBody::Decision(d) => (&mut d.status, &mut d.superseded_by),
+            KnowledgeBody::Memory(m) => (&mut m.status, &mut m.superseded_by),
+            _ => return false,
+        };
+        if *status != Standing::Active {
+            return false;
+        }
+        *status = Standing::Superseded;
+        *superseded_by = Some(by.id);
+        true
+    }
+
     /// The knowledge records this one points at (supersession, links, a commit's
     /// decisions, the iteration it belongs to).
     pub fn references(&self) -> Vec<KnowledgeId> {
@@ -942,6 +978,36 @@ mod tests {
             None,
             body,
         )
+    }
+
+    #[test]
+    fn a_decision_that_names_another_in_supersedes_marks_it_and_nothing_else() {
+        let decision = |supersedes: Option<KnowledgeId>| {
+            record(KnowledgeBody::Decision(Decision {
+                title: "Page size".into(),
+                supersedes,
+                ..Decision::default()
+            }))
+        };
+        let mut old = decision(None);
+        let newer = decision(Some(old.id));
+        let unrelated = decision(Some(KnowledgeId::new()));
+        assert!(!old.mark_superseded_by(&unrelated));
+        assert!(old.mark_superseded_by(&newer));
+        assert_eq!(old.status(), "superseded");
+        assert!(old.references().contains(&newer.id));
+        assert!(!old.mark_superseded_by(&newer), "once");
+        // An erased replacement, or a memory, supersedes no decision.
+        let mut other = decision(None);
+        let mut erased = decision(Some(other.id));
+        erased.meta.deleted = true;
+        assert!(!other.mark_superseded_by(&erased));
+        let memory = record(KnowledgeBody::Memory(Memory {
+            supersedes: Some(other.id),
+            ..Memory::default()
+        }));
+        assert!(!other.mark_superseded_by(&memory));
+        assert_eq!(other.status(), "active");
     }
 
     #[test]

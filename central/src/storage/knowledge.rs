@@ -50,6 +50,75 @@ pub(crate) fn knowledge_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
     }))
 }
 
+/// Supersession across people (`Knowledge::mark_superseded_by`) around the
+/// knowledge records just `written`: the record each replaces is marked
+/// superseded, and so is each that a record here already replaces (it arrived
+/// after its replacement). Only body and status change, never the version or the
+/// feed position: every edge derives the same mark from the same two records.
+pub(super) async fn settle_supersession(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    written: &[&Knowledge],
+) -> Result<(), StorageError> {
+    let fetch = |sql: String| sqlx::query(AssertSqlSafe(sql));
+    for k in written {
+        if let Some(old) = k.replaces() {
+            let row = fetch(format!(
+                "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge WHERE account_id = $1 AND id = $2"
+            ))
+            .bind(account.0)
+            .bind(old.as_uuid())
+            .fetch_optional(&mut **tx)
+            .await?;
+            if let Some(row) = row
+                && let WireRecord::Knowledge(mut old) = knowledge_row(&row)?
+                && old.mark_superseded_by(k)
+            {
+                rewrite_standing(tx, account, &old).await?;
+            }
+        }
+        if k.meta.deleted || !matches!(k.kind(), KnowledgeKind::Decision | KnowledgeKind::Memory) {
+            continue;
+        }
+        let row = fetch(format!(
+            "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+             WHERE account_id = $1 AND NOT deleted AND kind = $3 AND body->>'supersedes' = $2
+             ORDER BY created_at LIMIT 1"
+        ))
+        .bind(account.0)
+        .bind(k.id.to_string())
+        .bind(k.kind().as_str())
+        .fetch_optional(&mut **tx)
+        .await?;
+        let mut marked = (*k).clone();
+        if let Some(row) = row
+            && let WireRecord::Knowledge(by) = knowledge_row(&row)?
+            && marked.mark_superseded_by(&by)
+        {
+            rewrite_standing(tx, account, &marked).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `k`'s body and status as they are now, its version unchanged.
+async fn rewrite_standing(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    k: &Knowledge,
+) -> Result<(), StorageError> {
+    sqlx::query(
+        "UPDATE memory_knowledge SET body = $3::jsonb, status = $4 WHERE account_id = $1 AND id = $2",
+    )
+    .bind(account.0)
+    .bind(k.id.as_uuid())
+    .bind(k.body.fields().to_string())
+    .bind(k.status())
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 /// Inserts or replaces knowledge rows (`seq` each), keeping the stored version
 /// where it wins ([`replaces_where!`](super::records)); the ids written.
 pub(super) async fn upsert_knowledge(

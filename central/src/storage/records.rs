@@ -20,7 +20,9 @@
 //! account therefore commit in seq order, and a reader that has seen seq N will never
 //! later find a committed row below N: no change is skipped.
 
-use super::knowledge::{KNOWLEDGE_COLS, KNOWLEDGE_TABLE, knowledge_row, upsert_knowledge};
+use super::knowledge::{
+    KNOWLEDGE_COLS, KNOWLEDGE_TABLE, knowledge_row, settle_supersession, upsert_knowledge,
+};
 use super::visibility::{Viewer, own_sql, visible_sql};
 use super::{AccountId, Storage, StorageError, read_snapshot};
 use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS};
@@ -180,7 +182,14 @@ impl Storage {
         applied.extend(upsert_sessions(&mut tx, account, &sessions).await?);
         applied.extend(upsert_observations(&mut tx, account, &observations).await?);
         applied.extend(upsert_summaries(&mut tx, account, &summaries).await?);
-        applied.extend(upsert_knowledge(&mut tx, account, &knowledge).await?);
+        let written = upsert_knowledge(&mut tx, account, &knowledge).await?;
+        let settled: Vec<&solaria_shared::Knowledge> = knowledge
+            .iter()
+            .map(|(_, k)| *k)
+            .filter(|k| written.contains(k.id.as_uuid()))
+            .collect();
+        settle_supersession(&mut tx, account, &settled).await?;
+        applied.extend(written);
 
         // Not applied: either a replay of the stored version, or a newer one won.
         let missing: Vec<Uuid> = chosen

@@ -385,7 +385,9 @@ pub fn remember(app: &App, request: &MemoryRequest) -> OpResult<Written> {
 
 /// Replaces a decision or a memory with a new version: the new record points to
 /// the old (`supersedes`), the old one is marked superseded and points to the new
-/// (`superseded_by`). Nothing is overwritten; both stay readable.
+/// (`superseded_by`). Nothing is overwritten; both stay readable. A teammate's
+/// record keeps its author: only the new record is written, and its pointer marks
+/// the old one on every node.
 pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Written> {
     let mut store = app.store()?;
     let want = match replacement {
@@ -393,12 +395,9 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
         Replacement::Memory(_) => KnowledgeKind::Memory,
     };
     let previous = find_one(&store, old, Some(want))?;
-    own_record(
-        &store,
-        previous.meta.machine_id,
-        &previous.citation().to_string(),
-        "superseded",
-    )?;
+    // A teammate's record is never written here: the new one names it, and that
+    // marks it superseded on every node (`Knowledge::mark_superseded_by`).
+    let theirs = crate::store::records::teammate(store.conn(), previous.meta.machine_id)?.is_some();
     writable(app, &previous.project)?;
     if !previous.stands(UnixMillis::now()) {
         return Err(OpError::BadInput(format!(
@@ -439,6 +438,12 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
     let session = kstore::open_session(store.conn(), &previous.project.key, store.machine_id())?;
     Ok(store.write(|w| {
         let record = w.record_knowledge(new_id, &previous.project, session, new_body)?;
+        if theirs {
+            return Ok(Written {
+                record,
+                touched: Vec::new(),
+            });
+        }
         let old = w.revise_knowledge(&previous, old_body)?;
         Ok(Written {
             record,

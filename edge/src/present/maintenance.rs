@@ -12,7 +12,8 @@ use std::time::Duration;
 #[derive(Debug)]
 pub struct ConflictsPage {
     pub conflicts: Vec<Conflict>,
-    /// The winning machine's name, one per conflict.
+    /// Who wrote each winner: its machine, with the person for a teammate's
+    /// (`ana on ana-laptop`), one per conflict.
     pub winners: Vec<String>,
     pub now: UnixMillis,
 }
@@ -25,7 +26,7 @@ impl ConflictsPage {
         let mut out = String::new();
         for (c, winner) in self.conflicts.iter().zip(&self.winners) {
             out.push_str(&format!(
-                "#{} {} {} — your change of {} lost to {winner}'s of {} (detected {}){}\n",
+                "#{} {} {} — your change of {} lost to the version of {} by @{winner} (detected {}){}\n",
                 c.id,
                 c.kind,
                 c.record_id,

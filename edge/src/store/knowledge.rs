@@ -100,6 +100,51 @@ impl Writer<'_> {
                 scope::knowledge(&k.project.key, k.kind(), k.meta.machine_id),
             ],
         )?;
+        self.settle_supersession(k)
+    }
+
+    /// Supersession across people (`Knowledge::mark_superseded_by`) around `k`,
+    /// just stored: the record it replaces is marked superseded, or `k` is when a
+    /// record here replaces it (it arrived after its replacement). Only the body
+    /// and status change, never the version: every node derives the same mark.
+    fn settle_supersession(&mut self, k: &Knowledge) -> Result<(), StoreError> {
+        if let Some(old) = k.replaces()
+            && let Some(mut old) = get_knowledge(self.tx(), old)?
+            && old.mark_superseded_by(k)
+        {
+            self.rewrite_standing(&old)?;
+        }
+        if k.meta.deleted || !matches!(k.kind(), KnowledgeKind::Decision | KnowledgeKind::Memory) {
+            return Ok(());
+        }
+        let by: Option<String> = self
+            .tx()
+            .query_row(
+                "SELECT id FROM knowledge WHERE deleted = 0 AND kind = ?2
+                   AND json_extract(body, '$.supersedes') = ?1 ORDER BY created_at LIMIT 1",
+                params![k.id.to_string(), k.kind().as_str()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let by = match by.and_then(|id| id.parse::<KnowledgeId>().ok()) {
+            Some(id) => get_knowledge(self.tx(), id)?,
+            None => None,
+        };
+        let mut marked = k.clone();
+        if let Some(by) = by
+            && marked.mark_superseded_by(&by)
+        {
+            self.rewrite_standing(&marked)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `k`'s body and status as they are now, its version unchanged.
+    fn rewrite_standing(&mut self, k: &Knowledge) -> Result<(), StoreError> {
+        self.tx().execute(
+            "UPDATE knowledge SET body = ?2, status = ?3 WHERE id = ?1",
+            params![k.id.to_string(), k.body.fields().to_string(), k.status()],
+        )?;
         Ok(())
     }
 
