@@ -173,6 +173,12 @@ async fn main() {
     })
     .await;
     let account = c.account("bench").await;
+    // The preloaded rows are written by machines of no one in particular: a shared
+    // project is what lets the account's person see them (`storage::visibility`).
+    c.storage
+        .share_projects(account, "github.com/bench/*", "bench")
+        .await
+        .expect("share");
     let mut machines = Vec::new();
     for i in 0..4 {
         machines.push(c.machine(account, &format!("pusher-{i}")).await);
