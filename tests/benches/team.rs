@@ -62,9 +62,9 @@ struct Team {
     machines: Vec<Machine>,
 }
 
-/// The project of the `i`-th record written by `person`: six in ten shared.
-fn project_of(i: u64, person: usize, rng: &mut Rng) -> String {
-    if i % 10 < 6 {
+/// The project of a session of `person`: six in ten shared.
+fn project_of(person: usize, rng: &mut Rng) -> String {
+    if rng.next() % 10 < 6 {
         format!("github.com/team/service-{}", rng.next() % SHARED_PROJECTS)
     } else {
         format!("github.com/person-{person}/notes-{}", rng.next() % 4)
@@ -105,7 +105,7 @@ async fn copy_history(c: &Central, team: &Team, from: u64, n: u64) -> Duration {
         let at = now - ((n + from - i) as i64 % (120 * 86_400)) * 1000;
         let stamp = Hlc::new(now as u64, i).as_i64();
         if i % 100 == 0 || current.0.is_nil() {
-            let project = project_of(session_no, person, &mut rng);
+            let project = project_of(person, &mut rng);
             let sid = uuid::Uuid::now_v7();
             let name = project.rsplit('/').next().unwrap_or("p").to_string();
             sessions.push_str(&format!(
