@@ -321,6 +321,8 @@ async fn a_shared_project_reaches_the_team_with_its_author_and_a_personal_one_re
     let listed = decisions.to_string();
     assert!(listed.contains(&billing.decision.to_string()), "{listed}");
     assert!(!listed.contains("Zanzibar"), "{listed}");
+    let asked: Value = get_ok(c, &t.bo, "/memory/decisions?all=true&q=zanzibar").await;
+    assert!(!asked.to_string().contains("Zanzibar"), "{asked}");
     let restored: RestorePage = get_ok(c, &t.bo, "/memory/restore?types=knowledge").await;
     let restored: HashSet<Uuid> = restored.records.iter().map(|r| r.id()).collect();
     assert!(restored.contains(&billing.decision));
@@ -340,6 +342,20 @@ async fn a_shared_project_reaches_the_team_with_its_author_and_a_personal_one_re
     assert!(error && !text.contains("zanzibar"), "{text}");
     let (error, text) = mcp
         .call("memory_get_context", json!({"project": "dotfiles"}))
+        .await;
+    assert!(error && !text.contains("zanzibar"), "{text}");
+    let (_, text) = mcp
+        .call(
+            "memory_decisions",
+            json!({"query": "zanzibar", "all": true}),
+        )
+        .await;
+    assert!(!text.contains("Zanzibar"), "{text}");
+    let (error, text) = mcp
+        .call(
+            "memory_get_iteration",
+            json!({"id": personal.iteration.to_string()}),
+        )
         .await;
     assert!(error && !text.contains("zanzibar"), "{text}");
     let text = mcp

@@ -32,11 +32,45 @@ const MACHINES_EACH: usize = 5;
 const SHARED_PROJECTS: u64 = 20;
 
 const WORDS: &[&str] = &[
-    "error", "src", "test", "cargo", "build", "refresh", "token", "migration", "database",
-    "session", "renew_jwt", "handler", "config", "deploy", "cache", "retry", "timeout",
-    "schema", "index", "query", "fails", "fixed", "panic", "async", "tokio", "axum", "sqlx",
-    "rows", "commit", "branch", "sesión", "migración", "base", "datos", "falla", "prueba",
-    "despliegue", "configuración", "tabla",
+    "error",
+    "src",
+    "test",
+    "cargo",
+    "build",
+    "refresh",
+    "token",
+    "migration",
+    "database",
+    "session",
+    "renew_jwt",
+    "handler",
+    "config",
+    "deploy",
+    "cache",
+    "retry",
+    "timeout",
+    "schema",
+    "index",
+    "query",
+    "fails",
+    "fixed",
+    "panic",
+    "async",
+    "tokio",
+    "axum",
+    "sqlx",
+    "rows",
+    "commit",
+    "branch",
+    "sesión",
+    "migración",
+    "base",
+    "datos",
+    "falla",
+    "prueba",
+    "despliegue",
+    "configuración",
+    "tabla",
 ];
 
 struct Rng(u64);
@@ -248,11 +282,15 @@ async fn main() {
             .await
             .expect("analyze");
     }
-    let size: String = sqlx::query_scalar("SELECT pg_size_pretty(pg_database_size(current_database()))")
-        .fetch_one(c.storage.pool())
-        .await
-        .expect("size");
-    eprintln!("  preloaded in {:.0} s; database {size}", t.elapsed().as_secs_f64());
+    let size: String =
+        sqlx::query_scalar("SELECT pg_size_pretty(pg_database_size(current_database()))")
+            .fetch_one(c.storage.pool())
+            .await
+            .expect("size");
+    eprintln!(
+        "  preloaded in {:.0} s; database {size}",
+        t.elapsed().as_secs_f64()
+    );
 
     let member = &team.machines[0];
     println!(
@@ -273,14 +311,25 @@ async fn search(c: &Central, m: &Machine) {
         ("Spanish", "q=migraci%C3%B3n%20base%20datos"),
         ("rare word, only in old rows", "q=zebrafish"),
         ("no match", "q=zzqqxxyy"),
-        ("shared project", "q=error&project=github.com%2Fteam%2Fservice-7"),
-        ("own personal project", "q=deploy&project=github.com%2Fperson-0%2Fnotes-1"),
-        ("a teammate's personal project (nothing)", "q=deploy&project=github.com%2Fperson-3%2Fnotes-1"),
+        (
+            "shared project",
+            "q=error&project=github.com%2Fteam%2Fservice-7",
+        ),
+        (
+            "own personal project",
+            "q=deploy&project=github.com%2Fperson-0%2Fnotes-1",
+        ),
+        (
+            "a teammate's personal project (nothing)",
+            "q=deploy&project=github.com%2Fperson-3%2Fnotes-1",
+        ),
         ("decisions", "q=decide%20cache&type=decision"),
     ];
     let runs = 30;
     let (mut all, mut base_all) = (Vec::new(), Vec::new());
-    println!("team remote search over TLS as one member (limit 20), baseline: an authenticated GET /memory/machines\n");
+    println!(
+        "team remote search over TLS as one member (limit 20), baseline: an authenticated GET /memory/machines\n"
+    );
     println!("| query | hits | p50 | p95 | baseline p50 | ratio (p50) |");
     println!("|---|---|---|---|---|---|");
     for (label, qs) in queries {
@@ -305,7 +354,11 @@ async fn search(c: &Central, m: &Machine) {
         let hits = r.json::<SearchResponse>().await.expect("json").hits.len();
         all.extend(samples.iter().copied());
         base_all.extend(base.iter().copied());
-        let (p50, p95, b50) = (pct(&mut samples, 0.5), pct(&mut samples, 0.95), pct(&mut base, 0.5));
+        let (p50, p95, b50) = (
+            pct(&mut samples, 0.5),
+            pct(&mut samples, 0.95),
+            pct(&mut base, 0.5),
+        );
         println!(
             "| {label} | {hits} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1}× |",
             ms(p50),
@@ -314,7 +367,11 @@ async fn search(c: &Central, m: &Machine) {
             p50.as_secs_f64() / b50.as_secs_f64()
         );
     }
-    let (p50, p95, b50) = (pct(&mut all, 0.5), pct(&mut all, 0.95), pct(&mut base_all, 0.5));
+    let (p50, p95, b50) = (
+        pct(&mut all, 0.5),
+        pct(&mut all, 0.95),
+        pct(&mut base_all, 0.5),
+    );
     println!(
         "| **all** | | **{:.1} ms** | **{:.1} ms** | {:.1} ms | {:.1}× |",
         ms(p50),
@@ -375,7 +432,9 @@ async fn walk(c: &Central, m: &Machine, types: &str) -> (Duration, usize, usize,
     loop {
         let r = c
             .client
-            .get(c.at(&format!("/memory/changes?since={since}&limit=500&types={types}")))
+            .get(c.at(&format!(
+                "/memory/changes?since={since}&limit=500&types={types}"
+            )))
             .bearer_auth(&m.jwt)
             .send()
             .await
