@@ -18,7 +18,13 @@
 //! ```sh
 //! cargo bench -p solaria-tests --bench team
 //! SOLARIA_BENCH_PRELOAD=1000000 cargo bench -p solaria-tests --bench team
+//! # measure again on a database an earlier run preloaded (it prints its URL):
+//! SOLARIA_BENCH_REUSE=postgres://…/solaria_test_… cargo bench -p solaria-tests --bench team
 //! ```
+//!
+//! Reusing a database, each person gets a fresh machine (the earlier run's
+//! credentials are not kept): the member searching is still the person who wrote
+//! a twentieth of the history.
 
 use solaria_central::storage::{AccountId, Role};
 use solaria_shared::wire::{ChangesPage, SearchResponse, SyncResponse};
@@ -233,18 +239,62 @@ async fn timed_get(c: &Central, m: &Machine, path: &str) -> (Duration, usize, re
     (t.elapsed(), bytes, status)
 }
 
+fn options() -> Options {
+    Options {
+        tls: true,
+        rate_limit_per_sec: 100_000,
+        ..Options::default()
+    }
+}
+
+/// A team on a database an earlier run preloaded: one fresh machine per person.
+async fn reuse(url: &str) -> (Central, Team, u64) {
+    let storage = solaria_central::storage::Storage::connect(url, 10)
+        .await
+        .expect("connect");
+    let c = Central::serve(storage, options()).await;
+    let account = c.storage.find_account("team").await.expect("team account");
+    let mut machines = Vec::new();
+    for p in 0..PEOPLE {
+        let person = c
+            .storage
+            .find_person(account, &format!("dev{p}@team.dev"))
+            .await
+            .expect("person");
+        machines.push(
+            c.machine_of(account, person, &format!("dev{p}-again"))
+                .await,
+        );
+    }
+    let preload: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM memory_observations_remote WHERE account_id = $1")
+            .bind(account.0)
+            .fetch_one(c.storage.pool())
+            .await
+            .expect("count");
+    (c, Team { account, machines }, preload as u64)
+}
+
 #[tokio::main]
 async fn main() {
+    if let Ok(url) = std::env::var("SOLARIA_BENCH_REUSE") {
+        let (c, team, preload) = reuse(&url).await;
+        measure(&c, &team, preload).await;
+        return;
+    }
     let preload: u64 = std::env::var("SOLARIA_BENCH_PRELOAD")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000_000);
-    let c = Central::start_with(Options {
-        tls: true,
-        rate_limit_per_sec: 100_000,
-        ..Options::default()
-    })
-    .await;
+    let c = Central::start_with(options()).await;
+    eprintln!(
+        "database: {}",
+        c.storage
+            .pool()
+            .connect_options()
+            .get_database()
+            .unwrap_or("?")
+    );
     let account = c.account("team").await;
     c.storage
         .share_projects(account, "github.com/team/*", "bench")
@@ -292,15 +342,32 @@ async fn main() {
         t.elapsed().as_secs_f64()
     );
 
-    let member = &team.machines[0];
+    // The preload outlives the machines' tokens: log in again.
+    let mut fresh = Vec::new();
+    for m in &team.machines {
+        fresh.push(c.log_in(m.account, m.id, m.credential.clone()).await);
+    }
+    let team = Team {
+        machines: fresh,
+        ..team
+    };
+    measure(&c, &team, preload).await;
+    c.stop().await;
+}
+
+async fn measure(c: &Central, team: &Team, preload: u64) {
+    let size: String =
+        sqlx::query_scalar("SELECT pg_size_pretty(pg_database_size(current_database()))")
+            .fetch_one(c.storage.pool())
+            .await
+            .expect("size");
     println!(
         "\nteam of {PEOPLE} people × {MACHINES_EACH} machines, {preload} observations \
          (6 in 10 in shared projects), database {size}\n"
     );
-    search(&c, member).await;
-    push(&c, &team).await;
-    first_sync(&c, &team).await;
-    c.stop().await;
+    search(c, &team.machines[0]).await;
+    push(c, team).await;
+    first_sync(c, team).await;
 }
 
 async fn search(c: &Central, m: &Machine) {
@@ -340,7 +407,7 @@ async fn search(c: &Central, m: &Machine) {
         let (mut samples, mut base) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             let (d, _, status) = timed_get(c, m, &path).await;
-            assert!(status.is_success(), "{label}");
+            assert!(status.is_success(), "{label}: {status}");
             samples.push(d);
             base.push(timed_get(c, m, "/memory/machines").await.0);
         }

@@ -323,6 +323,12 @@ impl Storage {
         sqlx::query("SET LOCAL enable_indexonlyscan = off")
             .execute(&mut *tx)
             .await?;
+        // Nor parallel workers: reading at most a few thousand matches, starting
+        // two costs more than the read (about 60 ms of the 70 a rare word took at
+        // 10M rows, docs/experiments/2026-11-28-a-team-at-10m.md).
+        sqlx::query("SET LOCAL max_parallel_workers_per_gather = 0")
+            .execute(&mut *tx)
+            .await?;
         for row in &edges {
             let tag: i32 = row.try_get("part")?;
             let edge: Option<i64> = row.try_get("edge")?;
