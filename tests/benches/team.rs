@@ -521,7 +521,9 @@ async fn walk(c: &Central, m: &Machine, types: &str) -> (Duration, usize, usize,
 }
 
 async fn first_sync(c: &Central, team: &Team) {
-    let newcomer = c.person(team.account, "new@team.dev", Role::Member).await;
+    // A new address each run: a reused database keeps the people of earlier runs.
+    let email = format!("new-{}@team.dev", uuid::Uuid::now_v7().simple());
+    let newcomer = c.person(team.account, &email, Role::Member).await;
     let laptop = c.machine_of(team.account, newcomer, "new-laptop").await;
     let (time, pages, records, bytes) = walk(c, &laptop, "knowledge").await;
     let (t_all, p_all, r_all, b_all) = walk(c, &laptop, "knowledge,team_observations").await;
