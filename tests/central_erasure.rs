@@ -7,22 +7,9 @@
 use serde_json::{Value, json};
 use solaria_shared::wire::{RecordOutcome, WireRecord};
 use solaria_shared::{Observation, Project, Session, Summary};
-use solaria_tests::central::{Central, Machine};
+use solaria_tests::central::{Central, Machine, delete};
 use solaria_tests::records::{observation, session, stamp, summary, wire};
 use uuid::Uuid;
-
-/// `DELETE path` as `m`: the status and the JSON body.
-async fn delete(c: &Central, m: &Machine, path: &str) -> (u16, Value) {
-    let r = c
-        .client
-        .delete(c.at(path))
-        .bearer_auth(&m.jwt)
-        .send()
-        .await
-        .expect("delete request");
-    let status = r.status().as_u16();
-    (status, r.json().await.expect("JSON body"))
-}
 
 fn counts(sessions: u64, observations: u64, summaries: u64) -> Value {
     json!({ "sessions": sessions, "observations": observations, "summaries": summaries, "knowledge": 0 })

@@ -14,7 +14,7 @@ use solaria_shared::{
     Hlc, Knowledge, KnowledgeBody, KnowledgeId, Observation, RecordType, Session, SessionId,
     Summary,
 };
-use solaria_tests::central::{Central, Machine};
+use solaria_tests::central::{Central, Machine, delete, get, get_ok};
 use solaria_tests::records::{decision, observation, project, session, stamp, wire};
 use uuid::Uuid;
 
@@ -46,37 +46,6 @@ fn version(k: &Knowledge, m: &Machine, at: Hlc) -> Knowledge {
     v.meta.machine_id = m.id;
     v.meta.updated = at;
     v
-}
-
-/// `GET path` as `m`: the status and the JSON body.
-async fn get(c: &Central, m: &Machine, path: &str) -> (u16, Value) {
-    let r = c
-        .client
-        .get(c.at(path))
-        .bearer_auth(&m.jwt)
-        .send()
-        .await
-        .expect("GET request");
-    let status = r.status().as_u16();
-    (status, r.json().await.expect("JSON body"))
-}
-
-async fn get_ok<T: serde::de::DeserializeOwned>(c: &Central, m: &Machine, path: &str) -> T {
-    let (status, body) = get(c, m, path).await;
-    assert_eq!(status, 200, "{path}: {body}");
-    serde_json::from_value(body).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-async fn delete(c: &Central, m: &Machine, path: &str) -> (u16, Value) {
-    let r = c
-        .client
-        .delete(c.at(path))
-        .bearer_auth(&m.jwt)
-        .send()
-        .await
-        .expect("DELETE request");
-    let status = r.status().as_u16();
-    (status, r.json().await.expect("JSON body"))
 }
 
 async fn search(c: &Central, m: &Machine, query: &str) -> SearchResponse {

@@ -13,7 +13,7 @@ use solaria_shared::wire::{
     ChangesPage, MachineName, RecordOutcome, RestorePage, SearchResponse, SyncResponse, WireRecord,
 };
 use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, Project};
-use solaria_tests::central::{Central, Machine, Options, ok};
+use solaria_tests::central::{Central, Machine, Options, delete, get, get_ok, ok};
 use solaria_tests::pg::fresh_database;
 use solaria_tests::records::{decision, observation, session, stamp, summary, wire};
 use std::collections::HashSet;
@@ -100,36 +100,6 @@ fn rewritten(r: &WireRecord, m: &Machine, at: solaria_shared::Hlc) -> WireRecord
     meta.machine_id = m.id;
     meta.updated = at;
     r
-}
-
-async fn get(c: &Central, m: &Machine, path: &str) -> (u16, Value) {
-    let r = c
-        .client
-        .get(c.at(path))
-        .bearer_auth(&m.jwt)
-        .send()
-        .await
-        .expect("GET request");
-    let status = r.status().as_u16();
-    (status, r.json().await.expect("JSON body"))
-}
-
-async fn get_ok<T: serde::de::DeserializeOwned>(c: &Central, m: &Machine, path: &str) -> T {
-    let (status, body) = get(c, m, path).await;
-    assert_eq!(status, 200, "{path}: {body}");
-    serde_json::from_value(body).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-async fn delete(c: &Central, m: &Machine, path: &str) -> (u16, Value) {
-    let r = c
-        .client
-        .delete(c.at(path))
-        .bearer_auth(&m.jwt)
-        .send()
-        .await
-        .expect("DELETE request");
-    let status = r.status().as_u16();
-    (status, r.json().await.expect("JSON body"))
 }
 
 /// Every record id the change feed gives `m` from the start, with `types`.

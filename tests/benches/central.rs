@@ -15,6 +15,7 @@
 
 use solaria_shared::wire::{SearchResponse, SyncResponse, WireRecord};
 use solaria_shared::{Hlc, MachineId, UnixMillis};
+use solaria_tests::bench::{Rng, pct};
 use solaria_tests::central::{Central, Machine, Options};
 use solaria_tests::records::{observation, session, wire};
 use std::time::{Duration, Instant};
@@ -62,22 +63,6 @@ const WORDS: &[&str] = &[
     "tabla",
 ];
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn words(&mut self, n: usize) -> String {
-        (0..n)
-            .map(|_| WORDS[(self.next() % WORDS.len() as u64) as usize])
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
 /// Copies `rows` observations of `machines` into the account with PostgreSQL's COPY.
 async fn copy_rows(
     c: &Central,
@@ -93,10 +78,10 @@ async fn copy_rows(
         let m = machines[i % machines.len()];
         // One row in 5,000 carries a rare word: found only deep in the history.
         let rare = if i % 5_000 == 0 { " zebrafish" } else { "" };
-        let title = format!("Bash: {}{rare}", rng.words(5));
-        let input = format!("{{\"command\": \"{}\"}}", rng.words(12));
-        let response = format!("{{\"stdout\": \"{}\"}}", rng.words(60));
-        let project = format!("github.com/bench/project-{}", rng.next() % 20);
+        let title = format!("Bash: {}{rare}", rng.words(WORDS, 5));
+        let input = format!("{{\"command\": \"{}\"}}", rng.words(WORDS, 12));
+        let response = format!("{{\"stdout\": \"{}\"}}", rng.words(WORDS, 60));
+        let project = format!("github.com/bench/project-{}", rng.draw() % 20);
         data.push_str(&format!(
             "{account}\t{}\t{}\t{m}\t{}\tf\t{}\t{project}\t{}\ttool_use\tBash\t{title}\t{input}\t{response}\t[]\t{{}}\t[]\t{}\n",
             uuid::Uuid::now_v7(),
@@ -131,9 +116,9 @@ fn bench_observation(
     rng: &mut Rng,
 ) -> WireRecord {
     let mut o = observation(m, s, Hlc::new(UnixMillis::now().0 as u64, k), "x");
-    o.title = format!("Bash: {}", rng.words(5));
-    o.input = format!("{{\"command\": \"{}\"}}", rng.words(12));
-    o.response = format!("{{\"stdout\": \"{}\"}}", rng.words(60));
+    o.title = format!("Bash: {}", rng.words(WORDS, 5));
+    o.input = format!("{{\"command\": \"{}\"}}", rng.words(WORDS, 12));
+    o.response = format!("{{\"stdout\": \"{}\"}}", rng.words(WORDS, 60));
     wire(o)
 }
 
@@ -153,11 +138,6 @@ async fn push(c: &Central, m: &Machine, records: &[WireRecord]) -> Duration {
     let out: SyncResponse = r.json().await.expect("response");
     assert_eq!(out.results.len(), records.len());
     start.elapsed()
-}
-
-fn pct(samples: &mut [Duration], q: f64) -> Duration {
-    samples.sort();
-    samples[((samples.len() as f64 - 1.0) * q).round() as usize]
 }
 
 #[tokio::main]

@@ -29,6 +29,7 @@
 use solaria_central::storage::{AccountId, Role};
 use solaria_shared::wire::{ChangesPage, SearchResponse, SyncResponse};
 use solaria_shared::{Hlc, UnixMillis};
+use solaria_tests::bench::{Rng, pct};
 use solaria_tests::central::{Central, Machine, Options};
 use solaria_tests::records::{observation, session, wire};
 use std::time::{Duration, Instant};
@@ -79,22 +80,6 @@ const WORDS: &[&str] = &[
     "tabla",
 ];
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn words(&mut self, n: usize) -> String {
-        (0..n)
-            .map(|_| WORDS[(self.next() % WORDS.len() as u64) as usize])
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
 /// The machines of the team, person by person.
 struct Team {
     account: AccountId,
@@ -104,10 +89,10 @@ struct Team {
 
 /// The project of a session of `person`: six in ten shared.
 fn project_of(person: usize, rng: &mut Rng) -> String {
-    if rng.next() % 10 < 6 {
-        format!("github.com/team/service-{}", rng.next() % SHARED_PROJECTS)
+    if rng.draw() % 10 < 6 {
+        format!("github.com/team/service-{}", rng.draw() % SHARED_PROJECTS)
     } else {
-        format!("github.com/person-{person}/notes-{}", rng.next() % 4)
+        format!("github.com/person-{person}/notes-{}", rng.draw() % 4)
     }
 }
 
@@ -158,13 +143,13 @@ async fn copy_history(c: &Central, team: &Team, from: u64, n: u64) -> Duration {
                 uuid::Uuid::now_v7(),
                 m.id,
                 seq + 2,
-                rng.words(20),
+                rng.words(WORDS, 20),
             ));
             current = (sid, project);
         }
         if i % 500 == 0 {
-            let title = format!("Decide {}", rng.words(4));
-            let chosen = rng.words(6);
+            let title = format!("Decide {}", rng.words(WORDS, 4));
+            let chosen = rng.words(WORDS, 6);
             let body = serde_json::json!({"title": title, "chosen": chosen, "rationale": "bench"});
             let name = current.1.rsplit('/').next().unwrap_or("p").to_string();
             decisions.push_str(&format!(
@@ -184,9 +169,9 @@ async fn copy_history(c: &Central, team: &Team, from: u64, n: u64) -> Duration {
             current.0,
             m.id,
             current.1,
-            rng.words(5),
-            rng.words(8),
-            rng.words(24),
+            rng.words(WORDS, 5),
+            rng.words(WORDS, 8),
+            rng.words(WORDS, 24),
         ));
     }
     copy(
@@ -214,11 +199,6 @@ async fn copy_history(c: &Central, team: &Team, from: u64, n: u64) -> Duration {
     )
     .await;
     copy(c, "memory_observations_remote", OBSERVATION_COLUMNS, obs).await
-}
-
-fn pct(samples: &mut [Duration], q: f64) -> Duration {
-    samples.sort();
-    samples[((samples.len() as f64 - 1.0) * q).round() as usize]
 }
 
 fn ms(d: Duration) -> f64 {
@@ -457,9 +437,9 @@ async fn push(c: &Central, team: &Team) {
         let mut records = vec![wire(s.clone())];
         records.extend((0..999).map(|k| {
             let mut o = observation(m.id, s.id, Hlc::new(UnixMillis::now().0 as u64, k), "x");
-            o.title = format!("Bash: {}", rng.words(5));
-            o.input = format!("{{\"command\": \"{}\"}}", rng.words(8));
-            o.response = format!("{{\"stdout\": \"{}\"}}", rng.words(24));
+            o.title = format!("Bash: {}", rng.words(WORDS, 5));
+            o.input = format!("{{\"command\": \"{}\"}}", rng.words(WORDS, 8));
+            o.response = format!("{{\"stdout\": \"{}\"}}", rng.words(WORDS, 24));
             o.project.key = "github.com/team/service-1".into();
             wire(o)
         }));

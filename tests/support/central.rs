@@ -411,6 +411,39 @@ impl Drop for Central {
     }
 }
 
+/// `GET path` as `m`: the status and the JSON body.
+pub async fn get(c: &Central, m: &Machine, path: &str) -> (u16, serde_json::Value) {
+    let r = c
+        .client
+        .get(c.at(path))
+        .bearer_auth(&m.jwt)
+        .send()
+        .await
+        .expect("GET request");
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("JSON body"))
+}
+
+/// `GET path` as `m`, which must answer 200: its body as `T`.
+pub async fn get_ok<T: serde::de::DeserializeOwned>(c: &Central, m: &Machine, path: &str) -> T {
+    let (status, body) = get(c, m, path).await;
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_value(body).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `DELETE path` as `m`: the status and the JSON body.
+pub async fn delete(c: &Central, m: &Machine, path: &str) -> (u16, serde_json::Value) {
+    let r = c
+        .client
+        .delete(c.at(path))
+        .bearer_auth(&m.jwt)
+        .send()
+        .await
+        .expect("DELETE request");
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("JSON body"))
+}
+
 /// `solaria-central ARGS` against `database`: its stdout, or its stderr as the error.
 pub fn operator(database: &str, args: &[&str]) -> Result<String, String> {
     let out = std::process::Command::new(crate::binary("solaria-central"))

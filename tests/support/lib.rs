@@ -9,6 +9,7 @@
 //! locally, fails in CI).
 
 pub mod agents;
+pub mod bench;
 pub mod central;
 pub mod daemon;
 pub mod edge;

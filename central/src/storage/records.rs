@@ -561,7 +561,8 @@ impl FeedTypes {
     }
 
     /// Which of `table`'s rows the feed carries to `viewer`'s machines: what they
-    /// may see (`visibility`), less teammates' observations unless asked for.
+    /// may see (`visibility`), less teammates' observations unless asked for. For
+    /// [`changes`]'s statement: `$1` the account, `$4` the viewer's person.
     fn condition(self, table: &str) -> String {
         if table == OBSERVATIONS_TABLE && !self.team_observations {
             own_sql("", "$1", "$4")
