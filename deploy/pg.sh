@@ -8,13 +8,26 @@
 #   deploy/pg.sh start DIR  create a fresh cluster in DIR (absent or empty) and start it;
 #                           prints one line on stdout: postgres://postgres@127.0.0.1:PORT/postgres
 #   deploy/pg.sh stop DIR   stop that cluster and remove DIR (safe to call twice)
+#   deploy/pg.sh pgvector   make sure a PostgreSQL with pgvector is unpacked in the cache and
+#                           print one line on stdout: its bin directory, for PG_BINDIR
+#                           (x86_64 Linux: the pinned pgserver wheel from PyPI, PostgreSQL
+#                           16.2 + pgvector 0.6.2, fetched with pip once into
+#                           /var/cache/solaria/pg as root, else ${XDG_CACHE_HOME:-~/.cache}/
+#                           solaria/pg; an explicit PG_BINDIR is printed as it is)
 #
-# Binaries come from $PG_BINDIR, else the newest /usr/lib/postgresql/*/bin, else PATH.
+# Binaries come from $PG_BINDIR, else the newest /usr/lib/postgresql/*/bin, else PATH;
+# start records them in DIR, so stop uses the same ones whatever PG_BINDIR says then.
 # initdb and postgres refuse to run as root: as root they run as the `postgres` user.
-# Everything but the URL goes to stderr.
+# Everything but the one line start and pgvector print goes to stderr.
 set -euo pipefail
 
 MARKER=.solaria-pg # written in DIR by start; stop removes only directories that have it
+
+# The PostgreSQL with pgvector that `pgvector` unpacks: the pgserver wheel (PyPI) bundles
+# PostgreSQL 16.2 and pgvector 0.6.2, built for manylinux2014 x86_64. Pinned by hash.
+PGSERVER_VERSION=0.1.4
+PGSERVER_WHEEL=pgserver-0.1.4-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+PGSERVER_SHA256=d595789b47624a3d963aa9aa6359da9be31beb7e61f1a45541953242068b8813
 
 die() {
     echo "pg.sh: $*" >&2
@@ -114,6 +127,7 @@ cmd_start() {
     mkdir -p "$dir"
     dir="$(cd "$dir" && pwd)"
     touch "$dir/$MARKER"
+    echo "$BIN" >"$dir/bindir" # for stop
     if [ "$(id -u)" -eq 0 ]; then
         id postgres >/dev/null 2>&1 || die "running as root, but there is no \`postgres\` user to run the server as: install the postgresql package (apt-get install -y postgresql) or run as a normal user"
         chown postgres: "$dir"
@@ -184,7 +198,8 @@ cmd_stop() {
     fi
     cd /
     if [ -f "$dir/data/postmaster.pid" ]; then
-        BIN="$(bindir)"
+        BIN="$(cat "$dir/bindir" 2>/dev/null || true)"
+        [ -n "$BIN" ] && [ -x "$BIN/pg_ctl" ] || BIN="$(bindir)"
         local stopped=no
         if [ -n "$BIN" ] && as_owner "$BIN/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null 2>&1; then
             stopped=yes
@@ -209,8 +224,101 @@ cmd_stop() {
     rm -rf -- "$dir"
 }
 
+# Where `pgvector` keeps the unpacked wheel. As root the clusters run as `postgres`, which
+# cannot read root's home: use /var/cache then.
+pgvector_home() {
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "/var/cache/solaria/pg/pgserver-$PGSERVER_VERSION"
+    else
+        echo "${XDG_CACHE_HOME:-$HOME/.cache}/solaria/pg/pgserver-$PGSERVER_VERSION"
+    fi
+}
+
+# The unpacked tree in $1 is whole and its server runs for the cluster's owner.
+pgvector_ok() {
+    [ -f "$1/pgserver/pginstall/lib/postgresql/vector.so" ] || return 1
+    if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
+        "$1/pgserver/pginstall/bin/postgres" --version >/dev/null 2>&1 # start will say why not
+    else
+        as_owner "$1/pgserver/pginstall/bin/postgres" --version >/dev/null 2>&1
+    fi
+}
+
+cmd_pgvector() {
+    if [ -n "${PG_BINDIR:-}" ]; then
+        [ -x "$PG_BINDIR/initdb" ] || die "PG_BINDIR=$PG_BINDIR has no initdb: fix or unset it"
+        echo "pg.sh: using PG_BINDIR=$PG_BINDIR as it is (it must have pgvector)" >&2
+        echo "$PG_BINDIR"
+        return 0
+    fi
+    if [ "$(uname -s)" != Linux ] || [ "$(uname -m)" != x86_64 ]; then
+        die "no PostgreSQL with pgvector is bundled for $(uname -s) $(uname -m) (only x86_64 Linux): install pgvector for your PostgreSQL (https://github.com/pgvector/pgvector) and set PG_BINDIR to that PostgreSQL's bin directory"
+    fi
+    local home parent bin
+    home="$(pgvector_home)"
+    parent="$(dirname "$home")"
+    bin="$home/pgserver/pginstall/bin"
+    if pgvector_ok "$home"; then
+        echo "pg.sh: PostgreSQL with pgvector in $bin" >&2
+        echo "$bin"
+        return 0
+    fi
+    mkdir -p "$parent"
+    if [ "$(id -u)" -eq 0 ]; then
+        chmod a+rx "$parent" "$(dirname "$parent")" # the postgres user must reach the tree
+    fi
+    # Test processes may ask at once: one of them fetches, the others wait and reuse it.
+    if command -v flock >/dev/null; then
+        exec 9>"$parent/.pgserver-$PGSERVER_VERSION.lock"
+        flock 9
+        if pgvector_ok "$home"; then
+            echo "$bin"
+            return 0
+        fi
+        rm -rf -- "$home".tmp.* "$home".old.* # left by runs that were killed
+    fi
+    command -v python3 >/dev/null || die "python3 (with pip) is needed to fetch PostgreSQL with pgvector; or set PG_BINDIR to a PostgreSQL with pgvector"
+    python3 -m pip --version >/dev/null 2>&1 || die "pip is needed to fetch PostgreSQL with pgvector (apt-get install -y python3-pip); or set PG_BINDIR to a PostgreSQL with pgvector"
+
+    local tmp stage old
+    PGV_CLEANUP=()
+    trap 'rm -rf -- "${PGV_CLEANUP[@]}"' EXIT
+    tmp="$(mktemp -d)"
+    PGV_CLEANUP+=("$tmp")
+    # Unpacked beside the target, then moved into place in one rename: a run killed
+    # half-way leaves a pgserver-*.tmp.* directory at worst, never a half tree in $home.
+    stage="$(mktemp -d "$home.tmp.XXXXXX")"
+    PGV_CLEANUP+=("$stage")
+    echo "pg.sh: fetching pgserver==$PGSERVER_VERSION (PostgreSQL 16.2 + pgvector 0.6.2, 11 MB) from PyPI" >&2
+    python3 -m pip download --disable-pip-version-check --no-deps --only-binary=:all: \
+        --python-version 3.11 --platform manylinux2014_x86_64 \
+        "pgserver==$PGSERVER_VERSION" -d "$tmp" >&2 ||
+        die "pip could not download pgserver==$PGSERVER_VERSION; or set PG_BINDIR to a PostgreSQL with pgvector"
+    [ -f "$tmp/$PGSERVER_WHEEL" ] || die "pip did not download $PGSERVER_WHEEL (got: $(ls "$tmp"))"
+    local sum
+    sum="$(sha256sum "$tmp/$PGSERVER_WHEEL" | cut -d' ' -f1)"
+    [ "$sum" = "$PGSERVER_SHA256" ] || die "$PGSERVER_WHEEL has sha256 $sum, expected $PGSERVER_SHA256: not using it"
+    # The whole wheel, layout kept: the binaries find libpq through their RPATH
+    # $ORIGIN/../../../pgserver.libs. zipfile drops the exec bits.
+    python3 -m zipfile -e "$tmp/$PGSERVER_WHEEL" "$stage" >&2 || die "unpacking $PGSERVER_WHEEL failed"
+    chmod a+x "$stage/pgserver/pginstall/bin/"*
+    chmod -R a+rX "$stage"
+    pgvector_ok "$stage" || die "the unpacked PostgreSQL does not run: $("$stage/pgserver/pginstall/bin/postgres" --version 2>&1 | tail -n 3)"
+    if [ -e "$home" ]; then # a tree that no longer runs: replace it
+        old="$(mktemp -d "$home.old.XXXXXX")"
+        mv -T "$home" "$old/tree"
+        rm -rf -- "$old"
+    fi
+    mv -T "$stage" "$home"
+    rm -rf -- "$tmp"
+    trap - EXIT
+    echo "pg.sh: PostgreSQL with pgvector unpacked in $home" >&2
+    echo "$bin"
+}
+
 case "${1:-}" in
 install) cmd_install ;;
+pgvector) cmd_pgvector ;;
 start)
     [ $# -eq 2 ] || die "usage: pg.sh start DIR"
     cmd_start "$2"
@@ -219,5 +327,5 @@ stop)
     [ $# -eq 2 ] || die "usage: pg.sh stop DIR"
     cmd_stop "$2"
     ;;
-*) die "usage: pg.sh install | start DIR | stop DIR" ;;
+*) die "usage: pg.sh install | pgvector | start DIR | stop DIR" ;;
 esac

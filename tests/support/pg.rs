@@ -1,11 +1,17 @@
-//! Throwaway PostgreSQL for tests: every test gets a fresh database of its own on the
-//! run's private cluster.
+//! Throwaway PostgreSQL for tests: every test gets a fresh database of its own on one of
+//! the run's private clusters.
 //!
-//! The cluster's admin URL comes from `SOLARIA_TEST_DATABASE_URL` (`deploy/test.sh` starts
-//! one cluster for the whole run and sets it). When it is unset — `cargo test` run
-//! directly — the first call in each test process starts a cluster with
-//! `deploy/pg.sh start` and leaves behind a detached watcher that runs `deploy/pg.sh stop`
-//! once the test process has exited (no atexit: unsafe code is forbidden here).
+//! Two clusters: the main one has pgvector, and every central test runs there
+//! ([`fresh_database`]); the plain one has no pgvector, for the tests of a central service
+//! without it ([`fresh_plain_database`]). Their admin URLs come from
+//! `SOLARIA_TEST_DATABASE_URL` and `SOLARIA_TEST_PLAIN_DATABASE_URL` (`deploy/test.sh`
+//! starts both clusters for the whole run and sets them). When one is unset — `cargo test`
+//! run directly — the first call for it in each test process starts that cluster with
+//! `deploy/pg.sh start`: the main one with `PG_BINDIR` set to what `deploy/pg.sh pgvector`
+//! prints (the pgserver wheel's PostgreSQL with pgvector, unpacked in a cache), the plain
+//! one with the system's binaries (`PG_BINDIR` removed). Each leaves behind a detached
+//! watcher that runs `deploy/pg.sh stop` once the test process has exited (no atexit:
+//! unsafe code is forbidden here).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -14,15 +20,22 @@ use std::time::Duration;
 
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 
-/// Names the admin URL of the run's cluster (database `postgres`, superuser `postgres`).
+/// Names the admin URL of the run's cluster with pgvector (database `postgres`, superuser
+/// `postgres`).
 pub const URL_VAR: &str = "SOLARIA_TEST_DATABASE_URL";
 
-const HINT: &str = "the PostgreSQL tests need the PostgreSQL server binaries: run \
-    `bash deploy/pg.sh install` (as root it runs `apt-get update && apt-get install -y postgresql`), \
-    or set PG_BINDIR to a directory holding initdb and pg_ctl, or set SOLARIA_TEST_DATABASE_URL \
-    to a superuser URL of a throwaway server; `bash deploy/test.sh` does all of this";
+/// Names the admin URL of the run's cluster without pgvector (database `postgres`,
+/// superuser `postgres`).
+pub const PLAIN_URL_VAR: &str = "SOLARIA_TEST_PLAIN_DATABASE_URL";
 
-/// A database of its own for one test, on the run's throwaway cluster.
+const HINT: &str = "the PostgreSQL tests need the PostgreSQL server binaries: run \
+    `bash deploy/pg.sh install` (as root it runs `apt-get update && apt-get install -y postgresql`) \
+    for the cluster without pgvector, and `bash deploy/pg.sh pgvector` fetches the one with \
+    pgvector (x86_64 Linux, with pip; elsewhere set PG_BINDIR to a PostgreSQL with pgvector); \
+    or set SOLARIA_TEST_DATABASE_URL (with pgvector) and SOLARIA_TEST_PLAIN_DATABASE_URL \
+    (without) to superuser URLs of throwaway servers; `bash deploy/test.sh` does all of this";
+
+/// A database of its own for one test, on one of the run's throwaway clusters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestDatabase {
     /// Connects to this database as the superuser `postgres`.
@@ -31,11 +44,22 @@ pub struct TestDatabase {
     pub name: String,
 }
 
-/// Creates an empty database on the run's cluster (starting one for this test process
-/// when `SOLARIA_TEST_DATABASE_URL` is unset). Panics saying what to install or run when
-/// no PostgreSQL can be had.
+/// Creates an empty database on the run's cluster with pgvector (starting one for this
+/// test process when `SOLARIA_TEST_DATABASE_URL` is unset). Panics saying what to install
+/// or run when no PostgreSQL can be had.
 pub async fn fresh_database() -> TestDatabase {
-    let admin = admin_url();
+    create_database(admin_url()).await
+}
+
+/// Creates an empty database on the run's cluster without pgvector (starting one with the
+/// system's PostgreSQL for this test process when `SOLARIA_TEST_PLAIN_DATABASE_URL` is
+/// unset). Panics saying what to install or run when no PostgreSQL can be had.
+pub async fn fresh_plain_database() -> TestDatabase {
+    create_database(plain_admin_url()).await
+}
+
+/// Creates a database named `solaria_test_<uuid>` on the cluster whose admin URL is `admin`.
+async fn create_database(admin: &str) -> TestDatabase {
     let name = format!("solaria_test_{}", uuid::Uuid::new_v4().simple());
     let create = format!(r#"CREATE DATABASE "{name}""#);
 
@@ -71,22 +95,65 @@ pub async fn fresh_database() -> TestDatabase {
     panic!("could not create a test database: {last_error}");
 }
 
-/// The admin URL of the run's cluster, started here once per process if need be.
+/// The admin URL of the run's cluster with pgvector, started here once per process if
+/// need be.
 fn admin_url() -> &'static str {
     static URL: OnceLock<Result<String, String>> = OnceLock::new();
-    let url = URL.get_or_init(|| match std::env::var(URL_VAR) {
+    cluster_url(&URL, URL_VAR, || {
+        let bindir = pgvector_bindir()?;
+        start_cluster(Some(bindir.as_str()))
+    })
+}
+
+/// The admin URL of the run's cluster without pgvector, started here once per process
+/// with the system's binaries if need be.
+fn plain_admin_url() -> &'static str {
+    static URL: OnceLock<Result<String, String>> = OnceLock::new();
+    cluster_url(&URL, PLAIN_URL_VAR, || start_cluster(None))
+}
+
+/// The URL in `var`, else the one `start` gives (once per process: `cell` keeps it).
+fn cluster_url(
+    cell: &'static OnceLock<Result<String, String>>,
+    var: &str,
+    start: impl FnOnce() -> Result<String, String>,
+) -> &'static str {
+    let url = cell.get_or_init(|| match std::env::var(var) {
         Ok(url) if !url.trim().is_empty() => Ok(url.trim().to_string()),
-        _ => start_cluster(),
+        _ => start(),
     });
     match url {
         Ok(url) => url,
-        Err(e) => panic!("no PostgreSQL for the tests: {e}"),
+        Err(e) => panic!("no PostgreSQL for the tests ({var} is unset): {e}"),
     }
 }
 
+/// The bin directory of a PostgreSQL with pgvector: `deploy/pg.sh pgvector` unpacks the
+/// pinned pgserver wheel into a cache once (or passes an explicit `PG_BINDIR` through)
+/// and prints it.
+fn pgvector_bindir() -> Result<String, String> {
+    let pg_sh = crate::workspace().join("deploy/pg.sh");
+    let out = Command::new("bash")
+        .arg(&pg_sh)
+        .arg("pgvector")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("running bash {}: {e}", pg_sh.display()))?;
+    let bindir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || bindir.is_empty() || bindir.contains('\n') {
+        return Err(format!(
+            "`bash deploy/pg.sh pgvector` failed ({}):\n{}\n{HINT}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(bindir)
+}
+
 /// Starts a cluster for this test process and arranges for it to be stopped (and its
-/// directory removed) when the process exits.
-fn start_cluster() -> Result<String, String> {
+/// directory removed) when the process exits. Its binaries: those in `bindir`, else the
+/// system's (`PG_BINDIR` removed).
+fn start_cluster(bindir: Option<&str>) -> Result<String, String> {
     let pg_sh = crate::workspace().join("deploy/pg.sh");
     let dir = tempfile::Builder::new()
         .prefix("solaria-pg-")
@@ -97,11 +164,17 @@ fn start_cluster() -> Result<String, String> {
     // The watcher first: if this process dies while the cluster starts, it still goes.
     spawn_watcher(&pg_sh, &dir)?;
 
-    let out = Command::new("bash")
+    let mut start = Command::new("bash");
+    start
         .arg(&pg_sh)
         .arg("start")
         .arg(&dir)
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    match bindir {
+        Some(bindir) => start.env("PG_BINDIR", bindir),
+        None => start.env_remove("PG_BINDIR"),
+    };
+    let out = start
         .output()
         .map_err(|e| format!("running bash {}: {e}", pg_sh.display()))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
