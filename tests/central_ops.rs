@@ -226,7 +226,12 @@ async fn readyz_follows_the_database() {
     let c = Central::serve(storage, Options::default()).await;
     let r = c.client.get(c.at("/readyz")).send().await.expect("readyz");
     assert_eq!(r.status(), 200);
-    assert_eq!(r.text().await.expect("body"), "ready");
+    let body = r.text().await.expect("body");
+    assert_eq!(body.lines().next(), Some("ready"));
+    assert!(
+        body.contains("search by meaning: on (pgvector 0."),
+        "the test cluster has pgvector: {body}"
+    );
 
     // The database goes away under the running server.
     let admin = db.url.replace(&format!("/{}", db.name), "/postgres");

@@ -10,6 +10,7 @@ mod central_mcp;
 mod central_ops;
 mod central_people;
 mod central_query;
+mod central_semantic;
 mod central_team;
 mod config_examples;
 mod edge_cli;

@@ -213,25 +213,6 @@ fn solaria_does_not_capture_itself_and_an_empty_session_is_not_in_the_context() 
     );
 }
 
-const DAY_MS: i64 = 86_400_000;
-
-/// Prompts in their own sessions, each made `days` old (creation times rewritten
-/// in the store: the hooks stamp records with the time they run).
-fn old_prompts(edge: &Edge, ages: &[(i64, &str)]) {
-    let now = solaria_shared::UnixMillis::now().0;
-    for (n, (days, text)) in ages.iter().enumerate() {
-        edge.prompt(&format!("old-{n}"), text);
-        let db = edge.db();
-        let when = now - days * DAY_MS;
-        for sql in [
-            "UPDATE observations SET created_at = ?1 WHERE title = ?2",
-            "UPDATE sessions SET started_at = ?1 WHERE id IN (SELECT session_id FROM observations WHERE title = ?2)",
-        ] {
-            db.execute(sql, rusqlite::params![when, text]).expect("age");
-        }
-    }
-}
-
 fn count(edge: &Edge, sql: &str) -> i64 {
     edge.db().query_row(sql, [], |r| r.get(0)).expect("count")
 }
@@ -239,15 +220,12 @@ fn count(edge: &Edge, sql: &str) -> i64 {
 #[test]
 fn without_a_server_retention_is_off_unless_asked_and_a_dry_run_removes_nothing() {
     let edge = Edge::new("laptop");
-    old_prompts(
-        &edge,
-        &[
-            (10, "ten days zeppelin"),
-            (45, "forty-five days zeppelin"),
-            (90, "ninety days zeppelin"),
-            (120, "a hundred and twenty days zeppelin"),
-        ],
-    );
+    edge.old_prompts(&[
+        (10, "ten days zeppelin"),
+        (45, "forty-five days zeppelin"),
+        (90, "ninety days zeppelin"),
+        (120, "a hundred and twenty days zeppelin"),
+    ]);
     let all = "SELECT count(*) FROM observations";
     assert_eq!(count(&edge, all), 4);
 
@@ -308,13 +286,10 @@ async fn a_search_finds_what_retention_removed_on_the_server_and_says_when_it_ca
     let acct = c.account("acme").await;
     let edge = Edge::new("laptop");
     edge.enroll(&c, acct).await;
-    old_prompts(
-        &edge,
-        &[
-            (60, "the zeppelin hangar lease from last winter"),
-            (2, "zeppelin mooring mast this week"),
-        ],
-    );
+    edge.old_prompts(&[
+        (60, "the zeppelin hangar lease from last winter"),
+        (2, "zeppelin mooring mast this week"),
+    ]);
     let out = edge.ok(&["sync"]);
     assert!(out.contains("pushed"), "{out}");
     let out = edge.ok(&["prune"]);

@@ -214,7 +214,7 @@ pub struct SearchConfig {
     pub model_dir: Option<PathBuf>,
     /// The mode when none is asked for: `lexical`, `semantic` or `hybrid`
     /// (default: hybrid when the model and vectors are present, else lexical).
-    pub default_mode: Option<crate::search_mode::SearchMode>,
+    pub default_mode: Option<solaria_shared::SearchMode>,
     /// Records embedded per batch by the daemon.
     pub embed_batch: usize,
     /// Tokens of a record read by the model (its title and start). The cost of

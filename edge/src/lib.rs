@@ -26,7 +26,6 @@ pub mod ops;
 pub mod present;
 pub mod project;
 pub mod relay;
-pub mod search_mode;
 pub mod semantic;
 pub mod store;
 pub mod summary;

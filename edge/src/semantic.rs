@@ -9,6 +9,7 @@ use crate::store::vectors::{self, IndexModel};
 use crate::store::{Store, StoreError};
 use solaria_embed::{EmbedError, Embedder, ModelFiles, ModelStatus};
 use solaria_shared::UnixMillis;
+use solaria_shared::wire::QueryVector;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -315,6 +316,9 @@ pub struct Searched {
     /// Set when a search without an explicit mode wanted meaning but ran by words
     /// only: why, and what to do. Callers show it (the CLI on stderr).
     pub fell_back: Option<String>,
+    /// The query's embedding, when the search made one (the central service's part
+    /// of a search is then by meaning too).
+    pub vector: Option<QueryVector>,
 }
 
 /// A search in `mode`, or in the live mode when `mode` is `None`, embedding the
@@ -341,17 +345,24 @@ pub fn search(
             hits: hybrid::search(store.conn(), query, SearchMode::Lexical, None)?,
             mode: SearchMode::Lexical,
             fell_back,
+            vector: None,
         })
     };
     if wanted == SearchMode::Lexical {
         return lexical(None);
     }
     let dir = model_dir(config, paths);
+    let made = std::sync::OnceLock::new();
     let hits = usable_model(config, paths, store, wanted, source).and_then(|model| {
         hybrid::search_while_embedding(store.conn(), query, wanted, || {
-            model
+            let values = model
                 .embed_query(&query.text)
-                .map_err(|e| SearchError::broken(wanted, &dir, e))
+                .map_err(|e| SearchError::broken(wanted, &dir, e))?;
+            let _ = made.set(QueryVector {
+                model: model.info().fingerprint.clone(),
+                values: values.clone(),
+            });
+            Ok(values)
         })
     });
     match hits {
@@ -359,11 +370,52 @@ pub fn search(
             hits,
             mode: wanted,
             fell_back: None,
+            vector: made.into_inner(),
         }),
         Err(SearchError::Store(e)) => Err(SearchError::Store(e)),
         Err(e) if mode.is_some() => Err(e),
         Err(e) => lexical(Some(e.fallback_note())),
     }
+}
+
+/// The query's embedding for a search of the central service in `mode` (`None` for
+/// words). The central service compares it with the vectors pushed under the same
+/// model, so this machine's own vectors need not be current.
+pub fn query_vector(
+    config: &Config,
+    paths: &Paths,
+    text: &str,
+    mode: SearchMode,
+    source: ModelSource,
+) -> Result<Option<QueryVector>, SearchError> {
+    if mode == SearchMode::Lexical {
+        return Ok(None);
+    }
+    let dir = model_dir(config, paths);
+    let model = installed_model(config, paths, mode, source)?;
+    let values = model
+        .embed_query(text)
+        .map_err(|e| SearchError::broken(mode, &dir, e))?;
+    Ok(Some(QueryVector {
+        model: model.info().fingerprint.clone(),
+        values,
+    }))
+}
+
+/// The model, if it is installed and loads.
+fn installed_model(
+    config: &Config,
+    paths: &Paths,
+    mode: SearchMode,
+    source: ModelSource,
+) -> Result<std::sync::Arc<Embedder>, SearchError> {
+    let dir = model_dir(config, paths);
+    match source {
+        ModelSource::Load => load_model(config, paths).map(|m| m.map(std::sync::Arc::new)),
+        ModelSource::Cached => cached_model(config, paths),
+    }
+    .map_err(|e| SearchError::broken(mode, &dir, e))?
+    .ok_or(SearchError::NoModel { mode, dir })
 }
 
 /// The model, if it is installed, loads, and made the stored vectors.
@@ -374,16 +426,7 @@ fn usable_model(
     mode: SearchMode,
     source: ModelSource,
 ) -> Result<std::sync::Arc<Embedder>, SearchError> {
-    let dir = model_dir(config, paths);
-    let model = match source {
-        ModelSource::Load => load_model(config, paths).map(|m| m.map(std::sync::Arc::new)),
-        ModelSource::Cached => cached_model(config, paths),
-    }
-    .map_err(|e| SearchError::broken(mode, &dir, e))?
-    .ok_or_else(|| SearchError::NoModel {
-        mode,
-        dir: dir.clone(),
-    })?;
+    let model = installed_model(config, paths, mode, source)?;
     let index = vectors::index_model(store.conn())?;
     if index.as_ref().map(|m| m.fingerprint.as_str()) != Some(model.info().fingerprint.as_str()) {
         return Err(SearchError::StaleVectors {

@@ -4,6 +4,7 @@
 //! argument a server cannot honour yet is refused with a tool error naming it,
 //! never ignored. The bounds both servers apply are here too.
 
+use crate::search_mode::SearchMode;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -50,20 +51,16 @@ pub fn bounded(
     ))
 }
 
-/// Whether a search of the central service can run in `mode`: the service ranks by
-/// words only, so `semantic` and `hybrid` are refused (with what to do), not
-/// silently answered by words. `None` and `lexical` run.
-pub fn central_mode(mode: Option<&str>) -> Result<(), String> {
+/// The `mode` argument of a search tool, read the same way by both servers:
+/// `None` when absent or blank.
+pub fn search_mode(mode: Option<&str>) -> Result<Option<SearchMode>, String> {
     match mode.map(str::trim).filter(|m| !m.is_empty()) {
-        None => Ok(()),
-        Some(m) if m.eq_ignore_ascii_case("lexical") => Ok(()),
-        Some(m) => {
-            let shown: String = m.chars().take(40).collect();
-            Err(format!(
-                "`mode`: the central service searches by words only (mode lexical), not `{shown}`; \
-                 leave `mode` out or give `lexical` (on a machine, memory_search finds records by meaning)"
-            ))
-        }
+        None => Ok(None),
+        Some(m) => m
+            .to_ascii_lowercase()
+            .parse::<SearchMode>()
+            .map(Some)
+            .map_err(|e| format!("`mode`: {e}")),
     }
 }
 
@@ -98,7 +95,8 @@ pub struct SearchParams {
     /// `lexical` (words), `semantic` (meaning: paraphrases and other languages) or
     /// `hybrid` (both). Default: hybrid where the model and vectors are at hand,
     /// lexical otherwise. The central service (`memory_search_remote`) searches by
-    /// words only.
+    /// meaning with a query vector an edge sends, or with a model of its own; without
+    /// either it answers by words and says so.
     #[serde(default)]
     pub mode: Option<String>,
 }
@@ -172,14 +170,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_central_service_refuses_a_mode_it_cannot_run_and_says_so() {
-        assert_eq!(central_mode(None), Ok(()));
-        assert_eq!(central_mode(Some(" Lexical ")), Ok(()));
-        let e = central_mode(Some("semantic")).expect_err("words only");
-        assert!(
-            e.contains("searches by words only (mode lexical)") && e.contains("semantic"),
-            "{e}"
-        );
-        assert!(central_mode(Some("hybrid")).is_err());
+    fn a_search_mode_is_read_alike_on_both_servers() {
+        assert_eq!(search_mode(None), Ok(None));
+        assert_eq!(search_mode(Some("  ")), Ok(None));
+        assert_eq!(search_mode(Some(" Hybrid ")), Ok(Some(SearchMode::Hybrid)));
+        let e = search_mode(Some("fuzzy")).expect_err("unknown");
+        assert!(e.starts_with("`mode`: ") && e.contains("fuzzy"), "{e}");
     }
 }

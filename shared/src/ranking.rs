@@ -64,6 +64,55 @@ pub fn score(relevance: f64, weight: f64) -> f64 {
     relevance * weight
 }
 
+/// Neighbours a search by meaning reads at least: the crowd a query's similarities
+/// are measured against ([`Calibration`]).
+pub const NEIGHBOURS: usize = 50;
+
+/// What a full match by words adds to a hybrid hit's relevance, beside its
+/// calibrated similarity (chosen on the retrieval evaluation, docs/BENCHMARKS.md).
+pub const LEXICAL_BLEND: f64 = 1.5;
+
+/// Turns a cosine similarity into a relevance in 0..=1 that means the same for
+/// every model: how far a record stands above the crowd of its query's neighbours
+/// (the [`NEIGHBOURS`]-th nearest). Models differ wildly in scale (unrelated texts
+/// score about 0.1 with all-MiniLM-L6-v2 but 0.75 with multilingual-e5), and a raw
+/// cosine times the weights would let recency drown meaning with the latter. Both
+/// the edge and the central service rank by meaning through this one rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    /// The similarity of an unremarkable neighbour.
+    floor: f64,
+}
+
+impl Calibration {
+    /// Fewer neighbours than this say nothing reliable about the crowd.
+    const MIN_SAMPLE: usize = 20;
+
+    /// The calibration of a query whose nearest neighbours have these similarities.
+    pub fn of(similarities: impl IntoIterator<Item = f64>) -> Calibration {
+        let mut sims: Vec<f64> = similarities.into_iter().collect();
+        if sims.len() < Self::MIN_SAMPLE {
+            return Calibration { floor: 0.0 };
+        }
+        sims.sort_by(|a, b| b.total_cmp(a));
+        let floor = sims[sims.len().min(NEIGHBOURS) - 1].clamp(0.0, 0.99);
+        Calibration { floor }
+    }
+
+    /// A similarity's relevance: 0 at the crowd, 1 for an identical text.
+    pub fn relevance(self, similarity: f64) -> f64 {
+        ((similarity - self.floor) / (1.0 - self.floor)).clamp(0.0, 1.0)
+    }
+
+    /// **The hybrid rule**: the relevance by meaning plus `lexical` × the lexical
+    /// confidence (how much of the query a record matches, 0..=1). Absolute scores,
+    /// not ranks: a paraphrase shares no word with its target, so the first of the
+    /// lexical list can be noise, and reciprocal rank fusion would reward it.
+    pub fn blended(self, similarity: f64, confidence: f64, lexical: f64) -> f64 {
+        self.relevance(similarity) + lexical * confidence.clamp(0.0, 1.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +123,19 @@ mod tests {
             tags,
             now: UnixMillis(100 * 86_400_000),
         }
+    }
+
+    #[test]
+    fn similarity_counts_from_the_crowd_of_the_query() {
+        let few = Calibration::of([0.9, 0.5]);
+        assert_eq!(few.relevance(0.5), 0.5, "too few neighbours: raw cosine");
+        // A model where unrelated texts score 0.75: the crowd is the zero.
+        let crowd = Calibration::of((0..60).map(|i| 0.75 + f64::from(i) * 0.001));
+        assert!(crowd.relevance(0.76) < 0.05);
+        assert!(crowd.relevance(0.95) > 0.7);
+        assert_eq!(crowd.relevance(0.5), 0.0);
+        assert_eq!(crowd.blended(0.5, 1.0, LEXICAL_BLEND), LEXICAL_BLEND);
+        assert_eq!(crowd.blended(0.5, 7.0, 1.0), 1.0, "confidence is at most 1");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! How a search finds records: by words, by meaning, or both. A setting of the
-//! config (`[search] default_mode`) and a choice of every search surface, so it
-//! sits below both the config and the store.
+//! edge's config (`[search] default_mode`), a choice of every search surface, and
+//! a field of a search sent to the central service, so both sides read it here.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

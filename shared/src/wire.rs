@@ -331,6 +331,7 @@ mod tests {
 
 use crate::ids::{ObservationId, SessionId};
 use crate::record::{Project, RecordType};
+use crate::search_mode::SearchMode;
 use crate::time::UnixMillis;
 
 /// Hits a search returns unless asked otherwise.
@@ -385,7 +386,19 @@ pub enum MatchMode {
     Any,
 }
 
-/// `GET /memory/search` response body.
+/// The most dimensions a query vector may have.
+pub const MAX_QUERY_DIMENSIONS: usize = 4096;
+
+/// A query's embedding, sent with a search by meaning (`POST /memory/search`): the
+/// fingerprint of the model that made it (the one vectors are pushed under) and its
+/// values. The service compares it only with vectors of the same model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryVector {
+    pub model: String,
+    pub values: Vec<f32>,
+}
+
+/// `GET`/`POST /memory/search` response body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchResponse {
     /// The text searched for (the request's `q`, shortened if it was very long).
@@ -393,8 +406,21 @@ pub struct SearchResponse {
     /// `q` was longer than the server searches and was shortened.
     pub truncated: bool,
     pub matched: MatchMode,
+    /// How the service searched: the mode asked for, or `lexical` when it could not
+    /// search by meaning (then `notice` says why). Servers before search by meaning
+    /// leave it out: words.
+    #[serde(default = "lexical")]
+    pub mode: SearchMode,
+    /// What the caller should know about how the search ran (a mode it could not
+    /// honour and why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
     /// Best first.
     pub hits: Vec<SearchHit>,
+}
+
+fn lexical() -> SearchMode {
+    SearchMode::Lexical
 }
 
 /// `GET /memory/context/{project}` response body: the context text and what it cites.

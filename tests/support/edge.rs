@@ -324,6 +324,24 @@ impl Edge {
         );
     }
 
+    /// Prompts in their own sessions, each made `days` old (creation times
+    /// rewritten in the store: the hooks stamp records with the time they run).
+    pub fn old_prompts(&self, ages: &[(i64, &str)]) {
+        const DAY_MS: i64 = 86_400_000;
+        let now = solaria_shared::UnixMillis::now().0;
+        for (n, (days, text)) in ages.iter().enumerate() {
+            self.prompt(&format!("old-{n}"), text);
+            let db = self.db();
+            let when = now - days * DAY_MS;
+            for sql in [
+                "UPDATE observations SET created_at = ?1 WHERE title = ?2",
+                "UPDATE sessions SET started_at = ?1 WHERE id IN (SELECT session_id FROM observations WHERE title = ?2)",
+            ] {
+                db.execute(sql, rusqlite::params![when, text]).expect("age");
+            }
+        }
+    }
+
     /// `solaria search --json Q`.
     pub fn search(&self, q: &str) -> Vec<Value> {
         let out = self.ok(&["search", "--json", q]);

@@ -10,8 +10,9 @@ pub async fn healthz() -> &'static str {
     "ok"
 }
 
-/// The process can serve: its database answers.
-pub async fn readyz(State(state): State<AppState>) -> Result<&'static str, ApiError> {
+/// The process can serve: its database answers. The body's second line says
+/// whether it searches by meaning (and if not, why).
+pub async fn readyz(State(state): State<AppState>) -> Result<String, ApiError> {
     state.storage.ping().await.map_err(|e| {
         tracing::warn!(error = %e, "database not reachable");
         ApiError::new(
@@ -20,7 +21,7 @@ pub async fn readyz(State(state): State<AppState>) -> Result<&'static str, ApiEr
             "the database is not reachable",
         )
     })?;
-    Ok("ready")
+    Ok(format!("ready\n{}\n", state.storage.meaning().line()))
 }
 
 /// Any other path.

@@ -35,7 +35,7 @@ use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router
 use solaria_shared::mcp::{
     ContextParams, DECISIONS_DEFAULT_LIMIT, DECISIONS_MAX_LIMIT, DecisionsParams,
     GetObservationsParams, IterationParams, SearchParams, TIMELINE_DEFAULT_WINDOW,
-    TIMELINE_MAX_WINDOW, TimelineParams, bounded, central_mode, not_found,
+    TIMELINE_MAX_WINDOW, TimelineParams, bounded, not_found,
 };
 use solaria_shared::render::records::Full;
 use solaria_shared::render::{Reader, TimeStyle, hits, knowledge, records};
@@ -263,7 +263,6 @@ fn names_of(machines: Vec<MachineName>) -> HashMap<MachineId, String> {
 
 impl CentralMemory {
     async fn search(&self, caller: Caller, p: SearchParams) -> Result<String, String> {
-        central_mode(p.mode.as_deref())?;
         let limit = bounded("limit", p.limit, SEARCH_DEFAULT_LIMIT, 1..=SEARCH_MAX_LIMIT)?;
         let now = UnixMillis::now();
         let params = ops::SearchParams {
@@ -274,6 +273,8 @@ impl CentralMemory {
             to: when("until", p.until, now)?,
             hit_type: p.record_type,
             limit: Some(limit),
+            // Without a query vector (an agent with no edge): by words, with a notice.
+            mode: p.mode,
             ..ops::SearchParams::default()
         };
         let found = ops::search(&self.state.storage, caller, params)

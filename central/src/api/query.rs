@@ -1,4 +1,4 @@
-//! Cross-device queries over REST: `GET /memory/search`, `GET /memory/context/{project}`,
+//! Cross-device queries over REST: `GET`/`POST /memory/search`, `GET /memory/context/{project}`,
 //! `GET /memory/timeline/{session}`, `GET /memory/restore`, and knowledge:
 //! `GET /memory/decisions` and `GET /memory/iteration`. Each handler reads its
 //! parameters, runs the operation of `crate::ops` (the `/mcp` tools run the same ones)
@@ -10,6 +10,7 @@
 //! (`github.com%2Facme%2Fapi`) or named by its name.
 
 use super::error::ApiError;
+use super::json::ApiJson;
 use super::{AppState, Caller};
 use crate::ops::{
     self, ContextParams, DecisionsAnswer, DecisionsParams, IterationAnswer, IterationParams,
@@ -42,6 +43,16 @@ pub async fn search(
     Ok(Json(
         ops::search(&state.storage, caller, params(query)?).await?,
     ))
+}
+
+/// `POST /memory/search` with the same fields as a JSON body, and `mode` and
+/// `vector` for a search by meaning (a vector does not fit a query string).
+pub async fn search_posted(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(params): ApiJson<SearchParams>,
+) -> Result<Json<SearchResponse>, ApiError> {
+    Ok(Json(ops::search(&state.storage, caller, params).await?))
 }
 
 /// The query string of a context request.

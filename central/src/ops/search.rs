@@ -10,10 +10,10 @@
 use super::{Caller, OpError, given};
 use crate::storage::{SearchRequest, Storage};
 use serde::Deserialize;
-use solaria_shared::RecordType;
-use solaria_shared::UnixMillis;
 use solaria_shared::time::{Zone, parse_when};
+use solaria_shared::wire::{MAX_QUERY_DIMENSIONS, QueryVector};
 use solaria_shared::wire::{SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchResponse};
+use solaria_shared::{RecordType, SearchMode, UnixMillis};
 
 /// The longest query searched, in characters (longer ones are cut at a word).
 const MAX_QUERY_CHARS: usize = 1000;
@@ -22,8 +22,9 @@ const MAX_QUERY_WORDS: usize = 32;
 /// The most tags a search may weigh.
 const MAX_TAGS: usize = 20;
 
-/// A search as asked: the query string of `GET /memory/search`, or the arguments of
-/// the `memory_search_remote` tool.
+/// A search as asked: the query string of `GET /memory/search`, the JSON body of
+/// `POST /memory/search` (which alone can carry a query vector), or the arguments
+/// of the `memory_search_remote` tool.
 #[derive(Debug, Default, Deserialize)]
 pub struct SearchParams {
     pub q: Option<String>,
@@ -38,6 +39,10 @@ pub struct SearchParams {
     pub tags: Option<String>,
     /// Clamped to `1..=SEARCH_MAX_LIMIT`.
     pub limit: Option<usize>,
+    /// `lexical` (default), `semantic` or `hybrid`.
+    pub mode: Option<String>,
+    /// The query's embedding, for `semantic` and `hybrid`.
+    pub vector: Option<QueryVector>,
 }
 
 /// Searches the caller's account; the hits are weighted, best first.
@@ -76,6 +81,18 @@ pub async fn search(
                 .collect()
         })
         .unwrap_or_default();
+    let mode = solaria_shared::mcp::search_mode(p.mode.as_deref())
+        .map_err(OpError::Invalid)?
+        .unwrap_or(SearchMode::Lexical);
+    if let Some(v) = &p.vector
+        && (v.values.is_empty()
+            || v.values.len() > MAX_QUERY_DIMENSIONS
+            || v.values.iter().any(|x| !x.is_finite()))
+    {
+        return Err(OpError::Invalid(format!(
+            "`vector`: 1 to {MAX_QUERY_DIMENSIONS} finite values, made by the model it names"
+        )));
+    }
     let req = SearchRequest {
         text,
         project: given(p.project),
@@ -90,13 +107,17 @@ pub async fn search(
             .unwrap_or(SEARCH_DEFAULT_LIMIT)
             .clamp(1, SEARCH_MAX_LIMIT),
         now: UnixMillis::now(),
+        mode,
+        vector: p.vector,
     };
-    let (matched, hits) = storage.search(caller.viewer(), &req).await?;
+    let found = storage.search(caller.viewer(), &req).await?;
     Ok(SearchResponse {
         query: req.text,
         truncated,
-        matched,
-        hits,
+        matched: found.matched,
+        mode: found.mode,
+        notice: found.notice,
+        hits: found.hits,
     })
 }
 

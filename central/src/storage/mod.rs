@@ -5,6 +5,7 @@ mod accounts;
 mod context;
 mod erase;
 mod knowledge;
+mod meaning;
 mod names;
 mod people;
 mod records;
@@ -17,6 +18,7 @@ pub use accounts::{AccountId, EnrollmentError, Identity, MachineInfo, MachineSta
 pub use context::{ContextSession, RecentEvent};
 pub use erase::{AccountErasure, ErasedCounts, ErasureTarget, Reach};
 pub use knowledge::{DecisionQuery, IterationQuery, IterationRecords};
+pub use meaning::Meaning;
 pub use people::{AuditEntry, PersonId, PersonInfo, Removal, Role};
 pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
@@ -25,6 +27,7 @@ pub use visibility::{Shared, SharedProject, Viewer};
 
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgPool, Postgres, Transaction};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 /// Errors of the storage layer.
@@ -53,6 +56,8 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/cen
 #[derive(Debug, Clone)]
 pub struct Storage {
     pool: PgPool,
+    /// Whether search by meaning runs (found by [`Storage::migrate`]).
+    meaning: Arc<RwLock<Meaning>>,
 }
 
 impl Storage {
@@ -63,17 +68,24 @@ impl Storage {
             .acquire_timeout(Duration::from_secs(10))
             .connect(url)
             .await?;
-        Ok(Storage { pool })
+        Ok(Storage::from_pool(pool))
     }
 
     /// Wraps an existing pool.
     pub fn from_pool(pool: PgPool) -> Storage {
-        Storage { pool }
+        Storage {
+            pool,
+            meaning: Arc::new(RwLock::new(Meaning::Off {
+                reason: "not prepared: the service prepares it when it starts".into(),
+            })),
+        }
     }
 
-    /// Applies pending migrations.
+    /// Applies pending migrations, then makes search by meaning ready where the
+    /// database can do it ([`Storage::prepare_meaning`]).
     pub async fn migrate(&self) -> Result<(), StorageError> {
         MIGRATOR.run(&self.pool).await?;
+        self.prepare_meaning().await?;
         Ok(())
     }
 

@@ -30,14 +30,26 @@
 //! Queries: `websearch_to_tsquery` in English and Spanish (the `search` columns hold
 //! both stemmings), which never fails on user syntax. When no record matches every
 //! word, the words are searched again joined by `or`.
+//!
+//! **By meaning** (`semantic`, `hybrid`), when the request brings a query vector and
+//! pgvector is on (`meaning`): the nearest records within the same filters and
+//! visibility, their similarity calibrated against the query's crowd, and for
+//! hybrid blended with each candidate's lexical confidence, by the one rule both
+//! sides use (`solaria_shared::ranking::Calibration`). A match by words has the
+//! confidence of its `ts_rank` against the best candidate's, halved when it holds
+//! only some of the words. Without a vector or without pgvector the search runs by
+//! words and the answer says why.
 
+use super::meaning::{ModelRef, NearScope};
 use super::records::strings;
 use super::visibility::{Viewer, visible_sql};
 use super::{Storage, StorageError, key_condition};
 use solaria_shared::RecordType;
-use solaria_shared::ranking::{self, RankContext};
-use solaria_shared::wire::{MachineName, MatchMode, SearchHit};
-use solaria_shared::{Knowledge, KnowledgeKind, MachineId, ObservationKind, SessionId, UnixMillis};
+use solaria_shared::ranking::{self, Calibration, NEIGHBOURS, RankContext};
+use solaria_shared::wire::{MachineName, MatchMode, QueryVector, SearchHit};
+use solaria_shared::{
+    Knowledge, KnowledgeKind, MachineId, ObservationKind, SearchMode, SessionId, UnixMillis,
+};
 use sqlx::postgres::{PgArguments, PgRow};
 use sqlx::query::Query;
 use sqlx::{AssertSqlSafe, Postgres, Row};
@@ -74,6 +86,21 @@ pub struct SearchRequest {
     pub limit: usize,
     /// The present, for the weights.
     pub now: UnixMillis,
+    /// How to find: by words, by meaning, or both.
+    pub mode: SearchMode,
+    /// The query's embedding, for a search by meaning.
+    pub vector: Option<QueryVector>,
+}
+
+/// What a search found, and how it ran.
+#[derive(Debug, Clone)]
+pub struct Searched {
+    pub matched: MatchMode,
+    /// The mode it ran in: the one asked for, or lexical (then `notice` says why).
+    pub mode: SearchMode,
+    pub notice: Option<String>,
+    /// Weighted, best first, at most the request's limit.
+    pub hits: Vec<SearchHit>,
 }
 
 /// One candidate row before weighting.
@@ -130,7 +157,22 @@ impl Storage {
         &self,
         viewer: Viewer,
         req: &SearchRequest,
-    ) -> Result<(MatchMode, Vec<SearchHit>), StorageError> {
+    ) -> Result<Searched, StorageError> {
+        let (by_meaning, notice) = match self.by_meaning(req).await? {
+            Ok(found) => (found, None),
+            Err(notice) => (None, Some(notice)),
+        };
+        let mode = if by_meaning.is_some() {
+            req.mode
+        } else {
+            SearchMode::Lexical
+        };
+        let nothing = |matched| Searched {
+            matched,
+            mode,
+            notice: notice.clone(),
+            hits: Vec::new(),
+        };
         let filter_keys = match &req.project {
             Some(p) => {
                 let keys: Vec<String> = self
@@ -140,7 +182,7 @@ impl Storage {
                     .map(|p| p.key)
                     .collect();
                 if keys.is_empty() {
-                    return Ok((MatchMode::All, Vec::new()));
+                    return Ok(nothing(MatchMode::All));
                 }
                 Some(keys)
             }
@@ -150,7 +192,7 @@ impl Storage {
             Some(m) => {
                 let ids = self.resolve_machine(viewer.account, m).await?;
                 if ids.is_empty() {
-                    return Ok((MatchMode::All, Vec::new()));
+                    return Ok(nothing(MatchMode::All));
                 }
                 Some(ids)
             }
@@ -178,13 +220,21 @@ impl Storage {
             req,
         };
 
-        let mut mode = MatchMode::All;
-        let mut candidates = self.candidates(viewer, &scope, &req.text).await?;
-        if candidates.is_empty()
-            && let Some(any) = any_words(&req.text).filter(|a| *a != req.text)
-        {
-            mode = MatchMode::Any;
-            candidates = self.candidates(viewer, &scope, &any).await?;
+        let mut matched = MatchMode::All;
+        let mut candidates = Vec::new();
+        if mode != SearchMode::Semantic {
+            candidates = self.candidates(viewer, &scope, &req.text).await?;
+            if candidates.is_empty()
+                && let Some(any) = any_words(&req.text).filter(|a| *a != req.text)
+            {
+                matched = MatchMode::Any;
+                candidates = self.candidates(viewer, &scope, &any).await?;
+            }
+        }
+        if let Some((model, vector)) = by_meaning {
+            candidates = self
+                .fuse_by_meaning(viewer, &scope, model, vector, candidates, matched)
+                .await?;
         }
 
         let ids: Vec<MachineId> = candidates.iter().map(|c| c.machine_id).collect();
@@ -263,7 +313,130 @@ impl Storage {
                 .then(b.id.cmp(&a.id))
         });
         hits.truncate(req.limit);
-        Ok((mode, hits))
+        Ok(Searched {
+            matched,
+            mode,
+            notice,
+            hits,
+        })
+    }
+
+    /// The model and vector a search by meaning uses, `Ok(None)` for a search by
+    /// words, or why a search asked by meaning runs by words.
+    async fn by_meaning<'r>(
+        &self,
+        req: &'r SearchRequest,
+    ) -> Result<Result<Option<(ModelRef, &'r [f32])>, String>, StorageError> {
+        if req.mode == SearchMode::Lexical {
+            return Ok(Ok(None));
+        }
+        let asked = req.mode;
+        let Some(vector) = &req.vector else {
+            return Ok(Err(format!(
+                "searched by words: a search by meaning ({asked}) needs the query's vector, which a machine with an embedding model sends, and this service has no model of its own"
+            )));
+        };
+        if let super::Meaning::Off { reason } = self.meaning() {
+            return Ok(Err(format!("searched by words: {reason}")));
+        }
+        let Some(model) = self.known_model(&vector.model).await? else {
+            return Ok(Err(format!(
+                "searched by words: no record here has a vector of the model {}",
+                vector.model
+            )));
+        };
+        if model.dimension != vector.values.len() {
+            return Ok(Err(format!(
+                "searched by words: the model {} has {} dimensions here and the query vector {}",
+                vector.model,
+                model.dimension,
+                vector.values.len()
+            )));
+        }
+        Ok(Ok(Some((model, vector.values.as_slice()))))
+    }
+
+    /// The candidates of a search by meaning (`lexical` empty) or hybrid, each
+    /// ranked by its relevance: the nearest records within the scope, joined with
+    /// the lexical candidates, scored by the shared calibration and blend.
+    async fn fuse_by_meaning(
+        &self,
+        viewer: Viewer,
+        scope: &Scope<'_>,
+        model: ModelRef,
+        vector: &[f32],
+        lexical: Vec<Candidate>,
+        matched: MatchMode,
+    ) -> Result<Vec<Candidate>, StorageError> {
+        let req = scope.req;
+        let near_scope = NearScope {
+            project_keys: scope.filter_keys,
+            machines: scope.machines,
+            from: req.from,
+            to: req.to,
+            kind: req.hit_type,
+        };
+        let k = NEIGHBOURS.max(req.limit * 3);
+        let near = self.nearest(viewer, model, vector, &near_scope, k).await?;
+        let calibration = Calibration::of(near.iter().map(|n| n.similarity));
+        let mut similarity: HashMap<Uuid, f64> =
+            near.iter().map(|n| (n.id, n.similarity)).collect();
+
+        // Lexical candidates out of the neighbours: their own similarity.
+        let unmeasured: Vec<Uuid> = lexical
+            .iter()
+            .map(|c| c.id)
+            .filter(|id| !similarity.contains_key(id))
+            .collect();
+        for (id, sim) in self
+            .similarities(viewer.account, model, vector, &unmeasured)
+            .await?
+        {
+            similarity.insert(id, sim);
+        }
+        // Neighbours out of the lexical candidates: their rows.
+        let known: HashSet<Uuid> = lexical.iter().map(|c| c.id).collect();
+        let mut by_table: HashMap<Table, Vec<Uuid>> = HashMap::new();
+        for n in near.iter().filter(|n| !known.contains(&n.id)) {
+            by_table
+                .entry(Table::of(n.record_type))
+                .or_default()
+                .push(n.id);
+        }
+        let best_rank = lexical.iter().map(|c| c.rank).fold(0.0, f64::max);
+        let coverage = match matched {
+            MatchMode::All => 1.0,
+            MatchMode::Any => 0.5,
+        };
+        let mut out: Vec<Candidate> = lexical
+            .into_iter()
+            .map(|mut c| {
+                let confidence = if best_rank > 0.0 {
+                    coverage * c.rank / best_rank
+                } else {
+                    0.0
+                };
+                let sim = similarity.get(&c.id).copied().unwrap_or(0.0);
+                c.rank = calibration.blended(sim, confidence, ranking::LEXICAL_BLEND);
+                c
+            })
+            .collect();
+        for (table, ids) in by_table {
+            let extra = Extra {
+                edge: None,
+                ids: Some(ids),
+            };
+            let rows = scope
+                .query(scope.fetch_sql(table), viewer, &req.text, extra)
+                .fetch_all(self.pool())
+                .await?;
+            for row in &rows {
+                let (_, mut c) = candidate(row)?;
+                c.rank = calibration.relevance(similarity.get(&c.id).copied().unwrap_or(0.0));
+                out.push(c);
+            }
+        }
+        Ok(out)
     }
 
     /// The newest matches of `text` in each part of the scope, with their `ts_rank`:
@@ -416,6 +589,17 @@ enum Table {
 }
 
 impl Table {
+    /// The table holding records of `t`.
+    fn of(t: RecordType) -> Table {
+        if t == RecordType::Summary {
+            Table::Summaries
+        } else if t.knowledge_kind().is_some() {
+            Table::Knowledge
+        } else {
+            Table::Observations
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Table::Observations => "memory_observations_remote",

@@ -1,7 +1,10 @@
-//! Record vectors pushed by the edges (`memory_vectors`, migration 0004): kept for
-//! the record version they were made from, per model, and served with the change
-//! feed to the readers that use the same model. Every query names its account.
+//! Record vectors pushed by the edges (`memory_vectors`, migrations 0004 and 0011):
+//! kept for the record version they were made from, per model, beside what search
+//! filters on, and served with the change feed to the readers that use the same
+//! model. With pgvector the values live in the indexed `embedding` column, else as
+//! bytes in `data` (`meaning`). Every query names its account.
 
+use super::meaning::{ModelRef, from_le_bytes};
 use super::visibility::{Viewer, visible_sql};
 use super::{AccountId, Storage, StorageError};
 use solaria_shared::embedding::{EmbeddingRefusal, VectorEncoding, WireEmbedding};
@@ -11,12 +14,13 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The live records of every table that has vectors, by account, id and version,
-/// with what visibility reads (machine and project).
-const LIVE_RECORDS: &str = "(SELECT account_id, id, updated, machine_id, project_key
+/// with what visibility reads (machine and project) and search filters on.
+const LIVE_RECORDS: &str =
+    "(SELECT account_id, id, updated, machine_id, project_key, kind, created_at
       FROM memory_observations_remote WHERE NOT deleted
-  UNION ALL SELECT account_id, id, updated, machine_id, project_key
+  UNION ALL SELECT account_id, id, updated, machine_id, project_key, 'summary', created_at
       FROM memory_summaries_remote WHERE NOT deleted
-  UNION ALL SELECT account_id, id, updated, machine_id, project_key
+  UNION ALL SELECT account_id, id, updated, machine_id, project_key, kind, created_at
       FROM memory_knowledge WHERE NOT deleted)";
 
 impl Storage {
@@ -31,7 +35,8 @@ impl Storage {
         embeddings: &[WireEmbedding],
     ) -> Result<Vec<EmbeddingRefusal>, StorageError> {
         let mut refused = Vec::new();
-        let mut tx = self.pool().begin().await?;
+        let mut decoded = Vec::with_capacity(embeddings.len());
+        let mut models: HashMap<(String, usize), Result<ModelRef, String>> = HashMap::new();
         for e in embeddings {
             let values = match e.decode() {
                 Ok(v) => v,
@@ -43,27 +48,68 @@ impl Storage {
                     continue;
                 }
             };
-            let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-            let stored = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "INSERT INTO memory_vectors (account_id, record_id, model, dimension, updated, machine_id, data)
-                 SELECT $1, $2, $3, $4, $5, $7, $6 WHERE EXISTS
-                     (SELECT 1 FROM {LIVE_RECORDS} r
-                      WHERE r.account_id = $1 AND r.id = $2 AND r.updated = $5 AND {visible})
-                 ON CONFLICT (account_id, record_id, model) DO UPDATE
-                 SET dimension = excluded.dimension, updated = excluded.updated,
-                     machine_id = excluded.machine_id, data = excluded.data",
-                visible = visible_sql("r.", "$1", "$8")
-            )))
-            .bind(viewer.account.0)
-            .bind(e.id)
-            .bind(&e.model)
-            .bind(e.dimension as i32)
-            .bind(e.updated.as_i64())
-            .bind(&bytes)
-            .bind(pusher.as_uuid())
-            .bind(viewer.person.0)
-            .execute(&mut *tx)
-            .await?;
+            let key = (e.model.clone(), e.dimension);
+            if !models.contains_key(&key) {
+                let model = self.vector_model(&e.model, e.dimension).await?;
+                models.insert(key.clone(), model);
+            }
+            match &models[&key] {
+                Ok(model) => decoded.push((e, *model, values)),
+                Err(reason) => refused.push(EmbeddingRefusal {
+                    id: e.id,
+                    reason: reason.clone(),
+                }),
+            }
+        }
+        // With pgvector the values go to the indexed column, else as bytes.
+        let indexed = self.meaning().is_on();
+        let (value_columns, values) = if indexed {
+            ("data, embedding", "NULL::bytea, $6::real[]::vector")
+        } else {
+            ("data", "$6::bytea")
+        };
+        let update = if indexed {
+            "data = NULL, embedding = excluded.embedding"
+        } else {
+            "data = excluded.data"
+        };
+        let sql = format!(
+            "INSERT INTO memory_vectors (account_id, record_id, model, model_id, dimension, updated,
+                 pushed_by, machine_id, project_key, kind, created_at, {value_columns})
+             SELECT $1, $2, $3, $9, $4, $5, $7, r.machine_id, r.project_key, r.kind, r.created_at, {values}
+             FROM {LIVE_RECORDS} r
+             WHERE r.account_id = $1 AND r.id = $2 AND r.updated = $5 AND {visible}
+             ON CONFLICT (account_id, record_id, model) DO UPDATE
+             SET model_id = excluded.model_id, dimension = excluded.dimension,
+                 updated = excluded.updated, pushed_by = excluded.pushed_by,
+                 machine_id = excluded.machine_id, project_key = excluded.project_key,
+                 kind = excluded.kind, created_at = excluded.created_at, {update}",
+            visible = visible_sql("r.", "$1", "$8")
+        );
+        let mut tx = self.pool().begin().await?;
+        for (e, model, values) in decoded {
+            let query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+                .bind(viewer.account.0)
+                .bind(e.id)
+                .bind(&e.model)
+                .bind(e.dimension as i32)
+                .bind(e.updated.as_i64());
+            let query = if indexed {
+                query.bind(values)
+            } else {
+                query.bind(
+                    values
+                        .iter()
+                        .flat_map(|x| x.to_le_bytes())
+                        .collect::<Vec<u8>>(),
+                )
+            };
+            let stored = query
+                .bind(pusher.as_uuid())
+                .bind(viewer.person.0)
+                .bind(model.id)
+                .execute(&mut *tx)
+                .await?;
             if stored.rows_affected() == 0 {
                 refused.push(EmbeddingRefusal {
                     id: e.id,
@@ -96,10 +142,15 @@ impl Storage {
         }
         let wanted: HashMap<Uuid, Hlc> = versions.iter().copied().collect();
         let ids: Vec<Uuid> = wanted.keys().copied().collect();
-        let rows = sqlx::query(
-            "SELECT record_id, updated, data FROM memory_vectors
-             WHERE account_id = $1 AND model = $2 AND record_id = ANY($3) AND machine_id <> $4",
-        )
+        let values = if self.meaning().is_on() {
+            "data, embedding::real[] AS indexed"
+        } else {
+            "data, NULL::real[] AS indexed"
+        };
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT record_id, updated, {values} FROM memory_vectors
+             WHERE account_id = $1 AND model = $2 AND record_id = ANY($3) AND pushed_by <> $4"
+        )))
         .bind(account.0)
         .bind(model)
         .bind(&ids)
@@ -113,11 +164,13 @@ impl Storage {
             if wanted.get(&id) != Some(&updated) {
                 continue;
             }
-            let data: Vec<u8> = row.try_get("data")?;
-            let values: Vec<f32> = data
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
+            let values = match row.try_get::<Option<Vec<f32>>, _>("indexed")? {
+                Some(values) => values,
+                None => from_le_bytes(
+                    &row.try_get::<Option<Vec<u8>>, _>("data")?
+                        .unwrap_or_default(),
+                ),
+            };
             out.push(WireEmbedding::encode_as(
                 id, updated, model, &values, encoding,
             ));

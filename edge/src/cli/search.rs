@@ -4,8 +4,9 @@ use solaria_edge::app::App;
 use solaria_edge::ops::search::{self, Model, SearchRequest};
 use solaria_edge::ops::{input, remote};
 use solaria_edge::present::Reader;
-use solaria_edge::search_mode::SearchMode;
+use solaria_edge::semantic::ModelSource;
 use solaria_edge::store::search::SearchQuery;
+use solaria_shared::SearchMode;
 use solaria_shared::{RecordType, UnixMillis};
 
 #[derive(Debug, clap::Args)]
@@ -34,7 +35,8 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// Ask the central service (every machine of the account) instead of this machine.
+    /// Ask the central service (every machine of the account, the whole history)
+    /// instead of this machine; by meaning, this machine embeds the query.
     #[arg(long)]
     remote: bool,
     /// lexical (words), semantic (meaning) or hybrid (both). Default: hybrid once
@@ -58,12 +60,10 @@ impl Args {
         };
         let reader = Reader::Person { now };
         if self.remote {
-            if self.mode.is_some_and(|m| m != SearchMode::Lexical) {
-                anyhow::bail!(
-                    "the central service searches by words only: drop --mode, or search this machine (which holds every machine's records after a sync)"
-                );
+            let found = remote::search(app, &query, self.mode, ModelSource::Load)?;
+            for note in &found.notes {
+                eprintln!("solaria: {note}");
             }
-            let found = remote::search(app, &query)?;
             return super::print(self.json, &found.hits, || found.text(reader));
         }
         let request = SearchRequest {

@@ -4,8 +4,8 @@ use solaria_edge::app::App;
 use solaria_edge::install::claude_code::{SlashRequest, parse_slash_args};
 use solaria_edge::ops::search::{self, Model, SearchRequest};
 use solaria_edge::present::Reader;
-use solaria_edge::search_mode::SearchMode;
 use solaria_edge::store::search::SearchQuery;
+use solaria_shared::SearchMode;
 use solaria_shared::UnixMillis;
 
 #[derive(Debug, clap::Args)]

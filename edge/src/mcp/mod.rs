@@ -17,6 +17,7 @@ use crate::ops::records::{DEFAULT_WINDOW, TimelineRequest};
 use crate::ops::search::{DEFAULT_LIMIT, Model, SearchRequest};
 use crate::ops::{self, OpError, input};
 use crate::present::Reader;
+use crate::semantic::ModelSource;
 use crate::store::search::SearchQuery;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -30,9 +31,7 @@ use rmcp::{
 };
 use solaria_shared::UnixMillis;
 use solaria_shared::knowledge::WrittenBy;
-use solaria_shared::mcp::{
-    ContextParams, GetObservationsParams, SearchParams, TimelineParams, central_mode,
-};
+use solaria_shared::mcp::{ContextParams, GetObservationsParams, SearchParams, TimelineParams};
 use solaria_shared::render::DataBlock;
 use std::sync::{Arc, OnceLock};
 
@@ -291,7 +290,7 @@ fn context_text(app: &App, p: ContextParams) -> Result<String, OpError> {
 }
 
 fn remote_search_text(app: &App, p: SearchParams) -> Result<String, OpError> {
-    central_mode(p.mode.as_deref()).map_err(OpError::BadInput)?;
+    let mode = solaria_shared::mcp::search_mode(p.mode.as_deref()).map_err(OpError::BadInput)?;
     let now = UnixMillis::now();
     let query = SearchQuery {
         text: p.query,
@@ -303,5 +302,5 @@ fn remote_search_text(app: &App, p: SearchParams) -> Result<String, OpError> {
         limit: p.limit.unwrap_or(DEFAULT_LIMIT),
         current_project: Some(app.current_project().key),
     };
-    Ok(ops::remote::search(app, &query)?.text(Reader::Agent))
+    Ok(ops::remote::search(app, &query, mode, ModelSource::Cached)?.text(Reader::Agent))
 }

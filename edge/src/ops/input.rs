@@ -84,7 +84,7 @@ pub fn bounded_text(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search_mode::SearchMode;
+    use solaria_shared::SearchMode;
 
     #[test]
     fn numbers_out_of_bounds_are_refused_with_the_field_name() {

@@ -1,20 +1,29 @@
 //! Search on the central service: the memory of every machine of the account,
 //! including what this machine has not pulled yet (`solaria search --remote`,
-//! `memory_search_remote`). The central service ranks by words only.
+//! `memory_search_remote`). By meaning, this machine embeds the query with its model
+//! and sends the vector (`POST /memory/search`); the service ranks its records by
+//! it, or answers by words and says why.
 
 use super::{OpError, OpResult, input};
 use crate::app::App;
 use crate::present::search::RemoteResult;
+use crate::semantic::{self, ModelSource};
 use crate::store::search::SearchQuery;
 use crate::sync::SyncError;
 use crate::sync::client::Client;
 use crate::sync::credentials::Credentials;
-use solaria_shared::UnixMillis;
-use solaria_shared::wire::{SearchHit, SearchResponse};
+use solaria_shared::wire::{QueryVector, SearchHit, SearchResponse};
+use solaria_shared::{SearchMode, UnixMillis};
 use std::time::Duration;
 
-/// Runs `query` on the central service this machine is logged in to.
-pub fn search(app: &App, query: &SearchQuery) -> OpResult<RemoteResult> {
+/// Runs `query` on the central service this machine is logged in to, in `mode`
+/// (`None`: hybrid when this machine has the embedding model, else by words).
+pub fn search(
+    app: &App,
+    query: &SearchQuery,
+    mode: Option<SearchMode>,
+    source: ModelSource,
+) -> OpResult<RemoteResult> {
     let creds = app
         .credentials()?
         .ok_or(OpError::NotLoggedIn(SyncError::NotLoggedIn))?;
@@ -33,12 +42,19 @@ pub fn search(app: &App, query: &SearchQuery) -> OpResult<RemoteResult> {
         project: query.project.as_deref().map(|p| project_key(app, p)),
         ..query.clone()
     };
+    let mode = mode.unwrap_or(if semantic::model_present(&app.config, &app.paths) {
+        SearchMode::Hybrid
+    } else {
+        SearchMode::Lexical
+    });
+    let vector = semantic::query_vector(&app.config, &app.paths, &query.text, mode, source)?;
     let client = Client::new(&creds.server, creds.ca_cert.as_deref())
         .map_err(|e| OpError::remote("search", &creds.server, e.into()))?;
-    let answer = ask(&client, &creds, query, limit)?;
+    let answer = ask(&client, &creds, query, limit, mode, vector.as_ref())?;
     Ok(RemoteResult {
         server: creds.server,
         notes: solaria_shared::render::hits::remote_notes(&answer),
+        mode: answer.mode,
         query: answer.query,
         hits: answer.hits,
     })
@@ -49,11 +65,14 @@ pub fn search(app: &App, query: &SearchQuery) -> OpResult<RemoteResult> {
 pub const PRUNED_RANGE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The central service's hits for `query` created up to `up_to` (what local
-/// retention removed here), within [`PRUNED_RANGE_TIMEOUT`] and without retries.
+/// retention removed here), within [`PRUNED_RANGE_TIMEOUT`] and without retries: by
+/// meaning too when the local search embedded the query (`vector`).
 pub(crate) fn search_pruned_range(
     creds: &Credentials,
     query: &SearchQuery,
     up_to: UnixMillis,
+    mode: SearchMode,
+    vector: Option<&QueryVector>,
 ) -> OpResult<Vec<SearchHit>> {
     let client = Client::impatient(
         &creds.server,
@@ -69,15 +88,18 @@ pub(crate) fn search_pruned_range(
         ..query.clone()
     };
     let limit = query.limit.clamp(1, super::search::MAX_LIMIT);
-    Ok(ask(&client, creds, &query, limit)?.hits)
+    Ok(ask(&client, creds, &query, limit, mode, vector)?.hits)
 }
 
-/// One search request to the central service: a token, then the query.
+/// One search request to the central service: a token, then the query: a `GET`
+/// by words, a `POST` carrying the query vector by meaning.
 fn ask(
     client: &Client,
     creds: &Credentials,
     query: &SearchQuery,
     limit: usize,
+    mode: SearchMode,
+    vector: Option<&QueryVector>,
 ) -> OpResult<SearchResponse> {
     let failed = |e: SyncError| OpError::remote("search", &creds.server, e);
     let jwt = client.token(creds).map_err(|e| failed(e.into()))?;
@@ -92,7 +114,23 @@ fn ask(
         ("current_project", query.current_project.clone()),
     ];
     params.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
-    client.search(&jwt, &params).map_err(|e| failed(e.into()))
+    let answer = match vector.filter(|_| mode != SearchMode::Lexical) {
+        None => client.search(&jwt, &params),
+        Some(vector) => {
+            let mut body: serde_json::Map<String, serde_json::Value> = params
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.into()))
+                .collect();
+            body.insert("limit".into(), limit.into());
+            body.insert("mode".into(), mode.as_str().into());
+            body.insert(
+                "vector".into(),
+                serde_json::to_value(vector).unwrap_or_default(),
+            );
+            client.search_by_meaning(&jwt, &serde_json::Value::Object(body))
+        }
+    };
+    answer.map_err(|e| failed(e.into()))
 }
 
 /// The key of the project `text` names when this machine knows exactly one such

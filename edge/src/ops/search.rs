@@ -5,11 +5,12 @@
 use super::{OpResult, daemon_client, input, remote};
 use crate::app::App;
 use crate::present::search::{CitedHit, SearchResult};
-use crate::search_mode::SearchMode;
 use crate::semantic::{self, ModelSource};
 use crate::store::search::{Hit, SearchQuery};
 use crate::store::{Store, retention};
 use crate::timefmt;
+use solaria_shared::SearchMode;
+use solaria_shared::wire::QueryVector;
 
 /// The most results one search returns.
 pub const MAX_LIMIT: usize = 100;
@@ -69,18 +70,26 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
         note: None,
         hits: cite(&store, searched.hits),
     };
-    reach_into_pruned(app, &store, &request.query, &mut result)?;
+    reach_into_pruned(
+        app,
+        &store,
+        &request.query,
+        searched.vector.as_ref(),
+        &mut result,
+    )?;
     Ok(result)
 }
 
 /// When local retention removed records older than the query may reach, asks the
-/// central service for that range (if this machine is logged in) and merges its
-/// hits, labelled remote, into the ranking. A server that does not answer in
-/// time leaves the local hits and a note.
+/// central service for that range (if this machine is logged in), in the mode the
+/// local search ran (by meaning with its query `vector`), and merges its hits,
+/// labelled remote, into the ranking. A server that does not answer in time leaves
+/// the local hits and a note.
 fn reach_into_pruned(
     app: &App,
     store: &Store,
     query: &SearchQuery,
+    vector: Option<&QueryVector>,
     result: &mut SearchResult,
 ) -> OpResult<()> {
     let Some(up_to) = retention::pruned_up_to(store.conn())? else {
@@ -92,7 +101,7 @@ fn reach_into_pruned(
     let Some(creds) = app.credentials()? else {
         return Ok(());
     };
-    let hits = match remote::search_pruned_range(&creds, query, up_to) {
+    let hits = match remote::search_pruned_range(&creds, query, up_to, result.mode, vector) {
         Ok(hits) => hits,
         Err(e) => {
             result.note = Some(format!(

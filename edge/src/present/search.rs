@@ -2,9 +2,9 @@
 //! ([`RemoteResult`]), as a compact index one line per record, and as JSON.
 
 use super::{MachineLabels, Reader};
-use crate::search_mode::SearchMode;
 use crate::store::search::Hit;
 use serde::{Deserialize, Serialize};
+use solaria_shared::SearchMode;
 use solaria_shared::render::hits::{self, HitView, SearchPage};
 use solaria_shared::wire::SearchHit;
 use solaria_shared::{Citation, UnixMillis};
@@ -94,6 +94,8 @@ impl SearchResult {
 pub struct RemoteResult {
     pub server: String,
     pub query: String,
+    /// How the service searched (lexical when it could not by meaning: a note says why).
+    pub mode: SearchMode,
     pub hits: Vec<SearchHit>,
     /// What the service said beside its hits (it fell back to any word, it cut
     /// the query): `render::hits::remote_notes`.
@@ -113,7 +115,7 @@ impl RemoteResult {
         };
         SearchPage {
             query: &self.query,
-            mode: "lexical",
+            mode: self.mode.as_str(),
             scope: Some(&scope),
             hits: self.hits.iter().map(hits::remote_view).collect(),
             notes: self.notes.clone(),

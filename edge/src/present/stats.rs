@@ -30,6 +30,10 @@ pub struct SyncState {
     pub clock_offset_ms: i64,
     /// Whether local retention runs, and why.
     pub retention: RetentionState,
+    /// How the central service searches, as it said at the last sync
+    /// (`search by meaning: on (pgvector 0.6.2)`, or off and why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub central_search: Option<String>,
 }
 
 /// The retention in force and what it has removed.
@@ -101,6 +105,9 @@ impl SyncState {
             let _ = writeln!(out, "clock:      {note}");
         }
         let _ = writeln!(out, "retention:  {}", self.retention.line());
+        if let Some(line) = &self.central_search {
+            let _ = writeln!(out, "central:    {line}");
+        }
         out
     }
 }

@@ -14,9 +14,9 @@ use super::StoreError;
 use super::search::{self, Candidate, Hit, Resolved, SearchQuery, Table};
 use super::vectors::{self, Source};
 use rusqlite::Connection;
-use solaria_shared::ranking;
+use solaria_shared::ranking::{self, Calibration, NEIGHBOURS};
 
-pub use crate::search_mode::SearchMode;
+pub use solaria_shared::SearchMode;
 use std::collections::HashMap;
 
 /// How the two signals of a hybrid search become one relevance.
@@ -29,11 +29,12 @@ pub enum Fusion {
 }
 
 /// The fusion hybrid search uses (chosen on the retrieval evaluation, eval/).
-pub const DEFAULT_FUSION: Fusion = Fusion::Blend { lexical: 1.5 };
+pub const DEFAULT_FUSION: Fusion = Fusion::Blend {
+    lexical: ranking::LEXICAL_BLEND,
+};
 
 /// How many vector neighbours are read: more when filters will drop some. (The
 /// first pass costs in proportion to these: see `vectors::nearest`.)
-const NEIGHBOURS: usize = 50;
 const NEIGHBOURS_FILTERED: usize = 150;
 
 /// Runs a search in `mode`. `query_vector` is the query's embedding, needed by the
@@ -151,7 +152,7 @@ fn rank(
 ) -> Result<Vec<Hit>, StoreError> {
     let limit = gathered.limit;
     let mut semantic = neighbours(conn, &gathered.resolved, vector, limit)?;
-    let calibration = Calibration::of(&semantic);
+    let calibration = Calibration::of(semantic.iter().map(|n| n.similarity));
     for n in &mut semantic {
         n.candidate.hit.score =
             ranking::score(calibration.relevance(n.similarity), n.candidate.weight);
@@ -207,36 +208,6 @@ pub fn by_meaning(
 /// A candidate's identity across the tables.
 fn key(c: &Candidate) -> (u8, i64) {
     (c.table as u8, c.rowid)
-}
-
-/// Turns a cosine similarity into a relevance in 0..=1 that means the same for
-/// every model: how far the record stands above the crowd of its query's
-/// neighbours (the 50th nearest). Models differ wildly in scale (unrelated texts score about 0.1
-/// with all-MiniLM-L6-v2 but 0.75 with multilingual-e5), and a raw cosine times
-/// the ranking weights (docs/DESIGN.md) would let recency drown meaning with the latter.
-#[derive(Debug, Clone, Copy)]
-struct Calibration {
-    /// The similarity of an unremarkable neighbour (the 50th nearest).
-    floor: f64,
-}
-
-impl Calibration {
-    /// Fewer neighbours than this say nothing reliable about the crowd.
-    const MIN_SAMPLE: usize = 20;
-
-    fn of(neighbours: &[Neighbour]) -> Calibration {
-        let mut sims: Vec<f64> = neighbours.iter().map(|n| n.similarity).collect();
-        if sims.len() < Self::MIN_SAMPLE {
-            return Calibration { floor: 0.0 };
-        }
-        sims.sort_by(|a, b| b.total_cmp(a));
-        let floor = sims[sims.len().min(NEIGHBOURS) - 1].clamp(0.0, 0.99);
-        Calibration { floor }
-    }
-
-    fn relevance(self, similarity: f64) -> f64 {
-        ((similarity - self.floor) / (1.0 - self.floor)).clamp(0.0, 1.0)
-    }
 }
 
 /// A candidate found by meaning: its row's hit, weight and similarity.
@@ -375,7 +346,7 @@ fn fuse(
                     term(b.lexical_rank) + term(b.semantic_rank)
                 }
                 Fusion::Blend { lexical } => {
-                    calibration.relevance(b.similarity) + lexical * b.candidate.confidence
+                    calibration.blended(b.similarity, b.candidate.confidence, lexical)
                 }
             };
             let mut hit = b.candidate.hit;

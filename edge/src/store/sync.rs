@@ -22,6 +22,9 @@ pub const SYNC_STARTED_KEY: &str = "last_sync_started_at";
 /// learned at the last sync; every write is stamped with it.
 pub const CLOCK_OFFSET_KEY: &str = "clock_offset_ms";
 
+/// How the central service searches, as its `/readyz` said at the last sync.
+pub const CENTRAL_SEARCH_KEY: &str = "central_search";
+
 /// A value of the `sync_state` table.
 pub fn state(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
     Ok(conn

@@ -331,6 +331,39 @@ impl Client {
         })
     }
 
+    /// Cross-device search by meaning: `body` is `POST /memory/search`'s (the
+    /// query string's fields, `mode` and `vector`).
+    pub fn search_by_meaning(
+        &self,
+        jwt: &str,
+        body: &serde_json::Value,
+    ) -> Result<solaria_shared::wire::SearchResponse, ClientError> {
+        self.send(|| {
+            self.http
+                .post(self.url("/memory/search"))
+                .json(body)
+                .bearer_auth(jwt)
+        })
+    }
+
+    /// The line of the service's `/readyz` that says how it searches (`search by
+    /// meaning: …`); `None` when it does not say or does not answer.
+    pub fn search_capability(&self) -> Option<String> {
+        let body = self
+            .http
+            .get(self.url("/readyz"))
+            .send()
+            .ok()?
+            .error_for_status()
+            .ok()?
+            .text()
+            .ok()?;
+        body.lines()
+            .find(|l| l.starts_with("search by meaning:"))
+            // Shown in a terminal: no control characters from the server.
+            .map(|l| l.chars().filter(|c| !c.is_control()).take(300).collect())
+    }
+
     /// The account's machines and their names.
     pub fn machines(&self, jwt: &str) -> Result<Vec<MachineName>, ClientError> {
         self.send(|| self.http.get(self.url("/memory/machines")).bearer_auth(jwt))

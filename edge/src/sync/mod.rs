@@ -164,6 +164,11 @@ pub fn run(
         report.restamped = corrected.restamped;
     }
 
+    // How the service searches, for `solaria status` (a server without the line
+    // says nothing).
+    if let Some(line) = client.search_capability() {
+        store.write(|w| w.set_state(store_sync::CENTRAL_SEARCH_KEY, &line))?;
+    }
     if let Ok(names) = client.machines(&jwt) {
         store.write(|w| {
             for m in &names {

@@ -120,10 +120,10 @@ pub fn remote_view(hit: &SearchHit) -> HitView<'_> {
     }
 }
 
-/// What a central service's answer says beside its hits: that no record held every
-/// word (so these hold some), that the query was cut.
+/// What a central service's answer says beside its hits: why it could not search as
+/// asked, that no record held every word (so these hold some), that the query was cut.
 pub fn remote_notes(answer: &SearchResponse) -> Vec<String> {
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = answer.notice.iter().cloned().collect();
     if answer.matched == MatchMode::Any && !answer.hits.is_empty() {
         notes.push("no record held every word: these hold some of them".to_string());
     }
@@ -133,12 +133,12 @@ pub fn remote_notes(answer: &SearchResponse) -> Vec<String> {
     notes
 }
 
-/// A central service's answer as a page: by words, on [`ACCOUNT_SCOPE`], with its
-/// notes. The central service's `memory_search_remote` and an edge's answer with it.
+/// A central service's answer as a page: in the mode it ran, on [`ACCOUNT_SCOPE`],
+/// with its notes. The central service's `memory_search_remote` and an edge's answer with it.
 pub fn remote_page(answer: &SearchResponse) -> SearchPage<'_> {
     SearchPage {
         query: &answer.query,
-        mode: "lexical",
+        mode: answer.mode.as_str(),
         scope: Some(ACCOUNT_SCOPE),
         hits: answer.hits.iter().map(remote_view).collect(),
         notes: remote_notes(answer),
