@@ -16,9 +16,11 @@ use solaria_shared::wire::{SearchResponse, WireRecord};
 use solaria_shared::{Observation, ObservationKind, Project, SearchMode};
 use solaria_tests::central::{Central, Machine, Options, delete};
 use solaria_tests::edge::Edge;
-use solaria_tests::pg::fresh_plain_database;
+use solaria_tests::pg::{fresh_database, fresh_plain_database};
 use solaria_tests::records::{observation, session, stamp};
-use solaria_tests::semantic::{configure_model, laptop_and_desktop, minilm, multilingual, queued};
+use solaria_tests::semantic::{
+    configure_model, copy_model, corrupt_weights, laptop_and_desktop, minilm, multilingual, queued,
+};
 
 const MODEL: &str = "test-model/8d";
 
@@ -333,6 +335,74 @@ async fn central_ranks_by_meaning_what_the_person_may_see_within_the_filters() {
     assert_eq!(r.status(), 400, "an unknown mode is refused");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vectors_kept_before_pgvector_are_indexed_at_the_next_start() {
+    let db = fresh_database().await;
+    let storage = Storage::connect(&db.url, 10).await.expect("connect");
+    storage.migrate().await.expect("migrate");
+    // The database of a service that ran before the server had pgvector.
+    sqlx::raw_sql("ALTER TABLE memory_vectors DROP COLUMN embedding; DROP EXTENSION vector")
+        .execute(storage.pool())
+        .await
+        .expect("without pgvector");
+    let before = Storage::connect(&db.url, 10).await.expect("connect");
+    assert!(!before.meaning().is_on());
+    let c = Central::serve(before, Options::default()).await;
+    let acct = c.account("acme").await;
+    let laptop = c.machine(acct, "laptop").await;
+    let pushed = push(
+        &c,
+        &laptop,
+        vec![
+            note("github.com/acme/api", "far", at_angle(1.0, 2)),
+            note("github.com/acme/api", "nearest", at_angle(0.1, 3)),
+            note("github.com/acme/api", "middle", at_angle(0.5, 4)),
+        ],
+    )
+    .await;
+    let by_words = ask(&c, &laptop, "anything", by_meaning("semantic", json!({}))).await;
+    assert_eq!(by_words.mode, SearchMode::Lexical);
+    c.stop().await;
+
+    // The server gains pgvector; the service starts again.
+    let after = Storage::connect(&db.url, 10).await.expect("connect");
+    after.migrate().await.expect("migrate");
+    assert!(after.meaning().is_on(), "{}", after.meaning().line());
+    let kept: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM memory_vectors WHERE embedding IS NOT NULL AND data IS NULL",
+    )
+    .fetch_one(after.pool())
+    .await
+    .expect("count");
+    assert_eq!(
+        kept, 3,
+        "every vector moved into the indexed column, one copy"
+    );
+    let c = Central::serve(after, Options::default()).await;
+    let laptop = c.log_in(acct, laptop.id, laptop.credential).await;
+    let found = ask(&c, &laptop, "anything", by_meaning("semantic", json!({}))).await;
+    assert_eq!(found.mode, SearchMode::Semantic, "{:?}", found.notice);
+    assert_eq!(
+        ids(&found),
+        vec![id(&pushed[1]), id(&pushed[2]), id(&pushed[0])]
+    );
+    // And they still travel to the account's other machines.
+    let desktop = c.machine(acct, "desktop").await;
+    let page = c
+        .client
+        .get(c.at(&format!("/memory/changes?since=0&embeddings={MODEL}")))
+        .bearer_auth(&desktop.jwt)
+        .send()
+        .await
+        .expect("changes");
+    let page: Value = page.json().await.expect("page");
+    assert_eq!(
+        page["embeddings"].as_array().map(Vec::len),
+        Some(3),
+        "{page}"
+    );
+}
+
 /// The record a question in Spanish must find.
 const CAMERA: &str = "the mobile app crashes when the camera permission is denied";
 /// The same problem asked in Spanish: no word in common with [`CAMERA`].
@@ -521,4 +591,49 @@ async fn a_central_service_without_pgvector_answers_by_words_and_says_so() {
         status.contains("central:    search by meaning: off ("),
         "{status}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_search_with_a_broken_model_runs_by_words_unless_meaning_was_asked() {
+    let Some(model) = minilm() else { return };
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let acct = c.account("acme").await;
+    let laptop = Edge::new("laptop");
+    laptop.enroll(&c, acct).await;
+    let installed = tempfile::tempdir().expect("tempdir");
+    copy_model(&model, installed.path());
+    configure_model(&laptop, installed.path());
+    english_work(&laptop);
+    laptop.ok(&["sync"]);
+    corrupt_weights(installed.path());
+
+    // No mode asked: hybrid was the default, the model fails, words answer.
+    let out = laptop.run(&["search", "--remote", "--json", "camera permission"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits: Vec<Value> = serde_json::from_slice(&out.stdout).expect("json hits");
+    assert_eq!(hits.first().and_then(|h| h["title"].as_str()), Some(CAMERA));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("searched by words only") && stderr.contains("solaria model install"),
+        "{stderr}"
+    );
+    // Meaning asked for: the failure, and what mends it.
+    let out = laptop.run(&[
+        "search",
+        "--remote",
+        "--mode",
+        "semantic",
+        "camera permission",
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("solaria model install"), "{stderr}");
 }

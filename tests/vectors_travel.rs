@@ -406,8 +406,11 @@ async fn a_damaged_vector_pulled_by_an_edge_is_refused_and_the_record_kept() {
     laptop.ok(&["embed"]);
     laptop.ok(&["sync"]);
     // Damage every stored vector in place (NaN values, the right length): what an
-    // edge must never trust a server, or a network, about.
-    sqlx::query("UPDATE memory_vectors SET data = decode(repeat('0000c07f', dimension), 'hex')")
+    // edge must never trust a server, or a network, about. (pgvector holds no NaN:
+    // the damage goes in the bytes the feed reads when the indexed column is empty.)
+    sqlx::query(
+        "UPDATE memory_vectors SET embedding = NULL, data = decode(repeat('0000c07f', dimension), 'hex')",
+    )
         .execute(c.storage.pool())
         .await
         .expect("damage");

@@ -289,7 +289,7 @@ impl SearchError {
     }
 
     /// Said when a search without an explicit mode ran by words instead.
-    fn fallback_note(&self) -> String {
+    pub fn fallback_note(&self) -> String {
         match self {
             SearchError::NoModel { dir, .. } => format!(
                 "searched by words only: no embedding model is installed in {} (`solaria model install`)",

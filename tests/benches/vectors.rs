@@ -166,13 +166,7 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000);
-    let c = Central::start_with(Options {
-        tls: true,
-        rate_limit_per_sec: 100_000,
-        max_body_bytes: 64 * 1024 * 1024,
-        ..Options::default()
-    })
-    .await;
+    let c = Central::start_with(Options::bench()).await;
     let acct = c.account("bench").await;
     let laptop = Edge::new("laptop");
     laptop.enroll(&c, acct).await;

@@ -59,6 +59,19 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// What a bench serves with: TLS as in production, no rate limit in the way,
+    /// room for large pushes.
+    pub fn bench() -> Options {
+        Options {
+            tls: true,
+            rate_limit_per_sec: 100_000,
+            max_body_bytes: 64 * 1024 * 1024,
+            ..Options::default()
+        }
+    }
+}
+
 /// The settings of a test server: the test's signing key and limits, listening on
 /// loopback.
 pub fn settings(options: &Options) -> Settings {

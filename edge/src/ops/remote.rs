@@ -42,18 +42,30 @@ pub fn search(
         project: query.project.as_deref().map(|p| project_key(app, p)),
         ..query.clone()
     };
-    let mode = mode.unwrap_or(if semantic::model_present(&app.config, &app.paths) {
-        SearchMode::Hybrid
-    } else {
-        SearchMode::Lexical
-    });
-    let vector = semantic::query_vector(&app.config, &app.paths, &query.text, mode, source)?;
+    let (config, paths) = (&app.config, &app.paths);
+    // Without an explicit mode a model that fails leaves words, and says why.
+    let (mode, vector, fell_back) = match mode {
+        Some(m) => (
+            m,
+            semantic::query_vector(config, paths, &query.text, m, source)?,
+            None,
+        ),
+        None if semantic::model_present(config, paths) => {
+            match semantic::query_vector(config, paths, &query.text, SearchMode::Hybrid, source) {
+                Ok(vector) => (SearchMode::Hybrid, vector, None),
+                Err(e) => (SearchMode::Lexical, None, Some(e.fallback_note())),
+            }
+        }
+        None => (SearchMode::Lexical, None, None),
+    };
     let client = Client::new(&creds.server, creds.ca_cert.as_deref())
         .map_err(|e| OpError::remote("search", &creds.server, e.into()))?;
     let answer = ask(&client, &creds, query, limit, mode, vector.as_ref())?;
+    let mut notes: Vec<String> = fell_back.into_iter().collect();
+    notes.extend(solaria_shared::render::hits::remote_notes(&answer));
     Ok(RemoteResult {
         server: creds.server,
-        notes: solaria_shared::render::hits::remote_notes(&answer),
+        notes,
         mode: answer.mode,
         query: answer.query,
         hits: answer.hits,

@@ -30,6 +30,12 @@ use solaria_shared::wire::{
 use solaria_shared::{UnixMillis, hlc};
 use std::time::{Duration, Instant};
 
+/// Vectors per push. A central service with pgvector adds each to its HNSW index
+/// inside the request (about 7 ms a vector on a 2-core machine, docs/BENCHMARKS.md),
+/// so a batch stays a couple of seconds, far from the service's request timeout: a
+/// push that timed out would be retried whole and never get through.
+const VECTOR_BATCH: usize = 250;
+
 /// The sync-state key saying which record types this machine's pull cursor has
 /// read the feed with (`knowledge` once it asked for knowledge records).
 pub const FEED_TYPES_KEY: &str = "feed_types";
@@ -433,7 +439,7 @@ fn push_vectors(
     store.write(|w| vectors_wire::backfill_outbox(w.tx()))?;
     loop {
         check_time()?;
-        let entries = vectors_wire::outgoing(store.conn(), MAX_BATCH)?;
+        let entries = vectors_wire::outgoing(store.conn(), VECTOR_BATCH)?;
         if entries.is_empty() {
             return Ok(());
         }
