@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The main job, end to end, on one machine: a throwaway PostgreSQL cluster from the
-# system's binaries, the central service over TLS (certificates made on the fly), and
+# The main job, end to end, on one machine: a throwaway PostgreSQL cluster with
+# pgvector (deploy/pg.sh pgvector), the central service over TLS (certificates made on the fly), and
 # two edge machines with separate data dirs. A recorded Claude Code session is
 # captured on the laptop, synced, and found on the desktop — by search and in the
 # context the next session gets — and the desktop's own session (in Spanish) travels
 # back. The desktop then installs the multilingual embedding model and finds the
-# laptop's English session with a question in Spanish (semantic search).
+# laptop's English session with a question in Spanish (semantic search), and so does
+# the central service once the desktop's vectors reach it.
 # Everything lives in one temporary directory and every process it starts is
 # stopped at the end, also when interrupted (KEEP=1 keeps the directory).
 set -euo pipefail
@@ -36,9 +37,9 @@ cargo build --quiet --workspace --bins   # the same build the test suite makes, 
 solaria="$root/target/debug/solaria"
 central="$root/target/debug/solaria-central"
 
-say "PostgreSQL: a throwaway cluster on 127.0.0.1"
+say "PostgreSQL with pgvector: a throwaway cluster on 127.0.0.1"
 bash deploy/pg.sh install
-database_url=$(bash deploy/pg.sh start "$pg_dir")
+database_url=$(PG_BINDIR="$(bash deploy/pg.sh pgvector)" bash deploy/pg.sh start "$pg_dir")
 echo "  $database_url"
 
 say "TLS: a demo CA and a certificate for localhost"
@@ -136,6 +137,9 @@ on desktop embed   # what `solaria serve` does in the background
 say "desktop: a Spanish question about the laptop's English session (found by meaning)"
 on desktop search "¿por qué fallaba la renovación del token en staging?" --mode semantic --limit 3
 on desktop stats | grep '^search'
+say "desktop: its vectors go to the central service, which answers the same question by meaning (pgvector)"
+on desktop sync
+on desktop search --remote --mode semantic "¿por qué fallaba la renovación del token en staging?" --limit 3
 
 say "No planted secret, and no <private> text, reached PostgreSQL"
 leaks=0
