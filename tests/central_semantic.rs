@@ -97,20 +97,24 @@ fn id(o: &Observation) -> uuid::Uuid {
     *o.id.as_uuid()
 }
 
-/// `POST /memory/search` with `extra` fields beside the query text.
+/// `POST /memory/search` with `body`: the status and the response.
+async fn post_search(c: &Central, m: &Machine, body: &Value) -> reqwest::Response {
+    c.client
+        .post(c.at("/memory/search"))
+        .bearer_auth(&m.jwt)
+        .json(body)
+        .send()
+        .await
+        .expect("search")
+}
+
+/// `POST /memory/search` with `extra` fields beside the query text, answered 200.
 async fn ask(c: &Central, m: &Machine, q: &str, extra: Value) -> SearchResponse {
     let mut body = json!({"q": q, "limit": 10});
     for (k, v) in extra.as_object().expect("fields") {
         body[k] = v.clone();
     }
-    let r = c
-        .client
-        .post(c.at("/memory/search"))
-        .bearer_auth(&m.jwt)
-        .json(&body)
-        .send()
-        .await
-        .expect("search");
+    let r = post_search(c, m, &body).await;
     assert_eq!(r.status(), 200, "{body}");
     r.json().await.expect("search answer")
 }
@@ -315,24 +319,18 @@ async fn central_ranks_by_meaning_what_the_person_may_see_within_the_filters() {
         "{:?}",
         short.notice
     );
-    let r = c
-        .client
-        .post(c.at("/memory/search"))
-        .bearer_auth(&ana.jwt)
-        .json(&json!({"q": "x", "mode": "semantic", "vector": {"model": MODEL, "values": []}}))
-        .send()
-        .await
-        .expect("search");
-    assert_eq!(r.status(), 400, "an empty vector is refused");
-    let r = c
-        .client
-        .post(c.at("/memory/search"))
-        .bearer_auth(&ana.jwt)
-        .json(&json!({"q": "x", "mode": "fuzzy"}))
-        .send()
-        .await
-        .expect("search");
-    assert_eq!(r.status(), 400, "an unknown mode is refused");
+    for (body, why) in [
+        (
+            json!({"q": "x", "mode": "semantic", "vector": {"model": MODEL, "values": []}}),
+            "an empty vector is refused",
+        ),
+        (
+            json!({"q": "x", "mode": "fuzzy"}),
+            "an unknown mode is refused",
+        ),
+    ] {
+        assert_eq!(post_search(&c, &ana, &body).await.status(), 400, "{why}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -515,12 +513,7 @@ async fn a_question_in_spanish_finds_english_records_on_central_by_meaning() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_by_meaning_reaches_what_retention_removed_here() {
     let Some(model) = multilingual() else { return };
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
-    let acct = c.account("acme").await;
+    let (c, acct) = Central::tls_with_account().await;
     let edge = Edge::new("laptop");
     edge.enroll(&c, acct).await;
     configure_model(&edge, &model);
@@ -596,12 +589,7 @@ async fn a_central_service_without_pgvector_answers_by_words_and_says_so() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_search_with_a_broken_model_runs_by_words_unless_meaning_was_asked() {
     let Some(model) = minilm() else { return };
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
-    let acct = c.account("acme").await;
+    let (c, acct) = Central::tls_with_account().await;
     let laptop = Edge::new("laptop");
     laptop.enroll(&c, acct).await;
     let installed = tempfile::tempdir().expect("tempdir");
