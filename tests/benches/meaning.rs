@@ -15,15 +15,17 @@
 //! * **a 1,000-record push with its vectors** beside the same push without them.
 //!
 //! The vectors are clustered like a history ([`Space`]: topics, subjects, records)
-//! and each question is about one subject; the index is pgvector's defaults (m 16,
-//! ef_construction 64).
+//! and each question is about one subject; the index is built as the service builds
+//! it (`HNSW_M`, `HNSW_EF_CONSTRUCTION`). The table also holds other accounts'
+//! observations, without vectors, up to `SOLARIA_BENCH_TABLE_ROWS` (default ten
+//! times the account's: the spec's 1M in one account, 10M in the table).
 //!
 //! ```sh
 //! cargo bench -p solaria-tests --bench meaning
 //! SOLARIA_BENCH_VECTORS=100000 cargo bench -p solaria-tests --bench meaning
 //! ```
 
-use solaria_central::storage::EF_SEARCH;
+use solaria_central::storage::{EF_SEARCH, HNSW_EF_CONSTRUCTION, HNSW_M};
 use solaria_shared::embedding::WireEmbedding;
 use solaria_shared::wire::{SearchResponse, SyncResponse, WireRecord};
 use solaria_shared::{Hlc, UnixMillis};
@@ -165,40 +167,12 @@ async fn preload(c: &Central, m: &Machine, space: &Space, n: i64) -> i32 {
             .expect("space");
         }
     }
-    let now = UnixMillis::now().0;
-    let hlc = Hlc::new(now as u64, 0).as_i64();
-    let words = format!(
-        "ARRAY[{}]",
-        WORDS
-            .iter()
-            .map(|w| format!("'{w}'"))
-            .collect::<Vec<_>>()
-            .join(",")
-    );
     let session = uuid::Uuid::now_v7();
     let mut from = 0;
     while from < n {
         let to = (from + BATCH).min(n) - 1;
         let t = Instant::now();
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO memory_observations_remote (account_id, id, session_id, machine_id, updated,
-                 deleted, seq, project_key, project_name, kind, tool_name, title, input, response, created_at)
-             SELECT $1, gen_random_uuid(), $3, $2, $4 + i, false, 1000000000 + i,
-                 'github.com/bench/project-' || (i % 20), 'project-' || (i % 20), 'tool_use', 'Bash',
-                 'Bash: ' || w[1 + i % 30] || ' ' || w[1 + (i / 30) % 30] || ' ' || w[1 + (i / 900) % 30],
-                 '{{\"command\": \"cargo test\"}}', '{{\"stdout\": \"ok\"}}', $5 - (i % (60 * 86400)) * 1000
-             FROM generate_series($6::int8, $7::int8) AS i, (SELECT {words} AS w) AS ws"
-        )))
-        .bind(m.account.0)
-        .bind(m.id.as_uuid())
-        .bind(session)
-        .bind(hlc)
-        .bind(now)
-        .bind(from)
-        .bind(to)
-        .execute(c.storage.pool())
-        .await
-        .expect("observations");
+        observations(c, m, session, from, to).await;
         // Each record's vector: its topic plus its noise.
         sqlx::query(
             "INSERT INTO memory_vectors (account_id, record_id, model, model_id, dimension, updated,
@@ -229,6 +203,68 @@ async fn preload(c: &Central, m: &Machine, space: &Space, n: i64) -> i32 {
         from = to + 1;
     }
     model_id
+}
+
+/// Observations `from..=to` of machine `m` (sequence 1,000,000,000 + i), their
+/// titles drawn from [`WORDS`], spread over 20 projects and 60 days, written by SQL
+/// inside the server.
+async fn observations(c: &Central, m: &Machine, session: uuid::Uuid, from: i64, to: i64) {
+    let now = UnixMillis::now().0;
+    let hlc = Hlc::new(now as u64, 0).as_i64();
+    let words = format!(
+        "ARRAY[{}]",
+        WORDS
+            .iter()
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO memory_observations_remote (account_id, id, session_id, machine_id, updated,
+             deleted, seq, project_key, project_name, kind, tool_name, title, input, response, created_at)
+         SELECT $1, gen_random_uuid(), $3, $2, $4 + i, false, 1000000000 + i,
+             'github.com/bench/project-' || (i % 20), 'project-' || (i % 20), 'tool_use', 'Bash',
+             'Bash: ' || w[1 + i % 30] || ' ' || w[1 + (i / 30) % 30] || ' ' || w[1 + (i / 900) % 30],
+             '{{\"command\": \"cargo test\"}}', '{{\"stdout\": \"ok\"}}', $5 - (i % (60 * 86400)) * 1000
+         FROM generate_series($6::int8, $7::int8) AS i, (SELECT {words} AS w) AS ws"
+    )))
+    .bind(m.account.0)
+    .bind(m.id.as_uuid())
+    .bind(session)
+    .bind(hlc)
+    .bind(now)
+    .bind(from)
+    .bind(to)
+    .execute(c.storage.pool())
+    .await
+    .expect("observations");
+}
+
+/// The rest of a table of `table_rows`: other accounts' observations beside the
+/// `n` of the measured one, a million each, without vectors (their machines run
+/// no model): what the service's statements must step over.
+async fn other_accounts(c: &Central, n: i64, table_rows: i64) {
+    let mut left = table_rows - n;
+    let mut k = 0;
+    while left > 0 {
+        let rows = left.min(1_000_000);
+        let acct = c.account(&format!("other-{k}")).await;
+        let m = c.machine(acct, "laptop").await;
+        let session = uuid::Uuid::now_v7();
+        let t = Instant::now();
+        let mut from = 0;
+        while from < rows {
+            let to = (from + BATCH).min(rows) - 1;
+            observations(c, &m, session, from, to).await;
+            from = to + 1;
+        }
+        eprintln!(
+            "  another account: {rows} observations ({:.0} s)",
+            t.elapsed().as_secs_f64()
+        );
+        left -= rows;
+        k += 1;
+    }
 }
 
 async fn timed_search(c: &Central, m: &Machine, body: &serde_json::Value) -> (Duration, usize) {
@@ -338,6 +374,10 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000);
+    let table_rows: i64 = std::env::var("SOLARIA_BENCH_TABLE_ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10 * n);
     let c = Central::start_with(Options::bench()).await;
     assert!(
         c.storage.meaning().is_on(),
@@ -349,6 +389,8 @@ async fn main() {
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     let space = Space::new(&mut rng);
 
+    eprintln!("preloading other accounts' records to {table_rows} in the table…");
+    other_accounts(&c, n, table_rows).await;
     eprintln!("preloading {n} records with their vectors…");
     let t = Instant::now();
     let model_id = preload(&c, &m, &space, n).await;
@@ -457,14 +499,14 @@ async fn main() {
     }
 
     println!(
-        "central search by meaning, {n} records with {DIMENSION}-dimension vectors in one account ({TOPICS} topics)"
+        "central search by meaning, {n} records with {DIMENSION}-dimension vectors in one account ({TOPICS} topics), {table_rows} records in the table"
     );
     println!(
         "preload (SQL inside the server): {:.0} s",
         preload_time.as_secs_f64()
     );
     println!(
-        "HNSW index build at start: {:.0} s ({:.0} MB; maintenance_work_mem 4GB, 1 parallel worker)",
+        "HNSW index build at start (m {HNSW_M}, ef_construction {HNSW_EF_CONSTRUCTION}): {:.0} s ({:.0} MB; maintenance_work_mem 4GB, 1 parallel worker)",
         build.as_secs_f64(),
         index_bytes as f64 / 1e6
     );

@@ -51,9 +51,15 @@ impl Meaning {
 const MIN_PGVECTOR: (u32, u32) = (0, 5);
 /// Candidates one HNSW walk collects (pgvector's `hnsw.ef_search`, 40 by default):
 /// chosen on the benchmark's recall@10 against exact search at 1M vectors
-/// (docs/BENCHMARKS.md: 0.90 at 100, 0.92 at 400, 0.96 at 800; pgvector's most is
-/// 1,000).
+/// (docs/BENCHMARKS.md; pgvector's most is 1,000).
 pub const EF_SEARCH: usize = 800;
+/// Links per vector in the HNSW graph (pgvector's `m`, 16 by default). With the
+/// defaults, recall@10 at 1M vectors was 0.93–0.96 whatever the walk: the graph,
+/// not the walk, held it below 0.95 (docs/experiments/2026-11-28-central-search-by-meaning.md).
+pub const HNSW_M: usize = 24;
+/// Candidates considered while linking a vector (pgvector's `ef_construction`, 64
+/// by default): a denser, better-connected graph for a slower build and insert.
+pub const HNSW_EF_CONSTRUCTION: usize = 128;
 /// Vectors moved into the indexed column per statement at startup.
 const BACKFILL_BATCH: i64 = 1000;
 /// Serialises the setup of several service processes starting at once.
@@ -395,7 +401,8 @@ async fn create_index(conn: &mut sqlx::PgConnection, model: ModelRef) -> Result<
     );
     sqlx::query(AssertSqlSafe(format!(
         "CREATE INDEX IF NOT EXISTS {name} ON memory_vectors
-         USING hnsw ((embedding::vector({d})) vector_cosine_ops) WHERE model_id = {id}",
+         USING hnsw ((embedding::vector({d})) vector_cosine_ops)
+         WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE model_id = {id}",
         name = index_name(model),
         d = model.dimension,
         id = model.id

@@ -18,7 +18,7 @@ pub use accounts::{AccountId, EnrollmentError, Identity, MachineInfo, MachineSta
 pub use context::{ContextSession, RecentEvent};
 pub use erase::{AccountErasure, ErasedCounts, ErasureTarget, Reach};
 pub use knowledge::{DecisionQuery, IterationQuery, IterationRecords};
-pub use meaning::{EF_SEARCH, Meaning};
+pub use meaning::{EF_SEARCH, HNSW_EF_CONSTRUCTION, HNSW_M, Meaning};
 pub use people::{AuditEntry, PersonId, PersonInfo, Removal, Role};
 pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
