@@ -517,11 +517,6 @@ async fn a_search_by_meaning_reaches_what_retention_removed_here() {
     let edge = Edge::new("laptop");
     edge.enroll(&c, acct).await;
     configure_model(&edge, &model);
-    // Vectors for records of any age (the default stops at 30 days).
-    let path = edge.data().join("config.toml");
-    let mut config = std::fs::read_to_string(&path).expect("config");
-    config.push_str("\n[retention]\nembeddings_days = 365\n");
-    std::fs::write(&path, config).expect("config");
     edge.old_prompts(&[(60, CAMERA), (2, "upgrade tokio to 1.40 this week")]);
     edge.ok(&["embed"]);
     edge.ok(&["sync"]);

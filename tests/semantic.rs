@@ -222,6 +222,74 @@ fn hooks_never_embed_and_solaria_embed_catches_up() {
     assert_eq!(search["vectors"], n, "{search}");
 }
 
+/// The model at `model`, and `[retention] embeddings_days` when `days` is given.
+fn model_and_bound(edge: &Edge, model: &Path, days: Option<i64>) {
+    let bound = days.map_or(String::new(), |d| {
+        format!("\n[retention]\nembeddings_days = {d}\n")
+    });
+    edge.write_config(&format!(
+        "[search]\nmodel_dir = '{}'\n{bound}",
+        model.display()
+    ));
+}
+
+/// Whether a search by meaning for the paraphrase finds the camera record.
+fn meaning_finds_the_camera(edge: &Edge) -> bool {
+    titles(&search(edge, "semantic", CAMERA_PARAPHRASE)).contains(&CAMERA)
+}
+
+/// Four months of memory on a machine that keeps its only copy: by default every
+/// record gets its vector, whatever its age; a store that applied the old 30-day
+/// bound makes the missing ones once the bound is gone; a narrower bound never
+/// takes a vector away.
+#[test]
+fn every_kept_record_gets_its_vector_whatever_its_age() {
+    let Some(model) = minilm() else { return };
+    let ages = [
+        (120, CAMERA),
+        (75, "the nightly backup job copies the wrong bucket"),
+        (45, RENEW),
+        (2, "upgrade tokio to 1.40 this week"),
+    ];
+
+    // The default: four records, four vectors; the oldest found by meaning.
+    let fresh = Edge::new("laptop");
+    model_and_bound(&fresh, &model, None);
+    fresh.old_prompts(&ages);
+    let out = fresh.ok(&["embed"]);
+    assert!(out.contains("4 vector(s) made"), "{out}");
+    assert_eq!(vector_rows(&fresh, "observation_embeddings"), 4);
+    assert!(
+        meaning_finds_the_camera(&fresh),
+        "a 120-day-old record by meaning"
+    );
+
+    // A store kept to 30 days of vectors (the old default, or a setting).
+    let bounded = Edge::new("desktop");
+    model_and_bound(&bounded, &model, Some(30));
+    bounded.old_prompts(&ages);
+    let out = bounded.ok(&["embed"]);
+    assert!(out.contains("1 vector(s) made"), "{out}");
+    assert!(!meaning_finds_the_camera(&bounded));
+    // The bound lifted: the next pass makes the three missing vectors, unasked.
+    model_and_bound(&bounded, &model, None);
+    let out = bounded.ok(&["embed"]);
+    assert!(out.contains("3 vector(s) made"), "{out}");
+    assert_eq!(vector_rows(&bounded, "observation_embeddings"), 4);
+    assert!(meaning_finds_the_camera(&bounded));
+    // Once, not at every pass.
+    let out = bounded.ok(&["embed"]);
+    assert!(out.contains("0 vector(s) made"), "{out}");
+
+    // Narrowed again: nothing new past it is embedded, nothing made is taken away.
+    model_and_bound(&bounded, &model, Some(7));
+    bounded.old_prompts(&[(40, "the invoice PDF renderer drops the footer")]);
+    let out = bounded.ok(&["embed"]);
+    assert!(out.contains("0 vector(s) made"), "{out}");
+    assert_eq!(vector_rows(&bounded, "observation_embeddings"), 4);
+    assert!(meaning_finds_the_camera(&bounded));
+}
+
 // ---------------------------------------------------------------------------------
 // 2. Meaning, words, and both
 

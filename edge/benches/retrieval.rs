@@ -25,6 +25,7 @@ use solaria_edge::semantic::{self, PassOptions};
 use solaria_edge::store::Store;
 use solaria_edge::store::hybrid::{self, Fusion, SearchMode};
 use solaria_edge::store::search::{self, SearchQuery};
+use solaria_edge::store::vectors::EmbedBound;
 use solaria_embed::Embedder;
 use solaria_shared::embedding::{VectorEncoding, WireEmbedding};
 use solaria_shared::{
@@ -563,7 +564,7 @@ fn main() {
             &model,
             PassOptions {
                 batch: 32,
-                embed_since: UnixMillis(0),
+                bound: EmbedBound::Every,
                 budget: Duration::from_secs(3600),
             },
             |_| {},

@@ -18,8 +18,8 @@ use solaria_edge::semantic::{self, PassOptions};
 use solaria_edge::store::Store;
 use solaria_edge::store::hybrid::{self, SearchMode};
 use solaria_edge::store::search::{RecordType, SearchQuery};
+use solaria_edge::store::vectors::EmbedBound;
 use solaria_embed::Embedder;
-use solaria_shared::UnixMillis;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::*;
@@ -172,7 +172,7 @@ fn main() {
             &model,
             PassOptions {
                 batch: 32,
-                embed_since: UnixMillis(0),
+                bound: EmbedBound::Every,
                 budget: Duration::ZERO,
             },
             |_| {},

@@ -152,10 +152,11 @@ pub struct RetentionConfig {
     pub observations_days: i64,
     /// Summaries older than this go; their own rule, never tied to observations.
     pub summaries_days: i64,
-    /// Records older than this get no vector made (a restore does not embed years
-    /// of memory; `solaria embed --all` does). A vector, once made, stays as long
-    /// as its record.
-    pub embeddings_days: i64,
+    /// When set, records older than this get no vector made (a machine short of
+    /// space or time). Unset, the default: every record kept gets one, so what
+    /// words find, meaning finds too. A vector, once made, stays as long as its
+    /// record.
+    pub embeddings_days: Option<i64>,
 }
 
 impl Default for RetentionConfig {
@@ -164,7 +165,7 @@ impl Default for RetentionConfig {
             local: false,
             observations_days: 30,
             summaries_days: 365,
-            embeddings_days: 30,
+            embeddings_days: None,
         }
     }
 }

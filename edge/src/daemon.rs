@@ -290,7 +290,7 @@ impl Embedding {
             };
             let options = PassOptions {
                 batch: app.config.search.embed_batch,
-                embed_since: semantic::embed_since(&app.config, UnixMillis::now()),
+                bound: semantic::embed_bound(&app.config),
                 budget: Duration::from_secs(20),
             };
             Ok(Some(semantic::run_pass(

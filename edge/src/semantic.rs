@@ -5,7 +5,7 @@
 use crate::config::{Config, Paths};
 use crate::store::hybrid::{self, SearchMode};
 use crate::store::search::{Hit, SearchQuery};
-use crate::store::vectors::{self, IndexModel};
+use crate::store::vectors::{self, EmbedBound, IndexModel};
 use crate::store::{Store, StoreError};
 use solaria_embed::{EmbedError, Embedder, ModelFiles, ModelStatus};
 use solaria_shared::UnixMillis;
@@ -67,16 +67,20 @@ pub struct PassReport {
 pub struct PassOptions {
     /// Records per model call.
     pub batch: usize,
-    /// Records created before this get no vector (the embeddings' retention).
-    pub embed_since: UnixMillis,
+    /// Which records get a vector made.
+    pub bound: EmbedBound,
     /// Stop after this long (the queue is resumed by the next pass).
     pub budget: Duration,
 }
 
-/// Records created before this get no vector made (`retention.embeddings_days`);
-/// vectors already made stay with their records.
-pub fn embed_since(config: &Config, now: UnixMillis) -> UnixMillis {
-    now.minus_days(config.retention.embeddings_days.max(0))
+/// Which records get a vector made: every record kept, unless
+/// `[retention] embeddings_days` bounds it. Vectors already made stay with their
+/// records either way.
+pub fn embed_bound(config: &Config) -> EmbedBound {
+    match config.retention.embeddings_days {
+        Some(days) => EmbedBound::WithinDays(days),
+        None => EmbedBound::Every,
+    }
 }
 
 /// Brings vectors up to date with the records, newest records first, in batches:
@@ -89,14 +93,16 @@ pub fn run_pass(
     mut progress: impl FnMut(&PassReport),
 ) -> Result<PassReport, SemanticError> {
     let rebuilt = prepare_index(store, model)?;
-    vectors::requeue_for_recipe(store, options.embed_since)?;
+    let embed_since = options.bound.since(UnixMillis::now());
+    vectors::widen_bound(store, options.bound)?;
+    vectors::requeue_for_recipe(store, embed_since)?;
     let started = Instant::now();
     let mut report = PassReport {
         rebuilt,
         ..PassReport::default()
     };
     loop {
-        let work = vectors::next_work(store.conn(), options.batch.max(1), options.embed_since)?;
+        let work = vectors::next_work(store.conn(), options.batch.max(1), embed_since)?;
         if work.is_empty() {
             break;
         }

@@ -10,7 +10,7 @@ pub struct Args {
     /// Stop after this many seconds (the rest waits for the next run).
     #[arg(long)]
     budget: Option<u64>,
-    /// Embed records of any age (default: those within `retention.embeddings_days`).
+    /// Embed records of any age, past `[retention] embeddings_days` when it is set.
     #[arg(long)]
     all: bool,
 }

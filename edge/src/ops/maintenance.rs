@@ -6,7 +6,8 @@ use super::{MachineNames, OpError, OpResult};
 use crate::app::App;
 use crate::present::maintenance::{ConflictsPage, EmbedReport, PruneReport};
 use crate::semantic::{self, PassOptions, PassReport};
-use crate::store::{retention, sync as store_sync, vectors};
+use crate::store::vectors::{self, EmbedBound};
+use crate::store::{retention, sync as store_sync};
 use solaria_shared::UnixMillis;
 use std::time::{Duration, Instant};
 
@@ -58,7 +59,7 @@ pub fn prune(app: &App, dry_run: bool) -> OpResult<PruneReport> {
 }
 
 /// Makes the vectors records wait for, within `budget`; `all` also embeds records
-/// older than the embeddings' retention. `progress` sees each batch's running count.
+/// older than `[retention] embeddings_days` when it is set. `progress` sees each batch's running count.
 pub fn embed(
     app: &App,
     all: bool,
@@ -76,10 +77,10 @@ pub fn embed(
     let started = Instant::now();
     let options = PassOptions {
         batch: app.config.search.embed_batch,
-        embed_since: if all {
-            UnixMillis(i64::MIN)
+        bound: if all {
+            EmbedBound::Every
         } else {
-            semantic::embed_since(&app.config, UnixMillis::now())
+            semantic::embed_bound(&app.config)
         },
         budget: budget.unwrap_or(Duration::from_secs(u64::MAX / 4)),
     };

@@ -267,27 +267,108 @@ pub fn add_missing_tables(store: &mut Store, model: &IndexModel) -> Result<(), S
     })
 }
 
-/// Queues again every live record that has no vector (e.g. one older than the
-/// embeddings' retention, dequeued without a vector), for `solaria embed --all`.
+/// Queues again every live record that has no vector (e.g. one older than
+/// `[retention] embeddings_days`, dequeued without a vector), for `solaria embed --all`.
 pub fn queue_missing(store: &mut Store) -> Result<usize, StoreError> {
     if index_model(store.conn())?.is_none() {
         return Ok(0);
     }
-    store.write(|w| {
-        let mut queued = 0;
-        for source in Source::ALL {
-            queued += w.tx().execute(
-                &format!(
-                    "INSERT OR IGNORE INTO vector_queue (source, row)
-                     SELECT ?1, rowid FROM {} WHERE {}
-                     AND rowid NOT IN (SELECT row FROM {})",
-                    source.base(),
-                    source.embedded_sql(),
-                    source.float_table()
-                ),
-                [source.code()],
-            )?;
+    store.write(|w| queue_missing_in(w.tx()))
+}
+
+fn queue_missing_in(tx: &Connection) -> Result<usize, StoreError> {
+    let mut queued = 0;
+    for source in Source::ALL {
+        queued += tx.execute(
+            &format!(
+                "INSERT OR IGNORE INTO vector_queue (source, row)
+                 SELECT ?1, rowid FROM {} WHERE {}
+                 AND rowid NOT IN (SELECT row FROM {})",
+                source.base(),
+                source.embedded_sql(),
+                source.float_table()
+            ),
+            [source.code()],
+        )?;
+    }
+    Ok(queued)
+}
+
+/// Which records get a vector made. A vector, once made, stays as long as its
+/// record whatever the bound (retention decides for both, in one place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedBound {
+    /// Every record kept: what words find, meaning finds too (the default).
+    Every,
+    /// Only records created within this many days (`[retention] embeddings_days`).
+    WithinDays(i64),
+}
+
+impl EmbedBound {
+    /// Records created before this get no vector made.
+    pub fn since(self, now: UnixMillis) -> UnixMillis {
+        match self {
+            EmbedBound::Every => UnixMillis(i64::MIN),
+            EmbedBound::WithinDays(days) => now.minus_days(days.max(0)),
         }
+    }
+
+    /// Whether this bound reaches records `other` left without a vector.
+    fn reaches_past(self, other: EmbedBound) -> bool {
+        match (self, other) {
+            (EmbedBound::Every, EmbedBound::WithinDays(_)) => true,
+            (EmbedBound::WithinDays(a), EmbedBound::WithinDays(b)) => a.max(0) > b.max(0),
+            (_, EmbedBound::Every) => false,
+        }
+    }
+
+    fn stored(self) -> String {
+        match self {
+            EmbedBound::Every => "every".to_string(),
+            EmbedBound::WithinDays(days) => days.max(0).to_string(),
+        }
+    }
+
+    fn parse(value: &str) -> Option<EmbedBound> {
+        match value {
+            "every" => Some(EmbedBound::Every),
+            days => days.parse().ok().map(EmbedBound::WithinDays),
+        }
+    }
+}
+
+/// The widest bound any embedding pass applied to this store; a store from before
+/// it was recorded applied the old default, 30 days.
+const APPLIED_BOUND_KEY: &str = "vector_embed_bound";
+const BOUND_BEFORE_IT_WAS_RECORDED: EmbedBound = EmbedBound::WithinDays(30);
+
+/// When `bound` reaches past every bound applied before (an upgrade from the
+/// 30-day default, a longer `embeddings_days`, `solaria embed --all`): queues the
+/// records those left without a vector, once, and records `bound`. How many were
+/// queued.
+pub fn widen_bound(store: &mut Store, bound: EmbedBound) -> Result<usize, StoreError> {
+    if index_model(store.conn())?.is_none() {
+        // No vectors yet: the first model's pass queues every record itself.
+        return Ok(0);
+    }
+    let applied = store
+        .conn()
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([APPLIED_BOUND_KEY], |r| r.get::<_, String>(0))
+        .optional()?
+        .and_then(|v| EmbedBound::parse(&v))
+        .unwrap_or(BOUND_BEFORE_IT_WAS_RECORDED);
+    if !bound.reaches_past(applied) {
+        return Ok(0);
+    }
+    store.write(|w| {
+        let tx = w.tx();
+        let queued = queue_missing_in(tx)?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![APPLIED_BOUND_KEY, bound.stored()],
+        )?;
         Ok(queued)
     })
 }
