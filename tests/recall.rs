@@ -210,6 +210,115 @@ fn recall_shows_the_scores_and_follows_its_settings() {
     );
 }
 
+/// Prompts about nothing this memory holds (from the calibration set of
+/// docs/experiments/2026-11-24-recall-thresholds.md).
+const UNRELATED: &[&str] = &[
+    "write a limerick about a cat who loves the rain",
+    "what is the capital of Australia",
+    "thanks, that is all for today",
+    "translate good morning into Japanese",
+    "qué tiempo hace hoy en Madrid",
+];
+
+/// The item `considered` holds for the decision `id`.
+fn considered_decision(recall: &Value, id: &str) -> Value {
+    recall["considered"]
+        .as_array()
+        .expect("considered")
+        .iter()
+        .find(|c| c["cite"].as_str().is_some_and(|cite| cite.contains(id)))
+        .cloned()
+        .unwrap_or_else(|| panic!("the decision was considered: {recall}"))
+}
+
+#[test]
+fn a_prompt_naming_an_option_a_decision_set_aside_recalls_it_and_says_why() {
+    let edge = Edge::new("laptop");
+    let id = memory(&edge);
+
+    // It shares one word with the decision, far from the minimum score.
+    let proposal = "should we try diesel here";
+    let added = prompt(&edge, "s1", proposal).expect("the decision is recalled");
+    assert!(
+        added.contains(&format!("[D#{id}]"))
+            && added.contains("this prompt names \"Diesel\", an option the decision set aside")
+            && added.contains("why: billing reports"),
+        "{added}"
+    );
+    let v = edge.json(&edge.project, &["recall", "--json", proposal]);
+    let item = considered_decision(&v, &id);
+    assert_eq!(item["chosen"], true, "{item}");
+    assert_eq!(item["names_option"], "Diesel", "{item}");
+    assert!(
+        item["score"].as_f64().expect("score") < v["min_score"].as_f64().expect("min"),
+        "recalled for the option, not its words: {item}"
+    );
+    let shown = edge.ok(&["recall", proposal]);
+    assert!(
+        shown.contains("+ ") && shown.contains("an option the decision set aside"),
+        "{shown}"
+    );
+
+    // The prompt: the subject and a rejected option.
+    let added = prompt(
+        &edge,
+        "s2",
+        "let's add diesel as an ORM for the invoice tables",
+    )
+    .expect("recalled");
+    assert!(added.contains(&format!("[D#{id}]")), "{added}");
+
+    // A word that only contains the option, and prompts about nothing here.
+    assert_eq!(
+        prompt(&edge, "s3", "dieselpunk colours for the landing page"),
+        None
+    );
+    for (n, text) in UNRELATED.iter().enumerate() {
+        assert_eq!(
+            prompt(&edge, &format!("u{n}"), text),
+            None,
+            "{text:?} recalls nothing"
+        );
+    }
+}
+
+#[test]
+fn words_a_developer_types_every_day_weigh_little_against_a_decisions_own() {
+    let edge = Edge::new("laptop");
+    let d = edge.json(
+        &edge.project,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "Billing queries go through sqlx",
+            "--chosen",
+            "sqlx with compile-time checked queries",
+        ],
+    );
+    let id = d["record"]["id"].as_str().expect("id").to_string();
+    // A fortnight of everyday prompts: "let's", "add" and "tables" are common here.
+    for n in 0..14 {
+        edge.prompt(
+            &format!("day{n}"),
+            &format!("let's add a column {n} to the reporting tables"),
+        );
+    }
+    // Every word of the prompt but "sqlx" is everyday: by the decisions' own few
+    // words they would all look as rare as "sqlx", and hold it to a quarter.
+    let v = edge.json(
+        &edge.project,
+        &["recall", "--json", "let's add sqlx to the tables"],
+    );
+    let item = considered_decision(&v, &id);
+    assert_eq!(item["chosen"], true, "{item}");
+    assert!(item["names_option"].is_null(), "{item}");
+    assert!(
+        item["score"].as_f64().expect("score") >= 0.6,
+        "the rare word holds most of the prompt's weight: {item}"
+    );
+}
+
 /// A question about the preference of [`memory`] in other words (one in common,
 /// too few for recall by words).
 const STAGING_PARAPHRASE: &str = "which branch may ship to the pre-production environment";

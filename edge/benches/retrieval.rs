@@ -529,6 +529,7 @@ fn main() {
             support::ms(s.p50),
             support::ms(s.p95)
         );
+        recall_by_words_calibration(&store, &queries, &keys);
         return;
     }
     let mut runs: Vec<ModelRun> = Vec::new();
@@ -773,6 +774,11 @@ fn recall_calibration(
         keys,
         by_meaning,
     );
+    recall_by_words_calibration(store, queries, keys);
+}
+
+/// The words' half of [`recall_calibration`] (`[recall] min_score`); no model.
+fn recall_by_words_calibration(store: &Store, queries: &[Query], keys: &HashMap<String, String>) {
     threshold_table(
         "Recall by words: threshold on the share score",
         "min score",
@@ -780,7 +786,10 @@ fn recall_calibration(
         ["exact", "keyword"],
         queries,
         keys,
-        |text| search::search_with_share(store.conn(), &five(text), None).expect("search"),
+        |text| {
+            let weights = search::Rarity::of(store.conn(), text).expect("rarity");
+            search::search_with_share(store.conn(), &five(text), None, &weights).expect("search")
+        },
     );
 }
 

@@ -354,6 +354,36 @@ pub struct Decision {
     pub superseded_by: Option<KnowledgeId>,
 }
 
+/// The most words an option can have and still be named in passing: a name
+/// ("diesel", "sea-orm", "keyset pagination"), not a sentence.
+const NAMEABLE_OPTION_WORDS: usize = 3;
+
+impl Decision {
+    /// The first option this decision set aside that `text` names: every word of
+    /// it, in order, as whole words (case and punctuation aside), with at least one
+    /// word of three letters or more. A prompt proposing a rejected option again is
+    /// what a decision's memory exists for, however little else of it the prompt
+    /// shares.
+    pub fn option_set_aside_in(&self, text: &str) -> Option<&str> {
+        let said = words(text);
+        self.alternatives.iter().map(String::as_str).find(|option| {
+            let named = words(option);
+            !named.is_empty()
+                && named.len() <= NAMEABLE_OPTION_WORDS
+                && named.iter().any(|w| w.chars().count() >= 3)
+                && said.windows(named.len()).any(|run| run == named.as_slice())
+        })
+    }
+}
+
+/// `text`'s words, lowercased: its runs of letters and digits.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// A curated memory (fact, preference, principle…), or an open question when its
 /// confidence is below 0.5.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -963,6 +993,37 @@ pub fn is_trunk(branch: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_prompt_names_an_option_set_aside_only_as_whole_words() {
+        let d = Decision {
+            alternatives: vec![
+                "diesel".into(),
+                "sea-orm".into(),
+                "go".into(),
+                "an ORM that generates the whole schema from the models".into(),
+            ],
+            ..Decision::default()
+        };
+        let named = |text: &str| d.option_set_aside_in(text);
+        assert_eq!(
+            named("let's add Diesel as an ORM for the invoice tables"),
+            Some("diesel")
+        );
+        assert_eq!(named("try SEA-ORM instead?"), Some("sea-orm"));
+        assert_eq!(named("the sea is calm, no orm"), None, "not in order");
+        assert_eq!(named("dieselpunk art for the landing page"), None);
+        assert_eq!(
+            named("let's go home"),
+            None,
+            "a two-letter option is too common"
+        );
+        assert_eq!(
+            named("an ORM that generates the whole schema from the models"),
+            None,
+            "a sentence is not a name"
+        );
+    }
+
     use super::*;
     use crate::hlc::Hlc;
 

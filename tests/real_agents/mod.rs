@@ -574,6 +574,94 @@ fn a_decision_reaches_the_next_session_and_a_related_prompt_recalls_it() {
     );
 }
 
+/// The Alfred notes' case: a decision logged through the MCP tool in one session
+/// (with the options it set aside) comes back into a later prompt that proposes
+/// one of them, though the prompt shares little else with it; an unrelated prompt
+/// is told nothing.
+#[test]
+fn a_decision_logged_through_mcp_is_recalled_when_a_prompt_proposes_an_option_it_set_aside() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = installed_edge();
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "ToolSearch",
+            json!({"query": "select:mcp__solaria__memory_log_decision", "max_results": 5}),
+        ),
+        Step::tool(
+            "mcp__solaria__memory_log_decision",
+            json!({
+                "title": "No ORM for billing",
+                "chosen": "plain SQL through sqlx",
+                "alternatives": ["diesel", "sea-orm"],
+                "rationale": "billing reports need window functions an ORM hides",
+            }),
+        ),
+        Step::text("Logged."),
+    ]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "We settled billing on plain SQL through sqlx; log that decision",
+        "decide",
+    )
+    .assert_success();
+    let turns = model.turns();
+    let results = turns.last().expect("requests").tool_result_blocks();
+    let logged = results
+        .last()
+        .map(|r| r["content"].to_string())
+        .unwrap_or_default();
+    assert!(logged.contains("[D#"), "the tool logged it: {logged}");
+    let id: String = edge
+        .db()
+        .query_row(
+            "SELECT id FROM knowledge WHERE kind = 'decision'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("one decision stored");
+
+    let model = ModelServer::start(vec![Step::text("Understood.")]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "let's add diesel as an ORM for the invoice tables",
+        "proposal",
+    )
+    .assert_success();
+    let turns = model.turns();
+    let text = turns.first().expect("asked the model").text();
+    let recalled = text
+        .find("SOLARIA recalled these records as related to this prompt")
+        .unwrap_or_else(|| panic!("the prompt recalled the decision: {text}"));
+    assert!(
+        text[recalled..].contains(&format!("[D#{id}]"))
+            && text[recalled..]
+                .contains("this prompt names \"diesel\", an option the decision set aside")
+            && text[recalled..].contains("why: billing reports need window functions"),
+        "{text}"
+    );
+
+    let model = ModelServer::start(vec![Step::text("Done.")]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "write a limerick about a cat who loves the rain",
+        "unrelated",
+    )
+    .assert_success();
+    let text = model.turns().first().expect("asked the model").text();
+    assert!(
+        !text.contains("SOLARIA recalled these records as related to this prompt"),
+        "an unrelated prompt recalls nothing: {text}"
+    );
+}
+
 #[test]
 fn opencode_and_claude_code_share_one_memory() {
     let (Some(claude), Some(opencode)) = (

@@ -15,7 +15,7 @@ use crate::store::search::{self, Hit, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, knowledge as kstore, recalled, records};
 use serde::{Deserialize, Serialize};
 use solaria_shared::render::{self, DataBlock};
-use solaria_shared::{Citation, KnowledgeId, SessionId, UnixMillis};
+use solaria_shared::{Citation, KnowledgeBody, KnowledgeId, SessionId, UnixMillis};
 
 /// The longest recalled line, in characters.
 const LINE_CHARS: usize = 600;
@@ -23,6 +23,8 @@ const LINE_CHARS: usize = 600;
 const SHOWN_PASSED_OVER: usize = 5;
 /// Candidates read per kind before the threshold.
 const CANDIDATES: usize = 10;
+/// The longest option named in a recalled decision's line, in characters.
+const OPTION_CHARS: usize = 80;
 
 /// One item considered for a prompt.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -34,6 +36,10 @@ pub struct Considered {
     /// the similarity in meaning (see [`crate::config::DEFAULT_MIN_SIMILARITY`]), as `by` says.
     pub score: f64,
     pub by: Match,
+    /// For a decision: the option it set aside that the prompt names. Such a
+    /// decision is recalled whatever its score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub names_option: Option<String>,
     /// Added to the prompt; else why not.
     pub chosen: bool,
     pub reason: String,
@@ -52,6 +58,9 @@ pub enum Match {
 impl Considered {
     /// Whether the item reaches the threshold of the way it matched.
     fn passes(&self, cfg: &RecallConfig) -> bool {
+        if self.names_option.is_some() {
+            return true;
+        }
         match self.by {
             Match::Words => self.score >= cfg.min_score,
             Match::Meaning => self.score >= cfg.min_similarity,
@@ -197,7 +206,8 @@ pub fn for_prompt(
     let mut knowledge: Vec<Considered> = Vec::new();
     let mut history: Vec<Considered> = Vec::new();
     let mut consider = |hit: &Hit, score: f64, by: Match| -> Result<(), StoreError> {
-        let Some(c) = considered(store, hit, score, by, own_session.as_deref(), now)? else {
+        let Some(c) = considered(store, hit, (score, by), prompt, own_session.as_deref(), now)?
+        else {
             return Ok(());
         };
         let list = if hit.record_type.knowledge_kind().is_some() {
@@ -223,12 +233,14 @@ pub fn for_prompt(
     // among them) are never candidates, and this one's fill the candidates.
     let within = Some(project_key);
     if !search::query_terms(prompt).is_empty() {
+        let weights = search::Rarity::of(conn, prompt)?;
         for t in [RecordType::Decision, RecordType::Memory] {
-            for (hit, score) in search::search_with_share(conn, &query(Some(t)), within)? {
+            for (hit, score) in search::search_with_share(conn, &query(Some(t)), within, &weights)?
+            {
                 consider(&hit, score, Match::Words)?;
             }
         }
-        for (hit, score) in search::search_with_share(conn, &query(None), within)? {
+        for (hit, score) in search::search_with_share(conn, &query(None), within, &weights)? {
             if hit.record_type.knowledge_kind().is_none() {
                 consider(&hit, score, Match::Words)?;
             }
@@ -273,7 +285,12 @@ pub fn for_prompt(
             c.chosen = true;
             "chosen"
         };
-        c.reason = reason.to_string();
+        c.reason = match (&c.names_option, c.chosen) {
+            (Some(option), true) => {
+                format!("chosen: the prompt names {option:?}, an option it set aside")
+            }
+            _ => reason.to_string(),
+        };
         recall.considered.push(c);
     }
     // Chosen first, each group in its order.
@@ -286,8 +303,8 @@ pub fn for_prompt(
 fn considered(
     store: &Store,
     hit: &Hit,
-    score: f64,
-    by: Match,
+    (score, by): (f64, Match),
+    prompt: &str,
     own_session: Option<&str>,
     now: UnixMillis,
 ) -> Result<Option<Considered>, StoreError> {
@@ -305,11 +322,23 @@ fn considered(
             k.meta.machine_id,
             records::machine_name(store.conn(), k.meta.machine_id),
         )]);
+        let names_option = match &k.body {
+            KnowledgeBody::Decision(d) => d.option_set_aside_in(prompt).map(str::to_string),
+            _ => None,
+        };
+        let mut line = render::knowledge::line(&k, agent(), &names);
+        if let Some(option) = &names_option {
+            line.push_str(&format!(
+                " (this prompt names \"{}\", an option the decision set aside)",
+                render::field(option, OPTION_CHARS)
+            ));
+        }
         return Ok(Some(Considered {
             cite: k.citation(),
-            line: render::knowledge::line(&k, agent(), &names),
+            line,
             score,
             by,
+            names_option,
             chosen: false,
             reason: String::new(),
         }));
@@ -322,6 +351,7 @@ fn considered(
         line: history_line(hit, store),
         score,
         by,
+        names_option: None,
         chosen: false,
         reason: String::new(),
     }))

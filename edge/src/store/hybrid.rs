@@ -269,7 +269,8 @@ fn neighbours(
                     table,
                     rowid,
                     confidence: 0.0,
-                    share: 0.0,
+                    held: 0,
+                    held_in_title: 0,
                     weight,
                 },
                 similarity,
@@ -448,19 +449,22 @@ mod tests {
     fn a_project_key_keeps_the_words_to_that_project_before_the_newest_are_cut() {
         // More newer matches of another project than one term's list reads.
         let (_dir, store, id) = store_with_a_crowd(search::CANDIDATES + 50);
-        let within = search::search_with_share(store.conn(), &query(), Some("b")).expect("search");
+        let weights = search::Rarity::of(store.conn(), &query().text).expect("rarity");
+        let within =
+            search::search_with_share(store.conn(), &query(), Some("b"), &weights).expect("search");
         assert_eq!(
             within.iter().map(|(h, _)| &h.id).collect::<Vec<_>>(),
             [&id],
             "only the project's record, found under the crowd: {within:#?}"
         );
-        let anywhere = search::search_with_share(store.conn(), &query(), None).expect("search");
+        let anywhere =
+            search::search_with_share(store.conn(), &query(), None, &weights).expect("search");
         assert!(
             anywhere.iter().all(|(h, _)| h.project == "p"),
             "without the key the crowd fills the candidates: {anywhere:#?}"
         );
         assert!(
-            search::search_with_share(store.conn(), &query(), Some("elsewhere"))
+            search::search_with_share(store.conn(), &query(), Some("elsewhere"), &weights)
                 .expect("search")
                 .is_empty()
         );

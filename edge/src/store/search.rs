@@ -142,13 +142,15 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
 }
 
 /// A lexical search whose hits come with their share of the query: how much of
-/// the query's weight each holds, 0..=1 (`Candidate::share`), so one threshold means
-/// the same for every query. Best score first. With `project_key`, only that
-/// project's records are candidates (see [`Resolved::within`]).
+/// its weight each holds, 0..=1 ([`share`], weighed by `weights`, the query
+/// text's [`Rarity`]), so one threshold means the same for every query. Best score
+/// first. With `project_key`, only that project's records are candidates (see
+/// [`Resolved::within`]).
 pub fn search_with_share(
     conn: &Connection,
     q: &SearchQuery,
     project_key: Option<&str>,
+    weights: &Rarity,
 ) -> Result<Vec<(Hit, f64)>, StoreError> {
     let limit = q.limit.clamp(1, 500);
     let Some(resolved) = Resolved::within(conn, q, project_key)? else {
@@ -162,7 +164,77 @@ pub fn search_with_share(
             .then(b.hit.created_at.cmp(&a.hit.created_at))
     });
     found.truncate(limit);
-    Ok(found.into_iter().map(|c| (c.hit, c.share)).collect())
+    Ok(found
+        .into_iter()
+        .map(|c| {
+            let share = share(c.held, c.held_in_title, &weights.0);
+            (c.hit, share)
+        })
+        .collect())
+}
+
+/// How rare each term of a text ([`query_terms`]) is in the whole store, every
+/// table and project (a word a developer types every day is common however few
+/// decisions hold it), as bm25's inverse document frequency. A term no record
+/// holds weighs as one that a single record holds: its rarity is unknown, and in
+/// a small memory an unknown word would otherwise outweigh every known one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rarity(Vec<f64>);
+
+impl Rarity {
+    /// The rarity of `text`'s terms in the store as it is now.
+    pub fn of(conn: &Connection, text: &str) -> Result<Rarity, StoreError> {
+        Ok(Rarity(store_rarity(conn, &query_terms(text))?))
+    }
+}
+
+fn store_rarity(conn: &Connection, terms: &[String]) -> Result<Vec<f64>, StoreError> {
+    let mut holding = vec![0.0; terms.len()];
+    let mut rows = 0.0;
+    let everything = SearchQuery::default();
+    for table in Table::ALL {
+        let Some((min_rowid, max_rowid)) = rowid_range(conn, table)? else {
+            continue;
+        };
+        let table_rows = (max_rowid - min_rowid + 1) as f64;
+        rows += table_rows;
+        for (i, (expr, _)) in term_exprs(conn, table, terms)?.iter().enumerate() {
+            let expr = format!("{} : ({expr})", table.text_columns());
+            let list = newest_matches(conn, table, &expr, &everything)?;
+            holding[i] += doc_freq(&list, table_rows, max_rowid);
+        }
+    }
+    Ok(holding
+        .into_iter()
+        .map(|df| {
+            let df = df.max(1.0);
+            (1.0 + (rows - df + 0.5) / (df + 0.5)).ln().max(0.0)
+        })
+        .collect())
+}
+
+/// The share of a query's weight a record holds, 0..=1: the [`store_rarity`] of
+/// the terms it holds (bits of `held`; those in its title count in full, others
+/// at half) over that of every term held in a title. What recall's minimum score
+/// is compared with.
+fn share(held: u32, held_in_title: u32, weights: &[f64]) -> f64 {
+    let ideal: f64 = weights.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
+    if ideal <= 0.0 {
+        return 0.0;
+    }
+    let held_weight: f64 = weights
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| held & (1 << i) != 0)
+        .map(|(i, w)| {
+            if held_in_title & (1 << i) != 0 {
+                w * (1.0 + TITLE_BOOST)
+            } else {
+                *w
+            }
+        })
+        .sum();
+    (held_weight / ideal).clamp(0.0, 1.0)
 }
 
 /// Best score first; the newer record first on a tie.
@@ -248,12 +320,10 @@ pub(crate) struct Candidate {
     /// How much of the query the record matches, 0..=1 in absolute terms: its text
     /// score over the score of a record matching every term in its title.
     pub confidence: f64,
-    /// The share of the query's weight the record holds, 0..=1: the IDF of the
-    /// terms it matches (title matches counting in full, others half) over that of
-    /// every term, a term no record holds weighing as the rarest one that some
-    /// record holds (in a small memory an unknown word would otherwise outweigh
-    /// every known one). What recall's threshold is compared with.
-    pub share: f64,
+    /// Which of the query's terms the record holds (bit i = term i), and which of
+    /// those in its title: what its share of the query is weighed from ([`share`]).
+    pub held: u32,
+    pub held_in_title: u32,
     /// The ranking weight (docs/DESIGN.md).
     pub weight: f64,
 }
@@ -492,37 +562,28 @@ fn idf(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
     (1.0 + (rows - df + 0.5) / (df + 0.5)).ln()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn search_table(
+/// The first and last rowid of `table` (`None` when it is empty). Two queries:
+/// SQLite answers a lone min() or max() from the b-tree's edge, but scans the
+/// whole table for both in one statement.
+fn rowid_range(conn: &Connection, table: Table) -> Result<Option<(i64, i64)>, StoreError> {
+    let edge = |agg: &str| -> Result<Option<i64>, StoreError> {
+        Ok(conn
+            .prepare_cached(&format!("SELECT {agg}(rowid) FROM {}", table.base()))?
+            .query_row([], |r| r.get(0))?)
+    };
+    Ok(edge("min")?.zip(edge("max")?))
+}
+
+/// What each term is matched as in `table`: itself (a quoted phrase), or an
+/// identifier's pairs once every observation has them (`pairs.rs`), and how many
+/// phrases that is.
+fn term_exprs(
     conn: &Connection,
     table: Table,
     terms: &[String],
-    scope: Option<&str>,
-    q: &SearchQuery,
-    limit: usize,
-    now: UnixMillis,
-) -> Result<Vec<Candidate>, StoreError> {
-    let base = table.base();
-    // Two queries: SQLite answers a lone min() or max() from the b-tree's edge, but
-    // scans the whole table for both in one statement.
-    let edge = |agg: &str| -> Result<Option<i64>, StoreError> {
-        Ok(conn
-            .prepare_cached(&format!("SELECT {agg}(rowid) FROM {base}"))?
-            .query_row([], |r| r.get(0))?)
-    };
-    let (Some(min_rowid), Some(max_rowid)) = (edge("min")?, edge("max")?) else {
-        return Ok(Vec::new());
-    };
-    let rows = (max_rowid - min_rowid + 1) as f64;
-    let with_scope = |text: String| match scope {
-        Some(s) => format!("({s}) AND {} : ({text})", table.text_columns()),
-        None => format!("{} : ({text})", table.text_columns()),
-    };
-
-    // What each term is matched as: itself (a quoted phrase), or an identifier's
-    // pairs once every observation has them (`pairs.rs`), and how many phrases that is.
+) -> Result<Vec<(String, usize)>, StoreError> {
     let by_pairs = table == Table::Observations && super::pairs::complete(conn)?;
-    let exprs: Vec<(String, usize)> = terms
+    Ok(terms
         .iter()
         .map(|term| {
             let pairs = by_pairs
@@ -536,14 +597,33 @@ fn search_table(
                 None => (term.clone(), 1),
             }
         })
-        .collect();
+        .collect())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn search_table(
+    conn: &Connection,
+    table: Table,
+    terms: &[String],
+    scope: Option<&str>,
+    q: &SearchQuery,
+    limit: usize,
+    now: UnixMillis,
+) -> Result<Vec<Candidate>, StoreError> {
+    let Some((min_rowid, max_rowid)) = rowid_range(conn, table)? else {
+        return Ok(Vec::new());
+    };
+    let rows = (max_rowid - min_rowid + 1) as f64;
+    let with_scope = |text: String| match scope {
+        Some(s) => format!("({s}) AND {} : ({text})", table.text_columns()),
+        None => format!("{} : ({text})", table.text_columns()),
+    };
+
+    let exprs = term_exprs(conn, table, terms)?;
 
     // Which candidate matches which terms (bit i = term i).
     let mut matched: HashMap<i64, u32> = HashMap::new();
     let mut idfs = Vec::with_capacity(terms.len());
-    // For `share`: a term no record holds weighs as one that a single record holds.
-    let rarest = (1.0 + (rows - 0.5) / 1.5).ln();
-    let mut share_idfs = Vec::with_capacity(terms.len());
     // Terms whose every match was read (`rare`), and those cut at the bound that
     // are checked for the rare terms' records (`truncated`).
     let (mut rare, mut truncated) = (Vec::new(), Vec::new());
@@ -551,11 +631,6 @@ fn search_table(
     for (i, (expr, _)) in exprs.iter().enumerate() {
         let list = newest_matches(conn, table, &with_scope(expr.clone()), q)?;
         idfs.push(idf(&list, rows, max_rowid));
-        share_idfs.push(if list.is_empty() {
-            rarest
-        } else {
-            idf(&list, rows, max_rowid)
-        });
         if list.len() == CANDIDATES {
             // Checked below only if reading its matches back stays cheap.
             if doc_freq(&list, rows, max_rowid) <= CHECKED_MAX_DF {
@@ -662,7 +737,6 @@ fn search_table(
     let lowered: Vec<String> = terms.iter().map(|t| unquoted(t).to_lowercase()).collect();
     // The score of a record matching every term, in its title, of average length.
     let ideal: f64 = idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
-    let share_ideal: f64 = share_idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
     Ok(rows_read
         .into_iter()
         .map(|(rowid, row, bits)| {
@@ -679,15 +753,10 @@ fn search_table(
                 .filter(held)
                 .map(|i| idfs[i] * boost(i))
                 .sum();
-            let share = if share_ideal > 0.0 {
-                let held_weight: f64 = (0..terms.len())
-                    .filter(held)
-                    .map(|i| share_idfs[i] * boost(i))
-                    .sum();
-                (held_weight / share_ideal).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
+            let held_in_title = (0..terms.len())
+                .filter(held)
+                .filter(|&i| title.contains(&lowered[i]))
+                .fold(0u32, |bits, i| bits | (1 << i));
             let coverage = bits.count_ones() as f64 / terms.len() as f64;
             let norm = 1.0 / (1.0 - LENGTH_B + LENGTH_B * row.size.max(1) as f64 / avg_size);
             let relevance = text_score * coverage * norm;
@@ -702,7 +771,8 @@ fn search_table(
                 table,
                 rowid,
                 confidence,
-                share,
+                held: bits,
+                held_in_title,
                 weight,
             }
         })
