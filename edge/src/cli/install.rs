@@ -1,5 +1,6 @@
 //! `solaria install claude-code|opencode` and `solaria uninstall claude-code|opencode`.
 
+use super::model_offer::{self, Wish};
 use anyhow::Context;
 use solaria_edge::config::Env;
 use solaria_edge::install::claude_code::{self, Scope, Target};
@@ -27,6 +28,14 @@ pub struct InstallArgs {
     /// systemd user service; run it yourself or not at all.
     #[arg(long)]
     no_service: bool,
+    /// Download the embedding model for search by meaning (about 120 MB) without
+    /// asking. At a terminal, without `--model` or `--no-model`, you are asked once.
+    #[arg(long, conflicts_with = "no_model")]
+    model: bool,
+    /// Never download the model (scripts, offline machines): search stays by words
+    /// until `solaria model install`.
+    #[arg(long)]
+    no_model: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -118,6 +127,14 @@ impl InstallArgs {
         } else {
             install_claude_code(env, self.scope, &exe)?;
         }
+        model_offer::offer(
+            env,
+            match (self.model, self.no_model) {
+                (true, _) => Wish::Download,
+                (_, true) => Wish::Never,
+                _ => Wish::Ask,
+            },
+        );
         if self.no_service {
             return Ok(());
         }

@@ -12,6 +12,7 @@ mod knowledge;
 mod login;
 mod mcp;
 mod model;
+mod model_offer;
 mod prune;
 mod recall;
 mod search;

@@ -26,14 +26,10 @@ struct InstallArgs {
     #[arg(long)]
     from: Option<std::path::PathBuf>,
     /// Which model to download: multilingual-e5-small (default) or all-minilm-l6-v2.
-    #[arg(long, default_value = "multilingual-e5-small")]
+    #[arg(long, default_value = DEFAULT_MODEL)]
     model: String,
     /// Where to download from (a Hugging Face mirror).
-    #[arg(
-        long,
-        env = "SOLARIA_MODEL_MIRROR",
-        default_value = "https://huggingface.co"
-    )]
+    #[arg(long, env = "SOLARIA_MODEL_MIRROR", default_value = DEFAULT_MIRROR)]
     mirror: String,
 }
 
@@ -53,18 +49,37 @@ impl Args {
     }
 }
 
+/// Where models are downloaded from unless `--mirror` or `SOLARIA_MODEL_MIRROR`
+/// says otherwise.
+pub const DEFAULT_MIRROR: &str = "https://huggingface.co";
+/// The model `solaria install` offers and `solaria model install` downloads.
+pub const DEFAULT_MODEL: &str = "multilingual-e5-small";
+
+/// Downloads the catalog model `name` from `mirror` into the configured model
+/// directory, saying what it fetches on stderr; what was installed, and where.
+pub fn download(
+    config: &solaria_edge::config::Config,
+    paths: &solaria_edge::config::Paths,
+    name: &str,
+    mirror: &str,
+) -> anyhow::Result<(String, std::path::PathBuf)> {
+    let target = semantic::model_dir(config, paths);
+    let model = models::catalog(name)?;
+    eprintln!("downloading {} from {mirror}…", model.repo);
+    let described = models::install_download(model, mirror, &target, |name, bytes| {
+        eprintln!("  {name} ({:.1} MB)", bytes as f64 / 1e6);
+    })?;
+    Ok((described, target))
+}
+
 impl InstallArgs {
     fn run(self, app: &App) -> anyhow::Result<()> {
-        let target = semantic::model_dir(&app.config, &app.paths);
-        let described = match &self.from {
-            Some(source) => models::install_from(source, &target)?,
-            None => {
-                let model = models::catalog(&self.model)?;
-                eprintln!("downloading {} from {}…", model.repo, self.mirror);
-                models::install_download(model, &self.mirror, &target, |name, bytes| {
-                    eprintln!("  {name} ({:.1} MB)", bytes as f64 / 1e6);
-                })?
+        let (described, target) = match &self.from {
+            Some(source) => {
+                let target = semantic::model_dir(&app.config, &app.paths);
+                (models::install_from(source, &target)?, target)
             }
+            None => download(&app.config, &app.paths, &self.model, &self.mirror)?,
         };
         println!("installed {described} in {}", target.display());
         println!(

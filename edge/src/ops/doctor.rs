@@ -1,9 +1,11 @@
 //! What `solaria doctor` asks of the memory itself: whether the daemon answers,
-//! and when each agent last captured something on this machine. (The installs
+//! when each agent last captured something on this machine, and which search it
+//! has. (The installs
 //! are the installers' to check: `claude_code::state`, `opencode::state`.)
 
 use super::{OpResult, daemon_client};
 use crate::app::App;
+use crate::semantic;
 use crate::store::views;
 use serde::Serialize;
 use solaria_shared::UnixMillis;
@@ -23,6 +25,8 @@ pub struct MemoryHealth {
     pub spool_dir: Option<String>,
     /// Per agent name (`claude-code`, `opencode`, …): its last capture here.
     pub last_capture: Vec<(String, UnixMillis)>,
+    /// Which search this machine has: by words only, or by meaning too.
+    pub search: semantic::Status,
 }
 
 /// Checks the daemon and reads the last capture per agent.
@@ -44,5 +48,6 @@ pub fn memory_health(app: &App) -> OpResult<MemoryHealth> {
         spool_dir: solaria_hook::spool::location(&app.paths.data_dir, app.runtime_dir.as_deref())
             .map(|d| d.display().to_string()),
         last_capture,
+        search: semantic::status(&app.config, &app.paths, &store)?,
     })
 }

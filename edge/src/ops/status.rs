@@ -31,6 +31,7 @@ fn read_sync_state(app: &App, store: &Store) -> OpResult<SyncState> {
         conflicts: store_sync::conflicts(conn, false)?.len(),
         clock_offset_ms: store.wall().offset_ms,
         retention: RetentionState::new(app.retention(), retention::pruned_up_to(conn)?),
+        local_search: semantic::status(&app.config, &app.paths, store)?.describe(),
         central_search: store_sync::state(conn, store_sync::CENTRAL_SEARCH_KEY)?,
     })
 }

@@ -30,6 +30,9 @@ pub struct SyncState {
     pub clock_offset_ms: i64,
     /// Whether local retention runs, and why.
     pub retention: RetentionState,
+    /// How this machine searches: by words only, or by meaning too, and how to
+    /// get the better one (`semantic::Status::describe`).
+    pub local_search: String,
     /// How the central service searches, as it said at the last sync
     /// (`search by meaning: on (pgvector 0.6.2)`, or off and why).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +108,7 @@ impl SyncState {
             let _ = writeln!(out, "clock:      {note}");
         }
         let _ = writeln!(out, "retention:  {}", self.retention.line());
+        let _ = writeln!(out, "search:     {}", self.local_search);
         if let Some(line) = &self.central_search {
             let _ = writeln!(out, "central:    {line}");
         }
