@@ -402,9 +402,14 @@ fn restore_vectors(store: &mut Store, texts: &[(i64, String)], cache: &VectorCac
 
 /// Adds every record's vector to the cache, under its text's key.
 fn save_vectors(store: &Store, texts: &[(i64, String)], cache: &mut VectorCache, path: &Path) {
-    use solaria_edge::store::vectors::{Source, stored_vector};
+    use solaria_edge::store::vectors::{Source, index_model, stored_vector};
+    let Some(model) = index_model(store.conn()).expect("model") else {
+        return;
+    };
     for (row, text) in texts {
-        if let Some(v) = stored_vector(store.conn(), Source::Observations, *row).expect("read") {
+        if let Some(v) =
+            stored_vector(store.conn(), Source::Observations, *row, model.dimension).expect("read")
+        {
             let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
             cache.insert(text_key(text), bytes);
         }

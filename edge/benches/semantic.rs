@@ -18,7 +18,7 @@ use solaria_edge::semantic::{self, PassOptions};
 use solaria_edge::store::Store;
 use solaria_edge::store::hybrid::{self, SearchMode};
 use solaria_edge::store::search::{RecordType, SearchQuery};
-use solaria_edge::store::vectors::EmbedBound;
+use solaria_edge::store::vectors::{self, EmbedBound, Source};
 use solaria_embed::Embedder;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -91,19 +91,21 @@ fn noise(state: &mut u64) -> f32 {
 /// Gives every record without a vector a real vector plus noise (see the header).
 fn fill_synthetic(path: &Path) -> usize {
     let mut conn = rusqlite::Connection::open(path).expect("open");
-    let real: Vec<Vec<u8>> = conn
-        .prepare("SELECT embedding FROM observation_embeddings")
+    let rows: Vec<i64> = conn
+        .prepare("SELECT row FROM observation_embeddings")
         .expect("prepare")
         .query_map([], |r| r.get(0))
         .expect("query")
         .collect::<Result<_, _>>()
         .expect("rows");
-    let reals: Vec<Vec<f32>> = real
+    let dimension = vectors::index_model(&conn)
+        .expect("model")
+        .expect("vectors made")
+        .dimension;
+    let reals: Vec<Vec<f32>> = rows
         .iter()
-        .map(|b| {
-            b.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
+        .filter_map(|row| {
+            vectors::stored_vector(&conn, Source::Observations, *row, dimension).expect("read")
         })
         .collect();
     let missing: Vec<i64> = conn
@@ -113,9 +115,7 @@ fn fill_synthetic(path: &Path) -> usize {
         .expect("query")
         .collect::<Result<_, _>>()
         .expect("rows");
-    let centre = solaria_edge::store::vectors::centre(&conn)
-        .expect("centre")
-        .unwrap_or_default();
+    let centre = vectors::centre(&conn).expect("centre").unwrap_or_default();
     let tx = conn.transaction().expect("tx");
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     for (i, row) in missing.iter().enumerate() {
@@ -123,10 +123,10 @@ fn fill_synthetic(path: &Path) -> usize {
         let mut v: Vec<f32> = base.iter().map(|x| x + 0.05 * noise(&mut state)).collect();
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.iter_mut().for_each(|x| *x /= n);
-        let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let blob = vectors::blob_of(&v);
         tx.execute(
             "INSERT INTO observation_vectors (rowid, coarse) VALUES (?1, vec_quantize_binary(?2))",
-            rusqlite::params![row, solaria_edge::store::vectors::coarse_blob(&v, &centre)],
+            rusqlite::params![row, vectors::coarse_blob(&v, &centre)],
         )
         .expect("insert");
         tx.execute(
@@ -138,6 +138,66 @@ fn fill_synthetic(path: &Path) -> usize {
     tx.execute("DELETE FROM vector_queue", []).expect("queue");
     tx.commit().expect("commit");
     missing.len()
+}
+
+/// The store file, vacuumed, as kept (vectors in int8), with every vector written
+/// in float32 instead (how they were kept before), and without vectors: what
+/// keeping a vector for every record costs on disk at COUNT records.
+fn disk_sizes(path: &Path) {
+    let vacuumed_size = |label: &str, change: &dyn Fn(&rusqlite::Connection)| -> f64 {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let copy = dir.path().join("memory.db");
+        std::fs::copy(path, &copy).expect("copy");
+        let conn = rusqlite::Connection::open(&copy).expect("open");
+        change(&conn);
+        conn.execute_batch("VACUUM").expect("vacuum");
+        drop(conn);
+        let mb = std::fs::metadata(&copy).expect("size").len() as f64 / 1e6;
+        println!("store file, {label}: {mb:.1} MB");
+        mb
+    };
+    let dimension = {
+        let conn = rusqlite::Connection::open(path).expect("open");
+        vectors::index_model(&conn)
+            .expect("model")
+            .expect("vectors")
+            .dimension
+    };
+    header(&format!("on disk, {COUNT} observations with vectors"));
+    let int8 = vacuumed_size("vectors in int8 (as kept)", &|_| {});
+    let float32 = vacuumed_size("vectors in float32 (as kept before)", &|conn| {
+        let rows: Vec<i64> = conn
+            .prepare("SELECT row FROM observation_embeddings")
+            .expect("prepare")
+            .query_map([], |r| r.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        conn.execute_batch("BEGIN").expect("begin");
+        for row in rows {
+            let v = vectors::stored_vector(conn, Source::Observations, row, dimension)
+                .expect("read")
+                .expect("a vector");
+            let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            conn.execute(
+                "UPDATE observation_embeddings SET embedding = ?1 WHERE row = ?2",
+                rusqlite::params![bytes, row],
+            )
+            .expect("rewrite");
+        }
+        conn.execute_batch("COMMIT").expect("commit");
+    });
+    let none = vacuumed_size("without vectors", &|conn| {
+        conn.execute_batch("DELETE FROM observation_embeddings; DELETE FROM observation_vectors;")
+            .expect("drop vectors");
+    });
+    println!(
+        "vectors cost {:.1} MB in int8, {:.1} MB in float32 ({:.0}% of the file without them, against {:.0}%)",
+        int8 - none,
+        float32 - none,
+        100.0 * (int8 - none) / none,
+        100.0 * (float32 - none) / none
+    );
 }
 
 fn main() {
@@ -192,6 +252,7 @@ fn main() {
     );
     let synthetic = fill_synthetic(&path);
     println!("(+{synthetic} records given synthetic vectors, see the header)");
+    disk_sizes(&path);
     let store = Store::open(&path, "bench").expect("reopen");
 
     // The first semantic search of a process loads the first-pass keys.

@@ -74,6 +74,62 @@ impl VectorEncoding {
         }
     }
 
+    /// `vector` in this encoding's bytes. In int8 the largest magnitude maps to
+    /// ±127; a vector holding a value that is not finite keeps a NaN scale, so it
+    /// stays visibly damaged and every reader refuses it as it would the f32 form.
+    pub fn bytes_of(self, vector: &[f32]) -> Vec<u8> {
+        match self {
+            VectorEncoding::F32 => vector.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            VectorEncoding::I8 => {
+                let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+                let scale = if vector.iter().any(|x| !x.is_finite()) {
+                    f32::NAN
+                } else if largest > 0.0 {
+                    largest
+                } else {
+                    1.0
+                };
+                let mut bytes = scale.to_le_bytes().to_vec();
+                // `as` saturates; the clamp keeps the levels symmetric (−127..=127).
+                bytes.extend(
+                    vector
+                        .iter()
+                        .map(|x| (x / scale * 127.0).round().clamp(-127.0, 127.0) as i8 as u8),
+                );
+                bytes
+            }
+        }
+    }
+
+    /// The values `bytes` hold in this encoding, as written (an int8 vector is a
+    /// little off unit length: [`unit_again`] mends it). `bytes` must be
+    /// [`VectorEncoding::byte_len`] long.
+    pub fn raw_values(self, bytes: &[u8]) -> Vec<f32> {
+        match self {
+            VectorEncoding::F32 => bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+            VectorEncoding::I8 => {
+                let Some((scale, levels)) = bytes.split_first_chunk::<4>() else {
+                    return Vec::new();
+                };
+                let scale = f32::from_le_bytes(*scale);
+                levels
+                    .iter()
+                    .map(|b| f32::from(*b as i8) * scale / 127.0)
+                    .collect()
+            }
+        }
+    }
+
+    /// The encoding whose bytes for `dimension` values are `len` long, if one is.
+    pub fn of_length(len: usize, dimension: usize) -> Option<VectorEncoding> {
+        [VectorEncoding::F32, VectorEncoding::I8]
+            .into_iter()
+            .find(|e| e.byte_len(dimension) == len)
+    }
+
     /// Parses a query parameter's value (`f32` or `i8`).
     pub fn parse(text: &str) -> Option<VectorEncoding> {
         match text {
@@ -146,29 +202,7 @@ impl WireEmbedding {
         vector: &[f32],
         encoding: VectorEncoding,
     ) -> WireEmbedding {
-        let bytes: Vec<u8> = match encoding {
-            VectorEncoding::F32 => vector.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            VectorEncoding::I8 => {
-                let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
-                let scale = if vector.iter().any(|x| !x.is_finite()) {
-                    // A damaged vector stays visibly damaged: its reader refuses
-                    // it as not finite, as it would the f32 form.
-                    f32::NAN
-                } else if largest > 0.0 {
-                    largest
-                } else {
-                    1.0
-                };
-                let mut bytes = scale.to_le_bytes().to_vec();
-                // `as` saturates; the clamp keeps the levels symmetric (−127..=127).
-                bytes.extend(
-                    vector
-                        .iter()
-                        .map(|x| (x / scale * 127.0).round().clamp(-127.0, 127.0) as i8 as u8),
-                );
-                bytes
-            }
-        };
+        let bytes = encoding.bytes_of(vector);
         WireEmbedding {
             id,
             updated,
@@ -220,27 +254,10 @@ impl WireEmbedding {
         if bytes.len() != expected {
             return Err(wrong_length(bytes.len()));
         }
-        let (values, tolerance): (Vec<f32>, f64) = match self.encoding {
-            VectorEncoding::F32 => (
-                bytes
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect(),
-                NORM_TOLERANCE,
-            ),
-            VectorEncoding::I8 => {
-                let scale = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                if !scale.is_finite() {
-                    return Err(EmbeddingError::NotFinite(0));
-                }
-                (
-                    bytes[4..]
-                        .iter()
-                        .map(|b| f32::from(*b as i8) * scale / 127.0)
-                        .collect(),
-                    I8_NORM_TOLERANCE,
-                )
-            }
+        let values = self.encoding.raw_values(&bytes);
+        let tolerance = match self.encoding {
+            VectorEncoding::F32 => NORM_TOLERANCE,
+            VectorEncoding::I8 => I8_NORM_TOLERANCE,
         };
         if let Some(at) = values.iter().position(|x| !x.is_finite()) {
             return Err(EmbeddingError::NotFinite(at));
@@ -255,7 +272,7 @@ impl WireEmbedding {
         }
         Ok(match self.encoding {
             VectorEncoding::F32 => values,
-            VectorEncoding::I8 => values.iter().map(|x| x / norm as f32).collect(),
+            VectorEncoding::I8 => unit_again(values),
         })
     }
 
@@ -263,6 +280,20 @@ impl WireEmbedding {
     pub fn is_of(&self, model: &str, dimension: usize) -> bool {
         self.model == model && self.dimension == dimension
     }
+}
+
+/// `values` scaled to unit length (an int8 vector read back; its cosines are then
+/// dot products again). A zero vector stays as it is.
+pub fn unit_again(values: Vec<f32>) -> Vec<f32> {
+    let norm = values
+        .iter()
+        .map(|x| f64::from(*x) * f64::from(*x))
+        .sum::<f64>()
+        .sqrt();
+    if norm <= f64::EPSILON {
+        return values;
+    }
+    values.into_iter().map(|x| x / norm as f32).collect()
 }
 
 #[cfg(test)]

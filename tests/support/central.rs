@@ -67,6 +67,8 @@ impl Options {
             tls: true,
             rate_limit_per_sec: 100_000,
             max_body_bytes: 64 * 1024 * 1024,
+            // A bench outlives the 15-minute default (a 1M index build alone).
+            jwt_ttl_secs: 24 * 3600,
             ..Options::default()
         }
     }

@@ -127,12 +127,14 @@ fn gather(
         Vec::new()
     };
     let mut lexical_vectors = HashMap::new();
-    for c in &lexical {
-        let Some(source) = source_of(c.table) else {
-            continue;
-        };
-        if let Some(v) = vectors::stored_vector(conn, source, c.rowid)? {
-            lexical_vectors.insert(key(c), v);
+    if let Some(model) = vectors::index_model(conn)? {
+        for c in &lexical {
+            let Some(source) = source_of(c.table) else {
+                continue;
+            };
+            if let Some(v) = vectors::stored_vector(conn, source, c.rowid, model.dimension)? {
+                lexical_vectors.insert(key(c), v);
+            }
         }
     }
     Ok(Some(Gathered {
@@ -192,7 +194,8 @@ pub fn by_meaning(
         let Some(source) = source_of(n.candidate.table) else {
             continue;
         };
-        let Some(stored) = vectors::stored_vector(conn, source, n.candidate.rowid)? else {
+        let Some(stored) = vectors::stored_vector(conn, source, n.candidate.rowid, vector.len())?
+        else {
             continue;
         };
         out.push((

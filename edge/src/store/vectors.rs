@@ -10,6 +10,7 @@
 use super::{Store, StoreError, gist};
 use rusqlite::{Connection, OptionalExtension, params};
 use solaria_shared::UnixMillis;
+use solaria_shared::embedding::{VectorEncoding, unit_again};
 use std::collections::HashSet;
 
 /// Which table a vector belongs to (the `source` column of the queue).
@@ -520,7 +521,7 @@ pub fn complete(
                     "INSERT INTO {} (row, embedding) VALUES (?1, ?2)",
                     item.source.float_table()
                 ))?
-                .execute(params![item.row, to_blob(v)])?;
+                .execute(params![item.row, blob_of(v)])?;
             }
             if vector.is_some_and(|v| v.len() == model.dimension) {
                 // Made here: the sync pushes it (`vectors_wire::outgoing`).
@@ -620,7 +621,7 @@ pub fn nearest(
     };
     let mut scored = Vec::with_capacity(candidates.len());
     for row in candidates {
-        if let Some(v) = stored_vector(conn, source, row)?.filter(|v| v.len() == query.len()) {
+        if let Some(v) = stored_vector(conn, source, row, query.len())? {
             scored.push((row, dot(&v, query)));
         }
     }
@@ -743,11 +744,13 @@ fn first_pass_keys(
     Ok(Some(keys))
 }
 
-/// The stored float vector of one record, if it has one.
+/// The stored vector of one record, if it has one of `dimension` values (the
+/// model's: a vector of another size is as good as none).
 pub fn stored_vector(
     conn: &Connection,
     source: Source,
     row: i64,
+    dimension: usize,
 ) -> Result<Option<Vec<f32>>, StoreError> {
     let blob: Option<Vec<u8>> = conn
         .prepare_cached(&format!(
@@ -756,11 +759,28 @@ pub fn stored_vector(
         ))?
         .query_row([row], |r| r.get(0))
         .optional()?;
-    Ok(blob.map(|b| {
-        b.chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
-    }))
+    Ok(blob.and_then(|b| from_blob(&b, dimension)))
+}
+
+/// How vectors are kept: int8, a quarter of float32's bytes (1.5 KB → 388 bytes
+/// at 384 dimensions), with no measured cost to retrieval
+/// (docs/experiments/2026-11-24-int8-vectors.md). Vectors kept in float32 by
+/// earlier versions are read as they are: a blob's length says its encoding.
+const STORED: VectorEncoding = VectorEncoding::I8;
+
+/// A vector as it is kept ([`STORED`]).
+pub fn blob_of(v: &[f32]) -> Vec<u8> {
+    STORED.bytes_of(v)
+}
+
+/// A kept vector of `dimension` values, in whichever encoding its length says.
+fn from_blob(blob: &[u8], dimension: usize) -> Option<Vec<f32>> {
+    let encoding = VectorEncoding::of_length(blob.len(), dimension)?;
+    let values = encoding.raw_values(blob);
+    Some(match encoding {
+        VectorEncoding::F32 => values,
+        VectorEncoding::I8 => unit_again(values),
+    })
 }
 
 /// The cosine similarity of two unit vectors (their dot product); 0 when their
@@ -808,13 +828,24 @@ pub(super) fn remove(tx: &Connection, source: Source, row: i64) -> Result<usize,
         .execute([row])?)
 }
 
-/// A vector as sqlite-vec's float32 blob (little-endian).
-pub(super) fn to_blob(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn vectors_are_kept_in_int8_and_float32_ones_kept_before_still_read() {
+        let v: Vec<f32> = (0..384).map(|i| ((i as f32) * 0.37).sin()).collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let v: Vec<f32> = v.into_iter().map(|x| x / n).collect();
+        let kept = blob_of(&v);
+        assert_eq!(kept.len(), 4 + 384, "a quarter of float32's 1,536 bytes");
+        let back = from_blob(&kept, 384).expect("reads");
+        assert!(dot(&back, &v) > 0.9999, "{}", dot(&back, &v));
+        assert!((dot(&back, &back) - 1.0).abs() < 1e-5, "unit length again");
+        let old: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        assert_eq!(from_blob(&old, 384), Some(v.clone()), "float32, as it was");
+        assert_eq!(from_blob(&kept, 256), None, "another model's size");
+        assert_eq!(from_blob(&kept[..100], 384), None, "damaged");
+    }
     use super::*;
     use crate::store::Store;
 
@@ -855,11 +886,11 @@ mod tests {
                     w.tx().execute(
                         "INSERT INTO observation_vectors (rowid, coarse)
                          VALUES (?1, vec_quantize_binary(?2))",
-                        params![row, to_blob(&unit(seed, 8))],
+                        params![row, coarse_blob(&unit(seed, 8), &[])],
                     )?;
                     w.tx().execute(
                         "INSERT INTO observation_embeddings (row, embedding) VALUES (?1, ?2)",
-                        params![row, to_blob(&unit(seed, 8))],
+                        params![row, blob_of(&unit(seed, 8))],
                     )?;
                 }
                 Ok(())
@@ -868,7 +899,7 @@ mod tests {
         let near =
             nearest(store.conn(), Source::Observations, &unit(0.9, 8), 2, None).expect("knn");
         assert_eq!(near[0].0, 8);
-        assert!((near[0].1 - 1.0).abs() < 1e-5, "{near:?}");
+        assert!((near[0].1 - 1.0).abs() < 1e-3, "kept in int8: {near:?}");
         assert_eq!(stored(store.conn()).expect("count"), 2);
 
         let other = IndexModel {

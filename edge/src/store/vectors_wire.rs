@@ -3,7 +3,7 @@
 //! stored in place of an embedding pass ([`store_pulled`]) when they were made by
 //! this index's model from the record's current version.
 
-use super::vectors::{self, IndexModel, Source, bump_generation, coarse_blob, remove, to_blob};
+use super::vectors::{self, IndexModel, Source, blob_of, bump_generation, coarse_blob, remove};
 use super::{StoreError, gist};
 use rusqlite::{Connection, OptionalExtension, params};
 use solaria_shared::Hlc;
@@ -66,7 +66,7 @@ pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreE
                 ))
             })
             .optional()?;
-        let vector = vectors::stored_vector(conn, source, row)?;
+        let vector = vectors::stored_vector(conn, source, row, model.dimension)?;
         let (project, embedding) = match (record, vector) {
             (Some((id, updated, key, name, text, true)), Some(v)) if leaves_as_is(&text) => {
                 let embedding = Uuid::parse_str(&id).ok().map(|id| {
@@ -193,7 +193,7 @@ pub fn store_pulled(
             "INSERT INTO {} (row, embedding) VALUES (?1, ?2)",
             source.float_table()
         ))?
-        .execute(params![row, to_blob(&v)])?;
+        .execute(params![row, blob_of(&v)])?;
         tx.prepare_cached("DELETE FROM vector_queue WHERE source = ?1 AND row = ?2")?
             .execute(params![source.code(), row])?;
         done.stored += 1;
@@ -351,7 +351,9 @@ mod tests {
         assert_eq!(sent.len(), 1, "{out:?}");
         assert_eq!(sent[0].id, notes[0].0);
         assert_eq!(sent[0].updated, notes[0].1);
-        assert_eq!(sent[0].decode().expect("valid"), unit(0.3, 8));
+        // Kept in int8: the same direction, a rounding away.
+        let back = sent[0].decode().expect("valid");
+        assert!(vectors::dot(&back, &unit(0.3, 8)) > 0.999, "{back:?}");
         store.write(|w| sent_entries(w.tx(), &out)).expect("sent");
         assert_eq!(waiting(store.conn()).expect("count"), 0);
     }
