@@ -163,7 +163,7 @@ fn disk_sizes(path: &Path) {
             .expect("vectors")
             .dimension
     };
-    header(&format!("on disk, {COUNT} observations with vectors"));
+    println!("\non disk, {COUNT} observations with vectors (each file vacuumed):");
     let int8 = vacuumed_size("vectors in int8 (as kept)", &|_| {});
     let float32 = vacuumed_size("vectors in float32 (as kept before)", &|conn| {
         let rows: Vec<i64> = conn
