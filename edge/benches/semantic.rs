@@ -88,16 +88,20 @@ fn noise(state: &mut u64) -> f32 {
     (*state % 2_000_001) as f32 / 1_000_000.0 - 1.0
 }
 
-/// Gives every record without a vector a real vector plus noise (see the header).
-fn fill_synthetic(path: &Path) -> usize {
-    let mut conn = rusqlite::Connection::open(path).expect("open");
-    let rows: Vec<i64> = conn
-        .prepare("SELECT row FROM observation_embeddings")
+/// The observations that have a vector.
+fn embedded_rows(conn: &rusqlite::Connection) -> Vec<i64> {
+    conn.prepare("SELECT row FROM observation_embeddings")
         .expect("prepare")
         .query_map([], |r| r.get(0))
         .expect("query")
         .collect::<Result<_, _>>()
-        .expect("rows");
+        .expect("rows")
+}
+
+/// Gives every record without a vector a real vector plus noise (see the header).
+fn fill_synthetic(path: &Path) -> usize {
+    let mut conn = rusqlite::Connection::open(path).expect("open");
+    let rows = embedded_rows(&conn);
     let dimension = vectors::index_model(&conn)
         .expect("model")
         .expect("vectors made")
@@ -166,13 +170,7 @@ fn disk_sizes(path: &Path) {
     println!("\non disk, {COUNT} observations with vectors (each file vacuumed):");
     let int8 = vacuumed_size("vectors in int8 (as kept)", &|_| {});
     let float32 = vacuumed_size("vectors in float32 (as kept before)", &|conn| {
-        let rows: Vec<i64> = conn
-            .prepare("SELECT row FROM observation_embeddings")
-            .expect("prepare")
-            .query_map([], |r| r.get(0))
-            .expect("query")
-            .collect::<Result<_, _>>()
-            .expect("rows");
+        let rows = embedded_rows(conn);
         conn.execute_batch("BEGIN").expect("begin");
         for row in rows {
             let v = vectors::stored_vector(conn, Source::Observations, row, dimension)

@@ -50,15 +50,15 @@ impl Meaning {
 /// The oldest pgvector with HNSW indexes.
 const MIN_PGVECTOR: (u32, u32) = (0, 5);
 /// Candidates one HNSW walk collects (pgvector's `hnsw.ef_search`, 40 by default;
-/// its most is 1,000). With [`HNSW_M`]'s graph, 100 already find 0.978 of the
-/// exact ten at 1M vectors: the rest are for filters that drop many candidates
+/// its most is 1,000). With [`HNSW_M`]'s graph, 100 already find 0.98–1.00 of
+/// the exact ten at 1M vectors: the rest are for filters that drop many candidates
 /// (a project, a type, a teammate's narrow view), so that fewer pages need the
 /// exact fallback (docs/BENCHMARKS.md).
 pub const EF_SEARCH: usize = 800;
 /// Links per vector in the HNSW graph (pgvector's `m`, 16 by default). With the
 /// defaults, recall@10 at 1M vectors was 0.93–0.96 whatever the walk: the graph,
 /// not the walk, held it below 0.95; with 24 and [`HNSW_EF_CONSTRUCTION`] it is
-/// 0.978 (docs/experiments/2026-11-28-central-search-by-meaning.md).
+/// 0.98–1.00 (docs/experiments/2026-11-28-central-search-by-meaning.md).
 pub const HNSW_M: usize = 24;
 /// Candidates considered while linking a vector (pgvector's `ef_construction`, 64
 /// by default): a denser, better-connected graph for a slower build and insert.

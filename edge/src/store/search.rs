@@ -206,10 +206,7 @@ fn store_rarity(conn: &Connection, terms: &[String]) -> Result<Vec<f64>, StoreEr
     }
     Ok(holding
         .into_iter()
-        .map(|df| {
-            let df = df.max(1.0);
-            (1.0 + (rows - df + 0.5) / (df + 0.5)).ln().max(0.0)
-        })
+        .map(|df| bm25_idf(df.max(1.0), rows).max(0.0))
         .collect())
 }
 
@@ -558,7 +555,11 @@ fn doc_freq(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
 
 /// Inverse document frequency of a term from its newest matches ([`doc_freq`]).
 fn idf(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
-    let df = doc_freq(matches, rows, max_rowid);
+    bm25_idf(doc_freq(matches, rows, max_rowid), rows)
+}
+
+/// bm25's inverse document frequency of a term that `df` of `rows` records hold.
+fn bm25_idf(df: f64, rows: f64) -> f64 {
     (1.0 + (rows - df + 0.5) / (df + 0.5)).ln()
 }
 
