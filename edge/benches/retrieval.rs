@@ -56,6 +56,10 @@ struct Query {
     lang: String,
     kind: String,
     targets: Vec<String>,
+    /// The project the query is asked within (`--project`); `--scoped` sets it to
+    /// its first target's.
+    #[serde(default)]
+    project: Option<String>,
 }
 
 /// One way of searching, as a row of the results.
@@ -313,6 +317,8 @@ struct Arguments {
     unweighted: bool,
     /// `--lexical`: no model, the lexical rows and the bm25 baseline only, in seconds.
     lexical_only: bool,
+    /// `--scoped`: each query asked within its first target's project.
+    scoped: bool,
     /// `--set DIR`: the labelled set's directory (its `corpus.jsonl` and
     /// `queries.jsonl`), relative to the repository; `eval` unless given
     /// (`eval/holdout` is the set kept for checking choices made on `eval`).
@@ -325,6 +331,7 @@ fn arguments() -> Arguments {
         max_tokens: 128,
         unweighted: false,
         lexical_only: false,
+        scoped: false,
         set: PathBuf::from("eval"),
     };
     let mut args = std::env::args().skip(1);
@@ -339,6 +346,7 @@ fn arguments() -> Arguments {
             }
             "--unweighted" => parsed.unweighted = true,
             "--lexical" => parsed.lexical_only = true,
+            "--scoped" => parsed.scoped = true,
             "--set" => parsed.set = args.next().map(PathBuf::from).expect("--set DIR"),
             _ => {}
         }
@@ -499,11 +507,28 @@ fn main() {
         max_tokens,
         unweighted,
         lexical_only,
+        scoped,
         set,
     } = arguments();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&set);
     let records: Vec<Record> = read_jsonl(&root.join("corpus.jsonl"));
-    let queries: Vec<Query> = read_jsonl(&root.join("queries.jsonl"));
+    let mut queries: Vec<Query> = read_jsonl(&root.join("queries.jsonl"));
+    if scoped {
+        // As a developer asks inside a project: each query within its first
+        // target's project, the filter applied to words and meaning alike.
+        let project_of: HashMap<&str, &str> = records
+            .iter()
+            .map(|r| (r.key.as_str(), r.project.as_str()))
+            .collect();
+        for q in &mut queries {
+            q.project = q
+                .targets
+                .first()
+                .and_then(|t| project_of.get(t.as_str()))
+                .map(|p| p.to_string());
+        }
+        println!("Each query is asked within its target's project (--scoped; plain bm25 is not).");
+    }
     if models.is_empty() && !lexical_only {
         eprintln!(
             "give one or more models: -- --model DIR (see deploy/models/fetch.sh), or --lexical"
@@ -653,6 +678,7 @@ fn evaluate(
             // record then weighs the same (the ranking rule's "other project"), which
             // measures relevance alone.
             current_project: unweighted.then(|| "eval/none".to_string()),
+            project: q.project.clone(),
             ..SearchQuery::default()
         };
         let mut rankings = Vec::with_capacity(methods.len() + 1);
