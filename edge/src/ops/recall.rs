@@ -23,8 +23,6 @@ const LINE_CHARS: usize = 600;
 const SHOWN_PASSED_OVER: usize = 5;
 /// Candidates read per kind before the threshold.
 const CANDIDATES: usize = 10;
-/// The longest option named in a recalled decision's line, in characters.
-const OPTION_CHARS: usize = 80;
 
 /// One item considered for a prompt.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -326,13 +324,10 @@ fn considered(
             KnowledgeBody::Decision(d) => d.option_set_aside_in(prompt).map(str::to_string),
             _ => None,
         };
-        let mut line = render::knowledge::line(&k, agent(), &names);
-        if let Some(option) = &names_option {
-            line.push_str(&format!(
-                " (this prompt names \"{}\", an option the decision set aside)",
-                render::field(option, OPTION_CHARS)
-            ));
-        }
+        let line = match &names_option {
+            Some(option) => render::knowledge::line_naming_option(&k, agent(), &names, option),
+            None => render::knowledge::line(&k, agent(), &names),
+        };
         return Ok(Some(Considered {
             cite: k.citation(),
             line,

@@ -12,6 +12,8 @@ use crate::record::Session;
 const FIELD_CHARS: usize = 2_000;
 /// Characters of a knowledge line (its gist).
 const LINE_CHARS: usize = 400;
+/// Characters of an option named in a recalled decision's line.
+const OPTION_CHARS: usize = 80;
 /// Characters of an iteration's description under its line.
 const DESCRIPTION_CHARS: usize = 300;
 
@@ -44,6 +46,21 @@ pub fn line(k: &Knowledge, reader: Reader, names: &impl NameOf) -> String {
         reader.machine(k.meta.machine_id, names),
         field(&k.gist(), LINE_CHARS),
         provenance(k)
+    )
+}
+
+/// A recalled decision's line when the prompt names `option`, one of the options
+/// it set aside: [`line`], then what the prompt proposed again.
+pub fn line_naming_option(
+    k: &Knowledge,
+    reader: Reader,
+    names: &impl NameOf,
+    option: &str,
+) -> String {
+    format!(
+        "{} (this prompt names \"{}\", an option the decision set aside)",
+        line(k, reader, names),
+        field(option, OPTION_CHARS)
     )
 }
 
