@@ -21,6 +21,7 @@ mod local_api;
 mod mcp_layouts;
 mod mcp_rmcp_client;
 mod mcp_stdio;
+mod model_offer;
 mod nothing_lost;
 mod pg_harness;
 mod real_agents;

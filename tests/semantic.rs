@@ -12,13 +12,13 @@ use serde_json::{Value, json};
 use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::Edge;
 use solaria_tests::mcp::{McpStdio, block_body};
+use solaria_tests::mirror::mirror;
 use solaria_tests::semantic::{
-    MODEL_FILES, configure_model, copy_model, laptop_and_desktop, minilm, multilingual, queued,
-    records, search, stats, vector_rows,
+    MODEL_FILES, configure_model, copy_model, doctor_search, laptop_and_desktop, minilm,
+    multilingual, queued, records, search, stats, vector_rows,
 };
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::time::Duration;
 
 // ---------------------------------------------------------------------------------
@@ -33,11 +33,11 @@ fn install(edge: &Edge, dir: &Path) -> String {
 // A week of work, captured through the real hooks
 
 /// The record a paraphrase must find.
-const CAMERA: &str = "the mobile app crashes when the camera permission is denied";
+pub(crate) const CAMERA: &str = "the mobile app crashes when the camera permission is denied";
 /// The same problem in other words: not one word in common with [`CAMERA`].
 const CAMERA_PARAPHRASE: &str = "the phone application dies if the user refuses photo access";
 /// The same problem in Spanish.
-const CAMERA_SPANISH: &str =
+pub(crate) const CAMERA_SPANISH: &str =
     "la aplicación móvil se cierra cuando el usuario no permite usar la cámara";
 /// A record with an exact identifier in it.
 const RENEW: &str = "the access token expired so renew_jwt now refreshes it before each request";
@@ -125,7 +125,7 @@ fn stop(edge: &Edge, session: &str) {
 // Reading what a user sees
 
 /// The titles of hits, best first.
-fn titles(hits: &[Value]) -> Vec<&str> {
+pub(crate) fn titles(hits: &[Value]) -> Vec<&str> {
     hits.iter()
         .map(|h| h["title"].as_str().expect("title"))
         .collect()
@@ -583,7 +583,12 @@ fn a_new_model_replaces_every_vector_at_the_next_embedding() {
 
     let out = install(&edge, &multi);
     assert!(out.contains("installed"), "{out}");
+    // Until the next pass the vectors are the old model's: `doctor` says so.
+    let (state, fix) = doctor_search(&edge);
+    assert_eq!(state, "stale");
+    assert!(fix.is_some_and(|f| f.starts_with("solaria embed")));
     let out = edge.ok(&["embed"]);
+    assert_eq!(doctor_search(&edge).0, "ok");
     assert!(
         out.contains("the model changed") && out.contains(&format!("{n} vector(s) made")),
         "{out}"
@@ -985,62 +990,6 @@ fn mcp_picks_up_a_model_installed_while_it_runs() {
 // ---------------------------------------------------------------------------------
 // 10. Downloading from a mirror
 
-/// A Hugging Face mirror on loopback: `GET /<repo>/resolve/main/<file>` answers
-/// the file of `dir`, 404 when it has none, and `failing` files with a 500.
-/// A Hugging Face mirror on loopback serving MiniLM's repository from `dir`.
-fn mirror(dir: PathBuf, failing: &'static [&'static str]) -> String {
-    mirror_of("sentence-transformers/all-MiniLM-L6-v2", dir, failing)
-}
-
-/// A Hugging Face mirror on loopback serving the repository `repo` from `dir`,
-/// answering 500 for the files `failing`.
-fn mirror_of(repo: &'static str, dir: PathBuf, failing: &'static [&'static str]) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let _ = answer(stream, repo, &dir, failing);
-        }
-    });
-    url
-}
-
-fn answer(mut stream: TcpStream, repo: &str, dir: &Path, failing: &[&str]) -> std::io::Result<()> {
-    let mut request = BufReader::new(stream.try_clone()?);
-    let mut first = String::new();
-    request.read_line(&mut first)?;
-    loop {
-        let mut header = String::new();
-        if request.read_line(&mut header)? == 0 || header.trim().is_empty() {
-            break;
-        }
-    }
-    let path = first.split_whitespace().nth(1).unwrap_or("/");
-    let file = path
-        .strip_prefix(&format!("/{repo}/resolve/main/"))
-        .filter(|f| !f.contains(".."));
-    let (status, body) = match file {
-        Some(f) if failing.contains(&f) => ("500 Internal Server Error", b"overloaded".to_vec()),
-        Some(f) => match std::fs::read(dir.join(f)) {
-            Ok(bytes) => ("200 OK", bytes),
-            Err(_) => ("404 Not Found", b"Entry not found".to_vec()),
-        },
-        None => ("404 Not Found", b"Repository not found".to_vec()),
-    };
-    write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    stream.write_all(&body)?;
-    stream.flush()?;
-    // Drain what the client may still send, so closing does not reset the connection.
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    let _ = request.read_to_end(&mut Vec::new());
-    Ok(())
-}
-
 /// `solaria model install --model all-minilm-l6-v2 --mirror URL`.
 fn download(edge: &Edge, url: &str) -> std::process::Output {
     edge.cmd()
@@ -1165,164 +1114,4 @@ fn every_turn_updates_the_summary_while_its_vector_waits() {
     );
     let log = std::fs::read_to_string(edge.data().join("logs/hooks.log")).unwrap_or_default();
     assert!(log.is_empty(), "{log}");
-}
-
-/// `solaria install` with the Hugging Face mirror at `url`, `args` after the agent,
-/// outside any terminal; what it printed.
-fn install_agent(edge: &Edge, url: &str, args: &[&str]) -> String {
-    let out = edge
-        .cmd()
-        .args(["install", "claude-code", "--no-service"])
-        .args(args)
-        .env("SOLARIA_MODEL_MIRROR", url)
-        .env("NO_PROXY", "127.0.0.1")
-        .env("no_proxy", "127.0.0.1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run solaria");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success(),
-        "the install itself never fails on the model: {text}"
-    );
-    text
-}
-
-/// The `search` check of `solaria doctor --json`: its status and fix.
-fn doctor_search(edge: &Edge) -> (String, Option<String>) {
-    let report: Value = serde_json::from_str(&edge.ok(&["doctor", "--json"])).expect("json");
-    let check = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|c| c["check"] == "search")
-        .cloned()
-        .unwrap_or_else(|| panic!("a search check: {report}"));
-    (
-        check["status"].as_str().expect("status").to_string(),
-        check["fix"].as_str().map(str::to_string),
-    )
-}
-
-#[test]
-fn installing_an_agent_brings_search_by_meaning_as_a_flag_or_a_question_says() {
-    let Some(model) = multilingual() else { return };
-    let url = mirror_of("intfloat/multilingual-e5-small", model.clone(), &[]);
-
-    // A script that asks for the model gets it, and search by meaning with it.
-    let scripted = Edge::new("laptop");
-    let out = install_agent(&scripted, &url, &["--model"]);
-    assert!(
-        out.contains("Installed SOLARIA into Claude Code") && out.contains("Search by meaning: on"),
-        "{out}"
-    );
-    assert!(scripted.ok(&["model", "status"]).contains("384 dimensions"));
-    assert_eq!(doctor_search(&scripted).0, "ok");
-    scripted.old_prompts(&[(3, CAMERA)]);
-    scripted.ok(&["embed"]);
-    assert_eq!(
-        titles(&search(&scripted, "semantic", CAMERA_SPANISH)).first(),
-        Some(&CAMERA)
-    );
-    // Installing again (another agent, an upgrade) keeps it and says so.
-    let again = install_agent(&scripted, &url, &[]);
-    assert!(
-        again.contains("Search by meaning: on (the model in"),
-        "{again}"
-    );
-
-    // A script that says nothing is not asked, and is told how to turn it on; so
-    // are `status` and `doctor`.
-    let quiet = Edge::new("desktop");
-    let out = install_agent(&quiet, &url, &[]);
-    assert!(
-        out.contains("Search by meaning: off") && out.contains("solaria model install"),
-        "{out}"
-    );
-    assert!(!out.contains("downloading"), "{out}");
-    let status = quiet.ok(&["status"]);
-    assert!(
-        status.contains(
-            "search:     lexical (words); no embedding model installed (`solaria model install`"
-        ),
-        "{status}"
-    );
-    let (state, fix) = doctor_search(&quiet);
-    assert_eq!(state, "missing");
-    assert!(fix.is_some_and(|f| f.starts_with("solaria model install")));
-
-    // An offline machine: `--no-model` downloads nothing; `--model` with the
-    // mirror failing wires the agent all the same and says how to retry.
-    let offline = Edge::new("train");
-    let out = install_agent(&offline, &url, &["--no-model"]);
-    assert!(out.contains("Search by meaning: off"), "{out}");
-    let broken = mirror_of(
-        "intfloat/multilingual-e5-small",
-        model.clone(),
-        &["model.safetensors"],
-    );
-    let out = install_agent(&offline, &broken, &["--model"]);
-    assert!(
-        out.contains("could not be downloaded")
-            && out.contains("try again with `solaria model install`"),
-        "{out}"
-    );
-    assert_eq!(doctor_search(&offline).0, "missing");
-    assert!(offline.home().join(".claude/settings.json").is_file());
-}
-
-#[test]
-fn a_person_is_asked_once_for_the_model() {
-    let Some(model) = multilingual() else { return };
-    let url = mirror_of("intfloat/multilingual-e5-small", model.clone(), &[]);
-    // A terminal (util-linux `script` gives the install one) answering `answer`.
-    let at_a_terminal = |edge: &Edge, answer: &str| -> String {
-        let command = format!(
-            "{} install claude-code --no-service",
-            solaria_tests::payloads::solaria()
-        );
-        let mut child = edge
-            .program_in(Path::new("script"), edge.root.path())
-            .args(["-qec", &command, "/dev/null"])
-            .env("SOLARIA_MODEL_MIRROR", &url)
-            .env("NO_PROXY", "127.0.0.1")
-            .env("no_proxy", "127.0.0.1")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("script");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(answer.as_bytes())
-            .expect("answer");
-        let out = child.wait_with_output().expect("wait");
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-
-    let edge = Edge::new("laptop");
-    let first = at_a_terminal(&edge, "n\n");
-    assert!(
-        first.contains("Download it now? [Y/n]") && first.contains("Search by meaning: off"),
-        "{first}"
-    );
-    let second = at_a_terminal(&edge, "");
-    assert!(
-        !second.contains("Download it now?") && second.contains("Search by meaning: off"),
-        "asked once: {second}"
-    );
-
-    let yes = Edge::new("desktop");
-    let out = at_a_terminal(&yes, "\n");
-    assert!(
-        out.contains("Download it now? [Y/n]") && out.contains("Search by meaning: on"),
-        "{out}"
-    );
-    assert_eq!(doctor_search(&yes).0, "ok");
 }

@@ -15,6 +15,7 @@ pub mod daemon;
 pub mod edge;
 pub mod git;
 pub mod mcp;
+pub mod mirror;
 pub mod model;
 pub mod opencode;
 pub mod payloads;

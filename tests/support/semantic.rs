@@ -125,3 +125,19 @@ pub fn vector_rows(edge: &Edge, table: &str) -> i64 {
         .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
         .expect("count the vectors")
 }
+
+/// The `search` check of `solaria doctor --json`: its status and fix.
+pub fn doctor_search(edge: &Edge) -> (String, Option<String>) {
+    let report: Value = serde_json::from_str(&edge.ok(&["doctor", "--json"])).expect("json");
+    let check = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "search")
+        .cloned()
+        .unwrap_or_else(|| panic!("a search check: {report}"));
+    (
+        check["status"].as_str().expect("status").to_string(),
+        check["fix"].as_str().map(str::to_string),
+    )
+}

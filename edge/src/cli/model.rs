@@ -29,7 +29,7 @@ struct InstallArgs {
     #[arg(long, default_value = DEFAULT_MODEL)]
     model: String,
     /// Where to download from (a Hugging Face mirror).
-    #[arg(long, env = "SOLARIA_MODEL_MIRROR", default_value = DEFAULT_MIRROR)]
+    #[arg(long, env = MIRROR_VAR, default_value = DEFAULT_MIRROR)]
     mirror: String,
 }
 
@@ -49,9 +49,11 @@ impl Args {
     }
 }
 
-/// Where models are downloaded from unless `--mirror` or `SOLARIA_MODEL_MIRROR`
-/// says otherwise.
+/// Where models are downloaded from unless `--mirror` or [`MIRROR_VAR`] says
+/// otherwise.
 pub const DEFAULT_MIRROR: &str = "https://huggingface.co";
+/// The environment variable naming a Hugging Face mirror.
+pub const MIRROR_VAR: &str = "SOLARIA_MODEL_MIRROR";
 /// The model `solaria install` offers and `solaria model install` downloads.
 pub const DEFAULT_MODEL: &str = "multilingual-e5-small";
 

@@ -3,7 +3,7 @@
 //! language, finds what words miss), but it is a download of about 120 MB, so a
 //! person is asked once and a script says which with a flag.
 
-use super::model::{DEFAULT_MIRROR, DEFAULT_MODEL, download};
+use super::model::{DEFAULT_MIRROR, DEFAULT_MODEL, MIRROR_VAR, download};
 use solaria_edge::config::{Env, load_lenient};
 use solaria_edge::semantic;
 use solaria_hook::files::{self, Access};
@@ -42,13 +42,15 @@ pub fn offer(env: &Env, wish: Wish) {
         Wish::Download => true,
         Wish::Never => false,
         Wish::Ask if declined.exists() || !std::io::stdin().is_terminal() => false,
-        Wish::Ask => {
-            let yes = ask();
-            if !yes {
+        Wish::Ask => match ask() {
+            Some(true) => true,
+            Some(false) => {
                 remember_declined(&paths.data_dir, &declined);
+                false
             }
-            yes
-        }
+            // No answer (end of input): nothing to remember; the next install asks.
+            None => false,
+        },
     };
     if !wanted {
         println!(
@@ -58,7 +60,7 @@ pub fn offer(env: &Env, wish: Wish) {
         );
         return;
     }
-    let mirror = std::env::var("SOLARIA_MODEL_MIRROR").unwrap_or_else(|_| DEFAULT_MIRROR.into());
+    let mirror = std::env::var(MIRROR_VAR).unwrap_or_else(|_| DEFAULT_MIRROR.into());
     match download(&config, &paths, DEFAULT_MODEL, &mirror) {
         Ok((described, dir)) => println!(
             "Search by meaning: on ({described} in {}); the daemon gives your records their \
@@ -73,18 +75,22 @@ pub fn offer(env: &Env, wish: Wish) {
     }
 }
 
-/// Asks at the terminal; yes unless the answer starts with `n`.
-fn ask() -> bool {
+/// Asks at the terminal: yes unless the answer starts with `n`; `None` when the
+/// input ends unanswered (Ctrl-D) or cannot be read.
+fn ask() -> Option<bool> {
     print!(
         "Search by meaning needs the {DEFAULT_MODEL} model (about 120 MB from Hugging Face, \
          100 languages). Download it now? [Y/n] "
     );
     let _ = std::io::stdout().flush();
     let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).is_err() {
-        return false;
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => {
+            println!();
+            None
+        }
+        Ok(_) => Some(!line.trim().to_lowercase().starts_with('n')),
     }
-    !line.trim().to_lowercase().starts_with('n')
 }
 
 /// Keeps a "no" (best effort: unkept, the next install asks again).
