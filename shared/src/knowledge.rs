@@ -993,6 +993,10 @@ pub fn is_trunk(branch: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    use super::*;
+    use crate::hlc::Hlc;
+
     #[test]
     fn a_prompt_names_an_option_set_aside_only_as_whole_words() {
         let d = Decision {
@@ -1023,9 +1027,6 @@ mod tests {
             "a sentence is not a name"
         );
     }
-
-    use super::*;
-    use crate::hlc::Hlc;
 
     fn record(body: KnowledgeBody) -> Knowledge {
         Knowledge::new(

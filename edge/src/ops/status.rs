@@ -13,10 +13,12 @@ use crate::store::views;
 /// The sync state of this machine.
 pub fn sync_state(app: &App) -> OpResult<SyncState> {
     let store = app.store()?;
-    read_sync_state(app, &store)
+    let search = semantic::status(&app.config, &app.paths, &store)?;
+    read_sync_state(app, &store, &search)
 }
 
-fn read_sync_state(app: &App, store: &Store) -> OpResult<SyncState> {
+/// The sync state, with `search`, this machine's search, read once by the caller.
+fn read_sync_state(app: &App, store: &Store, search: &semantic::Status) -> OpResult<SyncState> {
     let conn = store.conn();
     let creds = app.credentials()?;
     Ok(SyncState {
@@ -31,7 +33,7 @@ fn read_sync_state(app: &App, store: &Store) -> OpResult<SyncState> {
         conflicts: store_sync::conflicts(conn, false)?.len(),
         clock_offset_ms: store.wall().offset_ms,
         retention: RetentionState::new(app.retention(), retention::pruned_up_to(conn)?),
-        local_search: semantic::status(&app.config, &app.paths, store)?.describe(),
+        local_search: search.describe(),
         central_search: store_sync::state(conn, store_sync::CENTRAL_SEARCH_KEY)?,
     })
 }
@@ -44,14 +46,15 @@ pub fn stats(app: &App) -> OpResult<StatsReport> {
         .filter_map(|s| std::fs::metadata(format!("{}{s}", store.path().display())).ok())
         .map(|m| m.len())
         .sum::<u64>();
+    let search = semantic::status(&app.config, &app.paths, &store)?;
     Ok(StatsReport {
         counts: views::stats(store.conn(), store.machine_id())?,
         data_dir: app.paths.data_dir.display().to_string(),
         store_bytes,
         machine_id: store.machine_id(),
         machine_name: app.config.machine_name(),
-        search: semantic::status(&app.config, &app.paths, &store)?,
-        sync: read_sync_state(app, &store)?,
+        sync: read_sync_state(app, &store, &search)?,
+        search,
         summarizer: super::distill::state(
             &app.config.summarizer,
             &store,

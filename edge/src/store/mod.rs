@@ -15,6 +15,7 @@ pub mod knowledge;
 mod migrate;
 pub mod pairs;
 pub mod phrases;
+pub mod rarity;
 pub mod recalled;
 pub mod records;
 pub mod retention;

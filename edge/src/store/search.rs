@@ -24,6 +24,7 @@
 //! that (a store upgraded in place), as the phrase of its parts.
 
 use super::StoreError;
+pub use super::rarity::Rarity;
 use super::scope;
 use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 use serde::{Deserialize, Serialize};
@@ -44,7 +45,7 @@ const MAX_TERMS: usize = 12;
 /// The longest single term kept, in characters.
 const MAX_TERM_CHARS: usize = 128;
 /// Extra weight of a term found in the title (a title says what a record is).
-const TITLE_BOOST: f64 = 1.0;
+pub(super) const TITLE_BOOST: f64 = 1.0;
 /// Length normalisation strength (0: none; BM25 uses 0.75 with term frequency).
 const LENGTH_B: f64 = 0.25;
 
@@ -142,7 +143,7 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
 }
 
 /// A lexical search whose hits come with their share of the query: how much of
-/// its weight each holds, 0..=1 ([`share`], weighed by `weights`, the query
+/// its weight each holds, 0..=1 ([`Rarity::share`], `weights` being the query
 /// text's [`Rarity`]), so one threshold means the same for every query. Best score
 /// first. With `project_key`, only that project's records are candidates (see
 /// [`Resolved::within`]).
@@ -167,71 +168,10 @@ pub fn search_with_share(
     Ok(found
         .into_iter()
         .map(|c| {
-            let share = share(c.held, c.held_in_title, &weights.0);
+            let share = weights.share(c.held, c.held_in_title);
             (c.hit, share)
         })
         .collect())
-}
-
-/// How rare each term of a text ([`query_terms`]) is in the whole store, every
-/// table and project (a word a developer types every day is common however few
-/// decisions hold it), as bm25's inverse document frequency. A term no record
-/// holds weighs as one that a single record holds: its rarity is unknown, and in
-/// a small memory an unknown word would otherwise outweigh every known one.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Rarity(Vec<f64>);
-
-impl Rarity {
-    /// The rarity of `text`'s terms in the store as it is now.
-    pub fn of(conn: &Connection, text: &str) -> Result<Rarity, StoreError> {
-        Ok(Rarity(store_rarity(conn, &query_terms(text))?))
-    }
-}
-
-fn store_rarity(conn: &Connection, terms: &[String]) -> Result<Vec<f64>, StoreError> {
-    let mut holding = vec![0.0; terms.len()];
-    let mut rows = 0.0;
-    let everything = SearchQuery::default();
-    for table in Table::ALL {
-        let Some((min_rowid, max_rowid)) = rowid_range(conn, table)? else {
-            continue;
-        };
-        let table_rows = (max_rowid - min_rowid + 1) as f64;
-        rows += table_rows;
-        for (i, (expr, _)) in term_exprs(conn, table, terms)?.iter().enumerate() {
-            let expr = format!("{} : ({expr})", table.text_columns());
-            let list = newest_matches(conn, table, &expr, &everything)?;
-            holding[i] += doc_freq(&list, table_rows, max_rowid);
-        }
-    }
-    Ok(holding
-        .into_iter()
-        .map(|df| bm25_idf(df.max(1.0), rows).max(0.0))
-        .collect())
-}
-
-/// The share of a query's weight a record holds, 0..=1: the [`store_rarity`] of
-/// the terms it holds (bits of `held`; those in its title count in full, others
-/// at half) over that of every term held in a title. What recall's minimum score
-/// is compared with.
-fn share(held: u32, held_in_title: u32, weights: &[f64]) -> f64 {
-    let ideal: f64 = weights.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
-    if ideal <= 0.0 {
-        return 0.0;
-    }
-    let held_weight: f64 = weights
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| held & (1 << i) != 0)
-        .map(|(i, w)| {
-            if held_in_title & (1 << i) != 0 {
-                w * (1.0 + TITLE_BOOST)
-            } else {
-                *w
-            }
-        })
-        .sum();
-    (held_weight / ideal).clamp(0.0, 1.0)
 }
 
 /// Best score first; the newer record first on a tie.
@@ -318,7 +258,8 @@ pub(crate) struct Candidate {
     /// score over the score of a record matching every term in its title.
     pub confidence: f64,
     /// Which of the query's terms the record holds (bit i = term i), and which of
-    /// those in its title: what its share of the query is weighed from ([`share`]).
+    /// those in its title: what its share of the query is weighed from
+    /// ([`Rarity::share`]).
     pub held: u32,
     pub held_in_title: u32,
     /// The ranking weight (docs/DESIGN.md).
@@ -433,7 +374,7 @@ impl Table {
     }
 
     /// The columns user text is matched against (never `scope`).
-    fn text_columns(self) -> &'static str {
+    pub(super) fn text_columns(self) -> &'static str {
         match self {
             Table::Observations => "{title body tool}",
             Table::Summaries => "{text key_points tags}",
@@ -470,7 +411,7 @@ impl Table {
 }
 
 /// The newest matching rowids of `expr` (optionally within a time range).
-fn newest_matches(
+pub(super) fn newest_matches(
     conn: &Connection,
     table: Table,
     expr: &str,
@@ -543,7 +484,7 @@ fn phrases_held(
 
 /// How many records hold a term, from its newest matches: exact when they are all
 /// there is, else estimated from how far back (in rowids) they reach.
-fn doc_freq(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
+pub(super) fn doc_freq(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
     match matches.last() {
         Some(&oldest) if matches.len() == CANDIDATES => {
             let span = (max_rowid - oldest + 1).max(1) as f64;
@@ -559,14 +500,17 @@ fn idf(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
 }
 
 /// bm25's inverse document frequency of a term that `df` of `rows` records hold.
-fn bm25_idf(df: f64, rows: f64) -> f64 {
+pub(super) fn bm25_idf(df: f64, rows: f64) -> f64 {
     (1.0 + (rows - df + 0.5) / (df + 0.5)).ln()
 }
 
 /// The first and last rowid of `table` (`None` when it is empty). Two queries:
 /// SQLite answers a lone min() or max() from the b-tree's edge, but scans the
 /// whole table for both in one statement.
-fn rowid_range(conn: &Connection, table: Table) -> Result<Option<(i64, i64)>, StoreError> {
+pub(super) fn rowid_range(
+    conn: &Connection,
+    table: Table,
+) -> Result<Option<(i64, i64)>, StoreError> {
     let edge = |agg: &str| -> Result<Option<i64>, StoreError> {
         Ok(conn
             .prepare_cached(&format!("SELECT {agg}(rowid) FROM {}", table.base()))?
@@ -578,7 +522,7 @@ fn rowid_range(conn: &Connection, table: Table) -> Result<Option<(i64, i64)>, St
 /// What each term is matched as in `table`: itself (a quoted phrase), or an
 /// identifier's pairs once every observation has them (`pairs.rs`), and how many
 /// phrases that is.
-fn term_exprs(
+pub(super) fn term_exprs(
     conn: &Connection,
     table: Table,
     terms: &[String],

@@ -830,6 +830,8 @@ pub(super) fn remove(tx: &Connection, source: Source, row: i64) -> Result<usize,
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::store::Store;
 
     #[test]
     fn vectors_are_kept_in_int8_and_float32_ones_kept_before_still_read() {
@@ -846,8 +848,6 @@ mod tests {
         assert_eq!(from_blob(&kept, 256), None, "another model's size");
         assert_eq!(from_blob(&kept[..100], 384), None, "damaged");
     }
-    use super::*;
-    use crate::store::Store;
 
     fn unit(seed: f32, dim: usize) -> Vec<f32> {
         let v: Vec<f32> = (0..dim).map(|i| ((i as f32 + 1.0) * seed).sin()).collect();
