@@ -54,7 +54,8 @@ fn note(project: &'static str, text: &str, vector: Vec<f32>) -> Note {
     }
 }
 
-/// Pushes `notes` (in one session) with their vectors; their records, in order.
+/// Pushes `notes` (in one session) with their vectors (none for an empty one);
+/// their records, in order.
 async fn push(c: &Central, m: &Machine, notes: Vec<Note>) -> Vec<Observation> {
     let s = session(m.id, stamp(-60_000));
     let mut records: Vec<WireRecord> = vec![s.clone().into()];
@@ -67,12 +68,14 @@ async fn push(c: &Central, m: &Machine, notes: Vec<Note>) -> Vec<Observation> {
             name: n.project.rsplit('/').next().unwrap_or(n.project).into(),
         };
         o.kind = n.kind;
-        embeddings.push(WireEmbedding::encode(
-            *o.id.as_uuid(),
-            o.meta.updated,
-            MODEL,
-            &n.vector,
-        ));
+        if !n.vector.is_empty() {
+            embeddings.push(WireEmbedding::encode(
+                *o.id.as_uuid(),
+                o.meta.updated,
+                MODEL,
+                &n.vector,
+            ));
+        }
         pushed.push(o.clone());
         records.push(o.into());
     }
@@ -331,6 +334,48 @@ async fn central_ranks_by_meaning_what_the_person_may_see_within_the_filters() {
     ] {
         assert_eq!(post_search(&c, &ana, &body).await.status(), 400, "{why}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_pushed_without_a_vector_keeps_its_place_by_words_in_a_hybrid_search() {
+    let c = Central::start().await;
+    let acct = c.account("acme").await;
+    let ana = c.machine(acct, "ana-laptop").await;
+    // The best match by words was pushed without a vector (its machine had no
+    // model then); thirty weaker matches by words mean the query exactly.
+    let mut notes = vec![note(
+        "github.com/acme/api",
+        "invoice exporter crashes",
+        Vec::new(),
+    )];
+    for i in 0..30 {
+        notes.push(note(
+            "github.com/acme/api",
+            &format!(
+                "the invoice exporter screen {i} crashes the layout of wide tables in reports"
+            ),
+            ahead(),
+        ));
+    }
+    for i in 0..30 {
+        notes.push(note(
+            "github.com/acme/api",
+            &format!("gardening {i}"),
+            at_angle(1.3, 2),
+        ));
+    }
+    let pushed = push(&c, &ana, notes).await;
+    let q = "invoice exporter crashes";
+    let words = ask(&c, &ana, q, json!({"mode": "lexical"})).await;
+    assert_eq!(words.hits[0].id, id(&pushed[0]), "{:?}", words.hits);
+    let hybrid = ask(&c, &ana, q, by_meaning("hybrid", json!({}))).await;
+    assert_eq!(hybrid.mode, SearchMode::Hybrid, "{:?}", hybrid.notice);
+    assert_eq!(
+        hybrid.hits[0].id,
+        id(&pushed[0]),
+        "first by words and without a vector, first in hybrid too: {:?}",
+        hybrid.hits
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

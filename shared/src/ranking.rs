@@ -111,6 +111,34 @@ impl Calibration {
     pub fn blended(self, similarity: f64, confidence: f64, lexical: f64) -> f64 {
         self.relevance(similarity) + lexical * confidence.clamp(0.0, 1.0)
     }
+
+    /// The hybrid rule for a query's word matches, each given as its lexical
+    /// confidence and its similarity, `None` when its record has no vector (not
+    /// embedded yet, past a bound, or pushed without one). Meaning cannot speak for
+    /// such a record, so it must not push it down: it is taken to be as close as
+    /// the closest match with a vector that it equals or beats by words (0 when
+    /// there is none). A record first by words then stays above every match it
+    /// beats by words, whether or not those have vectors.
+    pub fn blended_matches(self, matches: &[(f64, Option<f64>)], lexical: f64) -> Vec<f64> {
+        let measured: Vec<(f64, f64)> = matches
+            .iter()
+            .filter_map(|&(confidence, sim)| sim.map(|s| (confidence, self.relevance(s))))
+            .collect();
+        matches
+            .iter()
+            .map(|&(confidence, sim)| {
+                let meaning = match sim {
+                    Some(s) => self.relevance(s),
+                    None => measured
+                        .iter()
+                        .filter(|(other, _)| *other <= confidence)
+                        .map(|(_, relevance)| *relevance)
+                        .fold(0.0, f64::max),
+                };
+                meaning + lexical * confidence.clamp(0.0, 1.0)
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +164,38 @@ mod tests {
         assert_eq!(crowd.relevance(0.5), 0.0);
         assert_eq!(crowd.blended(0.5, 1.0, LEXICAL_BLEND), LEXICAL_BLEND);
         assert_eq!(crowd.blended(0.5, 7.0, 1.0), 1.0, "confidence is at most 1");
+    }
+
+    #[test]
+    fn a_word_match_without_a_vector_is_not_pushed_below_what_it_beats_by_words() {
+        let crowd = Calibration::of((0..60).map(|i| 0.70 + f64::from(i) * 0.001));
+        // A full match by words with no vector, a half match close in meaning, a
+        // full match with a vector far in meaning, and a weaker word match.
+        let scores = crowd.blended_matches(
+            &[
+                (1.0, None),
+                (0.5, Some(0.95)),
+                (1.0, Some(0.72)),
+                (0.25, None),
+            ],
+            LEXICAL_BLEND,
+        );
+        assert!(
+            scores[0] > scores[1],
+            "first by words, not pushed down: {scores:?}"
+        );
+        assert!(scores[0] >= scores[2], "{scores:?}");
+        assert!(
+            scores[1] > scores[3],
+            "meaning still lifts what it knows: {scores:?}"
+        );
+        // The vectorless full match counts as close as the best match it equals or
+        // beats by words: the half match at 0.95.
+        assert_eq!(scores[0], crowd.relevance(0.95) + LEXICAL_BLEND);
+        // With no vector anywhere, words alone decide, as a search by words.
+        let words = crowd.blended_matches(&[(0.3, None), (0.9, None)], LEXICAL_BLEND);
+        assert!(words[1] > words[0]);
+        assert_eq!(words[0], LEXICAL_BLEND * 0.3);
     }
 
     #[test]

@@ -408,16 +408,23 @@ impl Storage {
             MatchMode::All => 1.0,
             MatchMode::Any => 0.5,
         };
-        let mut out: Vec<Candidate> = lexical
-            .into_iter()
-            .map(|mut c| {
+        let matches: Vec<(f64, Option<f64>)> = lexical
+            .iter()
+            .map(|c| {
                 let confidence = if best_rank > 0.0 {
                     coverage * c.rank / best_rank
                 } else {
                     0.0
                 };
-                let sim = similarity.get(&c.id).copied().unwrap_or(0.0);
-                c.rank = calibration.blended(sim, confidence, ranking::LEXICAL_BLEND);
+                (confidence, similarity.get(&c.id).copied())
+            })
+            .collect();
+        let blended = calibration.blended_matches(&matches, ranking::LEXICAL_BLEND);
+        let mut out: Vec<Candidate> = lexical
+            .into_iter()
+            .zip(blended)
+            .map(|(mut c, relevance)| {
+                c.rank = relevance;
                 c
             })
             .collect();

@@ -3,8 +3,9 @@
 //!
 //! Fusion works on absolute scores, not ranks. Every candidate gets both signals:
 //! its cosine similarity to the query (from its stored vector, for lexical-only
-//! candidates too) and its lexical confidence (how much of the query it matches,
-//! 0..=1, 0 when it matches no word). Reciprocal rank fusion would instead reward a record for
+//! candidates too; a record without a vector is not pushed down for it, see
+//! `Calibration::blended_matches`) and its lexical confidence (how much of the
+//! query it matches, 0..=1, 0 when it matches no word). Reciprocal rank fusion would instead reward a record for
 //! being first in the lexical list even when that list is noise (a paraphrase
 //! shares no word with its target, so the "best" lexical match is merely a record
 //! with a common word), which measurably drags good vector hits down; see
@@ -294,7 +295,8 @@ fn fuse(
 ) -> Vec<Hit> {
     struct Both {
         candidate: Candidate,
-        similarity: f64,
+        /// `None`: the record has no vector.
+        similarity: Option<f64>,
         lexical_rank: Option<usize>,
         semantic_rank: Option<usize>,
     }
@@ -306,7 +308,7 @@ fn fuse(
         by_key.insert(
             key(&n.candidate),
             Both {
-                similarity: n.similarity,
+                similarity: Some(n.similarity),
                 candidate: n.candidate,
                 lexical_rank: None,
                 semantic_rank: Some(rank),
@@ -328,7 +330,7 @@ fn fuse(
             None => {
                 let similarity = lexical_vectors
                     .get(&key(&c))
-                    .map_or(0.0, |v| vectors::dot(v, vector));
+                    .map(|v| vectors::dot(v, vector));
                 by_key.insert(
                     key(&c),
                     Both {
@@ -341,18 +343,34 @@ fn fuse(
             }
         }
     }
-    by_key
-        .into_values()
-        .map(|b| {
-            let relevance = match fusion {
-                Fusion::Rrf { k } => {
-                    let term = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (k + r as f64 + 1.0));
-                    term(b.lexical_rank) + term(b.semantic_rank)
-                }
-                Fusion::Blend { lexical } => {
-                    calibration.blended(b.similarity, b.candidate.confidence, lexical)
-                }
-            };
+    let (words, meaning_only): (Vec<Both>, Vec<Both>) =
+        by_key.into_values().partition(|b| b.lexical_rank.is_some());
+    let relevances: Vec<f64> = match fusion {
+        Fusion::Rrf { k } => {
+            let term = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (k + r as f64 + 1.0));
+            words
+                .iter()
+                .chain(&meaning_only)
+                .map(|b| term(b.lexical_rank) + term(b.semantic_rank))
+                .collect()
+        }
+        Fusion::Blend { lexical } => {
+            let matches: Vec<(f64, Option<f64>)> = words
+                .iter()
+                .map(|b| (b.candidate.confidence, b.similarity))
+                .collect();
+            let mut relevances = calibration.blended_matches(&matches, lexical);
+            relevances.extend(meaning_only.iter().map(|b| {
+                calibration.blended(b.similarity.unwrap_or(0.0), b.candidate.confidence, lexical)
+            }));
+            relevances
+        }
+    };
+    words
+        .into_iter()
+        .chain(meaning_only)
+        .zip(relevances)
+        .map(|(b, relevance)| {
             let mut hit = b.candidate.hit;
             hit.score = ranking::score(relevance, b.candidate.weight);
             hit
@@ -369,17 +387,17 @@ mod tests {
         Observation, ObservationId, ObservationKind, Project, RecordMeta, UnixMillis,
     };
 
-    /// A store (of a model of 8 dimensions) holding the oldest note, of project `b`,
-    /// then `crowd` newer notes of project `p` that hold the same words and are
-    /// nearer the query `[1, 0, …]` in meaning; the id of `b`'s note.
-    fn store_with_a_crowd(crowd: usize) -> (tempfile::TempDir, Store, String) {
+    /// A store (of a model of 8 dimensions) holding these notes, each `(project,
+    /// text)`, written a day ago in that order; their ids.
+    fn store_of(notes: &[(&str, String)]) -> (tempfile::TempDir, Store, Vec<String>) {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = Store::open(&dir.path().join("m.db"), "m").expect("opens");
         let now = UnixMillis::now();
-        let id = store
+        let ids = store
             .write(|w| {
                 let session = crate::store::fixtures::session(w, now.minus_days(2))?;
-                let mut note = |project: &str, text: String| {
+                let mut ids = Vec::new();
+                for (project, text) in notes {
                     let updated = w.tick();
                     let id = ObservationId::new();
                     w.insert_observation(&Observation {
@@ -390,26 +408,22 @@ mod tests {
                         },
                         session_id: session.id,
                         project: Project {
-                            key: project.into(),
-                            name: project.into(),
+                            key: project.to_string(),
+                            name: project.to_string(),
                         },
                         kind: ObservationKind::Note,
                         tool_name: None,
                         title: "note".into(),
-                        input: text,
+                        input: text.clone(),
                         response: String::new(),
                         files: Vec::new(),
                         metadata: serde_json::json!({}),
                         tags: Vec::new(),
                         created_at: now.minus_days(1),
-                    })
-                    .map(|()| id.to_string())
-                };
-                let id = note("b", "the upload retries are flaky".into())?;
-                for i in 0..crowd {
-                    note("p", format!("the upload retries are flaky, crowd {i}"))?;
+                    })?;
+                    ids.push(id.to_string());
                 }
-                Ok(id)
+                Ok(ids)
             })
             .expect("records");
         let model = IndexModel {
@@ -417,26 +431,80 @@ mod tests {
             dimension: 8,
         };
         vectors::prepare(&mut store, &model, &[0.0; 8]).expect("prepare");
-        let unit = |second: f32| {
-            let norm = (1.0 + second * second).sqrt();
-            let mut v = vec![0.0; 8];
-            v[0] = 1.0 / norm;
-            v[1] = second / norm;
-            v
-        };
-        loop {
-            let work = vectors::next_work(store.conn(), 100, UnixMillis(i64::MIN)).expect("work");
-            if work.is_empty() {
-                break;
+        (dir, store, ids)
+    }
+
+    /// A unit vector near `[1, 0, …]`: the further the more `second` grows.
+    fn unit(second: f32) -> Vec<f32> {
+        let norm = (1.0 + second * second).sqrt();
+        let mut v = vec![0.0; 8];
+        v[0] = 1.0 / norm;
+        v[1] = second / norm;
+        v
+    }
+
+    /// Stores the vector `vector_of` gives each queued record's text; a record it
+    /// gives none stays without one, as if not embedded yet.
+    fn embed(store: &mut Store, vector_of: impl Fn(&str) -> Option<Vec<f32>>) {
+        let work = vectors::next_work(store.conn(), 10_000, UnixMillis(i64::MIN)).expect("work");
+        let (work, made): (Vec<_>, Vec<_>) = work
+            .into_iter()
+            .filter_map(|w| {
+                let v = vector_of(w.text.as_deref()?)?;
+                Some((w, v))
+            })
+            .unzip();
+        vectors::complete(store, &work, &made).expect("complete");
+    }
+
+    /// The oldest note, of project `b`, then `crowd` newer notes of project `p`
+    /// that hold the same words and are nearer the query `[1, 0, …]` in meaning;
+    /// the id of `b`'s note.
+    fn store_with_a_crowd(crowd: usize) -> (tempfile::TempDir, Store, String) {
+        let mut notes = vec![("b", "the upload retries are flaky".to_string())];
+        notes.extend((0..crowd).map(|i| ("p", format!("the upload retries are flaky, crowd {i}"))));
+        let (dir, mut store, ids) = store_of(&notes);
+        embed(&mut store, |t| {
+            Some(unit(if t.contains("crowd") { 0.1 } else { 1.0 }))
+        });
+        (dir, store, ids[0].clone())
+    }
+
+    #[test]
+    fn a_word_match_not_yet_embedded_keeps_its_place_in_a_hybrid_search() {
+        // The one record holding every word of the query has no vector yet; thirty
+        // hold one of its words and mean the query exactly; thirty are unrelated.
+        let mut notes = vec![(
+            "p",
+            "invoice exporter crashes on an empty ledger".to_string(),
+        )];
+        notes.extend((0..30).map(|i| ("p", format!("the exporter screen, layout {i}"))));
+        notes.extend((0..30).map(|i| ("p", format!("gardening tips, part {i}"))));
+        let (_dir, mut store, ids) = store_of(&notes);
+        embed(&mut store, |t| {
+            if t.contains("invoice") {
+                None
+            } else if t.contains("exporter") {
+                Some(unit(0.0))
+            } else {
+                Some(unit(3.0))
             }
-            let made: Vec<Vec<f32>> = work
-                .iter()
-                .filter_map(|w| w.text.as_deref())
-                .map(|t| unit(if t.contains("crowd") { 0.1 } else { 1.0 }))
-                .collect();
-            vectors::complete(&mut store, &work, &made).expect("complete");
-        }
-        (dir, store, id)
+        });
+        let q = SearchQuery {
+            text: "invoice exporter crashes".into(),
+            limit: 10,
+            ..SearchQuery::default()
+        };
+        let words = search(store.conn(), &q, SearchMode::Lexical, None).expect("search");
+        assert_eq!(words.first().map(|h| &h.id), Some(&ids[0]), "{words:#?}");
+        let hybrid =
+            search(store.conn(), &q, SearchMode::Hybrid, Some(&unit(0.0))).expect("search");
+        assert_eq!(
+            hybrid.first().map(|h| &h.id),
+            Some(&ids[0]),
+            "first by words and without a vector, first in hybrid too: {hybrid:#?}"
+        );
+        assert_eq!(hybrid.len(), 10, "the meaning matches follow it");
     }
 
     fn query() -> SearchQuery {
