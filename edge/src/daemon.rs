@@ -10,7 +10,7 @@
 
 use crate::app::App;
 use crate::http;
-use crate::semantic::{self, PassOptions};
+use crate::semantic;
 use crate::store::retention;
 use crate::sync::SyncOptions;
 use solaria_shared::UnixMillis;
@@ -288,11 +288,7 @@ impl Embedding {
             let Some(model) = &self.model else {
                 return Ok(None);
             };
-            let options = PassOptions {
-                batch: app.config.search.embed_batch,
-                bound: semantic::embed_bound(&app.config),
-                budget: Duration::from_secs(20),
-            };
+            let options = semantic::background_pass(&app.config);
             Ok(Some(semantic::run_pass(
                 &mut store,
                 model,

@@ -73,6 +73,16 @@ pub struct PassOptions {
     pub budget: Duration,
 }
 
+/// The daemon's background pass under `config`: its batch and bound, 20 s at a
+/// time (the next tick resumes the queue), so a hook never waits behind it long.
+pub fn background_pass(config: &Config) -> PassOptions {
+    PassOptions {
+        batch: config.search.embed_batch,
+        bound: embed_bound(config),
+        budget: Duration::from_secs(20),
+    }
+}
+
 /// Which records get a vector made: every record kept, unless
 /// `[retention] embeddings_days` bounds it. Vectors already made stay with their
 /// records either way.
