@@ -4,8 +4,8 @@ use super::model_offer::{self, Wish};
 use anyhow::Context;
 use solaria_edge::config::Env;
 use solaria_edge::install::claude_code::{self, Scope, Target};
-use solaria_edge::install::opencode;
 use solaria_edge::install::service::{self, InstallOutcome};
+use solaria_edge::install::{Presence, opencode};
 use solaria_hook::spool;
 use std::path::Path;
 
@@ -257,9 +257,7 @@ fn other_agent_installed(env: &Env, agent: Agent) -> bool {
             .and_then(|t| Ok(claude_code::state(&t, &exe)?))
             .map(|s| [s.hooks, s.command, s.mcp]),
     };
-    found.map_or(true, |parts| {
-        parts.iter().any(|p| *p != claude_code::Presence::Missing)
-    })
+    found.map_or(true, |parts| parts.iter().any(|p| *p != Presence::Missing))
 }
 
 fn uninstall_claude_code(env: &Env, scope: Scope) -> anyhow::Result<()> {

@@ -1,14 +1,18 @@
 //! The installers: what `solaria install <agent>` writes into an agent's own
 //! configuration and `solaria uninstall <agent>` removes exactly, and the user
 //! service that keeps the daemon running. One module per agent (`claude_code`,
-//! `opencode`) and `service`; none of them captures anything (capture is
+//! `opencode`) on one core (`managed`: the error type, the files SOLARIA owns,
+//! the executable-path check), and `service`; none of them captures anything (capture is
 //! `crate::capture`) and capture names none of them: the names both sides share
 //! (hook events, the MCP server's name, the command marker) are in
 //! `solaria_hook::protocol`.
 
 pub mod claude_code;
+pub mod managed;
 pub mod opencode;
 pub mod service;
+
+pub use managed::{InstallError, Presence};
 
 /// What both agents' `/memory` command files say after their front matter: the
 /// agent's `marker`, which makes the file ours, the `solaria slash` call (`program` already
@@ -35,4 +39,77 @@ pub(crate) fn memory_command_body(marker: &str, agent: &str, program: &str) -> S
          searches past sessions (the SOLARIA MCP tools can then show the timeline around \
          a result or full records by id).\n"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Installs into both agents under `home` with `exe`; uninstalls when it worked.
+    fn both(home: &Path, exe: &str) -> [Result<(), InstallError>; 2] {
+        let claude = claude_code::Target::for_scope(claude_code::Scope::User, home, home);
+        let open = opencode::Target::for_scope(opencode::Scope::User, home, None, home);
+        [
+            claude_code::install(&claude, Path::new(exe)).and_then(|_| {
+                claude_code::uninstall(&claude)?;
+                Ok(())
+            }),
+            opencode::install(&open, Path::new(exe)).and_then(|_| {
+                opencode::uninstall(&open)?;
+                Ok(())
+            }),
+        ]
+    }
+
+    #[test]
+    fn every_agent_takes_and_refuses_the_same_executable_paths() {
+        let home = tempfile::tempdir().expect("tempdir");
+        for exe in ["/opt/my \"tools\"/solaria", "/Users/Jo O'Doe/bin/solaria"] {
+            for (agent, result) in ["claude-code", "opencode"]
+                .iter()
+                .zip(both(home.path(), exe))
+            {
+                assert!(result.is_ok(), "{agent} refused {exe}: {result:?}");
+            }
+        }
+        for exe in [
+            "relative/solaria",
+            "/opt/new\nline/solaria",
+            "/opt/`x`/solaria",
+        ] {
+            for (agent, result) in ["claude-code", "opencode"]
+                .iter()
+                .zip(both(home.path(), exe))
+            {
+                assert!(
+                    matches!(result, Err(InstallError::UnusableExePath { .. })),
+                    "{agent} took {exe:?}: {result:?}"
+                );
+            }
+        }
+        // Claude Code's settings files stay, emptied back to `{}`.
+        let left: Vec<_> = walk(home.path())
+            .into_iter()
+            .filter(|p| std::fs::read_to_string(p).map_or(true, |t| t.trim() != "{}"))
+            .collect();
+        assert!(left.is_empty(), "uninstall left {left:?}");
+    }
+
+    /// The files under `dir`, recursively.
+    fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|e| {
+                let path = e.path();
+                if path.is_dir() {
+                    walk(&path)
+                } else {
+                    vec![path]
+                }
+            })
+            .collect()
+    }
 }

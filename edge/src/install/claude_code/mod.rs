@@ -49,13 +49,11 @@ pub(crate) use settings::json_kind;
 pub use slash::{SlashRequest, parse_slash_args, slash_command_file};
 pub use solaria_hook::program::HookProgram;
 
+use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write};
+use crate::install::{InstallError, Presence};
 use hooks::{add_hooks, remove_hooks};
 use mcp_entry::{add_mcp_server, remove_mcp_server};
 use settings::{read_settings, render_settings};
-use slash::{CommandFile, command_file_state, managed_file_state};
-use solaria_hook::files::{Access, write_atomic};
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 /// Seconds Claude Code waits for one of our hook commands before cancelling it.
@@ -127,6 +125,22 @@ impl Target {
     }
 }
 
+/// The `/memory` command file at `path`.
+fn command(path: &Path) -> ManagedFile<'_> {
+    ManagedFile {
+        path,
+        marker: COMMAND_MARKER,
+    }
+}
+
+/// The Librarian's file at `path`.
+fn librarian(path: &Path) -> ManagedFile<'_> {
+    ManagedFile {
+        path,
+        marker: LIBRARIAN_MARKER,
+    }
+}
+
 /// What [`install`] or [`uninstall`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallReport {
@@ -156,81 +170,6 @@ pub enum Librarian {
     Absent,
 }
 
-/// Why an install or uninstall stopped. Nothing is written once one of these is found
-/// while reading; a write error may leave the settings written but not the command.
-#[derive(Debug, thiserror::Error)]
-pub enum InstallError {
-    /// A file exists but cannot be read.
-    #[error("cannot read {path}: {source}; check its permissions and run the command again")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: io::Error,
-    },
-    /// settings.json is not JSON.
-    #[error(
-        "{path} is not valid JSON ({source}); fix it or move it aside and run the command \
-         again (SOLARIA never overwrites a settings file it cannot parse; nothing was changed)"
-    )]
-    InvalidJson {
-        /// The settings file.
-        path: PathBuf,
-        /// The parse error, with line and column.
-        source: serde_json::Error,
-    },
-    /// settings.json is JSON, but a part we must edit has the wrong type.
-    #[error(
-        "{path}: {what} must be {expected} but is {found}; fix it by hand and run the \
-         command again (nothing was changed)"
-    )]
-    UnexpectedShape {
-        /// The settings file.
-        path: PathBuf,
-        /// Which part, e.g. `the top level` or `"hooks"`.
-        what: String,
-        /// What Claude Code expects there.
-        expected: &'static str,
-        /// What the file holds instead.
-        found: &'static str,
-    },
-    /// A `memory.md` that SOLARIA did not write is in the way.
-    #[error(
-        "{path} already exists and was not written by SOLARIA; SOLARIA will not overwrite \
-         your own /memory command. Rename or remove it and run the command again (nothing \
-         was changed)"
-    )]
-    ForeignCommandFile {
-        /// The slash-command file.
-        path: PathBuf,
-    },
-    /// An MCP server named `solaria` that is not ours is already registered.
-    #[error(
-        "{path} already registers an MCP server named \"solaria\" that does not run this solaria; \
-         rename or remove it, then install again (nothing was changed)"
-    )]
-    ForeignMcpServer {
-        /// The MCP configuration file.
-        path: PathBuf,
-    },
-    /// The executable path cannot be put into a hook command or a slash command.
-    #[error("cannot use {path} as the solaria executable: {reason}")]
-    UnusableExePath {
-        /// The path given.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-    /// Writing or removing a file failed.
-    #[error("cannot write {path}: {source}; check the directory's permissions and free space")]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: io::Error,
-    },
-}
-
 /// Adds SOLARIA's hooks to `target.settings_path` and writes the `/memory` command,
 /// replacing any earlier SOLARIA entries (for example ones pointing to an old
 /// executable). `solaria_exe` must be an absolute path.
@@ -248,20 +187,14 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
     )?;
 
     let desired_command = slash_command_file(exe);
-    let command_changed = match command_file_state(&command_path)? {
-        CommandFile::Foreign => {
-            return Err(InstallError::ForeignCommandFile { path: command_path });
-        }
-        CommandFile::Ours(current) => current != desired_command,
-        CommandFile::Missing => true,
-    };
+    let command_changed = command(&command_path).needs(&desired_command)?;
 
     let librarian_path = target.librarian_path();
     let desired_librarian = librarian_file();
-    let librarian = match managed_file_state(&librarian_path, LIBRARIAN_MARKER)? {
-        CommandFile::Foreign => Librarian::KeptYours,
-        CommandFile::Ours(current) if current == desired_librarian => Librarian::Unchanged,
-        CommandFile::Ours(_) | CommandFile::Missing => Librarian::Written,
+    let librarian = match librarian(&librarian_path).state()? {
+        FileState::Foreign => Librarian::KeptYours,
+        FileState::Ours(current) if current == desired_librarian => Librarian::Unchanged,
+        FileState::Ours(_) | FileState::Missing => Librarian::Written,
     };
     let (mcp_original, _) = read_settings(&target.mcp_path)?;
     let mut mcp = mcp_original.clone();
@@ -310,7 +243,7 @@ pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
     let (original, existed) = read_settings(settings_path)?;
     let mut settings = original.clone();
     remove_hooks(&mut settings, settings_path)?;
-    let command_state = command_file_state(&command_path)?;
+    let command_ours = matches!(command(&command_path).state()?, FileState::Ours(_));
 
     let settings_changed = existed && settings != original;
     if settings_changed {
@@ -329,30 +262,18 @@ pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
             render_settings(mcp, &target.mcp_path)?.as_bytes(),
         )?;
     }
-    let command_changed = match command_state {
-        CommandFile::Ours(_) => {
-            match fs::remove_file(&command_path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(source) => {
-                    return Err(InstallError::Write {
-                        path: command_path,
-                        source,
-                    });
-                }
-            }
-            true
-        }
-        CommandFile::Missing | CommandFile::Foreign => false,
-    };
+    if command_ours {
+        remove(&command_path)?;
+    }
+    let command_changed = command_ours;
     let librarian_path = target.librarian_path();
-    let librarian = match managed_file_state(&librarian_path, LIBRARIAN_MARKER)? {
-        CommandFile::Ours(_) => {
+    let librarian = match librarian(&librarian_path).state()? {
+        FileState::Ours(_) => {
             remove(&librarian_path)?;
             Librarian::Removed
         }
-        CommandFile::Foreign => Librarian::KeptYours,
-        CommandFile::Missing => Librarian::Absent,
+        FileState::Foreign => Librarian::KeptYours,
+        FileState::Missing => Librarian::Absent,
     };
     Ok(InstallReport {
         settings_path: settings_path.clone(),
@@ -365,31 +286,6 @@ pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
         command_changed,
         librarian,
     })
-}
-
-/// Removes a file of ours; one already gone is fine.
-fn remove(path: &Path) -> Result<(), InstallError> {
-    match fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(InstallError::Write {
-            path: path.to_owned(),
-            source,
-        }),
-    }
-}
-
-/// How one part of an install stands (Claude Code's here, OpenCode's in
-/// `crate::install::opencode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Presence {
-    /// Not there (or someone else's file in its place).
-    Missing,
-    /// Ours, but not what this solaria would write (an older version, another path).
-    Stale,
-    /// Ours and current.
-    Current,
 }
 
 /// Where a Claude Code install stands, part by part.
@@ -416,63 +312,18 @@ pub fn state(target: &Target, solaria_exe: &Path) -> Result<InstallState, Instal
     );
     let mut without_ours = settings.clone();
     remove_hooks(&mut without_ours, &target.settings_path)?;
-    let hooks = presence(&settings, added.ok().map(|()| &with_ours), &without_ours);
+    let hooks = Presence::of_edit(&settings, added.ok().map(|()| &with_ours), &without_ours);
 
     let (mcp_config, _) = read_settings(&target.mcp_path)?;
     let mut with_ours = mcp_config.clone();
     let added = add_mcp_server(&mut with_ours, exe, &target.mcp_path);
     let mut without_ours = mcp_config.clone();
     remove_mcp_server(&mut without_ours);
-    let mcp = presence(&mcp_config, added.ok().map(|()| &with_ours), &without_ours);
-    let command = match command_file_state(&target.command_path())? {
-        CommandFile::Ours(text) if text == slash_command_file(exe) => Presence::Current,
-        CommandFile::Ours(_) => Presence::Stale,
-        CommandFile::Missing | CommandFile::Foreign => Presence::Missing,
-    };
+    let mcp = Presence::of_edit(&mcp_config, added.ok().map(|()| &with_ours), &without_ours);
+    let command = command(&target.command_path()).presence(&slash_command_file(exe))?;
     Ok(InstallState {
         hooks,
         command,
         mcp,
-    })
-}
-
-/// Current when adding ours changes nothing; stale when only removing ours would
-/// change something; missing otherwise.
-fn presence<T: PartialEq>(original: &T, with_ours: Option<&T>, without_ours: &T) -> Presence {
-    if with_ours == Some(original) {
-        Presence::Current
-    } else if without_ours != original {
-        Presence::Stale
-    } else {
-        Presence::Missing
-    }
-}
-
-fn exe_str(exe: &Path) -> Result<&str, InstallError> {
-    let unusable = |reason| InstallError::UnusableExePath {
-        path: exe.to_owned(),
-        reason,
-    };
-    let s = exe
-        .to_str()
-        .ok_or_else(|| unusable("the path is not valid UTF-8"))?;
-    if !exe.is_absolute() {
-        return Err(unusable(
-            "the path is not absolute (Claude Code runs hooks from the project directory)",
-        ));
-    }
-    if s.contains(['\n', '\r', '`', '\0']) {
-        return Err(unusable(
-            "the path contains a newline, a NUL or a back-quote",
-        ));
-    }
-    Ok(s)
-}
-
-/// Writes one of Claude Code's files (keeping its mode; a new one is 0600).
-fn write(path: &Path, contents: &[u8]) -> Result<(), InstallError> {
-    write_atomic(path, contents, Access::Keep).map_err(|source| InstallError::Write {
-        path: path.to_owned(),
-        source,
     })
 }

@@ -1,7 +1,7 @@
 //! Reading and writing Claude Code's JSON files (settings.json, ~/.claude.json,
 //! .mcp.json): a file we cannot parse is never overwritten.
 
-use super::InstallError;
+use crate::install::InstallError;
 use serde_json::{Map, Value};
 use std::fs;
 use std::io;
@@ -23,9 +23,10 @@ pub(super) fn read_settings(path: &Path) -> Result<(Map<String, Value>, bool), I
     if text.trim().is_empty() {
         return Ok((Map::new(), true));
     }
-    let value: Value = serde_json::from_str(text).map_err(|source| InstallError::InvalidJson {
+    let value: Value = serde_json::from_str(text).map_err(|e| InstallError::InvalidConfig {
         path: path.to_owned(),
-        source,
+        format: "JSON",
+        reason: e.to_string(),
     })?;
     match value {
         Value::Object(map) => {

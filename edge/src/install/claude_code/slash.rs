@@ -1,11 +1,8 @@
 //! The `/memory` slash command: the markdown file Claude Code reads, and the
 //! arguments it hands to `solaria slash`.
 
+use super::COMMAND_MARKER;
 use super::hooks::shell_quote;
-use super::{COMMAND_MARKER, InstallError};
-use std::fs;
-use std::io;
-use std::path::Path;
 
 /// What `/memory …` asked for, as parsed from the arguments of `solaria slash`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,35 +35,6 @@ pub fn parse_slash_args<S: AsRef<str>>(args: &[S]) -> SlashRequest {
         "sync" => SlashRequest::Sync,
         "search" => SlashRequest::Search(rest.to_owned()),
         _ => SlashRequest::Unknown(text.to_owned()),
-    }
-}
-
-pub(super) enum CommandFile {
-    Missing,
-    Ours(String),
-    Foreign,
-}
-
-pub(super) fn command_file_state(path: &Path) -> Result<CommandFile, InstallError> {
-    managed_file_state(path, COMMAND_MARKER)
-}
-
-/// Whether the file at `path` is missing, ours (it holds `marker`) or someone else's.
-pub(super) fn managed_file_state(path: &Path, marker: &str) -> Result<CommandFile, InstallError> {
-    match fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
-            Ok(if text.contains(marker) {
-                CommandFile::Ours(text.into_owned())
-            } else {
-                CommandFile::Foreign
-            })
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(CommandFile::Missing),
-        Err(source) => Err(InstallError::Read {
-            path: path.to_owned(),
-            source,
-        }),
     }
 }
 

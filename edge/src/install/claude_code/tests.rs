@@ -6,6 +6,7 @@ use super::*;
 use serde_json::Value;
 use serde_json::json;
 use solaria_hook::protocol::RELAY_CLIENT;
+use std::fs;
 
 const EXE: &str = "/opt/solaria/bin/solaria";
 
@@ -299,7 +300,7 @@ fn invalid_settings_are_never_touched() {
     let (_dir, target) = setup(Some("not json"));
     assert!(matches!(
         install(&target, Path::new(EXE)),
-        Err(InstallError::InvalidJson { .. })
+        Err(InstallError::InvalidConfig { .. })
     ));
 }
 
@@ -343,7 +344,7 @@ fn user_command_file_is_never_overwritten_nor_deleted() {
     fs::write(target.command_path(), mine).expect("write");
 
     let err = install(&target, Path::new(EXE)).expect_err("must refuse");
-    assert!(matches!(err, InstallError::ForeignCommandFile { .. }));
+    assert!(matches!(err, InstallError::ForeignFile { .. }));
     assert!(err.to_string().contains("memory.md"));
     assert!(!target.settings_path.exists(), "nothing may change");
     assert_eq!(

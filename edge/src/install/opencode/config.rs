@@ -2,8 +2,8 @@
 //! "local", "command": [exe, "mcp"], "enabled": true}}`, inserted into and removed
 //! from the user's text (`jsonc.rs`), never re-rendered.
 
-use super::InstallError;
 use super::jsonc::{Doc, Member};
+use crate::install::InstallError;
 use crate::install::claude_code::MCP_SERVER_NAME;
 use serde_json::{Value, json};
 use std::fs;
@@ -48,7 +48,8 @@ fn read(path: &Path) -> Result<Option<String>, InstallError> {
             .map(Some)
             .map_err(|_| InstallError::InvalidConfig {
                 path: path.to_owned(),
-                reason: super::jsonc::JsoncError::Syntax("not UTF-8 text".into()),
+                format: "JSON/JSONC",
+                reason: "not UTF-8 text".into(),
             }),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(InstallError::Read {
@@ -65,7 +66,8 @@ fn parse(path: &Path, text: &str) -> Result<Option<(Doc, usize)>, InstallError> 
     }
     let doc = Doc::parse(text).map_err(|reason| InstallError::InvalidConfig {
         path: path.to_owned(),
-        reason,
+        format: "JSON/JSONC",
+        reason: reason.to_string(),
     })?;
     if !doc.value.is_object() {
         return Err(shape(path, "the top level", &doc.value));
@@ -80,7 +82,8 @@ fn parse(path: &Path, text: &str) -> Result<Option<(Doc, usize)>, InstallError> 
 fn shape(path: &Path, what: &'static str, found: &Value) -> InstallError {
     InstallError::UnexpectedShape {
         path: path.to_owned(),
-        what,
+        what: what.to_owned(),
+        expected: "an object",
         found: crate::install::claude_code::json_kind(found),
     }
 }

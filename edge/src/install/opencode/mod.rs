@@ -27,12 +27,10 @@ mod tests;
 pub use command::{COMMAND_FILE_NAME, command_file};
 pub use plugin::{PLUGIN_FILE_NAME, plugin_file};
 
-pub use crate::install::claude_code::Presence;
+use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write};
+use crate::install::{InstallError, Presence};
 use solaria_hook::program::HookProgram;
-
-use solaria_hook::files::{Access, write_atomic};
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 /// Text that marks the plugin file as written by SOLARIA.
@@ -107,6 +105,22 @@ impl Target {
     }
 }
 
+/// The plugin file at `path`.
+fn plugin(path: &Path) -> ManagedFile<'_> {
+    ManagedFile {
+        path,
+        marker: PLUGIN_MARKER,
+    }
+}
+
+/// The `/memory` command file at `path`.
+fn command(path: &Path) -> ManagedFile<'_> {
+    ManagedFile {
+        path,
+        marker: COMMAND_MARKER,
+    }
+}
+
 /// What [`install`] or [`uninstall`] did, file by file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallReport {
@@ -125,109 +139,6 @@ impl InstallReport {
     }
 }
 
-/// Why an install or uninstall stopped. Every file is read and checked before the
-/// first one is written, so one of these found while reading leaves everything as
-/// it was.
-#[derive(Debug, thiserror::Error)]
-pub enum InstallError {
-    /// A file exists but cannot be read.
-    #[error("cannot read {path}: {source}; check its permissions and run the command again")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: io::Error,
-    },
-    /// The config is not JSON (comments and trailing commas allowed).
-    #[error(
-        "{path} is not valid JSON/JSONC ({reason}); fix it or move it aside and run the \
-         command again (SOLARIA never overwrites a config it cannot parse; nothing was changed)"
-    )]
-    InvalidConfig {
-        /// The config file.
-        path: PathBuf,
-        /// The parse error.
-        reason: jsonc::JsoncError,
-    },
-    /// The config is JSON, but a part we must edit has the wrong type.
-    #[error(
-        "{path}: {what} must be an object but is {found}; fix it by hand and run the \
-         command again (nothing was changed)"
-    )]
-    UnexpectedShape {
-        /// The config file.
-        path: PathBuf,
-        /// Which part.
-        what: &'static str,
-        /// What the file holds instead.
-        found: &'static str,
-    },
-    /// A file of ours is in the way, written by someone else.
-    #[error(
-        "{path} already exists and was not written by SOLARIA; SOLARIA will not overwrite \
-         it. Rename or remove it and run the command again (nothing was changed)"
-    )]
-    ForeignFile {
-        /// The file.
-        path: PathBuf,
-    },
-    /// An MCP server named `solaria` that is not ours is already configured.
-    #[error(
-        "{path} already configures an MCP server named \"solaria\" that does not run this \
-         solaria; rename or remove it, then install again (nothing was changed)"
-    )]
-    ForeignMcpServer {
-        /// The config file.
-        path: PathBuf,
-    },
-    /// The executable path cannot be written into the plugin or the command.
-    #[error("cannot use {path} as the solaria executable: {reason}")]
-    UnusableExePath {
-        /// The path given.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-    /// Writing or removing a file failed.
-    #[error("cannot write {path}: {source}; check the directory's permissions and free space")]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: io::Error,
-    },
-}
-
-/// What one of our files holds now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FileState {
-    /// Not there.
-    Missing,
-    /// Ours (it has our marker), with its text.
-    Ours(String),
-    /// Someone else's.
-    Foreign,
-}
-
-/// Reads one of our files: missing, ours (by `marker`) or someone else's.
-pub fn file_state(path: &Path, marker: &str) -> Result<FileState, InstallError> {
-    match fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
-            Ok(if text.contains(marker) {
-                FileState::Ours(text.into_owned())
-            } else {
-                FileState::Foreign
-            })
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(FileState::Missing),
-        Err(source) => Err(InstallError::Read {
-            path: path.to_owned(),
-            source,
-        }),
-    }
-}
-
 /// Writes the plugin and the `/memory` command for `solaria_exe` (an absolute
 /// path) and registers `solaria mcp` in the config, replacing earlier SOLARIA
 /// versions of them. Nothing is written when all three are already current.
@@ -235,17 +146,17 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
     let exe = exe_str(solaria_exe)?;
     let plugin_path = target.plugin_path();
     let command_path = target.command_path();
-    let plugin = plugin_file(&HookProgram::choose(exe, target.data_dir.as_deref()));
-    let command = command_file(exe);
-    let plugin_changed = needs_write(&plugin_path, PLUGIN_MARKER, &plugin)?;
-    let command_changed = needs_write(&command_path, COMMAND_MARKER, &command)?;
+    let plugin_text = plugin_file(&HookProgram::choose(exe, target.data_dir.as_deref()));
+    let command_text = command_file(exe);
+    let plugin_changed = plugin(&plugin_path).needs(&plugin_text)?;
+    let command_changed = command(&command_path).needs(&command_text)?;
     let new_config = config::with_mcp(&target.config_path, exe)?;
 
     if plugin_changed {
-        write(&plugin_path, plugin.as_bytes())?;
+        write(&plugin_path, plugin_text.as_bytes())?;
     }
     if command_changed {
-        write(&command_path, command.as_bytes())?;
+        write(&command_path, command_text.as_bytes())?;
     }
     let config_changed = new_config.is_some();
     if let Some(text) = new_config {
@@ -264,11 +175,10 @@ pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, Ins
 pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
     let plugin_path = target.plugin_path();
     let command_path = target.command_path();
-    let plugin_ours = matches!(file_state(&plugin_path, PLUGIN_MARKER)?, FileState::Ours(_));
-    let command_ours = matches!(
-        file_state(&command_path, COMMAND_MARKER)?,
-        FileState::Ours(_)
-    );
+    // Read everything before the first removal: a config we cannot parse stops
+    // the uninstall with every file still in place.
+    let plugin_ours = matches!(plugin(&plugin_path).state()?, FileState::Ours(_));
+    let command_ours = matches!(command(&command_path).state()?, FileState::Ours(_));
     let new_config = config::without_mcp(&target.config_path)?;
 
     if plugin_ours {
@@ -316,13 +226,6 @@ pub struct InstallState {
 /// `solaria_exe`. Reads only.
 pub fn state(target: &Target, solaria_exe: &Path) -> Result<InstallState, InstallError> {
     let exe = exe_str(solaria_exe)?;
-    let file = |path: &Path, marker: &str, desired: &str| -> Result<Presence, InstallError> {
-        Ok(match file_state(path, marker)? {
-            FileState::Ours(text) if text == desired => Presence::Current,
-            FileState::Ours(_) => Presence::Stale,
-            FileState::Missing | FileState::Foreign => Presence::Missing,
-        })
-    };
     let mcp = if !config::has_our_entry(&target.config_path)? {
         Presence::Missing
     } else if config::with_mcp(&target.config_path, exe)?.is_none() {
@@ -331,66 +234,11 @@ pub fn state(target: &Target, solaria_exe: &Path) -> Result<InstallState, Instal
         Presence::Stale
     };
     Ok(InstallState {
-        plugin: file(
-            &target.plugin_path(),
-            PLUGIN_MARKER,
-            &plugin_file(&HookProgram::choose(exe, target.data_dir.as_deref())),
-        )?,
-        command: file(&target.command_path(), COMMAND_MARKER, &command_file(exe))?,
+        plugin: plugin(&target.plugin_path()).presence(&plugin_file(&HookProgram::choose(
+            exe,
+            target.data_dir.as_deref(),
+        )))?,
+        command: command(&target.command_path()).presence(&command_file(exe))?,
         mcp,
     })
-}
-
-fn needs_write(path: &Path, marker: &str, desired: &str) -> Result<bool, InstallError> {
-    match file_state(path, marker)? {
-        FileState::Foreign => Err(InstallError::ForeignFile {
-            path: path.to_owned(),
-        }),
-        FileState::Ours(current) => Ok(current != desired),
-        FileState::Missing => Ok(true),
-    }
-}
-
-fn exe_str(exe: &Path) -> Result<&str, InstallError> {
-    let unusable = |reason| InstallError::UnusableExePath {
-        path: exe.to_owned(),
-        reason,
-    };
-    let s = exe
-        .to_str()
-        .ok_or_else(|| unusable("the path is not valid UTF-8"))?;
-    if !exe.is_absolute() {
-        return Err(unusable(
-            "the path is not absolute (OpenCode runs the plugin from the project directory)",
-        ));
-    }
-    if s.contains(['\n', '\r', '`', '\0', '"']) {
-        return Err(unusable(
-            "the path contains a newline, a NUL, a quote or a back-quote",
-        ));
-    }
-    Ok(s)
-}
-
-/// Writes one file (keeping its mode; a new one is 0600), creating its directory.
-fn write(path: &Path, contents: &[u8]) -> Result<(), InstallError> {
-    let err = |source| InstallError::Write {
-        path: path.to_owned(),
-        source,
-    };
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(err)?;
-    }
-    write_atomic(path, contents, Access::Keep).map_err(err)
-}
-
-fn remove(path: &Path) -> Result<(), InstallError> {
-    match fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(InstallError::Write {
-            path: path.to_owned(),
-            source,
-        }),
-    }
 }

@@ -1,0 +1,233 @@
+//! What every agent's installer shares: the one error type, the files SOLARIA
+//! owns outright (a marker line makes them ours: only those are ever overwritten
+//! or deleted), the check of the executable path written into an agent's
+//! configuration, and how a part of an install stands ([`Presence`]). Each agent's
+//! module keeps only the editing of its own configuration.
+
+use solaria_hook::files::{Access, write_atomic};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Why an install or uninstall stopped. Every file is read and checked before the
+/// first one is written, so one of these found while reading leaves everything as
+/// it was.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// A file exists but cannot be read.
+    #[error("cannot read {path}: {source}; check its permissions and run the command again")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// An agent's configuration cannot be parsed.
+    #[error(
+        "{path} is not valid {format} ({reason}); fix it or move it aside and run the \
+         command again (SOLARIA never overwrites a file it cannot parse; nothing was changed)"
+    )]
+    InvalidConfig {
+        /// The configuration file.
+        path: PathBuf,
+        /// What it should hold: `JSON`, `JSON/JSONC`, `TOML`.
+        format: &'static str,
+        /// The parse error, with its place when the parser gives one.
+        reason: String,
+    },
+    /// The configuration parses, but a part we must edit has the wrong type.
+    #[error(
+        "{path}: {what} must be {expected} but is {found}; fix it by hand and run the \
+         command again (nothing was changed)"
+    )]
+    UnexpectedShape {
+        /// The configuration file.
+        path: PathBuf,
+        /// Which part, e.g. `the top level` or `"hooks"`.
+        what: String,
+        /// What the agent expects there.
+        expected: &'static str,
+        /// What the file holds instead.
+        found: &'static str,
+    },
+    /// A file SOLARIA would write is there, written by someone else.
+    #[error(
+        "{path} already exists and was not written by SOLARIA; SOLARIA will not overwrite \
+         it. Rename or remove it and run the command again (nothing was changed)"
+    )]
+    ForeignFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An MCP server named `solaria` that is not ours is already configured.
+    #[error(
+        "{path} already configures an MCP server named \"solaria\" that does not run this \
+         solaria; rename or remove it, then install again (nothing was changed)"
+    )]
+    ForeignMcpServer {
+        /// The configuration file.
+        path: PathBuf,
+    },
+    /// The executable path cannot be written into an agent's configuration.
+    #[error("cannot use {path} as the solaria executable: {reason}")]
+    UnusableExePath {
+        /// The path given.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// Writing or removing a file failed.
+    #[error("cannot write {path}: {source}; check the directory's permissions and free space")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+/// How one part of an install stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Presence {
+    /// Not there (or someone else's file in its place).
+    Missing,
+    /// Ours, but not what this solaria would write (an older version, another path).
+    Stale,
+    /// Ours and current.
+    Current,
+}
+
+impl Presence {
+    /// How an edit of a configuration stands: current when adding ours changes
+    /// nothing (`with_ours` is `None` when ours cannot be added); stale when only
+    /// removing ours would change something; missing otherwise.
+    pub fn of_edit<T: PartialEq>(original: &T, with_ours: Option<&T>, without_ours: &T) -> Self {
+        if with_ours == Some(original) {
+            Presence::Current
+        } else if without_ours != original {
+            Presence::Stale
+        } else {
+            Presence::Missing
+        }
+    }
+}
+
+/// What a file SOLARIA owns outright holds now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileState {
+    /// Not there.
+    Missing,
+    /// Ours (it has our marker), with its text.
+    Ours(String),
+    /// Someone else's.
+    Foreign,
+}
+
+/// A file SOLARIA writes whole (a command, a plugin, a subagent): ours when it
+/// holds `marker`, which the text we write always does.
+#[derive(Debug, Clone, Copy)]
+pub struct ManagedFile<'a> {
+    pub path: &'a Path,
+    pub marker: &'a str,
+}
+
+impl ManagedFile<'_> {
+    /// Reads the file: missing, ours or someone else's.
+    pub fn state(&self) -> Result<FileState, InstallError> {
+        match fs::read(self.path) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes);
+                Ok(if text.contains(self.marker) {
+                    FileState::Ours(text.into_owned())
+                } else {
+                    FileState::Foreign
+                })
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(FileState::Missing),
+            Err(source) => Err(InstallError::Read {
+                path: self.path.to_owned(),
+                source,
+            }),
+        }
+    }
+
+    /// Whether `desired` differs from what is there; someone else's file in the
+    /// way is an error (an install never overwrites it).
+    pub fn needs(&self, desired: &str) -> Result<bool, InstallError> {
+        match self.state()? {
+            FileState::Foreign => Err(InstallError::ForeignFile {
+                path: self.path.to_owned(),
+            }),
+            FileState::Ours(current) => Ok(current != desired),
+            FileState::Missing => Ok(true),
+        }
+    }
+
+    /// How the file stands against `desired`.
+    pub fn presence(&self, desired: &str) -> Result<Presence, InstallError> {
+        Ok(match self.state()? {
+            FileState::Ours(text) if text == desired => Presence::Current,
+            FileState::Ours(_) => Presence::Stale,
+            FileState::Missing | FileState::Foreign => Presence::Missing,
+        })
+    }
+
+    /// Removes the file if it is ours; whether it was.
+    pub fn remove_if_ours(&self) -> Result<bool, InstallError> {
+        match self.state()? {
+            FileState::Ours(_) => remove(self.path).map(|()| true),
+            FileState::Missing | FileState::Foreign => Ok(false),
+        }
+    }
+}
+
+/// The executable path as text fit for an agent's configuration: absolute (agents
+/// run hooks from the project directory) and free of what no quoting carries
+/// safely through every place it is written (a command line inside markdown, a
+/// shell word, a JSON or TOML string). Quotes and spaces are fine: each place
+/// quotes the path its own way.
+pub fn exe_str(exe: &Path) -> Result<&str, InstallError> {
+    let unusable = |reason| InstallError::UnusableExePath {
+        path: exe.to_owned(),
+        reason,
+    };
+    let s = exe
+        .to_str()
+        .ok_or_else(|| unusable("the path is not valid UTF-8"))?;
+    if !exe.is_absolute() {
+        return Err(unusable(
+            "the path is not absolute (agents run hooks from the project directory)",
+        ));
+    }
+    if s.contains(['\n', '\r', '`', '\0']) {
+        return Err(unusable(
+            "the path contains a newline, a NUL or a back-quote",
+        ));
+    }
+    Ok(s)
+}
+
+/// Writes one file (keeping its mode; a new one is 0600), creating its directory.
+pub fn write(path: &Path, contents: &[u8]) -> Result<(), InstallError> {
+    let err = |source| InstallError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(err)?;
+    }
+    write_atomic(path, contents, Access::Keep).map_err(err)
+}
+
+/// Removes a file; one already gone is fine.
+pub fn remove(path: &Path) -> Result<(), InstallError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(InstallError::Write {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
