@@ -760,9 +760,13 @@ fn side_by_side(shipped: &Evaluation, every: &Evaluation) {
             user - all
         );
     }
+    let shortfall = if worst_shortfall < 0.0 {
+        format!("{:.3}", -worst_shortfall)
+    } else {
+        "none (at or above it on every kind)".to_string()
+    };
     println!(
-        "\nWidest difference between the two figures: {widest_gap:.3}; hybrid's largest shortfall against its best part: {:.3}.",
-        -worst_shortfall
+        "\nWidest difference between the two figures: {widest_gap:.3}; hybrid's largest shortfall against its best part: {shortfall}."
     );
 }
 
