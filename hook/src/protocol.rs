@@ -115,6 +115,17 @@ impl HookEvent {
     }
 }
 
+/// The Claude Code events whose hooks Codex CLI also runs, under the same names
+/// and with payloads of the same shape (`solaria hook codex <arg>`). Codex has no
+/// PostToolUseFailure: a failed tool call is a PostToolUse too.
+pub const CODEX_EVENTS: [HookEvent; 5] = [
+    HookEvent::SessionStart,
+    HookEvent::UserPromptSubmit,
+    HookEvent::PostToolUse,
+    HookEvent::Stop,
+    HookEvent::SessionEnd,
+];
+
 /// Whether OpenCode's plugin reads what `event`'s hook prints: the session's
 /// context and a message's recall.
 pub fn opencode_prints(event: &str) -> bool {
@@ -128,6 +139,8 @@ pub enum Event {
     ClaudeCode(String),
     /// An OpenCode plugin event, by OpenCode's name (`tool.execute.after`, …).
     OpenCode(String),
+    /// A Codex CLI hook, by its `solaria hook codex` argument (`post-tool-use`, …).
+    Codex(String),
 }
 
 impl Event {
@@ -136,6 +149,7 @@ impl Event {
         match self {
             Event::ClaudeCode(name) => format!("{MAGIC} claude-code {name}\n"),
             Event::OpenCode(name) => format!("{MAGIC} opencode {name}\n"),
+            Event::Codex(name) => format!("{MAGIC} codex {name}\n"),
         }
     }
 
@@ -150,6 +164,7 @@ impl Event {
         match agent {
             "claude-code" => Some(Event::ClaudeCode(name.to_owned())),
             "opencode" => Some(Event::OpenCode(name.to_owned())),
+            "codex" => Some(Event::Codex(name.to_owned())),
             _ => None,
         }
     }
@@ -159,7 +174,9 @@ impl Event {
     /// answered once spooled (`spool.rs`).
     pub fn prints(&self) -> bool {
         match self {
-            Event::ClaudeCode(name) => HookEvent::from_arg(name).is_some_and(HookEvent::prints),
+            Event::ClaudeCode(name) | Event::Codex(name) => {
+                HookEvent::from_arg(name).is_some_and(HookEvent::prints)
+            }
             Event::OpenCode(name) => opencode_prints(name),
         }
     }
@@ -169,6 +186,7 @@ impl Event {
         match self {
             Event::ClaudeCode(name) => vec!["hook", name],
             Event::OpenCode(name) => vec!["hook", "opencode", name],
+            Event::Codex(name) => vec!["hook", "codex", name],
         }
     }
 }
@@ -182,6 +200,7 @@ mod tests {
         for event in [
             Event::ClaudeCode("post-tool-use".into()),
             Event::OpenCode("tool.execute.after".into()),
+            Event::Codex("session-start".into()),
         ] {
             assert_eq!(Event::parse_header(&event.header()), Some(event));
         }
@@ -217,6 +236,8 @@ mod tests {
         assert_eq!(printing, ["session-start", "user-prompt-submit"]);
         assert!(Event::OpenCode("chat.message".into()).prints());
         assert!(!Event::OpenCode("tool.execute.after".into()).prints());
+        assert!(Event::Codex("user-prompt-submit".into()).prints());
+        assert!(!Event::Codex("post-tool-use".into()).prints());
         assert!(!Event::ClaudeCode("unknown".into()).prints());
     }
 }

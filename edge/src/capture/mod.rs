@@ -7,6 +7,7 @@
 //! plain text). `process.rs` holds a hook process's side of that contract; the
 //! daemon's relay captures through the same [`handle_event`].
 
+pub mod codex;
 mod commit;
 pub mod observe;
 pub mod opencode;
@@ -216,6 +217,10 @@ pub enum HookError {
     OpenCode(#[from] opencode::AdaptError),
     #[error("unknown Claude Code hook event \"{0}\"; dropped")]
     UnknownEvent(String),
+    #[error(
+        "unknown Codex hook event \"{0}\" (handled: session-start, user-prompt-submit, post-tool-use, stop, session-end); dropped"
+    )]
+    UnknownCodexEvent(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

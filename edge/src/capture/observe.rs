@@ -71,7 +71,7 @@ pub fn tool_use(
 ) -> Content {
     redact_json(&mut input);
     redact_json(&mut response);
-    let files = files_of(&input);
+    let files = files_of(tool, &input);
     let failed = looks_failed(tool, &response);
     let title = one_line(&tool_title(tool, &input, cwd), TITLE_CHARS);
     let (input_text, input_cut) = bound_json(input, bounds.max_input_bytes);
@@ -160,6 +160,17 @@ fn tool_title(tool: &str, input: &Value, cwd: Option<&str>) -> String {
                 .unwrap_or(".")
         ),
         "Glob" => format!("Glob {}", str_field(input, "pattern").unwrap_or("")),
+        // Codex CLI's file edits: one patch, perhaps over several files.
+        "apply_patch" => {
+            let files: Vec<&str> = patched_files(input)
+                .into_iter()
+                .map(|f| relative(f, cwd))
+                .collect();
+            match files.as_slice() {
+                [] => "apply_patch".to_string(),
+                files => format!("apply_patch {}", files.join(", ")),
+            }
+        }
         // OpenCode's failed model calls (`capture::opencode`).
         "SessionError" => format!(
             "Session error: {} {}",
@@ -221,18 +232,42 @@ fn compact_args(input: &Value) -> String {
 fn file_action(tool: &str) -> Option<&'static str> {
     match tool {
         "Read" => Some("read"),
-        "Edit" | "MultiEdit" | "NotebookEdit" => Some("edit"),
+        "Edit" | "MultiEdit" | "NotebookEdit" | "apply_patch" => Some("edit"),
         "Write" => Some("write"),
         _ => None,
     }
 }
 
 /// The files a tool call names.
-fn files_of(input: &Value) -> Vec<String> {
+fn files_of(tool: &str, input: &Value) -> Vec<String> {
+    if tool == "apply_patch" {
+        return patched_files(input)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+    }
     ["file_path", "notebook_path"]
         .iter()
         .filter_map(|k| str_field(input, k))
         .map(str::to_string)
+        .collect()
+}
+
+/// The files a Codex patch (`apply_patch`'s `command`, or its `input`) adds,
+/// updates or deletes, from its `*** Add File:`-style headers, in order.
+fn patched_files(input: &Value) -> Vec<&str> {
+    let patch = str_field(input, "command")
+        .or_else(|| str_field(input, "input"))
+        .unwrap_or("");
+    patch
+        .lines()
+        .filter_map(|line| {
+            ["*** Add File: ", "*** Update File: ", "*** Delete File: "]
+                .iter()
+                .find_map(|header| line.strip_prefix(header))
+        })
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
         .collect()
 }
 
@@ -394,6 +429,19 @@ mod tests {
             BOUNDS,
         );
         assert_eq!(mcp.title, "github.get_issue number=42 owner=acme");
+        // Codex's patches name their files in their headers.
+        let patch = tool_use(
+            "apply_patch",
+            json!({"command": "*** Begin Patch\n*** Update File: /p/src/auth.rs\n@@\n-a\n+b\n*** Add File: docs/auth.md\n+# Auth\n*** End Patch\n"}),
+            json!("Success. Updated the following files:\nM src/auth.rs"),
+            Some("call_3"),
+            Some("/p"),
+            BOUNDS,
+        );
+        assert_eq!(patch.title, "apply_patch src/auth.rs, docs/auth.md");
+        assert_eq!(patch.files, vec!["/p/src/auth.rs", "docs/auth.md"]);
+        assert_eq!(patch.metadata["file_action"], "edit");
+        assert_eq!(patch.tags, vec!["rust", "docs"]);
     }
 
     #[test]

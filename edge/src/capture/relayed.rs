@@ -4,7 +4,7 @@
 //! thread (`crate::relay::capturer`) and a hook process's drain (`process.rs`) both
 //! capture spool files here, so the two agree on what stays and what goes.
 
-use super::{HookError, StoreSlot, handle, log_line, opencode, payload};
+use super::{HookError, StoreSlot, codex, handle, log_line, opencode, payload};
 use crate::config::{Config, Paths};
 use solaria_hook::protocol::{Event, HookEvent};
 use solaria_hook::spool::{Spool, SpoolError, Spooled};
@@ -30,6 +30,7 @@ pub fn handle_event(
             handle(hook, bytes, at, config, paths, slot)
         }
         Event::OpenCode(name) => opencode::handle(name, bytes, at, config, paths, slot),
+        Event::Codex(name) => codex::handle(name, bytes, at, config, paths, slot),
     }
 }
 
@@ -79,12 +80,13 @@ pub fn capture_logged(
 }
 
 /// The name an event's log lines go under: the hook's (`PostToolUse`), or
-/// `opencode <event>`.
+/// `opencode <event>`, `codex <event>`.
 fn label(event: &Event) -> String {
     match event {
         Event::ClaudeCode(name) => HookEvent::from_arg(name)
             .map_or_else(|| "relay".to_owned(), |hook| hook.claude_name().to_owned()),
         Event::OpenCode(name) => format!("opencode {}", name.escape_debug()),
+        Event::Codex(name) => format!("codex {}", name.escape_debug()),
     }
 }
 
@@ -153,6 +155,9 @@ pub fn forget_spooled(
                 Event::OpenCode(_) => {
                     opencode::session_of(&spooled.payload).map(|s| (opencode::AGENT, s))
                 }
+                Event::Codex(_) => payload::parse(&spooled.payload)
+                    .ok()
+                    .map(|p| (codex::AGENT, p.session_id)),
             };
             named.is_some_and(|(a, s)| a == agent && s == agent_session)
         })

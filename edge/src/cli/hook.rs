@@ -1,5 +1,5 @@
-//! `solaria hook <event>` (Claude Code's hooks) and `solaria hook opencode <event>`
-//! (the OpenCode plugin).
+//! `solaria hook <event>` (Claude Code's hooks), `solaria hook opencode <event>`
+//! (the OpenCode plugin) and `solaria hook codex <event>` (Codex CLI's hooks).
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use solaria_edge::capture;
@@ -28,6 +28,14 @@ enum AgentHook {
         #[arg(default_value = "")]
         event: String,
     },
+    /// A Codex CLI hook, by the same names as Claude Code's (`session-start`,
+    /// `user-prompt-submit`, `post-tool-use`, `stop`, `session-end`); the payload is
+    /// read from stdin. An event it does not handle is logged and dropped (exit 0).
+    Codex {
+        /// The hook event.
+        #[arg(default_value = "")]
+        event: String,
+    },
 }
 
 /// Claude Code's events by their `solaria hook` names (`HookEvent::arg`), which the
@@ -42,6 +50,7 @@ impl Args {
     pub fn run(self, env: &Env) {
         match (self.agent, self.event) {
             (Some(AgentHook::Opencode { event }), _) => capture::opencode::run(&event, env),
+            (Some(AgentHook::Codex { event }), _) => capture::codex::run(&event, env),
             (None, Some(event)) => capture::run(event, env),
             // clap requires one of the two; nothing to capture otherwise.
             (None, None) => {}
