@@ -459,6 +459,8 @@ pub struct Env {
     /// daemon spools hook events (`solaria_hook::spool`).
     pub xdg_runtime_dir: Option<PathBuf>,
     pub home: Option<PathBuf>,
+    /// `CODEX_HOME`: where Codex CLI keeps its configuration (else `~/.codex`).
+    pub codex_home: Option<PathBuf>,
     /// `SOLARIA_CLOCK_SKEW_MS`: milliseconds added to this machine's wall clock
     /// when stamping writes (a test seam: a machine whose clock is off).
     pub clock_skew_ms: i64,
@@ -484,6 +486,7 @@ impl Env {
             xdg_data_home: var("XDG_DATA_HOME"),
             xdg_runtime_dir: var(RUNTIME_DIR_VAR),
             home: var("HOME"),
+            codex_home: var("CODEX_HOME"),
             clock_skew_ms: std::env::var("SOLARIA_CLOCK_SKEW_MS")
                 .ok()
                 .and_then(|v| v.trim().parse().ok())

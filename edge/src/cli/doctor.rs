@@ -3,14 +3,14 @@
 //! last capture something here. One line
 //! per check — `ok`, `missing` or `stale` — with the command that fixes it.
 
-use super::install::{Agent, claude_target, opencode_target};
+use super::install::{Agent, claude_target, codex_target, opencode_target};
 use anyhow::Context;
 use serde::Serialize;
 use solaria_edge::app::App;
 use solaria_edge::config::Env;
 use solaria_edge::install::Presence;
 use solaria_edge::install::claude_code::{self, Scope};
-use solaria_edge::install::opencode;
+use solaria_edge::install::{codex, opencode};
 use solaria_edge::ops::doctor;
 use solaria_edge::semantic;
 use solaria_edge::timefmt;
@@ -52,8 +52,9 @@ impl Args {
     pub fn run(self, env: &Env, app: &App) -> anyhow::Result<()> {
         let exe = std::env::current_exe().context("cannot find the solaria executable's path")?;
         let mut checks = Vec::new();
-        checks.extend(agent_checks(env, Agent::ClaudeCode, &exe));
-        checks.extend(agent_checks(env, Agent::Opencode, &exe));
+        for agent in Agent::ALL {
+            checks.extend(agent_checks(env, agent, &exe));
+        }
         let health = doctor::memory_health(app)?;
         checks.push(match &health.daemon {
             Some(addr) => {
@@ -177,10 +178,16 @@ fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
     let (name, parts) = match agent {
         Agent::ClaudeCode => ("claude-code", ["hooks", "mcp", "/memory"]),
         Agent::Opencode => ("opencode", ["plugin", "mcp", "/memory"]),
+        Agent::Codex => ("codex", ["hooks", "mcp", "$solaria-memory"]),
+    };
+    // Codex keeps hook trust per user: it has no project scope.
+    let scopes: &[Scope] = match agent {
+        Agent::Codex => &[Scope::User],
+        Agent::ClaudeCode | Agent::Opencode => &[Scope::User, Scope::Project],
     };
     let mut found: [Vec<Found>; 3] = Default::default();
     let mut errors = Vec::new();
-    for scope in [Scope::User, Scope::Project] {
+    for &scope in scopes {
         match parts_in(env, agent, scope, exe) {
             Ok(parts) => {
                 for (i, (presence, path)) in parts.into_iter().enumerate() {
@@ -257,6 +264,16 @@ fn parts_in(
                 (s.plugin, t.plugin_path()),
                 (s.mcp, t.config_path.clone()),
                 (s.command, t.command_path()),
+            ]
+        }
+        Agent::Codex => {
+            // The hooks and the MCP server live in the same block of config.toml.
+            let t = codex_target(env, scope)?;
+            let s = codex::state(&t, exe)?;
+            [
+                (s.config, t.config_path.clone()),
+                (s.config, t.config_path.clone()),
+                (s.skill, t.skill_path.clone()),
             ]
         }
     })

@@ -1,11 +1,11 @@
-//! `solaria install claude-code|opencode` and `solaria uninstall claude-code|opencode`.
+//! `solaria install claude-code|opencode|codex` and `solaria uninstall …` of the same.
 
 use super::model_offer::{self, Wish};
 use anyhow::Context;
 use solaria_edge::config::Env;
 use solaria_edge::install::claude_code::{self, Scope, Target};
 use solaria_edge::install::service::{self, InstallOutcome};
-use solaria_edge::install::{Presence, opencode};
+use solaria_edge::install::{Presence, codex, opencode};
 use solaria_hook::spool;
 use std::path::Path;
 
@@ -14,14 +14,21 @@ use std::path::Path;
 pub enum Agent {
     ClaudeCode,
     Opencode,
+    Codex,
+}
+
+impl Agent {
+    /// Every agent, in the order `doctor` lists them.
+    pub const ALL: [Agent; 3] = [Agent::ClaudeCode, Agent::Opencode, Agent::Codex];
 }
 
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
     #[arg(value_enum)]
     agent: Agent,
-    /// `user` (~/.claude or ~/.config/opencode: every project) or `project`
-    /// (./.claude or ./.opencode and ./opencode.json: this project only).
+    /// `user` (~/.claude, ~/.config/opencode or ~/.codex: every project) or
+    /// `project` (./.claude or ./.opencode and ./opencode.json: this project only;
+    /// Codex keeps hook trust per user, so it installs for the user only).
     #[arg(long, value_enum, default_value = "user")]
     scope: Scope,
     /// Do not register `solaria serve` (sync, retention, vectors, local API) as a
@@ -81,6 +88,61 @@ pub fn opencode_target(env: &Env, scope: Scope) -> anyhow::Result<opencode::Targ
     })
 }
 
+/// Codex's files: under `$CODEX_HOME`, else `~/.codex`. Codex records which hooks
+/// a person trusts in the user's configuration only: there is no project scope.
+pub fn codex_target(env: &Env, scope: Scope) -> anyhow::Result<codex::Target> {
+    if scope == Scope::Project {
+        anyhow::bail!(
+            "Codex keeps the trust of hooks in your user configuration only, so SOLARIA installs into Codex for every project: run the command without `--scope project`"
+        );
+    }
+    let home = env
+        .home
+        .clone()
+        .context("HOME is not set; cannot find ~/.codex")?;
+    // The hooks hand their events to the daemon of this data dir (`solaria-hook`).
+    let (_, paths, _) = solaria_edge::config::load_lenient(env);
+    Ok(codex::Target {
+        data_dir: Some(paths.data_dir),
+        ..codex::Target::for_user(&home, env.codex_home.as_deref())
+    })
+}
+
+fn install_codex(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
+    let target = codex_target(env, scope)?;
+    if codex::install(&target, exe)?.changed() {
+        println!(
+            "Installed SOLARIA into Codex CLI:\n  hooks, their trust and the MCP server: {} (one marked block at its end)\n  skill: {} ($solaria-memory status | sync | search <query>)\n\
+             Start a new Codex session to use it.",
+            target.config_path.display(),
+            target.skill_path.display()
+        );
+    } else {
+        println!(
+            "SOLARIA was already installed in Codex CLI ({}; nothing changed).",
+            target.config_path.display()
+        );
+    }
+    Ok(())
+}
+
+fn uninstall_codex(env: &Env, scope: Scope) -> anyhow::Result<()> {
+    let target = codex_target(env, scope)?;
+    if codex::uninstall(&target)?.changed() {
+        println!(
+            "Removed SOLARIA's block from {} and its skill; everything else was kept. \
+             Your memory stays in the data dir (see `solaria stats`).",
+            target.config_path.display()
+        );
+    } else {
+        println!(
+            "SOLARIA was not installed in Codex CLI ({}); nothing changed.",
+            target.config_path.display()
+        );
+    }
+    Ok(())
+}
+
 fn install_opencode(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
     let target = opencode_target(env, scope)?;
     let report = opencode::install(&target, exe)?;
@@ -122,10 +184,10 @@ fn uninstall_opencode(env: &Env, scope: Scope) -> anyhow::Result<()> {
 impl InstallArgs {
     pub fn run(self, env: &Env) -> anyhow::Result<()> {
         let exe = std::env::current_exe().context("cannot find the solaria executable's path")?;
-        if self.agent == Agent::Opencode {
-            install_opencode(env, self.scope, &exe)?;
-        } else {
-            install_claude_code(env, self.scope, &exe)?;
+        match self.agent {
+            Agent::ClaudeCode => install_claude_code(env, self.scope, &exe)?,
+            Agent::Opencode => install_opencode(env, self.scope, &exe)?,
+            Agent::Codex => install_codex(env, self.scope, &exe)?,
         }
         model_offer::offer(
             env,
@@ -194,10 +256,10 @@ fn install_claude_code(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()
 
 impl UninstallArgs {
     pub fn run(self, env: &Env) -> anyhow::Result<()> {
-        if self.agent == Agent::Opencode {
-            uninstall_opencode(env, self.scope)?;
-        } else {
-            uninstall_claude_code(env, self.scope)?;
+        match self.agent {
+            Agent::ClaudeCode => uninstall_claude_code(env, self.scope)?,
+            Agent::Opencode => uninstall_opencode(env, self.scope)?,
+            Agent::Codex => uninstall_codex(env, self.scope)?,
         }
         // The service serves every agent: it goes with the last user-scope install,
         // and so does the hooks' spool, which no hook writes to after that and no
@@ -243,21 +305,37 @@ fn remove_spool(env: &Env) {
     }
 }
 
-/// Whether the agent other than `agent` still has a user-scope install (any part
+/// Whether an agent other than `agent` still has a user-scope install (any part
 /// of it, for any solaria); when that cannot be told, it is assumed so.
 fn other_agent_installed(env: &Env, agent: Agent) -> bool {
     let Ok(exe) = std::env::current_exe() else {
         return true;
     };
-    let found = match agent {
-        Agent::ClaudeCode => opencode_target(env, Scope::User)
-            .and_then(|t| Ok(opencode::state(&t, &exe)?))
-            .map(|s| [s.plugin, s.command, s.mcp]),
-        Agent::Opencode => claude_target(env, Scope::User)
-            .and_then(|t| Ok(claude_code::state(&t, &exe)?))
-            .map(|s| [s.hooks, s.command, s.mcp]),
-    };
-    found.map_or(true, |parts| parts.iter().any(|p| *p != Presence::Missing))
+    Agent::ALL
+        .into_iter()
+        .filter(|other| *other != agent)
+        .any(|other| {
+            user_install_parts(env, other, &exe)
+                .map_or(true, |parts| parts.iter().any(|p| *p != Presence::Missing))
+        })
+}
+
+/// How each part of `agent`'s user-scope install stands, for `exe`.
+pub fn user_install_parts(env: &Env, agent: Agent, exe: &Path) -> anyhow::Result<Vec<Presence>> {
+    Ok(match agent {
+        Agent::ClaudeCode => {
+            let s = claude_code::state(&claude_target(env, Scope::User)?, exe)?;
+            vec![s.hooks, s.command, s.mcp]
+        }
+        Agent::Opencode => {
+            let s = opencode::state(&opencode_target(env, Scope::User)?, exe)?;
+            vec![s.plugin, s.command, s.mcp]
+        }
+        Agent::Codex => {
+            let s = codex::state(&codex_target(env, Scope::User)?, exe)?;
+            vec![s.config, s.skill]
+        }
+    })
 }
 
 fn uninstall_claude_code(env: &Env, scope: Scope) -> anyhow::Result<()> {

@@ -1,13 +1,14 @@
 //! The installers: what `solaria install <agent>` writes into an agent's own
 //! configuration and `solaria uninstall <agent>` removes exactly, and the user
 //! service that keeps the daemon running. One module per agent (`claude_code`,
-//! `opencode`) on one core (`managed`: the error type, the files SOLARIA owns,
+//! `opencode`, `codex`) on one core (`managed`: the error type, the files SOLARIA owns,
 //! the executable-path check), and `service`; none of them captures anything (capture is
 //! `crate::capture`) and capture names none of them: the names both sides share
 //! (hook events, the MCP server's name, the command marker) are in
 //! `solaria_hook::protocol`.
 
 pub mod claude_code;
+pub mod codex;
 pub mod managed;
 pub mod opencode;
 pub mod service;
@@ -46,10 +47,13 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    /// Installs into both agents under `home` with `exe`; uninstalls when it worked.
-    fn both(home: &Path, exe: &str) -> [Result<(), InstallError>; 2] {
+    const AGENTS: [&str; 3] = ["claude-code", "opencode", "codex"];
+
+    /// Installs into every agent under `home` with `exe`; uninstalls when it worked.
+    fn every(home: &Path, exe: &str) -> [Result<(), InstallError>; 3] {
         let claude = claude_code::Target::for_scope(claude_code::Scope::User, home, home);
         let open = opencode::Target::for_scope(opencode::Scope::User, home, None, home);
+        let codex = codex::Target::for_user(home, None);
         [
             claude_code::install(&claude, Path::new(exe)).and_then(|_| {
                 claude_code::uninstall(&claude)?;
@@ -59,6 +63,10 @@ mod tests {
                 opencode::uninstall(&open)?;
                 Ok(())
             }),
+            codex::install(&codex, Path::new(exe)).and_then(|_| {
+                codex::uninstall(&codex)?;
+                Ok(())
+            }),
         ]
     }
 
@@ -66,10 +74,7 @@ mod tests {
     fn every_agent_takes_and_refuses_the_same_executable_paths() {
         let home = tempfile::tempdir().expect("tempdir");
         for exe in ["/opt/my \"tools\"/solaria", "/Users/Jo O'Doe/bin/solaria"] {
-            for (agent, result) in ["claude-code", "opencode"]
-                .iter()
-                .zip(both(home.path(), exe))
-            {
+            for (agent, result) in AGENTS.iter().zip(every(home.path(), exe)) {
                 assert!(result.is_ok(), "{agent} refused {exe}: {result:?}");
             }
         }
@@ -78,10 +83,7 @@ mod tests {
             "/opt/new\nline/solaria",
             "/opt/`x`/solaria",
         ] {
-            for (agent, result) in ["claude-code", "opencode"]
-                .iter()
-                .zip(both(home.path(), exe))
-            {
+            for (agent, result) in AGENTS.iter().zip(every(home.path(), exe)) {
                 assert!(
                     matches!(result, Err(InstallError::UnusableExePath { .. })),
                     "{agent} took {exe:?}: {result:?}"
