@@ -5,12 +5,14 @@
 #   CACHE/claude-code-<version>/   @anthropic-ai/claude-code (its native binary comes in
 #                                  @anthropic-ai/claude-code-<os>-<arch>, ~370 MB)
 #   CACHE/opencode-<version>/      opencode-ai (native binary in opencode-<os>-<arch>)
+#   CACHE/codex-<version>/         @openai/codex (a static binary in
+#                                  @openai/codex-<os>-<arch>, ~290 MB)
 #
 # CACHE is $SOLARIA_AGENTS_DIR, else ~/.cache/solaria/agents. A version bump is a new
 # directory, so an older install is never mistaken for the pinned one.
 #
 # Usage: eval "$(bash deploy/agents.sh)"
-#   stdout: `export SOLARIA_TEST_CLAUDE=…` and `export SOLARIA_TEST_OPENCODE=…`, the native
+#   stdout: `export SOLARIA_TEST_CLAUDE=…`, `…_OPENCODE=…` and `…_CODEX=…`, the native
 #           binaries (deploy/test.sh evaluates them; the tests read them); progress on stderr.
 #
 # An install that is already complete is left alone; a new one goes into a temporary
@@ -22,6 +24,7 @@ set -euo pipefail
 # The pinned versions: the one place they are written.
 CLAUDE_CODE_VERSION=2.1.330
 OPENCODE_VERSION=1.18.33
+CODEX_VERSION=0.169.0
 
 CACHE="${SOLARIA_AGENTS_DIR:-$HOME/.cache/solaria/agents}"
 
@@ -34,9 +37,15 @@ Darwin) os=darwin ;;
 *) os="$(uname -s | tr '[:upper:]' '[:lower:]')" ;;
 esac
 case "$(uname -m)" in
-x86_64 | amd64) arch=x64 ;;
-aarch64 | arm64) arch=arm64 ;;
-*) arch="$(uname -m)" ;;
+x86_64 | amd64) arch=x64 triple_arch=x86_64 ;;
+aarch64 | arm64) arch=arm64 triple_arch=aarch64 ;;
+*) arch="$(uname -m)" triple_arch="$(uname -m)" ;;
+esac
+# Codex's binaries are named by Rust target triple (musl builds on Linux).
+case "$os" in
+linux) codex_triple="$triple_arch-unknown-linux-musl" ;;
+darwin) codex_triple="$triple_arch-apple-darwin" ;;
+*) codex_triple="$triple_arch-unknown-$os" ;;
 esac
 
 # install NAME SPEC BINARY: npm-installs SPEC into CACHE/NAME unless its BINARY (a path
@@ -91,6 +100,8 @@ claude="$(install "claude-code-$CLAUDE_CODE_VERSION" "@anthropic-ai/claude-code@
     "node_modules/@anthropic-ai/claude-code-$os-$arch/claude")" || failed=1
 opencode="$(install "opencode-$OPENCODE_VERSION" "opencode-ai@$OPENCODE_VERSION" \
     "node_modules/opencode-$os-$arch/bin/opencode")" || failed=1
+codex="$(install "codex-$CODEX_VERSION" "@openai/codex@$CODEX_VERSION" \
+    "node_modules/@openai/codex-$os-$arch/vendor/$codex_triple/bin/codex")" || failed=1
 
 if [ "$failed" = 1 ]; then
     if [ -n "${CI:-}" ]; then
@@ -101,3 +112,4 @@ if [ "$failed" = 1 ]; then
 fi
 if [ -n "$claude" ]; then printf 'export SOLARIA_TEST_CLAUDE=%q\n' "$claude"; fi
 if [ -n "$opencode" ]; then printf 'export SOLARIA_TEST_OPENCODE=%q\n' "$opencode"; fi
+if [ -n "$codex" ]; then printf 'export SOLARIA_TEST_CODEX=%q\n' "$codex"; fi

@@ -203,6 +203,46 @@ fn bad_payloads_are_logged_and_dropped_without_output() {
 }
 
 #[test]
+fn codex_events_that_cannot_be_used_are_logged_and_dropped_without_output() {
+    let m = Edge::new("test-machine");
+    let p = project(m.root.path(), "web", None);
+    let client = solaria_tests::binary("solaria-hook");
+    let data = m.data().display().to_string();
+    let bad: [(&str, &[u8]); 4] = [
+        ("session-start", b"{not json"),
+        ("user-prompt-submit", b"{\"cwd\": \"/tmp\"}"),
+        // Events Codex does not send under these names.
+        ("post-tool-use-failure", b"{\"session_id\": \"s\"}"),
+        ("BeforeAgent", b"{\"session_id\": \"s\"}"),
+    ];
+    for (event, payload) in bad {
+        let out = m.hook_args(&["hook", "codex", event], payload);
+        assert!(out.stdout.is_empty(), "{event}: nothing printed");
+        // And through the small client the installer writes into Codex's hooks.
+        let out = m.hook_program(&client, &["--data-dir", &data, "codex", event], payload);
+        assert!(out.stdout.is_empty(), "{event}: nothing printed");
+    }
+    let log = m.hook_log();
+    assert_eq!(
+        log.lines().count(),
+        bad.len() * 2,
+        "every drop is logged:\n{log}"
+    );
+    assert!(
+        log.contains("not valid JSON")
+            && log.contains("no session_id")
+            && log.contains("unknown Codex hook event \"BeforeAgent\""),
+        "{log}"
+    );
+    // A good one lands, recorded as Codex's.
+    m.hook_args(
+        &["hook", "codex", "user-prompt-submit"],
+        prompt("s-ok", &p, "still working").to_string().as_bytes(),
+    );
+    assert_eq!(m.strings("SELECT agent FROM sessions"), ["codex"]);
+}
+
+#[test]
 fn unknown_fields_and_missing_session_start_are_tolerated() {
     let m = Edge::new("test-machine");
     let p = project(m.root.path(), "web", None);

@@ -11,6 +11,7 @@ use solaria_tests::model::{ModelServer, Step};
 use std::path::Path;
 use std::time::Duration;
 
+mod codex;
 mod overhead;
 
 /// A token shaped like a GitHub personal access token: redaction must keep it out of

@@ -1,7 +1,7 @@
 //! Running the real coding agents (installed by `deploy/agents.sh`) on an [`Edge`]:
 //! finding their binaries, the environment that keeps them offline and inside the
 //! machine's HOME, and a time-boxed run in a process group of its own. Agent-neutral
-//! except for the per-agent command builders ([`claude`], [`opencode`]).
+//! except for the per-agent command builders ([`claude`], [`opencode`], [`codex`]).
 
 use crate::edge::Edge;
 use crate::{binary, model::ModelServer};
@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 pub const CLAUDE_VAR: &str = "SOLARIA_TEST_CLAUDE";
 /// The variable naming the native OpenCode binary.
 pub const OPENCODE_VAR: &str = "SOLARIA_TEST_OPENCODE";
+/// The variable naming the native Codex CLI binary.
+pub const CODEX_VAR: &str = "SOLARIA_TEST_CODEX";
 
 /// How long one agent session may take before it is killed: a scripted session takes
 /// a few seconds; this only stops a hung agent from hanging the suite.
@@ -180,5 +182,52 @@ pub fn opencode(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str) -> C
         .env_clear()
         .envs(agent_env(edge))
         .args(["run", prompt]);
+    cmd
+}
+
+/// `codex exec PROMPT` in `edge`'s project against `model`, with no approvals or
+/// sandbox (a scripted session), answering as JSON lines. The scripted provider and
+/// the quiet settings go on the command line (`-c`), so the user's `config.toml`
+/// holds only what the user and SOLARIA's installer wrote. `overrides` are more
+/// `-c key=value` settings.
+pub fn codex(
+    bin: &Path,
+    edge: &Edge,
+    model: &ModelServer,
+    prompt: &str,
+    overrides: &[&str],
+) -> Command {
+    let provider = format!(
+        "model_providers.scripted={{ name = \"scripted\", base_url = \"{}/v1\", env_key = \"SCRIPTED_KEY\", wire_api = \"responses\" }}",
+        model.url
+    );
+    let mut cmd = Command::new(bin);
+    cmd.current_dir(&edge.project)
+        .env_clear()
+        .envs(agent_env(edge))
+        .env("SCRIPTED_KEY", "sk-scripted-not-a-key")
+        .args(["exec", "--json", "--skip-git-repo-check"])
+        .arg("--dangerously-bypass-approvals-and-sandbox")
+        // A model of Codex's catalog: its tools are then apply_patch, tool_search…
+        .args([
+            "-m",
+            "gpt-5.5",
+            "-c",
+            "model_provider=scripted",
+            "-c",
+            &provider,
+        ])
+        .args(["-c", "check_for_update_on_startup=false"])
+        .args([
+            "-c",
+            "analytics.enabled=false",
+            "-c",
+            "feedback.enabled=false",
+        ])
+        .args(["-c", "otel.exporter=\"none\""]);
+    for o in overrides {
+        cmd.args(["-c", o]);
+    }
+    cmd.args(["--", prompt]);
     cmd
 }

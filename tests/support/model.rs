@@ -1,13 +1,17 @@
 //! A scripted model endpoint for the real agents: a small HTTP server on 127.0.0.1
-//! that speaks the Anthropic Messages API (streamed as server-sent events) and answers
-//! each request of the agent loop with the next step of a script, so a real Claude
-//! Code (or OpenCode) session runs offline, deterministically, and every request it
-//! sent can be inspected afterwards.
+//! that speaks the Anthropic Messages API and OpenAI's Responses API (`responses.rs`,
+//! for Codex CLI), both streamed as server-sent events, and answers each request of
+//! the agent loop with the next step of a script, so a real Claude Code, OpenCode or
+//! Codex session runs offline, deterministically, and every request it sent can be
+//! inspected afterwards.
 //!
-//! The agent loop sends the whole conversation each time, so the number of
-//! `tool_result` blocks in a request says how many scripted tool calls already ran:
-//! that number is the index of the step to answer with. Requests that offer no tools
-//! are the agent's side requests (titles, summaries): they get a short text.
+//! The agent loop sends the whole conversation each time, so the number of tool
+//! results in a request (`tool_result` blocks, `*_output` items) says how many
+//! scripted tool calls already ran: that number is the index of the step to answer
+//! with. Requests that offer no tools are the agent's side requests (titles,
+//! summaries, compactions): they get a short text.
+
+mod responses;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -62,8 +66,16 @@ impl Request {
         self.body["tools"].as_array().is_some_and(|t| !t.is_empty())
     }
 
-    /// The number of `tool_result` blocks in the conversation it carries.
+    /// Whether it is a Responses API request (Codex's).
+    fn is_responses(&self) -> bool {
+        self.path == responses::PATH
+    }
+
+    /// The number of tool results in the conversation it carries.
     pub fn tool_results(&self) -> usize {
+        if self.is_responses() {
+            return responses::outputs(&self.body);
+        }
         self.tool_result_blocks().len()
     }
 
@@ -86,12 +98,13 @@ impl Request {
         out
     }
 
-    /// All the text the request carries (system prompt and messages), for asserting
-    /// that something reached the model.
+    /// All the text the request carries (system prompt and messages, or
+    /// instructions and input), for asserting that something reached the model.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        collect_text(&self.body["system"], &mut out);
-        collect_text(&self.body["messages"], &mut out);
+        for part in ["system", "messages", "instructions", "input"] {
+            collect_text(&self.body[part], &mut out);
+        }
         out
     }
 }
@@ -111,6 +124,9 @@ fn collect_text(v: &Value, out: &mut String) {
 #[derive(Debug)]
 struct Shared {
     script: Vec<Step>,
+    /// The input tokens each answer reports having read (a high count makes Codex
+    /// compact its conversation).
+    input_tokens: u64,
     requests: Mutex<Vec<Request>>,
     /// Paths we do not serve, in order (each answered 404).
     unknown: Mutex<Vec<String>>,
@@ -130,8 +146,14 @@ pub struct ModelServer {
 impl ModelServer {
     /// Starts an endpoint on a free port of 127.0.0.1 that plays `script`.
     pub fn start(script: Vec<Step>) -> ModelServer {
+        Self::start_reporting(script, 10)
+    }
+
+    /// [`ModelServer::start`], each answer reporting `input_tokens` read.
+    pub fn start_reporting(script: Vec<Step>, input_tokens: u64) -> ModelServer {
         let shared = Arc::new(Shared {
             script,
+            input_tokens,
             requests: Mutex::new(Vec::new()),
             unknown: Mutex::new(Vec::new()),
         });
@@ -148,6 +170,7 @@ impl ModelServer {
         let app = Router::new()
             .route("/v1/messages", post(messages))
             .route("/v1/messages/count_tokens", post(count_tokens))
+            .route(responses::PATH, post(responses::answer))
             .fallback(unknown)
             .with_state(shared.clone());
         runtime.spawn(async move {
@@ -166,11 +189,12 @@ impl ModelServer {
         self.shared.requests.lock().expect("lock").clone()
     }
 
-    /// The requests of the agent loop (`/v1/messages` offering tools), in order.
+    /// The requests of the agent loop (`/v1/messages` or `/v1/responses` offering
+    /// tools), in order.
     pub fn turns(&self) -> Vec<Request> {
         self.requests()
             .into_iter()
-            .filter(|r| r.path == "/v1/messages" && r.offers_tools())
+            .filter(|r| (r.path == "/v1/messages" || r.is_responses()) && r.offers_tools())
             .collect()
     }
 
