@@ -59,7 +59,7 @@ struct Args {
     event: Event,
 }
 
-/// `solaria-hook [--data-dir DIR] EVENT`, `… opencode EVENT` or `… codex EVENT`; `None` when the
+/// `solaria-hook [--data-dir DIR] EVENT`, or `… opencode|codex|gemini EVENT`; `None` when the
 /// line is anything else (then `solaria hook` gets it as it is and says what is wrong).
 fn parse_args(args: &[String]) -> Option<Args> {
     let mut data_dir = None;
@@ -73,6 +73,7 @@ fn parse_args(args: &[String]) -> Option<Args> {
     let event = match rest {
         [agent, name] if agent == "opencode" => Event::OpenCode(name.clone()),
         [agent, name] if agent == "codex" => Event::Codex(name.clone()),
+        [agent, name] if agent == "gemini" => Event::Gemini(name.clone()),
         [name] if !name.starts_with('-') => Event::ClaudeCode(name.clone()),
         _ => return None,
     };

@@ -126,6 +126,26 @@ pub const CODEX_EVENTS: [HookEvent; 5] = [
     HookEvent::SessionEnd,
 ];
 
+/// Gemini CLI's hook events SOLARIA listens to, by their `solaria hook gemini`
+/// argument and Gemini's own name, with the Claude Code event each is captured as:
+/// a prompt is BeforeAgent, a finished tool call AfterTool, a turn's end AfterAgent.
+pub const GEMINI_EVENTS: [(&str, &str, HookEvent); 5] = [
+    ("session-start", "SessionStart", HookEvent::SessionStart),
+    ("before-agent", "BeforeAgent", HookEvent::UserPromptSubmit),
+    ("after-tool", "AfterTool", HookEvent::PostToolUse),
+    ("after-agent", "AfterAgent", HookEvent::Stop),
+    ("session-end", "SessionEnd", HookEvent::SessionEnd),
+];
+
+/// The Gemini event named by its `solaria hook gemini` argument: Gemini's name for
+/// it, and the Claude Code event it is captured as.
+pub fn gemini_event(arg: &str) -> Option<(&'static str, HookEvent)> {
+    GEMINI_EVENTS
+        .into_iter()
+        .find(|(a, _, _)| *a == arg)
+        .map(|(_, name, event)| (name, event))
+}
+
 /// Whether OpenCode's plugin reads what `event`'s hook prints: the session's
 /// context and a message's recall.
 pub fn opencode_prints(event: &str) -> bool {
@@ -141,6 +161,8 @@ pub enum Event {
     OpenCode(String),
     /// A Codex CLI hook, by its `solaria hook codex` argument (`post-tool-use`, …).
     Codex(String),
+    /// A Gemini CLI hook, by its `solaria hook gemini` argument (`after-tool`, …).
+    Gemini(String),
 }
 
 impl Event {
@@ -150,6 +172,7 @@ impl Event {
             Event::ClaudeCode(name) => format!("{MAGIC} claude-code {name}\n"),
             Event::OpenCode(name) => format!("{MAGIC} opencode {name}\n"),
             Event::Codex(name) => format!("{MAGIC} codex {name}\n"),
+            Event::Gemini(name) => format!("{MAGIC} gemini {name}\n"),
         }
     }
 
@@ -165,6 +188,7 @@ impl Event {
             "claude-code" => Some(Event::ClaudeCode(name.to_owned())),
             "opencode" => Some(Event::OpenCode(name.to_owned())),
             "codex" => Some(Event::Codex(name.to_owned())),
+            "gemini" => Some(Event::Gemini(name.to_owned())),
             _ => None,
         }
     }
@@ -178,6 +202,7 @@ impl Event {
                 HookEvent::from_arg(name).is_some_and(HookEvent::prints)
             }
             Event::OpenCode(name) => opencode_prints(name),
+            Event::Gemini(name) => gemini_event(name).is_some_and(|(_, e)| e.prints()),
         }
     }
 
@@ -187,6 +212,7 @@ impl Event {
             Event::ClaudeCode(name) => vec!["hook", name],
             Event::OpenCode(name) => vec!["hook", "opencode", name],
             Event::Codex(name) => vec!["hook", "codex", name],
+            Event::Gemini(name) => vec!["hook", "gemini", name],
         }
     }
 }
@@ -201,6 +227,7 @@ mod tests {
             Event::ClaudeCode("post-tool-use".into()),
             Event::OpenCode("tool.execute.after".into()),
             Event::Codex("session-start".into()),
+            Event::Gemini("after-tool".into()),
         ] {
             assert_eq!(Event::parse_header(&event.header()), Some(event));
         }
@@ -238,6 +265,8 @@ mod tests {
         assert!(!Event::OpenCode("tool.execute.after".into()).prints());
         assert!(Event::Codex("user-prompt-submit".into()).prints());
         assert!(!Event::Codex("post-tool-use".into()).prints());
+        assert!(Event::Gemini("before-agent".into()).prints());
+        assert!(!Event::Gemini("after-tool".into()).prints());
         assert!(!Event::ClaudeCode("unknown".into()).prints());
     }
 }

@@ -32,7 +32,7 @@ fn read(p: &Path) -> String {
 /// The JSONC text as a value (comments and trailing commas set aside the way
 /// OpenCode reads them).
 fn jsonc(text: &str) -> Value {
-    solaria_edge::install::opencode::jsonc::Doc::parse(text)
+    solaria_edge::install::jsonc::Doc::parse(text)
         .expect("OpenCode can still read it")
         .value
 }

@@ -9,6 +9,7 @@
 
 pub mod codex;
 mod commit;
+pub mod gemini;
 pub mod observe;
 pub mod opencode;
 pub mod payload;
@@ -221,6 +222,10 @@ pub enum HookError {
         "unknown Codex hook event \"{0}\" (handled: session-start, user-prompt-submit, post-tool-use, stop, session-end); dropped"
     )]
     UnknownCodexEvent(String),
+    #[error(
+        "unknown Gemini CLI hook event \"{0}\" (handled: session-start, before-agent, after-tool, after-agent, session-end); dropped"
+    )]
+    UnknownGeminiEvent(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -4,7 +4,7 @@
 //! thread (`crate::relay::capturer`) and a hook process's drain (`process.rs`) both
 //! capture spool files here, so the two agree on what stays and what goes.
 
-use super::{HookError, StoreSlot, codex, handle, log_line, opencode, payload};
+use super::{HookError, StoreSlot, codex, gemini, handle, log_line, opencode, payload};
 use crate::config::{Config, Paths};
 use solaria_hook::protocol::{Event, HookEvent};
 use solaria_hook::spool::{Spool, SpoolError, Spooled};
@@ -31,6 +31,7 @@ pub fn handle_event(
         }
         Event::OpenCode(name) => opencode::handle(name, bytes, at, config, paths, slot),
         Event::Codex(name) => codex::handle(name, bytes, at, config, paths, slot),
+        Event::Gemini(name) => gemini::handle(name, bytes, at, config, paths, slot),
     }
 }
 
@@ -80,13 +81,14 @@ pub fn capture_logged(
 }
 
 /// The name an event's log lines go under: the hook's (`PostToolUse`), or
-/// `opencode <event>`, `codex <event>`.
+/// `opencode <event>`, `codex <event>`, `gemini <event>`.
 fn label(event: &Event) -> String {
     match event {
         Event::ClaudeCode(name) => HookEvent::from_arg(name)
             .map_or_else(|| "relay".to_owned(), |hook| hook.claude_name().to_owned()),
         Event::OpenCode(name) => format!("opencode {}", name.escape_debug()),
         Event::Codex(name) => format!("codex {}", name.escape_debug()),
+        Event::Gemini(name) => format!("gemini {}", name.escape_debug()),
     }
 }
 
@@ -158,6 +160,9 @@ pub fn forget_spooled(
                 Event::Codex(_) => payload::parse(&spooled.payload)
                     .ok()
                     .map(|p| (codex::AGENT, p.session_id)),
+                Event::Gemini(_) => payload::parse(&spooled.payload)
+                    .ok()
+                    .map(|p| (gemini::AGENT, p.session_id)),
             };
             named.is_some_and(|(a, s)| a == agent && s == agent_session)
         })

@@ -1,5 +1,6 @@
 //! `solaria hook <event>` (Claude Code's hooks), `solaria hook opencode <event>`
-//! (the OpenCode plugin) and `solaria hook codex <event>` (Codex CLI's hooks).
+//! (the OpenCode plugin), `solaria hook codex <event>` (Codex CLI's hooks) and
+//! `solaria hook gemini <event>` (Gemini CLI's).
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use solaria_edge::capture;
@@ -36,6 +37,14 @@ enum AgentHook {
         #[arg(default_value = "")]
         event: String,
     },
+    /// A Gemini CLI hook (`session-start`, `before-agent`, `after-tool`,
+    /// `after-agent`, `session-end`); the payload is read from stdin. An event it
+    /// does not handle is logged and dropped (exit 0).
+    Gemini {
+        /// The hook event.
+        #[arg(default_value = "")]
+        event: String,
+    },
 }
 
 /// Claude Code's events by their `solaria hook` names (`HookEvent::arg`), which the
@@ -51,6 +60,7 @@ impl Args {
         match (self.agent, self.event) {
             (Some(AgentHook::Opencode { event }), _) => capture::opencode::run(&event, env),
             (Some(AgentHook::Codex { event }), _) => capture::codex::run(&event, env),
+            (Some(AgentHook::Gemini { event }), _) => capture::gemini::run(&event, env),
             (None, Some(event)) => capture::run(event, env),
             // clap requires one of the two; nothing to capture otherwise.
             (None, None) => {}

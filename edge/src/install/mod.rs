@@ -9,8 +9,10 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod jsonc;
 pub mod managed;
 pub mod opencode;
+pub mod quote;
 pub mod service;
 
 pub use managed::{InstallError, Presence};

@@ -3,6 +3,7 @@
 
 use super::settings::shape_error;
 use super::{HOOK_TIMEOUT_SECS, InstallError};
+use crate::install::quote;
 use serde_json::{Map, Value};
 use solaria_hook::program::HookProgram;
 use solaria_hook::protocol::{HookEvent as Event, RELAY_CLIENT};
@@ -42,7 +43,7 @@ const fn hook(event: Event, matcher: Option<&'static str>) -> HookEvent {
 /// The hook command for `event`: `<exe> hook <arg>` or `<solaria-hook> --data-dir
 /// <dir> <arg>`, paths shell-quoted when needed.
 pub fn hook_command(program: &HookProgram, event: &HookEvent) -> String {
-    let words: Vec<String> = program.command().iter().map(|w| shell_quote(w)).collect();
+    let words: Vec<String> = program.command().iter().map(|w| quote::shell(w)).collect();
     format!("{} {}", words.join(" "), event.arg)
 }
 
@@ -234,16 +235,4 @@ pub(super) fn split_program(command: &str) -> Option<(String, &str)> {
         }
     }
     Some((word, ""))
-}
-
-/// Quotes `s` for a POSIX shell when it holds anything but plain path characters.
-pub(crate) fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
-    if plain {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }

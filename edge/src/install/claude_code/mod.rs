@@ -41,7 +41,6 @@ mod slash;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use hooks::shell_quote;
 pub use hooks::{HOOK_EVENTS, HookEvent, hook_command};
 pub use librarian::{LIBRARIAN_FILE_NAME, LIBRARIAN_MARKER, librarian_file};
 pub use mcp_entry::MCP_SERVER_NAME;

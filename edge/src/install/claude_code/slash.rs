@@ -2,7 +2,7 @@
 //! arguments it hands to `solaria slash`.
 
 use super::COMMAND_MARKER;
-use super::hooks::shell_quote;
+use crate::install::quote;
 
 /// What `/memory …` asked for, as parsed from the arguments of `solaria slash`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub fn parse_slash_args<S: AsRef<str>>(args: &[S]) -> SlashRequest {
 /// escaping, and double quotes keep the most common case (an apostrophe in a query)
 /// working; a lone `"` in the typed text still breaks the line.
 pub fn slash_command_file(exe: &str) -> String {
-    let program = shell_quote(exe);
+    let program = quote::shell(exe);
     let allowed = yaml_scalar(&format!("Bash({program} slash:*)"));
     let body = crate::install::memory_command_body(COMMAND_MARKER, "claude-code", &program);
     format!(

@@ -6,7 +6,7 @@
 
 use super::trust;
 use crate::install::InstallError;
-use crate::install::claude_code::shell_quote;
+use crate::install::quote::{self, toml_string};
 use solaria_hook::program::HookProgram;
 use solaria_hook::protocol::{HookEvent, MCP_SERVER_NAME};
 use std::path::Path;
@@ -124,7 +124,7 @@ pub fn with_block(
                 });
             }
         };
-        let words: Vec<String> = program.command().iter().map(|w| shell_quote(w)).collect();
+        let words: Vec<String> = program.command().iter().map(|w| quote::shell(w)).collect();
         let command = format!("{} codex {}", words.join(" "), event.arg());
         body.push_str(&format!(
             "\n[[hooks.{name}]]\n\n[[hooks.{name}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = {timeout}\n",
@@ -182,23 +182,4 @@ fn parse(path: &Path, text: &str) -> Result<toml::Table, InstallError> {
 /// A parser's message on one line (`toml`'s spans several, with the source).
 fn one_line(message: &str) -> String {
     message.lines().next().unwrap_or(message).trim().to_owned()
-}
-
-/// `s` as a TOML basic string.
-fn toml_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

@@ -3,7 +3,7 @@
 //! a person calls one by name (`$solaria-memory search flaky upload`); the skill
 //! has the model run `solaria slash` and relay its answer.
 
-use crate::install::claude_code::shell_quote;
+use crate::install::quote;
 
 /// The skill's directory under `skills/`.
 pub const SKILL_DIR: &str = "solaria-memory";
@@ -13,7 +13,7 @@ pub const SKILL_MARKER: &str = "solaria-managed: codex skill";
 
 /// The content of `SKILL.md` for `exe`.
 pub fn skill_file(exe: &str) -> String {
-    let program = shell_quote(exe);
+    let program = quote::shell(exe);
     format!(
         "---\n\
          name: {SKILL_DIR}\n\

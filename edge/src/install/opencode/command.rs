@@ -6,7 +6,7 @@
 //! before the prompt reaches the model.
 
 use super::COMMAND_MARKER;
-use crate::install::claude_code::shell_quote;
+use crate::install::quote;
 
 /// File name of the command inside the commands directory (`/memory`).
 pub const COMMAND_FILE_NAME: &str = "memory.md";
@@ -14,7 +14,7 @@ pub const COMMAND_FILE_NAME: &str = "memory.md";
 /// The content of `memory.md` for `exe`. The arguments go to the shell inside
 /// double quotes, so an apostrophe in a query works; a lone `"` still breaks it.
 pub fn command_file(exe: &str) -> String {
-    let program = shell_quote(exe);
+    let program = quote::shell(exe);
     format!(
         "---\n\
          description: SOLARIA Memory - sync, status or search past coding sessions\n\

@@ -2,9 +2,9 @@
 //! "local", "command": [exe, "mcp"], "enabled": true}}`, inserted into and removed
 //! from the user's text (`jsonc.rs`), never re-rendered.
 
-use super::jsonc::{Doc, Member};
 use crate::install::InstallError;
 use crate::install::claude_code::MCP_SERVER_NAME;
+use crate::install::jsonc::{Doc, Member};
 use serde_json::{Value, json};
 use std::fs;
 use std::io;

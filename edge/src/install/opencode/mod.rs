@@ -2,8 +2,8 @@
 //! `solaria hook opencode <event>` and injects the context, SOLARIA's MCP server in
 //! `opencode.json`, and the `/memory` command. Files: `plugin.rs` (the plugin file,
 //! from `solaria.js`), `command.rs` (the `/memory` command file), `config.rs` (the
-//! MCP entry in `opencode.json`/`opencode.jsonc`), `jsonc.rs` (editing JSON with
-//! comments in place).
+//! MCP entry in `opencode.json`/`opencode.jsonc`), `crate::install::jsonc` (editing JSON
+//! with comments in place).
 //!
 //! OpenCode loads every `*.js`/`*.ts` in `plugin/` or `plugins/` of its config
 //! directories (`~/.config/opencode/`, honouring `XDG_CONFIG_HOME`, and
@@ -19,7 +19,6 @@
 
 mod command;
 mod config;
-pub mod jsonc;
 mod plugin;
 #[cfg(test)]
 mod tests;

@@ -93,7 +93,7 @@ fn a_jsonc_config_gets_its_bytes_back() {
         text.contains("// pinned") && text.contains("/* work */"),
         "{text}"
     );
-    let doc = jsonc::Doc::parse(&text).expect("still JSONC");
+    let doc = crate::install::jsonc::Doc::parse(&text).expect("still JSONC");
     assert_eq!(doc.value["mcp"]["gh"]["url"], "https://gh");
     assert_eq!(doc.value["mcp"]["solaria"]["enabled"], true);
     // Another executable replaces our entry in place.

@@ -1,4 +1,4 @@
-//! OpenCode's config as text: JSON with comments and trailing commas (JSONC), read
+//! An agent's JSON config as text: JSON with comments and trailing commas (JSONC), read
 //! and edited in place so that everything the user wrote — comments, order,
 //! spacing — stays byte for byte, and removing what we inserted gives back the
 //! original bytes.
