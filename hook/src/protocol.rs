@@ -23,6 +23,11 @@ pub const MCP_SERVER_NAME: &str = "solaria";
 /// user wrote, and is not captured.
 pub const OPENCODE_COMMAND_MARKER: &str = "solaria-managed: opencode command";
 
+/// Text that marks Gemini CLI's `/solaria` command, which the installer writes: a
+/// prompt holding it is SOLARIA's own command's expansion, not the person's words,
+/// and is not captured.
+pub const GEMINI_COMMAND_MARKER: &str = "solaria-managed: gemini command";
+
 /// The socket's file name in the data dir.
 pub const SOCKET_FILE: &str = "hooks.sock";
 

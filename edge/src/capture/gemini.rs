@@ -19,7 +19,7 @@ use super::{HookError, StoreSlot};
 use crate::config::{Config, Env, Paths};
 use crate::context;
 use serde_json::{Value, json};
-use solaria_hook::protocol::{Event, HookEvent, gemini_event};
+use solaria_hook::protocol::{Event, GEMINI_COMMAND_MARKER, HookEvent, gemini_event};
 use solaria_shared::UnixMillis;
 
 /// The agent name recorded on sessions captured from Gemini CLI.
@@ -59,7 +59,15 @@ pub fn handle(
 fn adapt(hook: HookEvent, mut payload: Payload, raw: &[u8]) -> Payload {
     match hook {
         HookEvent::UserPromptSubmit => {
-            payload.prompt = payload.prompt.as_deref().map(persons_words);
+            // `/solaria …` expanded: SOLARIA's own command, not the person's words.
+            let own = payload
+                .prompt
+                .as_deref()
+                .is_some_and(|p| p.contains(GEMINI_COMMAND_MARKER));
+            payload.prompt = match own {
+                true => None,
+                false => payload.prompt.as_deref().map(persons_words),
+            };
         }
         HookEvent::Stop => {
             let said = serde_json::from_slice::<Value>(raw)
@@ -193,6 +201,16 @@ mod tests {
         assert_eq!(persons_words("just words"), "just words");
         // A person's own text that looks like the tag, unclosed, stays as typed.
         assert_eq!(persons_words("<hook_context> oops"), "<hook_context> oops");
+        // `/solaria status` expanded is SOLARIA's own: nothing to capture.
+        let raw = format!(
+            r#"{{"session_id":"s","prompt":"<!-- {GEMINI_COMMAND_MARKER} -->\nSOLARIA Memory answered"}}"#
+        );
+        let p = adapt(
+            HookEvent::UserPromptSubmit,
+            payload::parse(raw.as_bytes()).expect("parses"),
+            raw.as_bytes(),
+        );
+        assert_eq!(p.prompt, None);
     }
 
     fn tool_call(name: &str, input: Value, response: Value) -> Payload {

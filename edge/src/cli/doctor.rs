@@ -3,14 +3,14 @@
 //! last capture something here. One line
 //! per check — `ok`, `missing` or `stale` — with the command that fixes it.
 
-use super::install::{Agent, claude_target, codex_target, opencode_target};
+use super::install::{Agent, claude_target, codex_target, gemini_target, opencode_target};
 use anyhow::Context;
 use serde::Serialize;
 use solaria_edge::app::App;
 use solaria_edge::config::Env;
 use solaria_edge::install::Presence;
 use solaria_edge::install::claude_code::{self, Scope};
-use solaria_edge::install::{codex, opencode};
+use solaria_edge::install::{codex, gemini, opencode};
 use solaria_edge::ops::doctor;
 use solaria_edge::semantic;
 use solaria_edge::timefmt;
@@ -179,11 +179,12 @@ fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
         Agent::ClaudeCode => ("claude-code", ["hooks", "mcp", "/memory"]),
         Agent::Opencode => ("opencode", ["plugin", "mcp", "/memory"]),
         Agent::Codex => ("codex", ["hooks", "mcp", "$solaria-memory"]),
+        Agent::Gemini => ("gemini", ["hooks", "mcp", "/solaria"]),
     };
     // Codex keeps hook trust per user: it has no project scope.
     let scopes: &[Scope] = match agent {
         Agent::Codex => &[Scope::User],
-        Agent::ClaudeCode | Agent::Opencode => &[Scope::User, Scope::Project],
+        Agent::ClaudeCode | Agent::Opencode | Agent::Gemini => &[Scope::User, Scope::Project],
     };
     let mut found: [Vec<Found>; 3] = Default::default();
     let mut errors = Vec::new();
@@ -274,6 +275,16 @@ fn parts_in(
                 (s.config, t.config_path.clone()),
                 (s.config, t.config_path.clone()),
                 (s.skill, t.skill_path.clone()),
+            ]
+        }
+        Agent::Gemini => {
+            // The hooks and the MCP server live in the same settings.json.
+            let t = gemini_target(env, scope)?;
+            let s = gemini::state(&t, exe)?;
+            [
+                (s.settings, t.settings_path()),
+                (s.settings, t.settings_path()),
+                (s.command, t.command_path()),
             ]
         }
     })

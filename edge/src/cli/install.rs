@@ -1,11 +1,11 @@
-//! `solaria install claude-code|opencode|codex` and `solaria uninstall …` of the same.
+//! `solaria install claude-code|opencode|codex|gemini` and `solaria uninstall …` of the same.
 
 use super::model_offer::{self, Wish};
 use anyhow::Context;
 use solaria_edge::config::Env;
 use solaria_edge::install::claude_code::{self, Scope, Target};
 use solaria_edge::install::service::{self, InstallOutcome};
-use solaria_edge::install::{Presence, codex, opencode};
+use solaria_edge::install::{Presence, codex, gemini, opencode};
 use solaria_hook::spool;
 use std::path::Path;
 
@@ -15,20 +15,26 @@ pub enum Agent {
     ClaudeCode,
     Opencode,
     Codex,
+    Gemini,
 }
 
 impl Agent {
     /// Every agent, in the order `doctor` lists them.
-    pub const ALL: [Agent; 3] = [Agent::ClaudeCode, Agent::Opencode, Agent::Codex];
+    pub const ALL: [Agent; 4] = [
+        Agent::ClaudeCode,
+        Agent::Opencode,
+        Agent::Codex,
+        Agent::Gemini,
+    ];
 }
 
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
     #[arg(value_enum)]
     agent: Agent,
-    /// `user` (~/.claude, ~/.config/opencode or ~/.codex: every project) or
-    /// `project` (./.claude or ./.opencode and ./opencode.json: this project only;
-    /// Codex keeps hook trust per user, so it installs for the user only).
+    /// `user` (~/.claude, ~/.config/opencode, ~/.codex or ~/.gemini: every project)
+    /// or `project` (./.claude, ./.opencode and ./opencode.json, or ./.gemini: this
+    /// project only; Codex keeps hook trust per user, so it installs for the user only).
     #[arg(long, value_enum, default_value = "user")]
     scope: Scope,
     /// Do not register `solaria serve` (sync, retention, vectors, local API) as a
@@ -143,6 +149,60 @@ fn uninstall_codex(env: &Env, scope: Scope) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Gemini CLI's files for `scope`: under `~/.gemini`, or in the current directory.
+pub fn gemini_target(env: &Env, scope: Scope) -> anyhow::Result<gemini::Target> {
+    let home = env
+        .home
+        .clone()
+        .context("HOME is not set; cannot find ~/.gemini")?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let scope = match scope {
+        Scope::User => gemini::Scope::User,
+        Scope::Project => gemini::Scope::Project,
+    };
+    // The hooks hand their events to the daemon of this data dir (`solaria-hook`).
+    let (_, paths, _) = solaria_edge::config::load_lenient(env);
+    Ok(gemini::Target {
+        data_dir: Some(paths.data_dir),
+        ..gemini::Target::for_scope(scope, &home, &cwd)
+    })
+}
+
+fn install_gemini(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
+    let target = gemini_target(env, scope)?;
+    if gemini::install(&target, exe)?.changed() {
+        println!(
+            "Installed SOLARIA into Gemini CLI:\n  hooks and MCP server: {}\n  command: {} (/solaria status | sync | search <query>)\n\
+             Start a new Gemini session to use it.",
+            target.settings_path().display(),
+            target.command_path().display()
+        );
+    } else {
+        println!(
+            "SOLARIA was already installed in Gemini CLI ({}; nothing changed).",
+            target.settings_path().display()
+        );
+    }
+    Ok(())
+}
+
+fn uninstall_gemini(env: &Env, scope: Scope) -> anyhow::Result<()> {
+    let target = gemini_target(env, scope)?;
+    if gemini::uninstall(&target)?.changed() {
+        println!(
+            "Removed SOLARIA's hooks and MCP server from {} and the /solaria command; everything else was kept. \
+             Your memory stays in the data dir (see `solaria stats`).",
+            target.settings_path().display()
+        );
+    } else {
+        println!(
+            "SOLARIA was not installed in Gemini CLI ({}); nothing changed.",
+            target.dir.display()
+        );
+    }
+    Ok(())
+}
+
 fn install_opencode(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
     let target = opencode_target(env, scope)?;
     let report = opencode::install(&target, exe)?;
@@ -188,6 +248,7 @@ impl InstallArgs {
             Agent::ClaudeCode => install_claude_code(env, self.scope, &exe)?,
             Agent::Opencode => install_opencode(env, self.scope, &exe)?,
             Agent::Codex => install_codex(env, self.scope, &exe)?,
+            Agent::Gemini => install_gemini(env, self.scope, &exe)?,
         }
         model_offer::offer(
             env,
@@ -260,6 +321,7 @@ impl UninstallArgs {
             Agent::ClaudeCode => uninstall_claude_code(env, self.scope)?,
             Agent::Opencode => uninstall_opencode(env, self.scope)?,
             Agent::Codex => uninstall_codex(env, self.scope)?,
+            Agent::Gemini => uninstall_gemini(env, self.scope)?,
         }
         // The service serves every agent: it goes with the last user-scope install,
         // and so does the hooks' spool, which no hook writes to after that and no
@@ -334,6 +396,10 @@ pub fn user_install_parts(env: &Env, agent: Agent, exe: &Path) -> anyhow::Result
         Agent::Codex => {
             let s = codex::state(&codex_target(env, Scope::User)?, exe)?;
             vec![s.config, s.skill]
+        }
+        Agent::Gemini => {
+            let s = gemini::state(&gemini_target(env, Scope::User)?, exe)?;
+            vec![s.settings, s.command]
         }
     })
 }

@@ -82,6 +82,13 @@ impl Doc {
         members(&self.clean, open).unwrap_or_default()
     }
 
+    /// The elements of the array whose `[` is at `open`, as members without a key
+    /// (`key_start` is where the element starts), so that
+    /// [`Doc::without_member`] removes one as it removes a member.
+    pub fn elements(&self, open: usize) -> Vec<Member> {
+        elements(&self.clean, open).unwrap_or_default()
+    }
+
     /// The text of `[start, end)`.
     pub fn slice(&self, start: usize, end: usize) -> &str {
         self.text.get(start..end).unwrap_or("")
@@ -276,6 +283,31 @@ fn skip_value(s: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+fn elements(s: &[u8], open: usize) -> Option<Vec<Member>> {
+    if s.get(open) != Some(&b'[') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = skip_ws(s, open + 1)?;
+    while s.get(i)? != &b']' {
+        let value_end = skip_value(s, i)?;
+        let after = skip_ws(s, value_end)?;
+        let comma = (s.get(after)? == &b',').then_some(after);
+        out.push(Member {
+            key: String::new(),
+            key_start: i,
+            value_start: i,
+            value_end,
+            comma,
+        });
+        let Some(comma) = comma else {
+            break;
+        };
+        i = skip_ws(s, comma + 1)?;
+    }
+    Some(out)
+}
+
 fn members(s: &[u8], open: usize) -> Option<Vec<Member>> {
     if s.get(open) != Some(&b'{') {
         return None;
@@ -346,6 +378,18 @@ mod tests {
             let members = doc.members(root);
             let i = members.iter().position(|m| m.key == "mine").expect("mine");
             assert_eq!(doc.without_member(&members, i), original);
+        }
+    }
+
+    #[test]
+    fn an_element_put_first_comes_out_leaving_the_bytes() {
+        for original in ["[]", "[1]", "[\n  {\"a\": [2]}, // kept\n  3,\n]"] {
+            let doc = Doc::parse(original).expect("jsonc");
+            let sep = if doc.elements(0).is_empty() { "" } else { "," };
+            let edited = doc.inserted(1, &format!("\n  {{\"mine\": true}}{sep}"));
+            let doc = Doc::parse(&edited).expect("still jsonc");
+            assert_eq!(doc.value[0]["mine"], true, "{edited}");
+            assert_eq!(doc.without_member(&doc.elements(0), 0), original);
         }
     }
 

@@ -1,7 +1,7 @@
 //! The installers: what `solaria install <agent>` writes into an agent's own
 //! configuration and `solaria uninstall <agent>` removes exactly, and the user
 //! service that keeps the daemon running. One module per agent (`claude_code`,
-//! `opencode`, `codex`) on one core (`managed`: the error type, the files SOLARIA owns,
+//! `opencode`, `codex`, `gemini`) on one core (`managed`: the error type, the files SOLARIA owns,
 //! the executable-path check), and `service`; none of them captures anything (capture is
 //! `crate::capture`) and capture names none of them: the names both sides share
 //! (hook events, the MCP server's name, the command marker) are in
@@ -9,6 +9,7 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod gemini;
 pub mod jsonc;
 pub mod managed;
 pub mod opencode;
@@ -49,13 +50,14 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    const AGENTS: [&str; 3] = ["claude-code", "opencode", "codex"];
+    const AGENTS: [&str; 4] = ["claude-code", "opencode", "codex", "gemini"];
 
     /// Installs into every agent under `home` with `exe`; uninstalls when it worked.
-    fn every(home: &Path, exe: &str) -> [Result<(), InstallError>; 3] {
+    fn every(home: &Path, exe: &str) -> [Result<(), InstallError>; 4] {
         let claude = claude_code::Target::for_scope(claude_code::Scope::User, home, home);
         let open = opencode::Target::for_scope(opencode::Scope::User, home, None, home);
         let codex = codex::Target::for_user(home, None);
+        let gemini = gemini::Target::for_scope(gemini::Scope::User, home, home);
         [
             claude_code::install(&claude, Path::new(exe)).and_then(|_| {
                 claude_code::uninstall(&claude)?;
@@ -67,6 +69,10 @@ mod tests {
             }),
             codex::install(&codex, Path::new(exe)).and_then(|_| {
                 codex::uninstall(&codex)?;
+                Ok(())
+            }),
+            gemini::install(&gemini, Path::new(exe)).and_then(|_| {
+                gemini::uninstall(&gemini)?;
                 Ok(())
             }),
         ]
