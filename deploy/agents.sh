@@ -7,12 +7,13 @@
 #   CACHE/opencode-<version>/      opencode-ai (native binary in opencode-<os>-<arch>)
 #   CACHE/codex-<version>/         @openai/codex (a static binary in
 #                                  @openai/codex-<os>-<arch>, ~290 MB)
+#   CACHE/gemini-<version>/        @google/gemini-cli (a node bundle, bundle/gemini.js)
 #
 # CACHE is $SOLARIA_AGENTS_DIR, else ~/.cache/solaria/agents. A version bump is a new
 # directory, so an older install is never mistaken for the pinned one.
 #
 # Usage: eval "$(bash deploy/agents.sh)"
-#   stdout: `export SOLARIA_TEST_CLAUDE=…`, `…_OPENCODE=…` and `…_CODEX=…`, the native
+#   stdout: `export SOLARIA_TEST_CLAUDE=…`, `…_OPENCODE=…`, `…_CODEX=…` and `…_GEMINI=…`, the
 #           binaries (deploy/test.sh evaluates them; the tests read them); progress on stderr.
 #
 # An install that is already complete is left alone; a new one goes into a temporary
@@ -25,6 +26,7 @@ set -euo pipefail
 CLAUDE_CODE_VERSION=2.1.330
 OPENCODE_VERSION=1.18.33
 CODEX_VERSION=0.169.0
+GEMINI_VERSION=0.61.0
 
 CACHE="${SOLARIA_AGENTS_DIR:-$HOME/.cache/solaria/agents}"
 
@@ -102,6 +104,8 @@ opencode="$(install "opencode-$OPENCODE_VERSION" "opencode-ai@$OPENCODE_VERSION"
     "node_modules/opencode-$os-$arch/bin/opencode")" || failed=1
 codex="$(install "codex-$CODEX_VERSION" "@openai/codex@$CODEX_VERSION" \
     "node_modules/@openai/codex-$os-$arch/vendor/$codex_triple/bin/codex")" || failed=1
+gemini="$(install "gemini-$GEMINI_VERSION" "@google/gemini-cli@$GEMINI_VERSION" \
+    "node_modules/@google/gemini-cli/bundle/gemini.js")" || failed=1
 
 if [ "$failed" = 1 ]; then
     if [ -n "${CI:-}" ]; then
@@ -113,3 +117,4 @@ fi
 if [ -n "$claude" ]; then printf 'export SOLARIA_TEST_CLAUDE=%q\n' "$claude"; fi
 if [ -n "$opencode" ]; then printf 'export SOLARIA_TEST_OPENCODE=%q\n' "$opencode"; fi
 if [ -n "$codex" ]; then printf 'export SOLARIA_TEST_CODEX=%q\n' "$codex"; fi
+if [ -n "$gemini" ]; then printf 'export SOLARIA_TEST_GEMINI=%q\n' "$gemini"; fi

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 mod codex;
+mod gemini;
 mod overhead;
 
 /// A token shaped like a GitHub personal access token: redaction must keep it out of

@@ -1,7 +1,8 @@
 //! Running the real coding agents (installed by `deploy/agents.sh`) on an [`Edge`]:
 //! finding their binaries, the environment that keeps them offline and inside the
 //! machine's HOME, and a time-boxed run in a process group of its own. Agent-neutral
-//! except for the per-agent command builders ([`claude`], [`opencode`], [`codex`]).
+//! except for the per-agent command builders ([`claude`], [`opencode`], [`codex`],
+//! [`gemini`]).
 
 use crate::edge::Edge;
 use crate::{binary, model::ModelServer};
@@ -15,6 +16,8 @@ pub const CLAUDE_VAR: &str = "SOLARIA_TEST_CLAUDE";
 pub const OPENCODE_VAR: &str = "SOLARIA_TEST_OPENCODE";
 /// The variable naming the native Codex CLI binary.
 pub const CODEX_VAR: &str = "SOLARIA_TEST_CODEX";
+/// The variable naming Gemini CLI's bundle (`bundle/gemini.js`, run by node).
+pub const GEMINI_VAR: &str = "SOLARIA_TEST_GEMINI";
 
 /// How long one agent session may take before it is killed: a scripted session takes
 /// a few seconds; this only stops a hung agent from hanging the suite.
@@ -229,5 +232,32 @@ pub fn codex(
         cmd.args(["-c", o]);
     }
     cmd.args(["--", prompt]);
+    cmd
+}
+
+/// What Gemini CLI needs in the user's `settings.json` to run against the scripted
+/// endpoint (an API key as its way in), quiet: the settings a test writes as the
+/// user's before SOLARIA is installed.
+pub const GEMINI_USER_SETTINGS: &str = "{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},\n  \"general\": {\"enableAutoUpdate\": false, \"enableAutoUpdateNotification\": false},\n  \"privacy\": {\"usageStatisticsEnabled\": false},\n  \"telemetry\": {\"enabled\": false}\n}\n";
+
+/// `gemini -p PROMPT` in `edge`'s project against `model`, approving every tool
+/// (`--yolo`), answering as JSON; the project's folder trusted for this run.
+/// `args` are more arguments (`--resume latest`).
+pub fn gemini(
+    bin: &Path,
+    edge: &Edge,
+    model: &ModelServer,
+    prompt: &str,
+    args: &[&str],
+) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.current_dir(&edge.project)
+        .env_clear()
+        .envs(agent_env(edge))
+        .env("GOOGLE_GEMINI_BASE_URL", &model.url)
+        .env("GEMINI_API_KEY", "scripted-not-a-key")
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .args(args)
+        .args(["--yolo", "-o", "json", "-p", prompt]);
     cmd
 }

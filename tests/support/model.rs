@@ -1,16 +1,19 @@
 //! A scripted model endpoint for the real agents: a small HTTP server on 127.0.0.1
-//! that speaks the Anthropic Messages API and OpenAI's Responses API (`responses.rs`,
-//! for Codex CLI), both streamed as server-sent events, and answers each request of
-//! the agent loop with the next step of a script, so a real Claude Code, OpenCode or
-//! Codex session runs offline, deterministically, and every request it sent can be
-//! inspected afterwards.
+//! that speaks the Anthropic Messages API, OpenAI's Responses API (`responses.rs`,
+//! for Codex CLI) and the Gemini API (`gemini.rs`, for Gemini CLI), streamed as
+//! server-sent events, and answers each request of the agent loop with the next
+//! step of a script, so a real Claude Code, OpenCode, Codex or Gemini session runs
+//! offline, deterministically, and every request it sent can be inspected
+//! afterwards.
 //!
 //! The agent loop sends the whole conversation each time, so the number of tool
-//! results in a request (`tool_result` blocks, `*_output` items) says how many
+//! results in a request (`tool_result` blocks, `*_output` items, `functionResponse`
+//! parts) says how many
 //! scripted tool calls already ran: that number is the index of the step to answer
 //! with. Requests that offer no tools are the agent's side requests (titles,
 //! summaries, compactions): they get a short text.
 
+mod gemini;
 mod responses;
 
 use axum::Router;
@@ -76,6 +79,9 @@ impl Request {
         if self.is_responses() {
             return responses::outputs(&self.body);
         }
+        if gemini::is_gemini(&self.path) {
+            return gemini::outputs(&self.body);
+        }
         self.tool_result_blocks().len()
     }
 
@@ -102,7 +108,14 @@ impl Request {
     /// instructions and input), for asserting that something reached the model.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        for part in ["system", "messages", "instructions", "input"] {
+        for part in [
+            "system",
+            "messages",
+            "instructions",
+            "input",
+            "systemInstruction",
+            "contents",
+        ] {
             collect_text(&self.body[part], &mut out);
         }
         out
@@ -171,6 +184,7 @@ impl ModelServer {
             .route("/v1/messages", post(messages))
             .route("/v1/messages/count_tokens", post(count_tokens))
             .route(responses::PATH, post(responses::answer))
+            .route(gemini::ROUTE, post(gemini::answer))
             .fallback(unknown)
             .with_state(shared.clone());
         runtime.spawn(async move {
@@ -189,12 +203,15 @@ impl ModelServer {
         self.shared.requests.lock().expect("lock").clone()
     }
 
-    /// The requests of the agent loop (`/v1/messages` or `/v1/responses` offering
-    /// tools), in order.
+    /// The requests of the agent loop (`/v1/messages`, `/v1/responses` or a Gemini
+    /// call, offering tools), in order.
     pub fn turns(&self) -> Vec<Request> {
         self.requests()
             .into_iter()
-            .filter(|r| (r.path == "/v1/messages" || r.is_responses()) && r.offers_tools())
+            .filter(|r| {
+                (r.path == "/v1/messages" || r.is_responses() || gemini::is_gemini(&r.path))
+                    && r.offers_tools()
+            })
             .collect()
     }
 

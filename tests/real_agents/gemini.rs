@@ -1,0 +1,125 @@
+//! The real Gemini CLI (pinned in `deploy/agents.sh`) driven offline against the
+//! scripted endpoint's Gemini API, with SOLARIA installed by `solaria install
+//! gemini`: a session's commands (one failing) and file write are captured and
+//! redacted, the prompt kept as the person typed it (without the context Gemini
+//! feeds back into it), the next session starts with the memory, the MCP tools are
+//! offered, and uninstall gives the user's `settings.json` back byte for byte.
+
+use super::FAKE_SECRET;
+use serde_json::json;
+use solaria_tests::agents::{self, AgentRun, GEMINI_USER_SETTINGS, GEMINI_VAR, SESSION_TIMEOUT};
+use solaria_tests::edge::Edge;
+use solaria_tests::model::{ModelServer, Step};
+use std::path::{Path, PathBuf};
+
+/// An edge whose user had Gemini set up, with SOLARIA installed into it.
+fn installed_edge() -> (Edge, PathBuf) {
+    let edge = Edge::new("laptop");
+    let settings = edge.home().join(".gemini").join("settings.json");
+    std::fs::create_dir_all(settings.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&settings, GEMINI_USER_SETTINGS).expect("the user's settings");
+    edge.ok(&["install", "gemini", "--no-service", "--no-model"]);
+    (edge, settings)
+}
+
+fn run_gemini(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str, name: &str) -> AgentRun {
+    let cmd = agents::gemini(bin, edge, model, prompt, &[]);
+    let run = agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs").join(name),
+        SESSION_TIMEOUT,
+    );
+    run.assert_success();
+    run
+}
+
+#[test]
+fn a_gemini_session_is_captured_and_the_next_starts_with_its_memory() {
+    let Some(gemini) = agents::agent_binary(GEMINI_VAR) else {
+        return;
+    };
+    let (edge, settings) = installed_edge();
+    let file = edge.project.join("notes.txt").display().to_string();
+    let model = ModelServer::start(vec![
+        Step::tool("run_shell_command", json!({"command": "echo hi"})),
+        Step::tool(
+            "run_shell_command",
+            json!({"command": "ls /nonexistent-solaria-dir"}),
+        ),
+        Step::tool(
+            "write_file",
+            json!({"file_path": file, "content": format!("rotate the deploy key\ntoken = {FAKE_SECRET}\n")}),
+        ),
+        Step::text("The deploy key note is written."),
+    ]);
+    run_gemini(
+        &gemini,
+        &edge,
+        &model,
+        "Write a note about the deploy key",
+        "coding",
+    );
+    let note = std::fs::read_to_string(edge.project.join("notes.txt")).expect("the note");
+    assert!(note.contains(FAKE_SECRET), "the write ran: {note}");
+
+    assert_eq!(
+        edge.strings("SELECT agent FROM sessions"),
+        ["gemini"],
+        "one Gemini session"
+    );
+    let tools = edge.strings(
+        "SELECT tool_name || ' ' || title || ' ' || coalesce(json_extract(metadata, '$.error'), 0) \
+         FROM observations WHERE kind = 'tool_use' ORDER BY updated",
+    );
+    assert_eq!(
+        tools,
+        [
+            "Bash Bash: echo hi 0",
+            // The exit code is in the text Gemini gives the model.
+            "Bash Bash: ls /nonexistent-solaria-dir 1",
+            "Write Write notes.txt 0",
+        ]
+    );
+    let secret = FAKE_SECRET.as_bytes();
+    assert!(
+        !edge
+            .store_bytes()
+            .windows(secret.len())
+            .any(|w| w == secret),
+        "the token never reaches the store's files"
+    );
+    let first = model.turns();
+    assert!(
+        first[0].body["tools"]
+            .to_string()
+            .contains("mcp_solaria_memory_search"),
+        "SOLARIA's MCP tools are offered"
+    );
+
+    let next = ModelServer::start(vec![Step::text("Nothing left to do.")]);
+    run_gemini(&gemini, &edge, &next, "What did we do last time?", "second");
+    let turns = next.turns();
+    let text = turns.first().expect("the session asked the model").text();
+    assert!(
+        text.contains("# SOLARIA memory") && text.contains("notes.txt"),
+        "the context of the last session is in the first request: {text}"
+    );
+    assert!(!text.contains(FAKE_SECRET));
+    assert_eq!(
+        edge.strings("SELECT title FROM observations WHERE kind = 'prompt' ORDER BY updated"),
+        [
+            "Write a note about the deploy key",
+            "What did we do last time?"
+        ],
+        "the person's words, never SOLARIA's context fed back"
+    );
+    assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());
+
+    edge.ok(&["uninstall", "gemini"]);
+    assert_eq!(
+        std::fs::read_to_string(&settings).expect("settings"),
+        GEMINI_USER_SETTINGS,
+        "the user's settings come back byte for byte"
+    );
+    assert!(!edge.home().join(".gemini/commands/solaria.toml").exists());
+}
