@@ -203,24 +203,27 @@ fn bad_payloads_are_logged_and_dropped_without_output() {
 }
 
 #[test]
-fn codex_events_that_cannot_be_used_are_logged_and_dropped_without_output() {
+fn codex_and_gemini_events_that_cannot_be_used_are_logged_and_dropped_without_output() {
     let m = Edge::new("test-machine");
     let p = project(m.root.path(), "web", None);
     let client = solaria_tests::binary("solaria-hook");
     let data = m.data().display().to_string();
-    let bad: [(&str, &[u8]); 4] = [
-        ("session-start", b"{not json"),
-        ("user-prompt-submit", b"{\"cwd\": \"/tmp\"}"),
-        // Events Codex does not send under these names.
-        ("post-tool-use-failure", b"{\"session_id\": \"s\"}"),
-        ("BeforeAgent", b"{\"session_id\": \"s\"}"),
+    let bad: [(&str, &str, &[u8]); 7] = [
+        ("codex", "session-start", b"{not json"),
+        ("codex", "user-prompt-submit", b"{\"cwd\": \"/tmp\"}"),
+        // Events the agents do not send under these names.
+        ("codex", "post-tool-use-failure", b"{\"session_id\": \"s\"}"),
+        ("codex", "BeforeAgent", b"{\"session_id\": \"s\"}"),
+        ("gemini", "before-agent", b"[1, 2]"),
+        ("gemini", "after-tool", b""),
+        ("gemini", "user-prompt-submit", b"{\"session_id\": \"s\"}"),
     ];
-    for (event, payload) in bad {
-        let out = m.hook_args(&["hook", "codex", event], payload);
-        assert!(out.stdout.is_empty(), "{event}: nothing printed");
-        // And through the small client the installer writes into Codex's hooks.
-        let out = m.hook_program(&client, &["--data-dir", &data, "codex", event], payload);
-        assert!(out.stdout.is_empty(), "{event}: nothing printed");
+    for (agent, event, payload) in bad {
+        let out = m.hook_args(&["hook", agent, event], payload);
+        assert!(out.stdout.is_empty(), "{agent} {event}: nothing printed");
+        // And through the small client the installers write into the agents' hooks.
+        let out = m.hook_program(&client, &["--data-dir", &data, agent, event], payload);
+        assert!(out.stdout.is_empty(), "{agent} {event}: nothing printed");
     }
     let log = m.hook_log();
     assert_eq!(
@@ -228,18 +231,28 @@ fn codex_events_that_cannot_be_used_are_logged_and_dropped_without_output() {
         bad.len() * 2,
         "every drop is logged:\n{log}"
     );
-    assert!(
-        log.contains("not valid JSON")
-            && log.contains("no session_id")
-            && log.contains("unknown Codex hook event \"BeforeAgent\""),
-        "{log}"
+    for part in [
+        "not valid JSON",
+        "no session_id",
+        "empty payload",
+        "unknown Codex hook event \"BeforeAgent\"",
+        "unknown Gemini CLI hook event \"user-prompt-submit\"",
+    ] {
+        assert!(log.contains(part), "{part}: {log}");
+    }
+    // Good ones land, recorded as each agent's.
+    let good = |agent: &str, event: &str, session: &str| {
+        m.hook_args(
+            &["hook", agent, event],
+            prompt(session, &p, "still working").to_string().as_bytes(),
+        )
+    };
+    good("codex", "user-prompt-submit", "s-codex");
+    good("gemini", "before-agent", "s-gemini");
+    assert_eq!(
+        m.strings("SELECT agent FROM sessions ORDER BY agent"),
+        ["codex", "gemini"]
     );
-    // A good one lands, recorded as Codex's.
-    m.hook_args(
-        &["hook", "codex", "user-prompt-submit"],
-        prompt("s-ok", &p, "still working").to_string().as_bytes(),
-    );
-    assert_eq!(m.strings("SELECT agent FROM sessions"), ["codex"]);
 }
 
 #[test]

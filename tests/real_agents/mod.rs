@@ -902,3 +902,58 @@ fn opencode_is_told_the_decision_and_a_related_prompt_recalls_it() {
         "an unrelated prompt recalls nothing: {text}"
     );
 }
+
+/// `/compact` replaces a session's conversation by a summary, which drops the
+/// context SessionStart gave at its start; Claude Code then runs SessionStart again
+/// (source `compact`), and SOLARIA answers with the context again. The session
+/// continued afterwards holds it twice: once from the compaction, once from the
+/// resume (without the first, once).
+#[test]
+fn a_compaction_in_claude_code_gives_the_memory_back() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = installed_edge();
+    coding_session(&claude, &edge);
+    let model = ModelServer::start(vec![Step::text("Noted.")]);
+    run_claude(
+        &claude,
+        &edge,
+        &model,
+        "Keep the deploy key in mind",
+        "before",
+    )
+    .assert_success();
+
+    let compacting = ModelServer::start(vec![Step::text("Summary of the session so far.")]);
+    let mut compact = agents::claude(&claude, &edge, &compacting, "/compact");
+    compact.arg("--continue");
+    agents::run_timeboxed(
+        compact,
+        &edge.root.path().join("runs/compact"),
+        SESSION_TIMEOUT,
+    )
+    .assert_success();
+    assert!(
+        !compacting.turns().is_empty(),
+        "Claude Code asked the model for the summary"
+    );
+
+    let next = ModelServer::start(vec![Step::text("Next.")]);
+    let mut resume = agents::claude(&claude, &edge, &next, "what is next?");
+    resume.arg("--continue");
+    agents::run_timeboxed(resume, &edge.root.path().join("runs/next"), SESSION_TIMEOUT)
+        .assert_success();
+    let turns = next.turns();
+    let text = turns.first().expect("asked the model").text();
+    assert!(
+        text.contains("Summary of the session so far."),
+        "the conversation is the compacted one"
+    );
+    assert_eq!(
+        text.matches("# SOLARIA memory").count(),
+        2,
+        "the memory given at the compaction, and at the resume: {text}"
+    );
+    assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());
+}
