@@ -63,6 +63,7 @@ pub fn build_explained(
             session: r.session.id,
             started_at: r.session.started_at,
             machine: r.session.meta.machine_id,
+            agent: &r.session.agent,
             summary: r.summary.as_ref().map(|s| s.text.as_str()),
             first_prompt: r.first_prompt.as_deref(),
             events: u64::try_from(r.events).unwrap_or_default(),

@@ -320,4 +320,9 @@ fn a_decision_taken_in_codex_is_recalled_in_claude_code_and_the_reverse() {
         "Codex recalls Claude Code's decision: {}",
         tail(&told)
     );
+    assert!(
+        told.contains(" in Claude Code ") && told.contains(" in Codex "),
+        "the context says which agent worked in each session: {}",
+        tail(&told)
+    );
 }

@@ -106,6 +106,7 @@ pub async fn context(
             session: s.id,
             started_at: s.started_at,
             machine: s.machine_id,
+            agent: &s.agent,
             summary: s.summary.as_deref(),
             first_prompt: s.first_prompt.as_deref(),
             events: u64::try_from(s.events).unwrap_or_default(),

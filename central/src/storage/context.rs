@@ -21,6 +21,8 @@ pub struct ContextSession {
     pub id: SessionId,
     pub machine_id: MachineId,
     pub started_at: UnixMillis,
+    /// The agent it was captured from (`claude-code`, `codex`, …).
+    pub agent: String,
     /// Its newest live summary's text.
     pub summary: Option<String>,
     /// Its first live prompt's title.
@@ -53,7 +55,7 @@ impl Storage {
         limit: usize,
     ) -> Result<Vec<ContextSession>, StorageError> {
         let sql = format!(
-            "SELECT s.id, s.machine_id, s.started_at,
+            "SELECT s.id, s.machine_id, s.started_at, s.agent,
                  (SELECT m.summary FROM memory_summaries_remote m
                    WHERE m.account_id = s.account_id AND m.session_id = s.id AND NOT m.deleted
                    ORDER BY m.created_at DESC, m.id DESC LIMIT 1) AS summary,
@@ -85,6 +87,7 @@ impl Storage {
                     id: SessionId::from_uuid(r.try_get("id")?),
                     machine_id: MachineId::from_uuid(r.try_get("machine_id")?),
                     started_at: UnixMillis(r.try_get("started_at")?),
+                    agent: r.try_get("agent")?,
                     summary: r.try_get("summary")?,
                     first_prompt: r.try_get("first_prompt")?,
                     events: r.try_get("events")?,
