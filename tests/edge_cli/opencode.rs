@@ -445,6 +445,10 @@ fn doctor_says_what_is_missing_then_that_all_is_ok() {
         "opencode plugin",
         "opencode mcp",
         "opencode /memory",
+        "codex hooks",
+        "codex $solaria-memory",
+        "gemini hooks",
+        "gemini /solaria",
     ] {
         let (status, fix) = status_of(&before, name);
         assert_eq!(status, "missing", "{name}");
@@ -454,7 +458,9 @@ fn doctor_says_what_is_missing_then_that_all_is_ok() {
             Some(format!("solaria install {agent}").as_str())
         );
     }
-    assert_eq!(status_of(&before, "opencode capture").0, "missing");
+    for agent in ["opencode", "codex", "gemini"] {
+        assert_eq!(status_of(&before, &format!("{agent} capture")).0, "missing");
+    }
     let text = m.ok_in(m.root.path(), &["doctor"]);
     assert!(
         text.lines()
@@ -465,8 +471,13 @@ fn doctor_says_what_is_missing_then_that_all_is_ok() {
 
     m.ok_in(m.root.path(), &["install", "claude-code", "--no-service"]);
     m.ok_in(m.root.path(), &["install", "opencode", "--no-service"]);
+    m.ok_in(m.root.path(), &["install", "codex", "--no-service"]);
+    m.ok_in(m.root.path(), &["install", "gemini", "--no-service"]);
     let p = project(m.root.path(), "api", None);
     hook(&m, "chat.message", &oc::chat_message("ses_1", &p, "hello"));
+    let typed = solaria_tests::payloads::prompt("s-agent", &p, "hello").to_string();
+    m.hook_args(&["hook", "codex", "user-prompt-submit"], typed.as_bytes());
+    m.hook_args(&["hook", "gemini", "before-agent"], typed.as_bytes());
     let after = doctor(&m);
     for name in [
         "claude-code hooks",
@@ -476,6 +487,14 @@ fn doctor_says_what_is_missing_then_that_all_is_ok() {
         "opencode mcp",
         "opencode /memory",
         "opencode capture",
+        "codex hooks",
+        "codex mcp",
+        "codex $solaria-memory",
+        "codex capture",
+        "gemini hooks",
+        "gemini mcp",
+        "gemini /solaria",
+        "gemini capture",
     ] {
         assert_eq!(status_of(&after, name).0, "ok", "{name}: {after:?}");
     }

@@ -90,7 +90,7 @@ impl Args {
         }
         checks.push(search_check(&health.search));
         let now = UnixMillis::now();
-        for (agent, name) in [("claude-code", "Claude Code"), ("opencode", "OpenCode")] {
+        for (agent, name) in Agent::ALL.map(|a| (a.id(), a.display())) {
             let last = health.last_capture.iter().find(|(a, _)| a == agent);
             checks.push(match last {
                 Some((_, t)) => check(
@@ -175,11 +175,12 @@ struct Found {
 /// The install checks of `agent`: each part in the user scope and in the current
 /// directory's project scope; the better of the two counts.
 fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
-    let (name, parts) = match agent {
-        Agent::ClaudeCode => ("claude-code", ["hooks", "mcp", "/memory"]),
-        Agent::Opencode => ("opencode", ["plugin", "mcp", "/memory"]),
-        Agent::Codex => ("codex", ["hooks", "mcp", "$solaria-memory"]),
-        Agent::Gemini => ("gemini", ["hooks", "mcp", "/solaria"]),
+    let name = agent.id();
+    let parts = match agent {
+        Agent::ClaudeCode => ["hooks", "mcp", "/memory"],
+        Agent::Opencode => ["plugin", "mcp", "/memory"],
+        Agent::Codex => ["hooks", "mcp", "$solaria-memory"],
+        Agent::Gemini => ["hooks", "mcp", "/solaria"],
     };
     // Codex keeps hook trust per user: it has no project scope.
     let scopes: &[Scope] = match agent {

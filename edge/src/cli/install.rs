@@ -26,6 +26,27 @@ impl Agent {
         Agent::Codex,
         Agent::Gemini,
     ];
+
+    /// The name its sessions are recorded under (and `solaria install` takes).
+    pub const fn id(self) -> &'static str {
+        use solaria_edge::capture;
+        match self {
+            Agent::ClaudeCode => capture::AGENT,
+            Agent::Opencode => capture::opencode::AGENT,
+            Agent::Codex => capture::codex::AGENT,
+            Agent::Gemini => capture::gemini::AGENT,
+        }
+    }
+
+    /// How a person calls it.
+    pub const fn display(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Opencode => "OpenCode",
+            Agent::Codex => "Codex CLI",
+            Agent::Gemini => "Gemini CLI",
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -1,7 +1,7 @@
 //! What `solaria doctor` asks of the memory itself: whether the daemon answers,
 //! when each agent last captured something on this machine, and which search it
-//! has. (The installs
-//! are the installers' to check: `claude_code::state`, `opencode::state`.)
+//! has. (The installs are the installers' to check: `claude_code::state`,
+//! `opencode::state`, `codex::state`, `gemini::state`.)
 
 use super::{OpResult, daemon_client};
 use crate::app::App;
