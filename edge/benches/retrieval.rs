@@ -744,7 +744,13 @@ fn side_by_side(shipped: &Evaluation, every: &Evaluation) {
     );
     println!("|---|---|---|---|---|---|");
     let (mut widest_gap, mut worst_shortfall) = (0.0_f64, 0.0_f64);
-    for column in KINDS.iter().copied().chain(["all"]) {
+    let asked = |column: &str| {
+        every
+            .rows
+            .iter()
+            .any(|(_, scores)| scores.get(column).is_some_and(|s| s.n > 0))
+    };
+    for column in KINDS.iter().copied().chain(["all"]).filter(|c| asked(c)) {
         let (user, all) = (
             recall(shipped, default, column),
             recall(every, default, column),
