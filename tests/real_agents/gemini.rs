@@ -123,3 +123,55 @@ fn a_gemini_session_is_captured_and_the_next_starts_with_its_memory() {
     );
     assert!(!edge.home().join(".gemini/commands/solaria.toml").exists());
 }
+
+#[test]
+fn a_decision_logged_through_geminis_mcp_tools_is_recalled_into_a_later_prompt() {
+    let Some(gemini) = agents::agent_binary(GEMINI_VAR) else {
+        return;
+    };
+    let (edge, _) = installed_edge();
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "mcp_solaria_memory_log_decision",
+            json!({
+                "title": "No ORM for billing",
+                "chosen": "plain SQL through sqlx",
+                "alternatives": ["diesel", "sea-orm"],
+                "rationale": "billing reports need window functions an ORM hides",
+            }),
+        ),
+        Step::text("Logged."),
+    ]);
+    run_gemini(
+        &gemini,
+        &edge,
+        &model,
+        "We settled billing on plain SQL through sqlx; log that decision",
+        "decide",
+    );
+    let answered = model.turns().last().expect("requests").text();
+    assert!(
+        answered.contains("[D#"),
+        "the MCP tool answered: {answered}"
+    );
+    assert_eq!(
+        edge.strings("SELECT title FROM knowledge WHERE kind = 'decision'"),
+        ["No ORM for billing"]
+    );
+
+    let model = ModelServer::start(vec![Step::text("Understood.")]);
+    run_gemini(
+        &gemini,
+        &edge,
+        &model,
+        "let's add diesel as an ORM for the invoice tables",
+        "proposal",
+    );
+    let text = model.turns().first().expect("asked the model").text();
+    assert!(
+        text.contains("SOLARIA recalled these records as related to this prompt")
+            && text.contains("an option the decision set aside"),
+        "the prompt recalls the decision: {text}"
+    );
+    assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());
+}
