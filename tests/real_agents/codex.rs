@@ -29,15 +29,15 @@ fn installed_edge() -> (Edge, PathBuf) {
 }
 
 /// Runs one `codex exec` session on `edge` against `model`, time-boxed.
-fn run_codex(
+pub(super) fn run_codex(
     bin: &Path,
     edge: &Edge,
     model: &ModelServer,
     prompt: &str,
     name: &str,
-    overrides: &[&str],
+    args: &[&str],
 ) -> AgentRun {
-    let cmd = agents::codex(bin, edge, model, prompt, overrides);
+    let cmd = agents::codex(bin, edge, model, prompt, args);
     let run = agents::run_timeboxed(
         cmd,
         &edge.root.path().join("runs").join(name),
@@ -70,7 +70,7 @@ fn developer_text(request: &solaria_tests::model::Request) -> String {
 
 /// The session that runs a command that works and one that fails, then writes
 /// `notes.txt` (holding a secret) with a patch.
-fn coding_script() -> Vec<Step> {
+pub(super) fn coding_script() -> Vec<Step> {
     let patch = format!(
         "*** Begin Patch\n*** Add File: notes.txt\n+rotate the deploy key\n+token = {FAKE_SECRET}\n*** End Patch\n"
     );
@@ -200,7 +200,7 @@ fn a_compaction_in_codex_gives_the_memory_back() {
         &long,
         "Keep working on the deploy key",
         "compacted",
-        &["model_auto_compact_token_limit=1000"],
+        &["-c", "model_auto_compact_token_limit=1000"],
     );
     let turns = long.turns();
     let after = turns

@@ -22,7 +22,13 @@ fn installed_edge() -> (Edge, PathBuf) {
     (edge, settings)
 }
 
-fn run_gemini(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str, name: &str) -> AgentRun {
+pub(super) fn run_gemini(
+    bin: &Path,
+    edge: &Edge,
+    model: &ModelServer,
+    prompt: &str,
+    name: &str,
+) -> AgentRun {
     let cmd = agents::gemini(bin, edge, model, prompt, &[]);
     let run = agents::run_timeboxed(
         cmd,
@@ -33,14 +39,11 @@ fn run_gemini(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str, name: 
     run
 }
 
-#[test]
-fn a_gemini_session_is_captured_and_the_next_starts_with_its_memory() {
-    let Some(gemini) = agents::agent_binary(GEMINI_VAR) else {
-        return;
-    };
-    let (edge, settings) = installed_edge();
-    let file = edge.project.join("notes.txt").display().to_string();
-    let model = ModelServer::start(vec![
+/// The session that runs a command that works and one that fails, then writes
+/// `notes.txt` (holding a secret).
+pub(super) fn coding_script(project: &Path) -> Vec<Step> {
+    let file = project.join("notes.txt").display().to_string();
+    vec![
         Step::tool("run_shell_command", json!({"command": "echo hi"})),
         Step::tool(
             "run_shell_command",
@@ -51,7 +54,16 @@ fn a_gemini_session_is_captured_and_the_next_starts_with_its_memory() {
             json!({"file_path": file, "content": format!("rotate the deploy key\ntoken = {FAKE_SECRET}\n")}),
         ),
         Step::text("The deploy key note is written."),
-    ]);
+    ]
+}
+
+#[test]
+fn a_gemini_session_is_captured_and_the_next_starts_with_its_memory() {
+    let Some(gemini) = agents::agent_binary(GEMINI_VAR) else {
+        return;
+    };
+    let (edge, settings) = installed_edge();
+    let model = ModelServer::start(coding_script(&edge.project));
     run_gemini(
         &gemini,
         &edge,

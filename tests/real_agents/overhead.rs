@@ -2,6 +2,7 @@
 //! hand (`--ignored --nocapture`), figures in docs/BENCHMARKS.md, (f).
 
 use super::*;
+use super::{codex, gemini};
 
 /// What the hooks cost inside the real agent (a benchmark, run by hand; figures in
 /// docs/BENCHMARKS.md, "Hooks inside the real agent"): the 5-tool coding session,
@@ -166,6 +167,141 @@ fn hook_time_in_claude_code() {
     let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
         return;
     };
+    hook_times(&HookBench {
+        agent: "Claude Code",
+        calls: &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "Write",
+            "Read",
+            "Edit",
+            "Bash",
+            "Bash (fails)",
+            "Stop",
+            "SessionEnd",
+        ],
+        install: &|edge: &Edge, exe: &Path| {
+            install_with(edge, exe);
+            without_mcp_server(edge);
+        },
+        rewrite: &rewrite_hook_commands,
+        session: &|edge: &Edge, name: &str| {
+            let model = ModelServer::start(coding_script(&edge.project));
+            run_claude(
+                &claude,
+                edge,
+                &model,
+                "Write a note about the deploy key",
+                name,
+            )
+        },
+    });
+}
+
+/// The same inside Codex CLI (its coding session: two commands, one failing, and a
+/// patch). Rewriting the hooks' commands undoes the trust the install recorded, so
+/// every setup runs with Codex's trust check bypassed alike.
+///
+/// ```sh
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::overhead::hook_time_in_codex
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn hook_time_in_codex() {
+    let Some(codex) = agents::agent_binary(agents::CODEX_VAR) else {
+        return;
+    };
+    hook_times(&HookBench {
+        agent: "Codex CLI",
+        calls: &[
+            "SessionStart",
+            "UserPromptSubmit",
+            "Bash",
+            "Bash (fails)",
+            "apply_patch",
+            "Stop",
+            "SessionEnd",
+        ],
+        install: &|edge: &Edge, exe: &Path| install_agent_with(edge, exe, "codex"),
+        rewrite: &rewrite_codex_hook_commands,
+        session: &|edge: &Edge, name: &str| {
+            let model = ModelServer::start(codex::coding_script());
+            codex::run_codex(
+                &codex,
+                edge,
+                &model,
+                "Write a note about the deploy key",
+                name,
+                &["--dangerously-bypass-hook-trust"],
+            )
+        },
+    });
+}
+
+/// The same inside Gemini CLI (two commands, one failing, and a file written).
+///
+/// ```sh
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::overhead::hook_time_in_gemini
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn hook_time_in_gemini() {
+    let Some(gemini) = agents::agent_binary(agents::GEMINI_VAR) else {
+        return;
+    };
+    hook_times(&HookBench {
+        agent: "Gemini CLI",
+        calls: &[
+            "SessionStart",
+            "BeforeAgent",
+            "Bash",
+            "Bash (fails)",
+            "Write",
+            "AfterAgent",
+            "SessionEnd",
+        ],
+        install: &|edge: &Edge, exe: &Path| {
+            let settings = edge.home().join(".gemini/settings.json");
+            std::fs::create_dir_all(settings.parent().expect("dir")).expect("mkdir");
+            std::fs::write(&settings, agents::GEMINI_USER_SETTINGS).expect("settings");
+            install_agent_with(edge, exe, "gemini");
+        },
+        rewrite: &rewrite_gemini_hook_commands,
+        session: &|edge: &Edge, name: &str| {
+            let model = ModelServer::start(gemini::coding_script(&edge.project));
+            gemini::run_gemini(
+                &gemini,
+                edge,
+                &model,
+                "Write a note about the deploy key",
+                name,
+            )
+        },
+    });
+}
+
+/// What a hook command becomes, from SOLARIA's.
+type Rewrite<'r> = dyn Fn(&str) -> String + 'r;
+
+/// One agent's hook-time benchmark: how SOLARIA is installed into it and its hook
+/// commands rewritten, its scripted session, and the hook calls a session makes.
+struct HookBench<'a> {
+    agent: &'a str,
+    /// The hook calls of one session, in order.
+    calls: &'a [&'a str],
+    install: &'a dyn Fn(&Edge, &Path),
+    rewrite: &'a dyn Fn(&Edge, &Rewrite<'_>),
+    session: &'a dyn Fn(&Edge, &str) -> AgentRun,
+}
+
+/// Times every hook call of `bench`'s session (through a wrapper that logs each
+/// call's start and end) with four hook commands: `/bin/true`, `dd` reading the
+/// payload, SOLARIA's with its daemon running, and a 2 ms sleep; `SOLARIA_BENCH_RUNS`
+/// sessions each (default 12) after a warm-up, interleaved. Prints the hooks' time a
+/// session against `/bin/true`'s, and each call's median.
+fn hook_times(bench: &HookBench<'_>) {
     let exe = bench_exe();
     let runs: usize = std::env::var("SOLARIA_BENCH_RUNS")
         .ok()
@@ -174,7 +310,7 @@ fn hook_time_in_claude_code() {
     let mut daemons = Vec::new();
     let setups: Vec<(&str, Edge)> = [
         ("`/bin/true`", Some("/bin/true")),
-        // A no-op that reads the payload Claude Code writes to it, as any hook
+        // A no-op that reads the payload the agent writes to it, as any hook
         // that does something with its event must, and discards it.
         (
             "`dd of=/dev/null` (reads the payload)",
@@ -186,8 +322,7 @@ fn hook_time_in_claude_code() {
     .into_iter()
     .map(|(name, command)| {
         let edge = Edge::new("laptop");
-        install_with(&edge, &exe);
-        without_mcp_server(&edge);
+        (bench.install)(&edge, &exe);
         if command.is_none() {
             daemons.push(serve_with(&edge, &exe));
         }
@@ -204,7 +339,7 @@ fn hook_time_in_claude_code() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
             .expect("chmod");
-        rewrite_hook_commands(&edge, |ours| {
+        (bench.rewrite)(&edge, &|ours| {
             format!("{} {}", wrapper.display(), command.unwrap_or(ours))
         });
         (name, edge)
@@ -212,18 +347,14 @@ fn hook_time_in_claude_code() {
     .collect();
     for round in 0..=runs {
         for (_, edge) in &setups {
-            let model = ModelServer::start(coding_script(&edge.project));
-            let run = run_claude(
-                &claude,
-                edge,
-                &model,
-                "Write a note about the deploy key",
-                &format!("t{round}"),
-            );
-            run.assert_success();
+            (bench.session)(edge, &format!("t{round}")).assert_success();
         }
     }
-    println!("{runs} sessions each after one warm-up, interleaved; 9 hook calls a session");
+    let n = bench.calls.len();
+    println!(
+        "{}: {runs} sessions each after one warm-up, interleaved; {n} hook calls a session",
+        bench.agent
+    );
     println!(
         "| setup | hooks' time a session (median) | a call (median) | SessionStart | ratio to `/bin/true` |"
     );
@@ -239,8 +370,8 @@ fn hook_time_in_claude_code() {
                 Some((end.parse::<f64>().ok()? - start.parse::<f64>().ok()?) / 1e6)
             })
             .collect();
-        assert_eq!(calls.len(), 9 * (runs + 1), "{name}: every hook timed");
-        let sessions: Vec<&[f64]> = calls.chunks(9).skip(1).collect();
+        assert_eq!(calls.len(), n * (runs + 1), "{name}: every hook timed");
+        let sessions: Vec<&[f64]> = calls.chunks(n).skip(1).collect();
         let median = |mut v: Vec<f64>| {
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
@@ -253,23 +384,79 @@ fn hook_time_in_claude_code() {
             "| {name} | {per_session:.1} ms | {per_call:.1} ms | {start:.1} ms | {:.2} |",
             per_session / base
         );
-        let by_place: Vec<String> = (0..9)
+        let by_place: Vec<String> = (0..n)
             .map(|i| format!("{:.1}", median(sessions.iter().map(|s| s[i]).collect())))
             .collect();
         breakdown.push(format!("| {name} | {} |", by_place.join(" | ")));
     }
     println!("\nEach call's median, in the order of a session:");
-    println!(
-        "| setup | SessionStart | UserPromptSubmit | Write | Read | Edit | Bash | Bash (fails) | Stop | SessionEnd |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| setup | {} |", bench.calls.join(" | "));
+    println!("|---|{}", "---|".repeat(n));
     for line in breakdown {
         println!("{line}");
     }
 }
 
-/// Rewrites every hook command in `edge`'s settings.json to `to(command)`.
-fn rewrite_hook_commands(edge: &Edge, to: impl Fn(&str) -> String) {
+/// Rewrites each of SOLARIA's hook commands in `edge`'s Codex `config.toml` to
+/// `to(command)` (the hooks' lines in SOLARIA's block).
+fn rewrite_codex_hook_commands(edge: &Edge, to: &Rewrite<'_>) {
+    let path = edge.home().join(".codex/config.toml");
+    let text = std::fs::read_to_string(&path).expect("config.toml");
+    let rewritten: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let Some(value) = line.strip_prefix("command = ") else {
+                return line.to_owned();
+            };
+            let table: toml::Table =
+                toml::from_str(&format!("v = {value}")).expect("a TOML string");
+            let ours = table["v"].as_str().expect("a string");
+            if !ours.contains(" codex ") {
+                return line.to_owned();
+            }
+            // A JSON string is a TOML basic string.
+            format!("command = {}", Value::from(to(ours)))
+        })
+        .collect();
+    std::fs::write(&path, rewritten.join("\n") + "\n").expect("write config.toml");
+}
+
+/// Rewrites each of SOLARIA's hook commands in `edge`'s Gemini `settings.json`.
+fn rewrite_gemini_hook_commands(edge: &Edge, to: &Rewrite<'_>) {
+    let path = edge.home().join(".gemini/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("settings.json"))
+            .expect("json");
+    for groups in settings["hooks"]
+        .as_object_mut()
+        .expect("hooks")
+        .values_mut()
+    {
+        for group in groups.as_array_mut().expect("groups") {
+            for hook in group["hooks"].as_array_mut().expect("hooks") {
+                let ours = hook["command"].as_str().expect("command").to_owned();
+                hook["command"] = json!(to(&ours));
+            }
+        }
+    }
+    std::fs::write(&path, settings.to_string()).expect("write settings.json");
+}
+
+/// `EXE install AGENT --no-service --no-model` on `edge`.
+fn install_agent_with(edge: &Edge, exe: &Path, agent: &str) {
+    let out = std::process::Command::new(exe)
+        .current_dir(&edge.project)
+        .env_clear()
+        .env("HOME", edge.home())
+        .env("SOLARIA_HOME", edge.data())
+        .args(["install", agent, "--no-service", "--no-model"])
+        .output()
+        .expect("run solaria install");
+    assert!(out.status.success(), "install: {out:?}");
+}
+
+/// Rewrites every hook command in `edge`'s Claude Code settings.json to `to(command)`.
+fn rewrite_hook_commands(edge: &Edge, to: &Rewrite<'_>) {
     let path = edge.home().join(".claude/settings.json");
     let text = std::fs::read_to_string(&path).expect("settings.json");
     let mut settings: Value = serde_json::from_str(&text).expect("json");
@@ -370,5 +557,5 @@ fn noop_hooks_like(from: &Edge, to: &Edge) {
         to.home().join(".claude/settings.json"),
     )
     .expect("copy settings.json");
-    rewrite_hook_commands(to, |_| "true".to_owned());
+    rewrite_hook_commands(to, &|_| "true".to_owned());
 }

@@ -191,15 +191,9 @@ pub fn opencode(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str) -> C
 /// `codex exec PROMPT` in `edge`'s project against `model`, with no approvals or
 /// sandbox (a scripted session), answering as JSON lines. The scripted provider and
 /// the quiet settings go on the command line (`-c`), so the user's `config.toml`
-/// holds only what the user and SOLARIA's installer wrote. `overrides` are more
-/// `-c key=value` settings.
-pub fn codex(
-    bin: &Path,
-    edge: &Edge,
-    model: &ModelServer,
-    prompt: &str,
-    overrides: &[&str],
-) -> Command {
+/// holds only what the user and SOLARIA's installer wrote. `args` are more of
+/// `codex exec`'s arguments (`-c key=value`, flags).
+pub fn codex(bin: &Path, edge: &Edge, model: &ModelServer, prompt: &str, args: &[&str]) -> Command {
     let provider = format!(
         "model_providers.scripted={{ name = \"scripted\", base_url = \"{}/v1\", env_key = \"SCRIPTED_KEY\", wire_api = \"responses\" }}",
         model.url
@@ -228,10 +222,7 @@ pub fn codex(
             "feedback.enabled=false",
         ])
         .args(["-c", "otel.exporter=\"none\""]);
-    for o in overrides {
-        cmd.args(["-c", o]);
-    }
-    cmd.args(["--", prompt]);
+    cmd.args(args).args(["--", prompt]);
     cmd
 }
 
