@@ -7,7 +7,7 @@
 //! byte. One memory with Claude Code: a decision taken in one is recalled in the
 //! other.
 
-use super::{FAKE_SECRET, run_claude};
+use super::{FAKE_SECRET, billing_decision, log_decision_in_claude, run_claude};
 use serde_json::{Value, json};
 use solaria_tests::agents::{self, AgentRun, CLAUDE_VAR, CODEX_VAR, SESSION_TIMEOUT};
 use solaria_tests::edge::Edge;
@@ -236,15 +236,7 @@ fn a_decision_taken_in_codex_is_recalled_in_claude_code_and_the_reverse() {
             "tool_search",
             json!({"query": "log a decision", "limit": 5}),
         ),
-        Step::tool(
-            "mcp__solaria__memory_log_decision",
-            json!({
-                "title": "No ORM for billing",
-                "chosen": "plain SQL through sqlx",
-                "alternatives": ["diesel", "sea-orm"],
-                "rationale": "billing reports need window functions an ORM hides",
-            }),
-        ),
+        Step::tool("mcp__solaria__memory_log_decision", billing_decision()),
         Step::text("Logged."),
     ]);
     run_codex(
@@ -279,30 +271,17 @@ fn a_decision_taken_in_codex_is_recalled_in_claude_code_and_the_reverse() {
     );
 
     // The reverse: a decision logged in Claude Code, recalled in Codex.
-    let model = ModelServer::start(vec![
-        Step::tool(
-            "ToolSearch",
-            json!({"query": "select:mcp__solaria__memory_log_decision", "max_results": 5}),
-        ),
-        Step::tool(
-            "mcp__solaria__memory_log_decision",
-            json!({
-                "title": "Queue uploads through Redis streams",
-                "chosen": "Redis streams",
-                "alternatives": ["kafka"],
-                "rationale": "one small broker is enough for our volume",
-            }),
-        ),
-        Step::text("Logged."),
-    ]);
-    run_claude(
+    log_decision_in_claude(
         &claude,
         &edge,
-        &model,
+        json!({
+            "title": "Queue uploads through Redis streams",
+            "chosen": "Redis streams",
+            "alternatives": ["kafka"],
+            "rationale": "one small broker is enough for our volume",
+        }),
         "We queue uploads through Redis streams; log that decision",
-        "decide-in-claude",
-    )
-    .assert_success();
+    );
     let model = ModelServer::start(vec![Step::text("Understood.")]);
     run_codex(
         &codex,

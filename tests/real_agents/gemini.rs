@@ -5,7 +5,7 @@
 //! feeds back into it), the next session starts with the memory, the MCP tools are
 //! offered, and uninstall gives the user's `settings.json` back byte for byte.
 
-use super::FAKE_SECRET;
+use super::{FAKE_SECRET, billing_decision};
 use serde_json::json;
 use solaria_tests::agents::{self, AgentRun, GEMINI_USER_SETTINGS, GEMINI_VAR, SESSION_TIMEOUT};
 use solaria_tests::edge::Edge;
@@ -143,15 +143,7 @@ fn a_decision_logged_through_geminis_mcp_tools_is_recalled_into_a_later_prompt()
     };
     let (edge, _) = installed_edge();
     let model = ModelServer::start(vec![
-        Step::tool(
-            "mcp_solaria_memory_log_decision",
-            json!({
-                "title": "No ORM for billing",
-                "chosen": "plain SQL through sqlx",
-                "alternatives": ["diesel", "sea-orm"],
-                "rationale": "billing reports need window functions an ORM hides",
-            }),
-        ),
+        Step::tool("mcp_solaria_memory_log_decision", billing_decision()),
         Step::text("Logged."),
     ]);
     run_gemini(

@@ -63,6 +63,37 @@ fn coding_script(project: &Path) -> Vec<Step> {
     ]
 }
 
+/// The decision the tests log: billing on plain SQL, diesel and sea-orm set aside.
+fn billing_decision() -> Value {
+    json!({
+        "title": "No ORM for billing",
+        "chosen": "plain SQL through sqlx",
+        "alternatives": ["diesel", "sea-orm"],
+        "rationale": "billing reports need window functions an ORM hides",
+    })
+}
+
+/// Has Claude Code log `decision` through SOLARIA's MCP tool, found through its
+/// deferred-tool search, in a session started by `prompt`; the endpoint it ran
+/// against.
+fn log_decision_in_claude(
+    claude: &Path,
+    edge: &Edge,
+    decision: Value,
+    prompt: &str,
+) -> ModelServer {
+    let model = ModelServer::start(vec![
+        Step::tool(
+            "ToolSearch",
+            json!({"query": "select:mcp__solaria__memory_log_decision", "max_results": 5}),
+        ),
+        Step::tool("mcp__solaria__memory_log_decision", decision),
+        Step::text("Logged."),
+    ]);
+    run_claude(claude, edge, &model, prompt, "decide-in-claude").assert_success();
+    model
+}
+
 /// The endpoint itself, without an agent: the next step follows the tool results a
 /// request carries, side requests get a short text, unknown paths a 404 (so a broken
 /// harness fails here, not as a puzzling agent run).
@@ -586,30 +617,12 @@ fn a_decision_logged_through_mcp_is_recalled_when_a_prompt_proposes_an_option_it
         return;
     };
     let edge = installed_edge();
-    let model = ModelServer::start(vec![
-        Step::tool(
-            "ToolSearch",
-            json!({"query": "select:mcp__solaria__memory_log_decision", "max_results": 5}),
-        ),
-        Step::tool(
-            "mcp__solaria__memory_log_decision",
-            json!({
-                "title": "No ORM for billing",
-                "chosen": "plain SQL through sqlx",
-                "alternatives": ["diesel", "sea-orm"],
-                "rationale": "billing reports need window functions an ORM hides",
-            }),
-        ),
-        Step::text("Logged."),
-    ]);
-    run_claude(
+    let model = log_decision_in_claude(
         &claude,
         &edge,
-        &model,
+        billing_decision(),
         "We settled billing on plain SQL through sqlx; log that decision",
-        "decide",
-    )
-    .assert_success();
+    );
     let turns = model.turns();
     let results = turns.last().expect("requests").tool_result_blocks();
     let logged = results

@@ -423,23 +423,7 @@ fn rewrite_codex_hook_commands(edge: &Edge, to: &Rewrite<'_>) {
 
 /// Rewrites each of SOLARIA's hook commands in `edge`'s Gemini `settings.json`.
 fn rewrite_gemini_hook_commands(edge: &Edge, to: &Rewrite<'_>) {
-    let path = edge.home().join(".gemini/settings.json");
-    let mut settings: Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("settings.json"))
-            .expect("json");
-    for groups in settings["hooks"]
-        .as_object_mut()
-        .expect("hooks")
-        .values_mut()
-    {
-        for group in groups.as_array_mut().expect("groups") {
-            for hook in group["hooks"].as_array_mut().expect("hooks") {
-                let ours = hook["command"].as_str().expect("command").to_owned();
-                hook["command"] = json!(to(&ours));
-            }
-        }
-    }
-    std::fs::write(&path, settings.to_string()).expect("write settings.json");
+    rewrite_json_hook_commands(&edge.home().join(".gemini/settings.json"), to);
 }
 
 /// `EXE install AGENT --no-service --no-model` on `edge`.
@@ -457,8 +441,13 @@ fn install_agent_with(edge: &Edge, exe: &Path, agent: &str) {
 
 /// Rewrites every hook command in `edge`'s Claude Code settings.json to `to(command)`.
 fn rewrite_hook_commands(edge: &Edge, to: &Rewrite<'_>) {
-    let path = edge.home().join(".claude/settings.json");
-    let text = std::fs::read_to_string(&path).expect("settings.json");
+    rewrite_json_hook_commands(&edge.home().join(".claude/settings.json"), to);
+}
+
+/// Rewrites every hook command of the JSON settings at `path` (Claude Code's and
+/// Gemini's share the shape: `hooks` → event → groups → `hooks` → `command`).
+fn rewrite_json_hook_commands(path: &Path, to: &Rewrite<'_>) {
+    let text = std::fs::read_to_string(path).expect("settings.json");
     let mut settings: Value = serde_json::from_str(&text).expect("json");
     for groups in settings["hooks"]
         .as_object_mut()
@@ -472,7 +461,7 @@ fn rewrite_hook_commands(edge: &Edge, to: &Rewrite<'_>) {
             }
         }
     }
-    std::fs::write(&path, settings.to_string()).expect("write settings.json");
+    std::fs::write(path, settings.to_string()).expect("write settings.json");
 }
 
 /// The `solaria` the benchmarks' hooks run: `SOLARIA_BENCH_SOLARIA` or this build's.

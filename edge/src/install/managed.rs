@@ -208,6 +208,25 @@ pub fn exe_str(exe: &Path) -> Result<&str, InstallError> {
     Ok(s)
 }
 
+/// The text of an agent's configuration file, `None` when there is none; a file
+/// that is not UTF-8 is not valid `format` (`JSON`, `TOML`…).
+pub fn read_text(path: &Path, format: &'static str) -> Result<Option<String>, InstallError> {
+    match fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| InstallError::InvalidConfig {
+                path: path.to_owned(),
+                format,
+                reason: "not UTF-8 text".into(),
+            }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(InstallError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
 /// Writes one file (keeping its mode; a new one is 0600), creating its directory.
 pub fn write(path: &Path, contents: &[u8]) -> Result<(), InstallError> {
     let err = |source| InstallError::Write {

@@ -33,15 +33,27 @@ pub(crate) fn memory_command_body(marker: &str, agent: &str, program: &str) -> S
          \n\
          !`{program} slash \"$ARGUMENTS\"`\n\
          \n\
-         Show that output to the user as it is, keeping every id, time and title so that \
-         results can be cited and opened later; use a code block if it is a table. Do not \
-         run any other command for this request. If it reports an error or a usage \
-         message, relay it in one or two sentences.\n\
+         {RELAY}\n\
          \n\
-         Usage: \"/memory status\" shows the local store and sync state, \"/memory sync\" \
-         pushes and pulls with the central service now, \"/memory search <query>\" \
+         {}\n",
+        memory_usage("/memory")
+    )
+}
+
+/// How every agent's memory command has the model relay `solaria slash`'s output.
+pub(crate) const RELAY: &str = "Show that output to the user as it is, keeping every id, \
+    time and title so that results can be cited and opened later; use a code block if it \
+    is a table. Do not run any other command for this request. If it reports an error or \
+    a usage message, relay it in one or two sentences.";
+
+/// The usage of the memory command an agent calls `name` (`/memory`, `/solaria`,
+/// `$solaria-memory`).
+pub(crate) fn memory_usage(name: &str) -> String {
+    format!(
+        "Usage: \"{name} status\" shows the local store and sync state, \"{name} sync\" \
+         pushes and pulls with the central service now, \"{name} search <query>\" \
          searches past sessions (the SOLARIA MCP tools can then show the timeline around \
-         a result or full records by id).\n"
+         a result or full records by id)."
     )
 }
 

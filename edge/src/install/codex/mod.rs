@@ -25,11 +25,10 @@ mod trust;
 pub use block::{BLOCK_END, BLOCK_START, HOOKS};
 pub use skill::{SKILL_MARKER, skill_file};
 
-use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write};
+use crate::install::managed::{FileState, ManagedFile, exe_str, read_text, remove, write};
 use crate::install::{InstallError, Presence};
 use solaria_hook::program::HookProgram;
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 /// The Codex files one install touches (the user's: Codex keeps hook trust in the
@@ -94,20 +93,7 @@ fn skill_at(path: &Path) -> ManagedFile<'_> {
 
 /// The text of `config.toml` (empty when there is none), and whether it exists.
 fn read_config(path: &Path) -> Result<(String, bool), InstallError> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(|text| (text, true))
-            .map_err(|_| InstallError::InvalidConfig {
-                path: path.to_owned(),
-                format: "TOML",
-                reason: "not UTF-8 text".into(),
-            }),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((String::new(), false)),
-        Err(source) => Err(InstallError::Read {
-            path: path.to_owned(),
-            source,
-        }),
-    }
+    Ok(read_text(path, "TOML")?.map_or((String::new(), false), |text| (text, true)))
 }
 
 /// The config with our block for `exe`, or `None` when it already holds it.

@@ -30,14 +30,10 @@ pub fn skill_file(exe: &str) -> String {
          \n\
          {program} slash \"<what they typed>\"\n\
          \n\
-         Show its output to the person as it is, keeping every id, time and title so that \
-         results can be cited and opened later; use a code block if it is a table. Run no \
-         other command for this request. If it reports an error or a usage message, relay \
-         it in one or two sentences.\n\
+         {}\n\
          \n\
-         Usage: \"status\" shows the local store and sync state, \"sync\" pushes and pulls \
-         with the central service now, \"search <query>\" searches past sessions (the \
-         SOLARIA MCP tools can then show the timeline around a result or full records by \
-         id).\n"
+         {}\n",
+        crate::install::RELAY,
+        crate::install::memory_usage(&format!("${SKILL_DIR}"))
     )
 }

@@ -25,15 +25,11 @@ pub fn command_file(exe: &str) -> String {
          \n\
          !{{{program} slash {{{{args}}}}}}\n\
          \n\
-         Show that output to the user as it is, keeping every id, time and title so that \
-         results can be cited and opened later; use a code block if it is a table. Do not \
-         run any other command for this request. If it reports an error or a usage \
-         message, relay it in one or two sentences.\n\
+         {}\n\
          \n\
-         Usage: \"/solaria status\" shows the local store and sync state, \"/solaria sync\" \
-         pushes and pulls with the central service now, \"/solaria search <query>\" \
-         searches past sessions (the SOLARIA MCP tools can then show the timeline around \
-         a result or full records by id).\n"
+         {}\n",
+        crate::install::RELAY,
+        crate::install::memory_usage("/solaria")
     );
     format!(
         "# {COMMAND_MARKER}. Written by \"solaria install gemini\" and removed by \

@@ -5,12 +5,11 @@
 
 use crate::install::InstallError;
 use crate::install::jsonc::{Doc, Member};
+use crate::install::managed::read_text;
 use crate::install::quote;
 use serde_json::{Value, json};
 use solaria_hook::program::HookProgram;
 use solaria_hook::protocol::{GEMINI_EVENTS, MCP_SERVER_NAME};
-use std::fs;
-use std::io;
 use std::path::Path;
 
 /// Milliseconds Gemini waits for one of our hooks before it gives up on it.
@@ -71,20 +70,7 @@ fn our_server(exe: &str) -> Value {
 
 /// The settings' text, or `None` when there is no file.
 fn read(path: &Path) -> Result<Option<String>, InstallError> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| InstallError::InvalidConfig {
-                path: path.to_owned(),
-                format: "JSON",
-                reason: "not UTF-8 text".into(),
-            }),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(InstallError::Read {
-            path: path.to_owned(),
-            source,
-        }),
-    }
+    read_text(path, "JSON")
 }
 
 /// The parsed settings with the offset of the top-level `{`, their shape checked

@@ -5,9 +5,8 @@
 use crate::install::InstallError;
 use crate::install::claude_code::MCP_SERVER_NAME;
 use crate::install::jsonc::{Doc, Member};
+use crate::install::managed::read_text;
 use serde_json::{Value, json};
-use std::fs;
-use std::io;
 use std::path::Path;
 
 /// The `$schema` a config we create starts with; a config holding nothing else
@@ -43,20 +42,7 @@ fn is_ours(entry: &Value) -> bool {
 
 /// The config's text, or `None` when there is no file.
 fn read(path: &Path) -> Result<Option<String>, InstallError> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| InstallError::InvalidConfig {
-                path: path.to_owned(),
-                format: "JSON/JSONC",
-                reason: "not UTF-8 text".into(),
-            }),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(InstallError::Read {
-            path: path.to_owned(),
-            source,
-        }),
-    }
+    read_text(path, "JSON/JSONC")
 }
 
 /// The parsed config with the offset of its top-level `{`; `None` for a blank file.
