@@ -179,3 +179,73 @@ fn a_decision_logged_through_geminis_mcp_tools_is_recalled_into_a_later_prompt()
     );
     assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());
 }
+
+/// Gemini runs no SessionStart after it compresses a conversation, and an
+/// interactive session's context (given at its start) is summarised away with the
+/// rest. Here the start's context is left out (SOLARIA's SessionStart hook taken
+/// off, as in the turns of an interactive session after its first), Gemini
+/// compresses at every turn (a tiny threshold, answers reporting 5,000 tokens), and
+/// each run resumes the session: the first prompt after a compression gets the
+/// context again.
+#[test]
+fn the_first_prompt_after_gemini_compresses_gets_the_memory_again() {
+    let Some(gemini) = agents::agent_binary(GEMINI_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    let settings = edge.home().join(".gemini").join("settings.json");
+    std::fs::create_dir_all(settings.parent().expect("dir")).expect("mkdir");
+    let mut users: serde_json::Value =
+        serde_json::from_str(GEMINI_USER_SETTINGS).expect("settings");
+    users["model"] = json!({"compressionThreshold": 0.00001});
+    std::fs::write(&settings, users.to_string()).expect("the user's settings");
+    edge.ok(&["install", "gemini", "--no-service", "--no-model"]);
+    let mut installed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
+    installed["hooks"]
+        .as_object_mut()
+        .expect("hooks")
+        .remove("SessionStart");
+    std::fs::write(&settings, installed.to_string()).expect("without SessionStart");
+    // Something to remember, from another session.
+    edge.prompt("earlier", "rotate the deploy key before Friday");
+
+    // Each turn runs a command first: a compression keeps the newest part of the
+    // history and needs turns enough to split it.
+    let turn = |prompt: &str, name: &str, resume: bool| {
+        let script = vec![
+            Step::tool("run_shell_command", json!({"command": "echo checking"})),
+            Step::text("Noted."),
+        ];
+        let model = ModelServer::start_reporting(script, 5_000);
+        let args: &[&str] = if resume { &["--resume", "latest"] } else { &[] };
+        let cmd = agents::gemini(&gemini, &edge, &model, prompt, args);
+        agents::run_timeboxed(
+            cmd,
+            &edge.root.path().join("runs").join(name),
+            SESSION_TIMEOUT,
+        )
+        .assert_success();
+        model
+    };
+    let first = turn("What is on the list?", "first", false);
+    assert!(
+        !first.turns()[0].text().contains("# SOLARIA memory"),
+        "no context at the start here"
+    );
+    // The second turn's history is compressed; the third prompt is the first after.
+    let second = turn("And the deploy key?", "second", true);
+    assert!(
+        second.requests().iter().any(|r| r
+            .text()
+            .contains("Got it. Thanks for the additional context!")),
+        "Gemini compressed the conversation"
+    );
+    let third = turn("Anything else?", "third", true);
+    let text = third.turns().last().expect("asked the model").text();
+    assert!(
+        text.contains("# SOLARIA memory") && text.contains("rotate the deploy key"),
+        "the memory is given again after the compression: {text}"
+    );
+    assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());
+}

@@ -12,15 +12,20 @@
 //!   recorded as Bash, Write, Edit and Read, with a command's exit code read from
 //!   the text Gemini gives the model (`Exit Code: N`); MCP tools as
 //!   `mcp__<server>__<tool>`;
-//! - what it reads back: `hookSpecificOutput` under Gemini's event name.
+//! - what it reads back: `hookSpecificOutput` under Gemini's event name;
+//! - a compression: Gemini runs no SessionStart after one, and the context the
+//!   session started with is summarised away with the rest; the next prompt whose
+//!   transcript shows a compression since SOLARIA's context was last given gets the
+//!   context again, before what it recalls.
 
 use super::payload::{self, Payload};
-use super::{HookError, StoreSlot};
+use super::{HookError, StoreSlot, transcript};
 use crate::config::{Config, Env, Paths};
 use crate::context;
 use serde_json::{Value, json};
 use solaria_hook::protocol::{Event, GEMINI_COMMAND_MARKER, HookEvent, gemini_event};
 use solaria_shared::UnixMillis;
+use solaria_shared::render::context::CONTEXT_HEADING;
 
 /// The agent name recorded on sessions captured from Gemini CLI.
 pub const AGENT: &str = "gemini";
@@ -49,9 +54,29 @@ pub fn handle(
     let (name, hook) = gemini_event(arg)
         .ok_or_else(|| HookError::UnknownGeminiEvent(arg.escape_debug().to_string()))?;
     let payload = adapt(hook, payload::parse(bytes)?, bytes);
-    slot.format_early(move |t| context::hook_output(name, &t));
-    let text = super::capture(hook, &payload, AGENT, at, config, paths, slot)?;
-    Ok(text.map(|t| context::hook_output(name, &t)))
+    let context_again = hook == HookEvent::UserPromptSubmit
+        && payload.transcript_path.as_deref().is_some_and(|path| {
+            transcript::gemini_compressed_without_context(path, CONTEXT_HEADING)
+        });
+    if !context_again {
+        slot.format_early(move |t| context::hook_output(name, &t));
+        let text = super::capture(hook, &payload, AGENT, at, config, paths, slot)?;
+        return Ok(text.map(|t| context::hook_output(name, &t)));
+    }
+    // Answered once both are known: the context again, then what the prompt recalls.
+    slot.forget_early();
+    let start = super::capture(
+        HookEvent::SessionStart,
+        &payload,
+        AGENT,
+        at,
+        config,
+        paths,
+        slot,
+    )?;
+    let recalled = super::capture(hook, &payload, AGENT, at, config, paths, slot)?;
+    let both: Vec<String> = start.into_iter().chain(recalled).collect();
+    Ok((!both.is_empty()).then(|| context::hook_output(name, &both.join("\n\n"))))
 }
 
 /// Gemini's payload for `hook` as Claude Code's (`raw` is the payload as sent,

@@ -1,6 +1,7 @@
 //! Reading the end of an agent's transcript (JSONL): for Claude Code the last
 //! thing the assistant said (the outcome line of a session's summary), for Codex
-//! CLI a command's exit code, which its hooks do not carry.
+//! CLI a command's exit code, which its hooks do not carry, for Gemini CLI whether
+//! it compressed the conversation since SOLARIA's context was last given.
 
 use solaria_shared::redact::redact;
 use std::io::{Read, Seek, SeekFrom};
@@ -8,15 +9,38 @@ use std::io::{Read, Seek, SeekFrom};
 /// How much of the transcript's end is read; enough for the last turn, and cheap.
 const TAIL_BYTES: u64 = 256 * 1024;
 
-/// The last [`TAIL_BYTES`] of the transcript at `path`, as text.
-fn tail(path: &str) -> Option<String> {
+/// How much is read to find Gemini's last compression: the history it rewrites
+/// then is one line, which holds the summary and the turns it kept.
+const COMPRESSION_TAIL_BYTES: u64 = 2 * 1024 * 1024;
+
+/// What Gemini CLI puts after a compression's summary, in the history it rewrites
+/// (`chatCompressionService`), as its model's turn: no model writes it.
+const GEMINI_COMPRESSED: &str = "Got it. Thanks for the additional context!";
+
+/// The last `bytes` of the transcript at `path`, as text.
+fn tail_of(path: &str, bytes: u64) -> Option<String> {
     let mut file = std::fs::File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
-    file.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))
-        .ok()?;
-    let mut bytes = Vec::new();
-    file.take(TAIL_BYTES).read_to_end(&mut bytes).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    file.seek(SeekFrom::Start(len.saturating_sub(bytes))).ok()?;
+    let mut out = Vec::new();
+    file.take(bytes).read_to_end(&mut out).ok()?;
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The last [`TAIL_BYTES`] of the transcript at `path`, as text.
+fn tail(path: &str) -> Option<String> {
+    tail_of(path, TAIL_BYTES)
+}
+
+/// Whether Gemini CLI compressed the conversation of the transcript at `path`
+/// (replacing its history by a summary, and with it the context SOLARIA gave at the
+/// session's start) and no SOLARIA context (`heading`) was given after that.
+pub fn gemini_compressed_without_context(path: &str, heading: &str) -> bool {
+    let Some(text) = tail_of(path, COMPRESSION_TAIL_BYTES) else {
+        return false;
+    };
+    text.rfind(GEMINI_COMPRESSED)
+        .is_some_and(|at| !text[at..].contains(heading))
 }
 
 /// The text of the last assistant message in the transcript, redacted.
@@ -82,6 +106,32 @@ mod tests {
             Some("All 12 tests pass now.")
         );
         assert_eq!(last_assistant_text("/nonexistent/t.jsonl"), None);
+    }
+
+    #[test]
+    fn a_gemini_compression_is_seen_until_the_context_is_given_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("session.jsonl");
+        let heading = "# SOLARIA memory: project";
+        let start = r#"{"id":"1","type":"user","content":[{"text":"<hook_context># SOLARIA memory: project api (k)…</hook_context>\n\nfix it"}]}"#;
+        let compressed = r#"{"$set":{"messages":[{"type":"user","content":[{"text":"<state_snapshot>…</state_snapshot>"}]},{"type":"gemini","content":"Got it. Thanks for the additional context!"},{"type":"user","content":[{"text":"and the tests"}]}]}}"#;
+        let turn = r#"{"id":"3","type":"user","content":[{"text":"and now?"}]}"#;
+        let given = r#"{"id":"4","type":"user","content":[{"text":"next"},{"text":"<hook_context># SOLARIA memory: project api (k)…</hook_context>"}]}"#;
+        let at = |lines: &[&str]| {
+            std::fs::write(&path, lines.join("\n")).expect("write");
+            gemini_compressed_without_context(path.to_str().expect("utf8"), heading)
+        };
+        assert!(!at(&[start]), "no compression yet");
+        assert!(
+            at(&[start, compressed]),
+            "compressed: the start's context is gone"
+        );
+        assert!(at(&[start, compressed, turn]));
+        assert!(
+            !at(&[start, compressed, turn, given]),
+            "given again after it"
+        );
+        assert!(!gemini_compressed_without_context("/nonexistent", heading));
     }
 
     #[test]

@@ -360,6 +360,10 @@ pub fn nothing_yet(project: &Project) -> String {
     )
 }
 
+/// How every context opens (then the project's name and key): how an agent's
+/// transcript shows that the context was given.
+pub const CONTEXT_HEADING: &str = "# SOLARIA memory: project";
+
 /// What the data block of a context is introduced as.
 const WHAT: &str = "what was decided and what happened before in this project, newest first";
 
@@ -367,7 +371,7 @@ const WHAT: &str = "what was decided and what happened before in this project, n
 fn header(parts: &ContextParts<'_>) -> String {
     let project = parts.project;
     let mut head = format!(
-        "# SOLARIA memory: project {} ({})\n\
+        "{CONTEXT_HEADING} {} ({})\n\
          Below is what SOLARIA recorded about this project. Cite ids as evidence; the \
          memory_get_observations tool returns a full record, memory_timeline what happened \
          around it.\n",
