@@ -305,3 +305,58 @@ fn a_decision_taken_in_codex_is_recalled_in_claude_code_and_the_reverse() {
         tail(&told)
     );
 }
+
+#[test]
+fn a_project_install_captures_in_a_project_the_user_trusts_and_leaves_no_trace() {
+    let Some(codex) = agents::agent_binary(CODEX_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    let config = edge.home().join(".codex").join("config.toml");
+    std::fs::create_dir_all(config.parent().expect("dir")).expect("mkdir");
+    // The user trusted the project in Codex (its own question, or `codex exec --trust`).
+    let users = format!(
+        "{USERS_CONFIG}\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        edge.project.display()
+    );
+    std::fs::write(&config, &users).expect("the user's config");
+    let said = edge.ok_in(
+        &edge.project,
+        &[
+            "install",
+            "codex",
+            "--scope",
+            "project",
+            "--no-service",
+            "--no-model",
+        ],
+    );
+    assert!(!said.contains("only once you trust the project"), "{said}");
+    assert!(edge.project.join(".codex/config.toml").exists());
+
+    let model = ModelServer::start(coding_script());
+    run_codex(
+        &codex,
+        &edge,
+        &model,
+        "Write a note about the deploy key",
+        "coding",
+        &[],
+    );
+    assert_eq!(
+        edge.strings("SELECT agent FROM sessions WHERE ended_at IS NOT NULL"),
+        ["codex"],
+        "the project's hooks ran, trusted from the user's config"
+    );
+    assert_eq!(
+        edge.count("SELECT count(*) FROM observations WHERE kind = 'tool_use'"),
+        3
+    );
+
+    edge.ok_in(&edge.project, &["uninstall", "codex", "--scope", "project"]);
+    assert!(
+        !edge.project.join(".codex").exists(),
+        "nothing left in the project"
+    );
+    assert_eq!(std::fs::read_to_string(&config).expect("config"), users);
+}

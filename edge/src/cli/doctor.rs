@@ -182,14 +182,9 @@ fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
         Agent::Codex => ["hooks", "mcp", "$solaria-memory"],
         Agent::Gemini => ["hooks", "mcp", "/solaria"],
     };
-    // Codex keeps hook trust per user: it has no project scope.
-    let scopes: &[Scope] = match agent {
-        Agent::Codex => &[Scope::User],
-        Agent::ClaudeCode | Agent::Opencode | Agent::Gemini => &[Scope::User, Scope::Project],
-    };
     let mut found: [Vec<Found>; 3] = Default::default();
     let mut errors = Vec::new();
-    for &scope in scopes {
+    for scope in [Scope::User, Scope::Project] {
         match parts_in(env, agent, scope, exe) {
             Ok(parts) => {
                 for (i, (presence, path)) in parts.into_iter().enumerate() {
@@ -275,7 +270,7 @@ fn parts_in(
             [
                 (s.config, t.config_path.clone()),
                 (s.config, t.config_path.clone()),
-                (s.skill, t.skill_path.clone()),
+                (s.skill, t.skill_path.clone().unwrap_or(t.config_path)),
             ]
         }
         Agent::Gemini => {

@@ -54,8 +54,8 @@ pub struct InstallArgs {
     #[arg(value_enum)]
     agent: Agent,
     /// `user` (~/.claude, ~/.config/opencode, ~/.codex or ~/.gemini: every project)
-    /// or `project` (./.claude, ./.opencode and ./opencode.json, or ./.gemini: this
-    /// project only; Codex keeps hook trust per user, so it installs for the user only).
+    /// or `project` (./.claude, ./.opencode and ./opencode.json, ./.codex or
+    /// ./.gemini: this project only).
     #[arg(long, value_enum, default_value = "user")]
     scope: Scope,
     /// Do not register `solaria serve` (sync, retention, vectors, local API) as a
@@ -115,39 +115,51 @@ pub fn opencode_target(env: &Env, scope: Scope) -> anyhow::Result<opencode::Targ
     })
 }
 
-/// Codex's files: under `$CODEX_HOME`, else `~/.codex`. Codex records which hooks
-/// a person trusts in the user's configuration only: there is no project scope.
+/// Codex's files for `scope`: under `$CODEX_HOME` (else `~/.codex`), or the
+/// current directory's `.codex/config.toml`, trusted from the user's.
 pub fn codex_target(env: &Env, scope: Scope) -> anyhow::Result<codex::Target> {
-    if scope == Scope::Project {
-        anyhow::bail!(
-            "Codex keeps the trust of hooks in your user configuration only, so SOLARIA installs into Codex for every project: run the command without `--scope project`"
-        );
-    }
     let home = env
         .home
         .clone()
         .context("HOME is not set; cannot find ~/.codex")?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
     // The hooks hand their events to the daemon of this data dir (`solaria-hook`).
     let (_, paths, _) = solaria_edge::config::load_lenient(env);
+    let target = match scope {
+        Scope::User => codex::Target::for_user(&home, env.codex_home.as_deref()),
+        Scope::Project => codex::Target::for_project(&home, env.codex_home.as_deref(), &cwd),
+    };
     Ok(codex::Target {
         data_dir: Some(paths.data_dir),
-        ..codex::Target::for_user(&home, env.codex_home.as_deref())
+        ..target
     })
 }
 
 fn install_codex(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
     let target = codex_target(env, scope)?;
-    if codex::install(&target, exe)?.changed() {
+    let report = codex::install(&target, exe)?;
+    if !report.changed() {
+        println!(
+            "SOLARIA was already installed in Codex CLI ({}; nothing changed).",
+            target.config_path.display()
+        );
+    } else if let Some(skill) = &target.skill_path {
         println!(
             "Installed SOLARIA into Codex CLI:\n  hooks, their trust and the MCP server: {} (one marked block at its end)\n  skill: {} ($solaria-memory status | sync | search <query>)\n\
              Start a new Codex session to use it.",
             target.config_path.display(),
-            target.skill_path.display()
+            skill.display()
         );
     } else {
         println!(
-            "SOLARIA was already installed in Codex CLI ({}; nothing changed).",
-            target.config_path.display()
+            "Installed SOLARIA into Codex CLI for this project:\n  hooks and the MCP server: {} (one marked block at its end)\n  their trust: {} (a marked block of its own)",
+            target.config_path.display(),
+            target.trust_path.display()
+        );
+    }
+    if report.project_trusted == Some(false) {
+        println!(
+            "Codex reads a project's own configuration only once you trust the project: answer its question when a session starts here, or run `codex exec --trust` once in this directory. Until then SOLARIA's hooks here do not run."
         );
     }
     Ok(())
@@ -156,8 +168,12 @@ fn install_codex(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
 fn uninstall_codex(env: &Env, scope: Scope) -> anyhow::Result<()> {
     let target = codex_target(env, scope)?;
     if codex::uninstall(&target)?.changed() {
+        let also = match &target.skill_path {
+            Some(_) => "its skill".to_owned(),
+            None => format!("the trust of its hooks in {}", target.trust_path.display()),
+        };
         println!(
-            "Removed SOLARIA's block from {} and its skill; everything else was kept. \
+            "Removed SOLARIA's block from {} and {also}; everything else was kept. \
              Your memory stays in the data dir (see `solaria stats`).",
             target.config_path.display()
         );

@@ -51,7 +51,7 @@ fn a_fresh_install_is_trusted_runs_the_capture_and_goes_without_a_trace() {
             "{key}"
         );
     }
-    let skill = fs::read_to_string(&t.skill_path).expect("skill");
+    let skill = fs::read_to_string(t.skill_path.as_ref().expect("a skill")).expect("skill");
     assert!(skill.contains(&format!("{EXE} slash \"<what they typed>\"")));
     assert_eq!(
         state(&t, Path::new(EXE)).expect("state"),
@@ -122,7 +122,7 @@ fn what_is_not_ours_stops_the_install_before_any_write() {
         let e = install(&t, Path::new(EXE)).expect_err(text);
         assert!(e.to_string().contains(want), "{e}");
         assert_eq!(fs::read_to_string(&t.config_path).expect("read"), text);
-        assert!(!t.skill_path.exists());
+        assert!(!t.skill_path.as_ref().expect("a skill").exists());
     }
 }
 
@@ -138,4 +138,69 @@ fn state_tells_missing_from_stale() {
     let stale = state(&t, Path::new(EXE)).expect("state");
     assert_eq!(stale.config, Presence::Stale);
     assert_eq!(stale.skill, Presence::Stale);
+}
+
+#[test]
+fn a_project_install_puts_its_hooks_in_the_project_and_their_trust_in_the_users_file() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let project = home.path().join("app");
+    fs::create_dir_all(&project).expect("mkdir");
+    let user = Target::for_user(home.path(), None);
+    // The user's own settings, one of them trusting the project.
+    let users_own = format!(
+        "model = \"gpt-5.5\"\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        project.display()
+    );
+    fs::create_dir_all(user.config_path.parent().expect("dir")).expect("mkdir");
+    fs::write(&user.config_path, &users_own).expect("write");
+    // And a user install already there: the two live side by side.
+    install(&user, Path::new(EXE)).expect("user install");
+    let with_user_install = fs::read_to_string(&user.config_path).expect("read");
+
+    let t = Target::for_project(home.path(), None, &project);
+    let report = install(&t, Path::new(EXE)).expect("project install");
+    assert_eq!(report.project_trusted, Some(true));
+    let in_project = parsed(&t.config_path);
+    assert_eq!(
+        our_hook(&in_project, "SessionStart"),
+        format!("{EXE} hook codex session-start")
+    );
+    assert!(
+        in_project["hooks"].get("state").is_none(),
+        "a project cannot trust its own hooks"
+    );
+    let trusting = parsed(&user.config_path);
+    let key = trust::state_key(&t.config_path, HookEvent::Stop, 0, 0);
+    assert!(trusting["hooks"]["state"].get(&key).is_some(), "{key}");
+    assert_eq!(
+        state(&t, Path::new(EXE)).expect("state").config,
+        Presence::Current
+    );
+    assert!(!install(&t, Path::new(EXE)).expect("again").changed());
+
+    uninstall(&t).expect("project uninstall");
+    assert!(
+        !project.join(".codex").exists(),
+        "nothing left in the project"
+    );
+    assert_eq!(
+        fs::read_to_string(&user.config_path).expect("read"),
+        with_user_install,
+        "the user's file as the project install found it"
+    );
+    uninstall(&user).expect("user uninstall");
+    assert_eq!(
+        fs::read_to_string(&user.config_path).expect("read"),
+        users_own
+    );
+}
+
+#[test]
+fn a_project_not_trusted_by_the_user_is_said_so() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let t = Target::for_project(home.path(), None, &home.path().join("app"));
+    let report = install(&t, Path::new(EXE)).expect("install");
+    assert_eq!(report.project_trusted, Some(false));
+    uninstall(&t).expect("uninstall");
+    assert!(!home.path().join(".codex/config.toml").exists());
 }
