@@ -970,3 +970,49 @@ fn a_compaction_in_claude_code_gives_the_memory_back() {
     );
     assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());
 }
+
+/// OpenCode compacts a conversation that outgrows its model's window (here: the
+/// first answer reports two million tokens read), asking the model for a summary
+/// and going on from it; the plugin adds the context to every request before the
+/// session's first message of the user's that the request carries, so the request
+/// after the compaction has the memory too.
+#[test]
+fn a_compaction_in_opencode_keeps_the_memory() {
+    let Some(opencode) = agents::agent_binary(agents::OPENCODE_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    solaria_tests::opencode::install_for_opencode(&edge);
+    edge.prompt("earlier", "rotate the deploy key before Friday");
+    let model = ModelServer::start_overflowing_once(
+        vec![
+            Step::tool(
+                "bash",
+                json!({"command": "echo hi", "description": "Say hi"}),
+            ),
+            Step::text("Noted."),
+        ],
+        2_000_000,
+    );
+    let cmd = agents::opencode(&opencode, &edge, &model, "What is on the list?");
+    agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs/compacted"),
+        SESSION_TIMEOUT,
+    )
+    .assert_success();
+    let requests = model.requests();
+    let compaction = requests
+        .iter()
+        .position(|r| !r.offers_tools() && r.text().contains("Here is the conversation so far"))
+        .unwrap_or_else(|| panic!("OpenCode compacted: {} requests", requests.len()));
+    let after = requests[compaction + 1..]
+        .iter()
+        .find(|r| r.offers_tools())
+        .expect("the session went on after the compaction");
+    let text = after.text();
+    assert!(
+        text.contains("# SOLARIA memory") && text.contains("rotate the deploy key"),
+        "the request after the compaction has the memory: {text}"
+    );
+}

@@ -137,12 +137,30 @@ fn collect_text(v: &Value, out: &mut String) {
 #[derive(Debug)]
 struct Shared {
     script: Vec<Step>,
-    /// The input tokens each answer reports having read (a high count makes Codex
-    /// compact its conversation).
+    /// The input tokens each answer reports having read (a high count makes an
+    /// agent compact its conversation).
     input_tokens: u64,
+    /// Report `input_tokens` on the first answer of the agent loop only, and 10
+    /// on every other.
+    once: bool,
+    reported: std::sync::atomic::AtomicBool,
     requests: Mutex<Vec<Request>>,
     /// Paths we do not serve, in order (each answered 404).
     unknown: Mutex<Vec<String>>,
+}
+
+impl Shared {
+    /// The input tokens the answer to `request` reports.
+    fn tokens_for(&self, request: &Request) -> u64 {
+        if !self.once {
+            return self.input_tokens;
+        }
+        if request.offers_tools() && !self.reported.swap(true, Ordering::Relaxed) {
+            self.input_tokens
+        } else {
+            10
+        }
+    }
 }
 
 /// The running endpoint. Dropping it stops the server and every connection,
@@ -164,9 +182,22 @@ impl ModelServer {
 
     /// [`ModelServer::start`], each answer reporting `input_tokens` read.
     pub fn start_reporting(script: Vec<Step>, input_tokens: u64) -> ModelServer {
+        Self::start_with(script, input_tokens, false)
+    }
+
+    /// [`ModelServer::start`], the first answer of the agent loop reporting
+    /// `input_tokens` read (an agent that compacts above its window then does so
+    /// once), every other answer 10.
+    pub fn start_overflowing_once(script: Vec<Step>, input_tokens: u64) -> ModelServer {
+        Self::start_with(script, input_tokens, true)
+    }
+
+    fn start_with(script: Vec<Step>, input_tokens: u64, once: bool) -> ModelServer {
         let shared = Arc::new(Shared {
             script,
             input_tokens,
+            once,
+            reported: std::sync::atomic::AtomicBool::new(false),
             requests: Mutex::new(Vec::new()),
             unknown: Mutex::new(Vec::new()),
         });
@@ -269,13 +300,14 @@ async fn messages(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
             (block, "tool_use")
         }
     };
+    let tokens = shared.tokens_for(&request);
     if request.body["stream"] == true {
-        stream(&id, model, block, stop_reason)
+        stream(&id, model, block, stop_reason, tokens)
     } else {
         let message = json!({
             "id": id, "type": "message", "role": "assistant", "model": model,
             "content": [block], "stop_reason": stop_reason, "stop_sequence": null,
-            "usage": {"input_tokens": 10, "output_tokens": 5},
+            "usage": {"input_tokens": tokens, "output_tokens": 5},
         });
         axum::Json(message).into_response()
     }
@@ -283,7 +315,7 @@ async fn messages(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
 
 /// The Messages API's stream for one content block: the block starts empty and its
 /// text or tool input arrives as one delta, as the real API sends it.
-fn stream(id: &str, model: &str, block: Value, stop_reason: &str) -> Response {
+fn stream(id: &str, model: &str, block: Value, stop_reason: &str, input_tokens: u64) -> Response {
     let (empty, delta) = if block["type"] == "text" {
         (
             json!({"type": "text", "text": ""}),
@@ -302,7 +334,7 @@ fn stream(id: &str, model: &str, block: Value, stop_reason: &str) -> Response {
         json!({"type": "message_start", "message": {
             "id": id, "type": "message", "role": "assistant", "model": model, "content": [],
             "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+            "usage": {"input_tokens": input_tokens, "output_tokens": 1}}}),
         json!({"type": "content_block_start", "index": 0, "content_block": empty}),
         json!({"type": "content_block_delta", "index": 0, "delta": delta}),
         json!({"type": "content_block_stop", "index": 0}),

@@ -56,7 +56,7 @@ pub(super) async fn answer(State(shared): State<Arc<Shared>>, uri: Uri, body: By
             Step::Tool { name, input } => json!({"functionCall": {"name": name, "args": input}}),
         }
     };
-    let tokens = shared.input_tokens;
+    let tokens = shared.tokens_for(&request);
     let answer = json!({
         "candidates": [{
             "content": {"role": "model", "parts": [part]},

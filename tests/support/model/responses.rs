@@ -78,7 +78,7 @@ pub(super) async fn answer(State(shared): State<Arc<Shared>>, body: Bytes) -> Re
         }),
         Step::Tool { name, input } => call(&name, input, &id),
     };
-    let tokens = shared.input_tokens;
+    let tokens = shared.tokens_for(&request);
     let usage = json!({
         "input_tokens": tokens, "input_tokens_details": {"cached_tokens": 0},
         "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
