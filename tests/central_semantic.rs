@@ -16,6 +16,7 @@ use solaria_shared::wire::{SearchResponse, WireRecord};
 use solaria_shared::{Observation, ObservationKind, Project, SearchMode};
 use solaria_tests::central::{Central, Machine, Options, delete};
 use solaria_tests::edge::Edge;
+use solaria_tests::mcp::McpStdio;
 use solaria_tests::pg::{fresh_database, fresh_plain_database};
 use solaria_tests::records::{observation, session, stamp};
 use solaria_tests::semantic::{
@@ -532,6 +533,18 @@ async fn a_question_in_spanish_finds_english_records_on_central_by_meaning() {
         CAMERA_IN_SPANISH,
     ]);
     assert!(index.contains("semantic"), "{index}");
+    // An agent asks through the desktop's MCP server, naming no mode: it searches
+    // by meaning with the model this machine keeps, as the CLI does.
+    let mut mcp = McpStdio::start(&desktop);
+    mcp.initialize("claude-code");
+    let answer = mcp.ok("memory_search_remote", json!({"query": CAMERA_IN_SPANISH}));
+    let first = answer
+        .lines()
+        .find(|l| l.contains("[O#"))
+        .unwrap_or_else(|| panic!("a hit: {answer}"));
+    assert!(first.contains(CAMERA), "found by meaning first: {answer}");
+    assert!(!answer.contains("GLOBEX"), "{answer}");
+    mcp.close();
 
     // Forgotten on the laptop and synced: its vector answers no more.
     let id: String = laptop
