@@ -342,6 +342,11 @@ fn stream(id: &str, model: &str, block: Value, stop_reason: &str, input_tokens: 
             "usage": {"output_tokens": 5}}),
         json!({"type": "message_stop"}),
     ];
+    event_stream(&events)
+}
+
+/// `events` as a server-sent event stream, each named by its `type`.
+fn event_stream(events: &[Value]) -> Response {
     let body: String = events
         .iter()
         .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))

@@ -13,8 +13,7 @@
 use super::{NEXT_ID, Request, Shared, Step, record};
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -91,18 +90,7 @@ pub(super) async fn answer(State(shared): State<Arc<Shared>>, body: Bytes) -> Re
         json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
         json!({"type": "response.completed", "response": {"id": response_id, "usage": usage}}),
     ];
-    let body: String = events
-        .iter()
-        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
-        .collect();
-    (
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        body,
-    )
-        .into_response()
+    super::event_stream(&events)
 }
 
 /// The output item that calls tool `name` with `input`.
