@@ -300,7 +300,7 @@ fn a_decision_taken_in_codex_is_recalled_in_claude_code_and_the_reverse() {
         tail(&told)
     );
     assert!(
-        told.contains(" in Claude Code ") && told.contains(" in Codex "),
+        told.contains(" in Claude Code ") && told.contains(" in Codex CLI "),
         "the context says which agent worked in each session: {}",
         tail(&told)
     );

@@ -39,13 +39,8 @@ impl Agent {
     }
 
     /// How a person calls it.
-    pub const fn display(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "Claude Code",
-            Agent::Opencode => "OpenCode",
-            Agent::Codex => "Codex CLI",
-            Agent::Gemini => "Gemini CLI",
-        }
+    pub fn display(self) -> &'static str {
+        solaria_shared::render::known_agent_name(self.id()).unwrap_or(self.id())
     }
 }
 

@@ -25,6 +25,18 @@ pub mod time;
 pub mod timeline;
 
 pub use frame::DataBlock;
+
+/// How a person calls each agent SOLARIA captures, by the name its sessions are
+/// recorded under: the one table the context and `solaria doctor` read.
+pub fn known_agent_name(agent: &str) -> Option<&'static str> {
+    Some(match agent {
+        "claude-code" => "Claude Code",
+        "opencode" => "OpenCode",
+        "codex" => "Codex CLI",
+        "gemini" => "Gemini CLI",
+        _ => return None,
+    })
+}
 pub use sanitize::{clip, field};
 pub use time::TimeStyle;
 
