@@ -14,7 +14,6 @@
 use super::payload::{self, Payload};
 use super::{HookError, StoreSlot, transcript};
 use crate::config::{Config, Env, Paths};
-use crate::context;
 use serde_json::{Value, json};
 use solaria_hook::protocol::{CODEX_EVENTS, Event, HookEvent};
 use solaria_shared::UnixMillis;
@@ -54,10 +53,11 @@ pub fn handle(
     if hook == HookEvent::PostToolUse {
         adapt_tool_response(&mut payload);
     }
-    let name = hook.claude_name();
-    slot.format_early(move |t| context::hook_output(name, &t));
-    let text = super::capture(hook, &payload, AGENT, at, config, paths, slot)?;
-    Ok(text.map(|t| context::hook_output(name, &t)))
+    let answer = super::Answering {
+        name: hook.claude_name(),
+        agent: AGENT,
+    };
+    answer.capture(hook, &payload, at, config, paths, slot)
 }
 
 /// A shell command's output text becomes the response shape the capture reads

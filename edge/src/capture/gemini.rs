@@ -59,9 +59,8 @@ pub fn handle(
             transcript::gemini_compressed_without_context(path, CONTEXT_HEADING)
         });
     if !context_again {
-        slot.format_early(move |t| context::hook_output(name, &t));
-        let text = super::capture(hook, &payload, AGENT, at, config, paths, slot)?;
-        return Ok(text.map(|t| context::hook_output(name, &t)));
+        let answer = super::Answering { name, agent: AGENT };
+        return answer.capture(hook, &payload, at, config, paths, slot);
     }
     // Answered once both are known: the context again, then what the prompt recalls.
     slot.forget_early();

@@ -66,10 +66,41 @@ pub fn handle(
     slot: &mut StoreSlot,
 ) -> Result<Option<String>, HookError> {
     let payload = payload::parse(bytes)?;
-    let name = event.claude_name();
-    slot.format_early(move |t| context::hook_output(name, &t));
-    let text = capture(event, &payload, AGENT, at, config, paths, slot)?;
-    Ok(text.map(|t| context::hook_output(name, &t)))
+    let answer = Answering {
+        name: event.claude_name(),
+        agent: AGENT,
+    };
+    answer.capture(event, &payload, at, config, paths, slot)
+}
+
+/// How an agent whose hooks read `hookSpecificOutput` JSON (Claude Code, Codex and
+/// Gemini CLI) is answered: under its name for the event, by the agent name its
+/// sessions are recorded under.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Answering {
+    /// The agent's name for the event (`SessionStart`, `BeforeAgent`, …).
+    pub name: &'static str,
+    /// The agent name recorded on its sessions.
+    pub agent: &'static str,
+}
+
+impl Answering {
+    /// Captures `payload` as `event` and answers what it prints as that JSON, to
+    /// a client waiting early too.
+    pub(crate) fn capture(
+        self,
+        event: HookEvent,
+        payload: &Payload,
+        at: UnixMillis,
+        config: &Config,
+        paths: &Paths,
+        slot: &mut StoreSlot,
+    ) -> Result<Option<String>, HookError> {
+        let name = self.name;
+        slot.format_early(move |t| context::hook_output(name, &t));
+        let text = capture(event, payload, self.agent, at, config, paths, slot)?;
+        Ok(text.map(|t| context::hook_output(name, &t)))
+    }
 }
 
 /// The store a hook writes to, opened when first needed (an event skipped by the

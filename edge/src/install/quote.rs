@@ -14,6 +14,12 @@ pub fn shell(s: &str) -> String {
     }
 }
 
+/// A command line of `words`, each quoted for the shell as it needs: a hook
+/// entry's command (`HookProgram::command` and the agent's arguments).
+pub fn command_line(words: &[&str]) -> String {
+    words.iter().map(|w| shell(w)).collect::<Vec<_>>().join(" ")
+}
+
 /// `s` as a TOML basic string (`"…"`, escapes for quotes, backslashes and
 /// control characters).
 pub fn toml_string(s: &str) -> String {

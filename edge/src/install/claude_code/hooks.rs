@@ -43,8 +43,7 @@ const fn hook(event: Event, matcher: Option<&'static str>) -> HookEvent {
 /// The hook command for `event`: `<exe> hook <arg>` or `<solaria-hook> --data-dir
 /// <dir> <arg>`, paths shell-quoted when needed.
 pub fn hook_command(program: &HookProgram, event: &HookEvent) -> String {
-    let words: Vec<String> = program.command().iter().map(|w| quote::shell(w)).collect();
-    format!("{} {}", words.join(" "), event.arg)
+    quote::command_line(&[program.command(), vec![event.arg]].concat())
 }
 
 pub(super) fn desired_group(program: &HookProgram, event: &HookEvent) -> Value {

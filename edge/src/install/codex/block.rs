@@ -195,8 +195,8 @@ pub fn bodies(
                 });
             }
         };
-        let words: Vec<String> = program.command().iter().map(|w| quote::shell(w)).collect();
-        let command = format!("{} codex {}", words.join(" "), event.arg());
+        let command =
+            quote::command_line(&[program.command(), vec!["codex", event.arg()]].concat());
         out.hooks.push_str(&format!(
             "\n[[hooks.{name}]]\n\n[[hooks.{name}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = {timeout}\n",
             toml_string(&command)

@@ -26,7 +26,6 @@ pub(super) enum Edit {
 
 /// The group SOLARIA adds for the event `arg` (`after-tool`, …).
 fn our_group(program: &HookProgram, arg: &str) -> Value {
-    let words: Vec<String> = program.command().iter().map(|w| quote::shell(w)).collect();
     // Tool events match tool names by regular expression; lifecycle events by
     // exact value, where an empty matcher matches all.
     let matcher = if arg == "after-tool" { "*" } else { "" };
@@ -35,7 +34,7 @@ fn our_group(program: &HookProgram, arg: &str) -> Value {
         "hooks": [{
             "name": format!("{NAME_PREFIX}{arg}"),
             "type": "command",
-            "command": format!("{} gemini {arg}", words.join(" ")),
+            "command": quote::command_line(&[program.command(), vec!["gemini", arg]].concat()),
             "timeout": HOOK_TIMEOUT_MS,
         }],
     })
