@@ -204,3 +204,23 @@ fn a_project_not_trusted_by_the_user_is_said_so() {
     uninstall(&t).expect("uninstall");
     assert!(!home.path().join(".codex/config.toml").exists());
 }
+
+#[test]
+fn a_project_install_whose_user_config_does_not_parse_writes_nothing() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let project = home.path().join("app");
+    let user = Target::for_user(home.path(), None);
+    fs::create_dir_all(user.config_path.parent().expect("dir")).expect("mkdir");
+    fs::write(&user.config_path, "model = \n").expect("write");
+    let t = Target::for_project(home.path(), None, &project);
+    let e = install(&t, Path::new(EXE)).expect_err("a broken user config");
+    assert!(e.to_string().contains("is not valid TOML"), "{e}");
+    assert!(
+        !project.join(".codex").exists(),
+        "nothing written in the project"
+    );
+    assert_eq!(
+        fs::read_to_string(&user.config_path).expect("read"),
+        "model = \n"
+    );
+}
