@@ -35,12 +35,45 @@ fn tail(path: &str) -> Option<String> {
 /// Whether Gemini CLI compressed the conversation of the transcript at `path`
 /// (replacing its history by a summary, and with it the context SOLARIA gave at the
 /// session's start) and no SOLARIA context (`heading`) was given after that.
+///
+/// Read backwards a [`TAIL_BYTES`] chunk at a time, at most
+/// [`COMPRESSION_TAIL_BYTES`]: whichever of the two comes last in the file decides.
+/// A short session, a headless run (its first prompt holds the start's context) or
+/// a session that was given the context again ends in the last chunk; a long
+/// interactive session never compressed still reads up to the cap.
 pub fn gemini_compressed_without_context(path: &str, heading: &str) -> bool {
-    let Some(text) = tail_of(path, COMPRESSION_TAIL_BYTES) else {
+    let Ok(mut file) = std::fs::File::open(path) else {
         return false;
     };
-    text.rfind(GEMINI_COMPRESSED)
-        .is_some_and(|at| !text[at..].contains(heading))
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return false;
+    };
+    // Chunks overlap by a marker's length, so none is missed across a boundary.
+    let overlap = GEMINI_COMPRESSED.len().max(heading.len()) as u64;
+    let floor = len.saturating_sub(COMPRESSION_TAIL_BYTES);
+    let mut end = len;
+    while end > floor {
+        let start = end.saturating_sub(TAIL_BYTES).max(floor);
+        let mut chunk = Vec::new();
+        let read = file
+            .seek(SeekFrom::Start(start))
+            .and_then(|_| (&mut file).take(end - start).read_to_end(&mut chunk));
+        if read.is_err() {
+            return false;
+        }
+        let text = String::from_utf8_lossy(&chunk);
+        match (text.rfind(GEMINI_COMPRESSED), text.rfind(heading)) {
+            (Some(ack), Some(given)) => return ack > given,
+            (Some(_), None) => return true,
+            (None, Some(_)) => return false,
+            (None, None) => {}
+        }
+        if start == floor {
+            break;
+        }
+        end = start + overlap;
+    }
+    false
 }
 
 /// The text of the last assistant message in the transcript, redacted.
@@ -132,6 +165,19 @@ mod tests {
             "given again after it"
         );
         assert!(!gemini_compressed_without_context("/nonexistent", heading));
+        // Far apart, across chunks: a compression followed by a long turn.
+        let filler = format!(
+            r#"{{"id":"5","type":"gemini","content":"{}"}}"#,
+            "x".repeat(600_000)
+        );
+        assert!(
+            at(&[start, compressed, &filler, turn]),
+            "the ack, then much later nothing"
+        );
+        assert!(
+            !at(&[start, compressed, &filler, given, &filler]),
+            "given since"
+        );
     }
 
     #[test]
