@@ -528,17 +528,9 @@ fn time_setups(what: &str, setups: &[(&str, &Edge)], session: impl Fn(&Edge) -> 
     runs
 }
 
-/// `EXE install claude-code --no-service` on `edge`: the hooks and the MCP server run EXE.
+/// `EXE install claude-code --no-service --no-model` on `edge`: the hooks and the MCP server run EXE.
 fn install_with(edge: &Edge, exe: &Path) {
-    let out = std::process::Command::new(exe)
-        .current_dir(&edge.project)
-        .env_clear()
-        .env("HOME", edge.home())
-        .env("SOLARIA_HOME", edge.data())
-        .args(["install", "claude-code", "--no-service"])
-        .output()
-        .expect("run solaria install");
-    assert!(out.status.success(), "install: {out:?}");
+    install_agent_with(edge, exe, "claude-code");
 }
 
 /// Gives `to` the hooks SOLARIA installed on `from` (same events, same matchers), each
