@@ -29,12 +29,20 @@ pub fn valid_challenge(challenge: &str) -> bool {
 
 /// The proof of knowing `token` for `challenge`, as hex.
 pub fn proof(token: &str, challenge: &str) -> String {
+    mac(token, "solaria-local-api", challenge)
+}
+
+/// HMAC-SHA256(`token`, `purpose` NUL `message`) as hex: a value only the holder
+/// of the token can make, bound to what it is for (a proof, the viewer's session
+/// cookie, its form token), so one can never stand for another.
+pub fn mac(token: &str, purpose: &str, message: &str) -> String {
     // HMAC takes a key of any length: this cannot fail.
     let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(token.as_bytes()) else {
         return String::new();
     };
-    mac.update(b"solaria-local-api\0");
-    mac.update(challenge.as_bytes());
+    mac.update(purpose.as_bytes());
+    mac.update(b"\0");
+    mac.update(message.as_bytes());
     mac.finalize()
         .into_bytes()
         .iter()
@@ -45,8 +53,13 @@ pub fn proof(token: &str, challenge: &str) -> String {
 /// Whether `answer` proves knowledge of `token` for `challenge`, compared in time
 /// that does not depend on where they differ.
 pub fn verify(token: &str, challenge: &str, answer: &str) -> bool {
-    let expected = proof(token, challenge);
-    let (a, b) = (expected.as_bytes(), answer.as_bytes());
+    same_secret(&proof(token, challenge), answer)
+}
+
+/// Whether `presented` is `expected` (a non-empty secret), in time that does not
+/// depend on where they differ.
+pub fn same_secret(expected: &str, presented: &str) -> bool {
+    let (a, b) = (expected.as_bytes(), presented.as_bytes());
     if a.is_empty() || a.len() != b.len() {
         return false;
     }

@@ -17,27 +17,20 @@ use std::collections::BTreeMap;
 
 pub use solaria_shared::context::estimate_tokens;
 
-/// A context and why it holds what it holds.
+/// A context, the records it cites and why it holds what it holds.
 #[derive(Debug, Clone, Default)]
 pub struct Built {
     /// `None` when there is nothing to say.
     pub text: Option<String>,
     /// One sentence per choice made (`solaria context --explain`).
     pub explanation: Vec<String>,
+    /// Every record the text cites, in the order it reads them.
+    pub cited: Vec<solaria_shared::Citation>,
 }
 
-/// The context for `project`, or `None` when there is nothing to say.
+/// The context for `project` (its text `None` when there is nothing to say), what
+/// it cites, and what was chosen and left out.
 pub fn build(
-    store: &Store,
-    project: &Project,
-    cfg: &ContextConfig,
-    now: UnixMillis,
-) -> Result<Option<String>, StoreError> {
-    Ok(build_explained(store, project, cfg, now)?.text)
-}
-
-/// The context for `project` and what was chosen and left out.
-pub fn build_explained(
     store: &Store,
     project: &Project,
     cfg: &ContextConfig,
@@ -57,18 +50,7 @@ pub fn build_explained(
     )?;
     let active_iteration = kstore::active_iteration(conn, &project.key)?;
     let recent = views::recent_sessions(conn, &project.key, cfg.max_sessions)?;
-    let sessions: Vec<SessionLine<'_>> = recent
-        .iter()
-        .map(|r| SessionLine {
-            session: r.session.id,
-            started_at: r.session.started_at,
-            machine: r.session.meta.machine_id,
-            agent: &r.session.agent,
-            summary: r.summary.as_ref().map(|s| s.text.as_str()),
-            first_prompt: r.first_prompt.as_deref(),
-            events: u64::try_from(r.events).unwrap_or_default(),
-        })
-        .collect();
+    let sessions: Vec<SessionLine<'_>> = recent.iter().map(views::RecentSession::line).collect();
     let scanned = views::recent_observation_heads(
         conn,
         &project.key,
@@ -135,6 +117,7 @@ pub fn build_explained(
     Ok(Built {
         text: out.text,
         explanation: out.explanation,
+        cited: out.cited,
     })
 }
 

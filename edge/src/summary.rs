@@ -72,7 +72,7 @@ pub fn summarize(observations: &[Observation], outcome: Option<&str>) -> Draft {
                 }
             }
         }
-        if o.metadata.get("error").and_then(Value::as_bool) == Some(true) {
+        if o.failed() {
             errors.push(one_line(&o.title, 70));
         }
         for t in &o.tags {

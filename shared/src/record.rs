@@ -273,6 +273,17 @@ pub struct Observation {
     pub created_at: UnixMillis,
 }
 
+impl Observation {
+    /// Whether the capture marked it failed (`metadata.error`: a command that exited
+    /// non-zero, a tool that answered an error).
+    pub fn failed(&self) -> bool {
+        self.metadata
+            .get("error")
+            .and_then(serde_json::Value::as_bool)
+            == Some(true)
+    }
+}
+
 /// The summary of one session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {

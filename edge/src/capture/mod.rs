@@ -25,6 +25,7 @@ use crate::config::{Config, Env, Paths};
 use crate::context;
 use crate::ops;
 use crate::project;
+use crate::store::injected::{self, Handed};
 use crate::store::{Store, StoreError, Writer, records};
 use crate::summary;
 use observe::Bounds;
@@ -312,19 +313,20 @@ pub fn capture(
     };
     match event {
         HookEvent::SessionStart => {
-            let text = context::build(store, &project, &config.context, now)?;
-            slot.answered(text.as_deref());
+            let built = context::build(store, &project, &config.context, now)?;
+            slot.answered(built.text.as_deref());
             if answers_only {
-                return Ok(text);
+                return Ok(built.text);
             }
             slot.get()?.write(|w| {
                 let (session, created) = ensure_session(w, payload, agent, &project, now)?;
                 if !created && session.ended_at.is_some() {
                     w.set_session_ended(session.id, None)?;
                 }
-                Ok(())
+                // What the agent was handed, for the viewer to say why it knew it.
+                injected::record(w, session.id, Handed::Context, &built.cited, now)
             })?;
-            Ok(text)
+            Ok(built.text)
         }
         HookEvent::UserPromptSubmit => {
             let prompt = payload.prompt.as_deref().unwrap_or("");
@@ -334,7 +336,7 @@ pub fn capture(
             let content = observe::prompt(prompt, bounds);
             let write_prompt = |w: &mut Writer<'_>| {
                 let (session, _) = ensure_session(w, payload, agent, &project, now)?;
-                insert(
+                let prompt = insert(
                     w,
                     &session,
                     &project,
@@ -343,17 +345,20 @@ pub fn capture(
                     content,
                     now,
                 )?;
-                Ok(session.id)
+                Ok((session.id, prompt))
             };
             // A session already known is recalled against (and answered) before its
             // prompt is written; a new one is written first, to have its id.
             let known = records::find_session_by_agent(store.conn(), agent, &payload.session_id)?
                 .map(|s| s.id);
-            let (session, mut write_prompt) = match known {
-                Some(id) => (id, Some(write_prompt)),
+            let (session, mut write_prompt, mut prompt_id) = match known {
+                Some(id) => (id, Some(write_prompt), None),
                 // A session with nothing stored yet has no records to leave out.
-                None if answers_only => (SessionId::new(), None),
-                None => (store.write(write_prompt)?, None),
+                None if answers_only => (SessionId::new(), None, None),
+                None => {
+                    let (session, prompt) = store.write(write_prompt)?;
+                    (session, None, Some(prompt))
+                }
             };
             // Recall fails open (logged, nothing added).
             let recalled = recall(
@@ -374,17 +379,19 @@ pub fn capture(
                 return Ok(text);
             }
             if let Some(write) = write_prompt.take() {
-                slot.get()?.write(write)?;
+                prompt_id = Some(slot.get()?.write(write)?.1);
             }
-            // Remembered, so that the session is not told the same thing twice.
-            let remembered = recalled.and_then(|recall| match recall {
-                Some(recall) => crate::ops::recall::remember_recalled(
+            // Remembered, so that the session is not told the same thing twice, and
+            // so that the viewer can say which prompt recalled what.
+            let remembered = recalled.and_then(|recall| match (recall, prompt_id) {
+                (Some(recall), Some(prompt)) => crate::ops::recall::remember_recalled(
                     slot.get()?,
-                    &payload.session_id,
+                    (&payload.session_id, session),
+                    prompt,
                     &recall,
                     now,
                 ),
-                None => Ok(()),
+                _ => Ok(()),
             });
             if let Err(e) = remembered {
                 log_line(paths, event.claude_name(), &format!("recall skipped: {e}"));
@@ -621,7 +628,7 @@ fn insert(
     tool_name: Option<String>,
     content: observe::Content,
     now: UnixMillis,
-) -> Result<(), StoreError> {
+) -> Result<ObservationId, StoreError> {
     let stamp = w.tick();
     let observation = Observation {
         id: ObservationId::new(),
@@ -642,7 +649,8 @@ fn insert(
         tags: content.tags,
         created_at: now,
     };
-    w.insert_observation(&observation)
+    w.insert_observation(&observation)?;
+    Ok(observation.id)
 }
 
 /// Appends one line to the hook log (`solaria_hook::log`).

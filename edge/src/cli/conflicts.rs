@@ -22,7 +22,7 @@ impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         if self.ack {
             let n = maintenance::acknowledge_conflicts(app, &self.ids)?;
-            println!("Acknowledged {n} conflict(s).");
+            println!("{}", solaria_edge::present::maintenance::acknowledged(n));
             return Ok(());
         }
         let page = maintenance::conflicts(app, self.all)?;

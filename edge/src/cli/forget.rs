@@ -34,22 +34,7 @@ impl Args {
                 &session.agent_session_id,
             )
         })?;
-        let counts = forgotten.records;
-        println!(
-            "Forgot {} record(s): {} observation(s), {} summar(y/ies), {} session(s), {} decision(s)/memor(y/ies)/other knowledge. \
-             Their content is erased here; the deletion reaches other machines at the next sync.",
-            counts.total(),
-            counts.observations,
-            counts.summaries,
-            counts.sessions,
-            counts.knowledge
-        );
-        if forgotten.spooled > 0 {
-            println!(
-                "Removed {} event(s) of the session that were waiting to be captured (the hooks' spool).",
-                forgotten.spooled
-            );
-        }
+        print!("{}", forgotten.text());
         Ok(())
     }
 }

@@ -23,6 +23,7 @@ mod stats;
 mod status;
 mod sync;
 mod timeline;
+mod ui;
 
 use clap::{Parser, Subcommand};
 use serde::Serialize;
@@ -72,6 +73,9 @@ enum Command {
     Sync(sync::Args),
     /// Run in the background: scheduled sync (hourly by default) and weekly prune.
     Serve(serve::Args),
+    /// Open the viewer: the memory as web pages served by the daemon (a one-time
+    /// login link, printed and opened in your browser).
+    Ui(ui::Args),
     /// Fill this machine with the account's whole memory from the central service.
     Restore(sync::RestoreArgs),
     /// Sync state: server, last sync, pending changes, conflicts.
@@ -152,6 +156,7 @@ impl Cli {
             Command::Status(a) => a.run(&app),
             Command::Restore(a) => a.run(&app),
             Command::Serve(a) => a.run(&app),
+            Command::Ui(a) => a.run(&app),
             Command::Conflicts(a) => a.run(&app),
             Command::Mcp(a) => a.run(&app),
             Command::Model(a) => a.run(&app),

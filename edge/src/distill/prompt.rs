@@ -55,7 +55,7 @@ fn event_line(o: &Observation) -> Option<String> {
         ObservationKind::ToolUse => {
             let tool = o.tool_name.as_deref().unwrap_or("tool");
             let mut line = format!("{}: {}", clean(tool, 40), clean(&o.title, LINE_CHARS));
-            if o.metadata.get("error").and_then(serde_json::Value::as_bool) == Some(true) {
+            if o.failed() {
                 line.push_str(" — failed: ");
                 line.push_str(&clean(&o.response, 200));
             }

@@ -108,11 +108,16 @@ impl From<PathRejection> for ApiError {
     }
 }
 
-pub(super) async fn no_route(method: Method, uri: Uri) -> ApiError {
+/// A path nothing answers: the viewer's page for one under `/ui`, else JSON.
+pub(super) async fn no_route(method: Method, uri: Uri) -> Response {
+    if uri.path() == "/ui" || uri.path().starts_with("/ui/") {
+        return super::ui::no_page();
+    }
     ApiError::not_found(format!(
         "no endpoint {method} {} (see docs/LOCAL_API.md)",
         clip(uri.path())
     ))
+    .into_response()
 }
 
 pub(super) async fn wrong_method(method: Method, uri: Uri) -> ApiError {

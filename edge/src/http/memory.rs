@@ -8,65 +8,21 @@ use crate::ops::context::{ProjectContext, context_of};
 use crate::ops::input::{self, bounded_text, given};
 use crate::ops::recall::{Recall, RecallRequest};
 use crate::ops::records::{self, DEFAULT_WINDOW, MAX_WINDOW, TimelineRequest};
-use crate::ops::search::{self, DEFAULT_LIMIT, MAX_LIMIT, Model, SearchRequest};
+use crate::ops::search::{self, Model, SearchFields};
 use crate::present::records::TimelinePage;
 use crate::present::search::SearchResult;
-use crate::store::search::SearchQuery;
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
 
-/// The longest query text, in characters.
-const MAX_QUERY_CHARS: usize = 1_000;
-
-/// `GET /api/search` parameters.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct SearchParams {
-    q: Option<String>,
-    mode: Option<String>,
-    project: Option<String>,
-    #[serde(rename = "type")]
-    record_type: Option<String>,
-    machine: Option<String>,
-    since: Option<String>,
-    until: Option<String>,
-    limit: Option<String>,
-    /// A project key whose records rank a little higher (the CLI passes the one
-    /// it runs in; the daemon itself has none).
-    current_project: Option<String>,
-}
-
 pub(super) async fn search(
     State(s): State<ApiState>,
-    params: Result<Query<SearchParams>, QueryRejection>,
+    params: Result<Query<SearchFields>, QueryRejection>,
 ) -> Result<Json<SearchResult>, ApiError> {
-    let Query(p) = params?;
-    let text = given(p.q).ok_or_else(|| {
-        ApiError::bad_request("`q` is required: the words to look for (/api/search?q=flaky+test)")
-    })?;
-    if text.chars().count() > MAX_QUERY_CHARS {
-        return Err(ApiError::bad_request(format!(
-            "`q` is too long: at most {MAX_QUERY_CHARS} characters"
-        )));
-    }
-    let now = UnixMillis::now();
-    let request = SearchRequest {
-        query: SearchQuery {
-            text,
-            project: given(p.project),
-            record_type: input::parsed("type", p.record_type)?,
-            machine: given(p.machine),
-            since: input::when("since", p.since, now)?,
-            until: input::when("until", p.until, now)?,
-            limit: bounded_text("limit", p.limit, DEFAULT_LIMIT, 1..=MAX_LIMIT)?,
-            // The daemon has no current project of its own: only a caller's is favoured.
-            current_project: given(p.current_project),
-        },
-        mode: input::parsed("mode", p.mode)?,
-    };
+    let Query(fields) = params?;
+    let request = fields.request(UnixMillis::now())?;
     s.blocking(move |app| search::search(app, &request, Model::Kept))
         .await
 }

@@ -1,5 +1,5 @@
 //! The daemon's local HTTP API: search, timeline, context, stats, status
-//! and a sync trigger as JSON, on 127.0.0.1 only, behind a bearer token kept in
+//! and a sync trigger as JSON, and the viewer's pages (`ui/`), on 127.0.0.1 only, behind a bearer token kept in
 //! `<data dir>/api-token` (0600): another user of the machine must not read this
 //! memory. `solaria serve` starts it on a thread of its own; `docs/LOCAL_API.md`
 //! documents the endpoints.
@@ -12,7 +12,8 @@
 //! Files: this one starts the server and routes; `host.rs` refuses a `Host` other
 //! than its loopback names (DNS rebinding), before anything else; `token.rs` keeps
 //! the bearer token and checks it; `memory.rs` answers search, timeline and
-//! context; `status.rs` health, stats, status and the sync trigger; `error.rs` the
+//! context; `status.rs` health, stats, status, the sync trigger and the viewer's
+//! login codes; `ui/` the viewer (its own login and checks); `error.rs` the
 //! error answers; `private_file.rs` writes the 0600 files. Each endpoint parses its parameters
 //! into an operation's request (`crate::ops`) and answers its result as JSON.
 
@@ -22,6 +23,7 @@ mod memory;
 mod private_file;
 mod status;
 mod token;
+pub mod ui;
 
 pub use token::{ApiToken, TOKEN_FILE, load_or_create_token, token_path};
 
@@ -102,10 +104,26 @@ pub fn start(app: App, port: u16, log: Logger) -> Result<SocketAddr, StartError>
         .max_blocking_threads(MAX_BLOCKING)
         .build()
         .map_err(StartError::Runtime)?;
+    let app = Arc::new(app);
+    let syncing = Arc::new(tokio::sync::Mutex::new(()));
+    let logins = Arc::new(ui::login::Logins::default());
+    // Set when the process is asked to stop: the viewer's open event streams end,
+    // so the graceful shutdown does not wait on them.
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let viewer = ui::UiState::new(ui::Parts {
+        app: Arc::clone(&app),
+        token: token.clone(),
+        logins: Arc::clone(&logins),
+        port: addr.port(),
+        log: Arc::clone(&log),
+        stopping,
+        syncing: Arc::clone(&syncing),
+    });
     let state = ApiState {
-        app: Arc::new(app),
+        app,
         token,
-        syncing: Arc::new(tokio::sync::Mutex::new(())),
+        syncing,
+        logins,
         log: Arc::clone(&log),
     };
     let thread_log = Arc::clone(&log);
@@ -115,8 +133,11 @@ pub fn start(app: App, port: u16, log: Logger) -> Result<SocketAddr, StartError>
         .spawn(move || {
             let served = runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener)?;
-                axum::serve(listener, router(state))
-                    .with_graceful_shutdown(stop_signal())
+                axum::serve(listener, router(state, viewer))
+                    .with_graceful_shutdown(async move {
+                        stop_signal().await;
+                        let _ = stop.send(true);
+                    })
                     .await
             });
             // Stopped (SIGTERM, SIGINT) or failed: the address must not outlive us.
@@ -161,8 +182,10 @@ async fn stop_signal() {
 struct ApiState {
     app: Arc<App>,
     token: ApiToken,
-    /// Held while a sync started through the API runs: one at a time.
+    /// Held while a sync started through the API or the viewer runs: one at a time.
     syncing: Arc<tokio::sync::Mutex<()>>,
+    /// The viewer's login codes waiting to be used (`POST /api/ui/login` makes one).
+    logins: Arc<ui::login::Logins>,
     log: Logger,
 }
 
@@ -198,8 +221,9 @@ impl ApiState {
     }
 }
 
-fn router(state: ApiState) -> Router {
+fn router(state: ApiState, viewer: ui::UiState) -> Router {
     let private = Router::new()
+        .route("/api/ui/login", post(status::viewer_login))
         .route("/api/search", get(memory::search))
         .route("/api/recall", post(memory::recall))
         .route("/api/timeline/{id}", get(memory::timeline))
@@ -211,13 +235,14 @@ fn router(state: ApiState) -> Router {
             state.token.clone(),
             token::require_token,
         ));
-    Router::new()
+    let api = Router::new()
         .route("/api/health", get(status::health))
         .merge(private)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state);
+    api.merge(ui::router(viewer))
         .fallback(error::no_route)
         .method_not_allowed_fallback(error::wrong_method)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         // Outermost: a foreign Host is refused before any route, token or body.
         .layer(middleware::from_fn(host::require_loopback_host))
-        .with_state(state)
 }

@@ -1,5 +1,6 @@
 //! The endpoints about the daemon and its sync: `/api/health`, `/api/stats`,
-//! `/api/status` and the sync trigger `POST /api/sync`.
+//! `/api/status`, the sync trigger `POST /api/sync`, and `POST /api/ui/login`,
+//! which makes a login code for the viewer (`solaria ui`).
 
 use super::ApiState;
 use super::error::ApiError;
@@ -79,4 +80,14 @@ pub(super) async fn sync_now(State(s): State<ApiState>) -> Result<Json<SyncOutco
         Ok(outcome)
     })
     .await
+}
+
+/// `POST /api/ui/login`: a one-time code that logs a browser into the viewer
+/// (`solaria ui` asks for it and prints the page's address with it).
+pub(super) async fn viewer_login(State(s): State<ApiState>) -> Json<Value> {
+    let code = s.logins.issue(&s.token);
+    Json(json!({
+        "path": format!("/ui/login?code={code}"),
+        "valid_seconds": super::ui::login::CODE_LIFETIME.as_secs(),
+    }))
 }

@@ -49,7 +49,7 @@ pub fn project(app: &App, store: &Store, name: Option<&str>) -> OpResult<Project
 pub fn context_of(app: &App, project_name: Option<&str>) -> OpResult<ProjectContext> {
     let store = app.store()?;
     let project = project(app, &store, project_name)?;
-    let built = context::build_explained(&store, &project, &app.config.context, UnixMillis::now())?;
+    let built = context::build(&store, &project, &app.config.context, UnixMillis::now())?;
     Ok(ProjectContext {
         tokens: built.text.as_deref().map_or(0, context::estimate_tokens),
         project,

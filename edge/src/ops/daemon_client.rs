@@ -72,6 +72,31 @@ pub fn recall(
     answer.json().ok()
 }
 
+/// The address of the viewer's login page, with a one-time code from the daemon
+/// serving the data dir of `paths` (`POST /api/ui/login`); `None` when no daemon of
+/// this version answers.
+pub fn viewer_login(paths: &Paths) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Login {
+        path: String,
+    }
+    let daemon = connect(paths)?;
+    let answer = daemon
+        .client
+        .post(format!("http://{}/api/ui/login", daemon.addr))
+        .bearer_auth(&daemon.token)
+        .send()
+        .ok()?;
+    if !answer.status().is_success() {
+        return None;
+    }
+    let login: Login = answer.json().ok()?;
+    login
+        .path
+        .starts_with("/ui/login?")
+        .then(|| format!("http://{}{}", daemon.addr, login.path))
+}
+
 /// Whether a daemon of this version serves the data dir of `paths` (it answered
 /// `/api/health` and proved it holds the token), and at which address.
 pub fn running(paths: &Paths) -> Option<SocketAddr> {

@@ -4,20 +4,12 @@
 use super::OpResult;
 use super::knowledge::own_record;
 use crate::app::App;
-use crate::store::retention::{self, Counts, ForgetTarget};
+use crate::store::retention::{self, ForgetTarget};
 use crate::store::views::{self, AnyRecord};
-use serde::Serialize;
 use solaria_shared::Citation;
 use solaria_shared::Session;
 
-/// What a forget erased.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Forgotten {
-    /// The records tombstoned.
-    pub records: Counts,
-    /// The session's events removed from the hooks' spool, never captured.
-    pub spooled: usize,
-}
+pub use crate::present::maintenance::Forgotten;
 
 /// Forgets `target`. When it is a whole session, `spooled` first removes that
 /// session's events still waiting in the hooks' spool (payloads not yet redacted;

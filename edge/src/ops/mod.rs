@@ -5,6 +5,7 @@
 //! operation, and renders the result with `crate::present` (text) or as JSON.
 //! Nothing here prints, and nothing here knows which surface called.
 
+pub mod browse;
 pub mod commits;
 pub mod context;
 mod daemon_client;
@@ -64,6 +65,14 @@ pub enum OpError {
     /// `solaria embed` was asked for and no embedding model is installed there.
     #[error("no embedding model in {}: run `solaria model install` first", .0.display())]
     NoModel(std::path::PathBuf),
+    /// No daemon of this version serves this data dir (the viewer is one of its
+    /// pages).
+    #[error(
+        "no `solaria serve` of this version answers for {}: start it (`solaria serve`, or \
+         `solaria install` runs it as a user service) and try again",
+        .0.display()
+    )]
+    NoDaemon(std::path::PathBuf),
     /// The embedding pass failed (the model, or the store under it).
     #[error(transparent)]
     Embedding(#[from] SemanticError),
@@ -150,6 +159,11 @@ impl<'a> MachineNames<'a> {
     /// The labels of every machine named so far.
     pub(crate) fn labels(self) -> MachineLabels {
         self.labels
+    }
+
+    /// The labels of every machine named so far, this reader kept for more.
+    pub(crate) fn labels_so_far(&self) -> MachineLabels {
+        self.labels.clone()
     }
 }
 

@@ -11,11 +11,12 @@ use super::OpResult;
 use crate::app::App;
 use crate::config::RecallConfig;
 use crate::store::hybrid;
+use crate::store::injected::{self, Handed};
 use crate::store::search::{self, Hit, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, knowledge as kstore, recalled, records};
 use serde::{Deserialize, Serialize};
 use solaria_shared::render::{self, DataBlock};
-use solaria_shared::{Citation, KnowledgeBody, KnowledgeId, SessionId, UnixMillis};
+use solaria_shared::{Citation, KnowledgeBody, KnowledgeId, ObservationId, SessionId, UnixMillis};
 
 /// The longest recalled line, in characters.
 const LINE_CHARS: usize = 600;
@@ -381,15 +382,24 @@ fn history_line(hit: &Hit, store: &Store) -> String {
     )
 }
 
-/// Remembers what was added to a session's prompt, so it is not added again.
+/// Remembers what was added to a prompt of a session (`agent_session` in the
+/// agent's words, `session` in ours): so that it is not added again, and so that
+/// the viewer can say which prompt (`prompt`) recalled what. One transaction.
 pub fn remember_recalled(
     store: &mut Store,
-    agent_session: &str,
+    (agent_session, session): (&str, SessionId),
+    prompt: ObservationId,
     recall: &Recall,
     now: UnixMillis,
 ) -> Result<(), StoreError> {
-    let cites: Vec<String> = recall.chosen().map(|c| c.cite.to_string()).collect();
-    recalled::remember(store, agent_session, &cites, now)
+    let cites: Vec<Citation> = recall.chosen().map(|c| c.cite.clone()).collect();
+    if cites.is_empty() {
+        return Ok(());
+    }
+    store.write(|w| {
+        recalled::remember(w, agent_session, &cites, now)?;
+        injected::record(w, session, Handed::Recall { prompt }, &cites, now)
+    })
 }
 
 /// A recall asked of the daemon (`POST /api/recall`) by a prompt's hook or by

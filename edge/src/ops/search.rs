@@ -25,6 +25,57 @@ pub struct SearchRequest {
     pub mode: Option<SearchMode>,
 }
 
+/// The longest query text, in characters.
+pub const MAX_QUERY_CHARS: usize = 1_000;
+
+/// A search as text fields, as a query string or a form gives them (the local
+/// API's `/api/search`, the viewer's search page): each read as the CLI's flags.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFields {
+    pub q: Option<String>,
+    pub mode: Option<String>,
+    pub project: Option<String>,
+    #[serde(rename = "type")]
+    pub record_type: Option<String>,
+    pub machine: Option<String>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub limit: Option<String>,
+    /// A project key whose records rank a little higher (the CLI passes the one
+    /// it runs in; the daemon itself has none).
+    pub current_project: Option<String>,
+}
+
+impl SearchFields {
+    /// The request the fields make (`now` reads relative times such as `7d`), or
+    /// what is wrong with them.
+    pub fn request(self, now: solaria_shared::UnixMillis) -> OpResult<SearchRequest> {
+        let text = input::given(self.q).ok_or_else(|| {
+            super::OpError::BadInput("`q` is required: the words to look for".into())
+        })?;
+        if text.chars().count() > MAX_QUERY_CHARS {
+            return Err(super::OpError::BadInput(format!(
+                "`q` is too long: at most {MAX_QUERY_CHARS} characters"
+            )));
+        }
+        Ok(SearchRequest {
+            query: SearchQuery {
+                text,
+                project: input::given(self.project),
+                record_type: input::parsed("type", self.record_type)?,
+                machine: input::given(self.machine),
+                since: input::when("since", self.since, now)?,
+                until: input::when("until", self.until, now)?,
+                limit: input::bounded_text("limit", self.limit, DEFAULT_LIMIT, 1..=MAX_LIMIT)?,
+                // The daemon has no current project of its own: only a caller's is favoured.
+                current_project: input::given(self.current_project),
+            },
+            mode: input::parsed("mode", self.mode)?,
+        })
+    }
+}
+
 /// Where the embedding model comes from when the mode needs one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {

@@ -1,7 +1,8 @@
 //! Counts and the sync state, read once for every surface: `solaria stats` and
-//! `status`, `memory_stats`, `/api/stats` and `/api/status`.
+//! `status`, `memory_stats`, `/api/stats` and `/api/status`; and the running
+//! daemon's viewer login (`solaria ui`).
 
-use super::OpResult;
+use super::{OpError, OpResult};
 use crate::app::App;
 use crate::present::stats::{RetentionState, StatsReport, SyncState};
 use crate::semantic;
@@ -61,4 +62,11 @@ pub fn stats(app: &App) -> OpResult<StatsReport> {
             solaria_shared::UnixMillis::now(),
         )?,
     })
+}
+
+/// The viewer's login address (with a one-time code) from the daemon serving this
+/// data dir, or why there is none.
+pub fn viewer_login(app: &App) -> OpResult<String> {
+    super::daemon_client::viewer_login(&app.paths)
+        .ok_or_else(|| OpError::NoDaemon(app.paths.data_dir.clone()))
 }

@@ -37,6 +37,15 @@ impl KnowledgeList {
         )
     }
 
+    /// Each record in full, apart (the viewer lays each out with its actions).
+    pub fn each_full(&self, reader: Reader) -> Vec<String> {
+        let r = reader.render(&self.machines);
+        self.records
+            .iter()
+            .map(|k| render::knowledge::full(k, r, &self.machines))
+            .collect()
+    }
+
     /// One cited line per record, or a sentence when there is none (inside a data
     /// block for an agent).
     pub fn text(&self, reader: Reader) -> String {

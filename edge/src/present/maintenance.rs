@@ -1,12 +1,51 @@
-//! The wording of upkeep asked for by hand: the conflicts to review, what a prune
-//! removed (or would), and what an embedding pass made.
+//! The wording of upkeep asked for by hand: the conflicts to review, what a forget
+//! erased, what a prune removed (or would), and what an embedding pass made.
 
 use crate::semantic::PassReport;
-use crate::store::retention::{Pruned, Retention, RetentionMode};
+use crate::store::retention::{Counts, Pruned, Retention, RetentionMode};
 use crate::store::sync::Conflict;
 use crate::timefmt;
 use solaria_shared::UnixMillis;
 use std::time::Duration;
+
+/// What a forget erased.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Forgotten {
+    /// The records tombstoned.
+    pub records: Counts,
+    /// The session's events removed from the hooks' spool, never captured.
+    pub spooled: usize,
+}
+
+impl Forgotten {
+    /// How many records of each kind were erased, and where the erasure goes next.
+    pub fn text(&self) -> String {
+        let counts = self.records;
+        let mut out = format!(
+            "Forgot {} record(s): {} observation(s), {} summar(y/ies), {} session(s), {} \
+             decision(s)/memor(y/ies)/other knowledge. Their content is erased here; the \
+             deletion reaches other machines at the next sync.\n",
+            counts.total(),
+            counts.observations,
+            counts.summaries,
+            counts.sessions,
+            counts.knowledge
+        );
+        if self.spooled > 0 {
+            out.push_str(&format!(
+                "Removed {} event(s) of the session that were waiting to be captured (the \
+                 hooks' spool).\n",
+                self.spooled
+            ));
+        }
+        out
+    }
+}
+
+/// What marking conflicts seen did.
+pub fn acknowledged(n: usize) -> String {
+    format!("Acknowledged {n} conflict(s).")
+}
 
 /// The conflicts recorded on this machine, with the name of each one's winner.
 #[derive(Debug)]

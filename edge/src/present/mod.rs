@@ -6,11 +6,12 @@
 //! picks a [`Reader`]; it never words a line itself. Nothing here touches the store
 //! or the network.
 //!
-//! Files: `search.rs` (the compact index, local and central), `records.rs`
+//! Files: `browse.rs` (the viewer's projects, sessions and live feed), `search.rs` (the compact index, local and central), `records.rs`
 //! (timelines and full records), `knowledge.rs` (knowledge pages), `stats.rs`
 //! (counts and the sync state), `sync.rs` (what a sync did), `commits.rs`,
 //! `maintenance.rs` (conflicts, prune, embed).
 
+pub mod browse;
 pub mod commits;
 pub mod knowledge;
 pub mod maintenance;
@@ -50,6 +51,11 @@ impl Reader {
             },
             Reader::Agent => render::Reader::agent(TimeStyle::Local),
         }
+    }
+
+    /// A time as this reader reads it.
+    pub fn when(self, t: UnixMillis) -> String {
+        self.render(&MachineLabels::default()).time.format(t)
     }
 
     /// Whether an agent reads.

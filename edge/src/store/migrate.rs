@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0012_json_strings_only.sql"),
     include_str!("../../../migrations/edge/0013_written_by.sql"),
     include_str!("../../../migrations/edge/0014_machine_person.sql"),
+    include_str!("../../../migrations/edge/0015_injections.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

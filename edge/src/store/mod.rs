@@ -5,12 +5,14 @@
 //! (`BEGIN IMMEDIATE`) and stamps records with the machine's hybrid logical clock,
 //! so concurrent hook processes serialise cleanly and stamps never go backwards.
 
+pub mod browse;
 pub mod commits;
 pub mod distill;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod gist;
 pub mod hybrid;
+pub mod injected;
 pub mod knowledge;
 mod migrate;
 pub mod pairs;

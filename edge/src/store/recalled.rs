@@ -1,9 +1,9 @@
 //! What was recalled into each agent session's prompts (the `recalled` table,
 //! migration 0005), so that a record is not recalled twice into one session.
 
-use super::{Store, StoreError};
+use super::{StoreError, Writer};
 use rusqlite::{Connection, params};
-use solaria_shared::UnixMillis;
+use solaria_shared::{Citation, UnixMillis};
 
 /// Recalled items are remembered this long per session.
 const REMEMBERED_MS: i64 = 7 * 86_400_000;
@@ -15,28 +15,24 @@ pub fn already(conn: &Connection, agent_session: &str) -> Result<Vec<String>, St
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Remembers that `cites` were recalled into `agent_session` at `now`, and forgets
-/// what was recalled longer ago than a session is remembered.
+/// Remembers, in `w`'s transaction, that `cites` were recalled into
+/// `agent_session` at `now`, and forgets what was recalled longer ago than a
+/// session is remembered.
 pub fn remember(
-    store: &mut Store,
+    w: &mut Writer<'_>,
     agent_session: &str,
-    cites: &[String],
+    cites: &[Citation],
     now: UnixMillis,
 ) -> Result<(), StoreError> {
-    if cites.is_empty() {
-        return Ok(());
-    }
-    store.write(|w| {
-        for cite in cites {
-            w.tx().execute(
-                "INSERT OR IGNORE INTO recalled (agent_session_id, cite, recalled_at) VALUES (?1, ?2, ?3)",
-                params![agent_session, cite, now.0],
-            )?;
-        }
+    for cite in cites {
         w.tx().execute(
-            "DELETE FROM recalled WHERE recalled_at < ?1",
-            [now.0 - REMEMBERED_MS],
+            "INSERT OR IGNORE INTO recalled (agent_session_id, cite, recalled_at) VALUES (?1, ?2, ?3)",
+            params![agent_session, cite.to_string(), now.0],
         )?;
-        Ok(())
-    })
+    }
+    w.tx().execute(
+        "DELETE FROM recalled WHERE recalled_at < ?1",
+        [now.0 - REMEMBERED_MS],
+    )?;
+    Ok(())
 }

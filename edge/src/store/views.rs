@@ -217,6 +217,21 @@ pub struct RecentSession {
     pub events: i64,
 }
 
+impl RecentSession {
+    /// What the shared renderer's session line reads of it.
+    pub fn line(&self) -> solaria_shared::render::context::SessionLine<'_> {
+        solaria_shared::render::context::SessionLine {
+            session: self.session.id,
+            started_at: self.session.started_at,
+            machine: self.session.meta.machine_id,
+            agent: &self.session.agent,
+            summary: self.summary.as_ref().map(|s| s.text.as_str()),
+            first_prompt: self.first_prompt.as_deref(),
+            events: u64::try_from(self.events).unwrap_or_default(),
+        }
+    }
+}
+
 /// The most recent sessions of a project in which something was captured in that
 /// project, newest first (empty sessions are never listed). Only the project's own
 /// events count and are quoted: a session that moved into another project has

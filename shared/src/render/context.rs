@@ -125,6 +125,9 @@ pub struct Rendered {
     /// The sessions and errors cited, in text order.
     pub sessions: Vec<SessionId>,
     pub observations: Vec<ObservationId>,
+    /// Every record the text cites, in the order it reads them (what the agent was
+    /// handed: `solaria_edge`'s provenance).
+    pub cited: Vec<Citation>,
     /// The budget applied (raised to fit the header when the header alone is larger).
     pub budget: usize,
 }
@@ -134,6 +137,36 @@ pub struct Rendered {
 /// field like any other (a record pulled from elsewhere may name anything).
 fn agent_name(agent: &str) -> String {
     super::known_agent_name(agent).map_or_else(|| field(agent, 40), str::to_owned)
+}
+
+/// A recent session's line: citation, start, machine, the agent when `name_agent`,
+/// and its gist (its summary's first sentence, else its first prompt).
+pub fn session_line(
+    r: &SessionLine<'_>,
+    reader: Reader,
+    names: &impl NameOf,
+    name_agent: bool,
+) -> String {
+    let gist = match (r.summary, r.first_prompt) {
+        (Some(s), _) => first_sentence(s, SESSION_CHARS),
+        (None, Some(p)) => format!(
+            "(no summary yet, {} events) {}",
+            r.events,
+            first_sentence(p, SESSION_CHARS)
+        ),
+        (None, None) => format!("(no summary yet, {} events)", r.events),
+    };
+    let agent = if name_agent {
+        format!(" in {}", agent_name(r.agent))
+    } else {
+        String::new()
+    };
+    format!(
+        "{} {}{}{agent} {gist}",
+        Citation::session(r.session),
+        reader.time.format(r.started_at),
+        reader.machine(r.machine, names),
+    )
 }
 
 /// The first sentence of `text`, on one line, at most `max` characters.
@@ -154,18 +187,20 @@ pub fn render(
     let at = |t: UnixMillis| reader.time.format(t);
     let by = |m: MachineId| reader.machine(m, names);
 
-    let mut knowledge_lines: Vec<String> = Vec::new();
+    // Each line with the record it cites.
+    let mut knowledge_lines: Vec<(String, Citation)> = Vec::new();
     if let Some(it) = parts.active_iteration
         && let KnowledgeBody::Iteration(i) = &it.body
     {
-        knowledge_lines.push(format!(
+        let line = format!(
             "{} active iteration ({}): {}, since {}{}\n",
             it.citation(),
             i.iteration_kind,
             field(&i.title, TITLE_CHARS),
             at(i.started_at),
             knowledge::provenance(it)
-        ));
+        );
+        knowledge_lines.push((line, it.citation()));
     }
     let (mut decisions, mut principles, mut questions) = (Vec::new(), Vec::new(), Vec::new());
     let (mut set_aside, mut proposals, mut other_memories) = (0, 0, 0);
@@ -173,7 +208,7 @@ pub fn render(
         let line = || {
             let mut l = knowledge::line(k, reader, names);
             l.push('\n');
-            l
+            (l, k.citation())
         };
         match place_in_context(k, parts.now) {
             ContextPlace::NotStanding => set_aside += 1,
@@ -204,34 +239,10 @@ pub fn render(
 
     // Which agent worked in a session matters once more than one worked here.
     let agents: std::collections::BTreeSet<&str> = parts.sessions.iter().map(|s| s.agent).collect();
-    let in_agent = |agent: &str| {
-        if agents.len() > 1 {
-            format!(" in {}", agent_name(agent))
-        } else {
-            String::new()
-        }
-    };
     let session_lines: Vec<String> = parts
         .sessions
         .iter()
-        .map(|r| {
-            let gist = match (r.summary, r.first_prompt) {
-                (Some(s), _) => first_sentence(s, SESSION_CHARS),
-                (None, Some(p)) => format!(
-                    "(no summary yet, {} events) {}",
-                    r.events,
-                    first_sentence(p, SESSION_CHARS)
-                ),
-                (None, None) => format!("(no summary yet, {} events)", r.events),
-            };
-            format!(
-                "{} {}{}{} {gist}\n",
-                Citation::session(r.session),
-                at(r.started_at),
-                by(r.machine),
-                in_agent(r.agent)
-            )
-        })
+        .map(|r| format!("{}\n", session_line(r, reader, names, agents.len() > 1)))
         .collect();
     why.push(format!(
         "sessions: the {} most recent in which something was captured (at most {}); empty sessions are never listed",
@@ -239,7 +250,8 @@ pub fn render(
         parts.max_sessions
     ));
 
-    let mut events: Vec<(UnixMillis, String, Option<ObservationId>)> = parts
+    // Each line with the error it names, if one, and every record it cites.
+    let mut events: Vec<(UnixMillis, String, Option<ObservationId>, Vec<Citation>)> = parts
         .errors
         .iter()
         .map(|e| {
@@ -250,21 +262,23 @@ pub fn render(
                 by(e.machine),
                 field(e.title, TITLE_CHARS)
             );
+            let mut cited = vec![Citation::observation(e.id)];
             if let Some((next, title)) = e.then {
                 line.push_str(&format!(
                     " → then {} {}",
                     Citation::observation(next),
                     field(title, TITLE_CHARS)
                 ));
+                cited.push(Citation::observation(next));
             }
             line.push('\n');
-            (e.at, line, Some(e.id))
+            (e.at, line, Some(e.id), cited)
         })
         .collect();
     for c in parts.commits {
         let mut line = knowledge::line(c, reader, names);
         line.push('\n');
-        events.push((c.created_at, line, None));
+        events.push((c.created_at, line, None, vec![c.citation()]));
     }
     events.sort_by_key(|e| std::cmp::Reverse(e.0));
     why.push(format!(
@@ -275,7 +289,9 @@ pub fn render(
         parts.errors.len(),
         parts.commits.len()
     ));
-    let event_lines: Vec<String> = events.iter().map(|(_, l, _)| l.clone()).collect();
+    let event_lines: Vec<String> = events.iter().map(|(_, l, _, _)| l.clone()).collect();
+    let (knowledge_lines, knowledge_cites): (Vec<String>, Vec<Citation>) =
+        knowledge_lines.into_iter().unzip();
 
     if knowledge_lines.is_empty()
         && session_lines.is_empty()
@@ -337,11 +353,22 @@ pub fn render(
         .map(|s| s.session)
         .collect();
     let shown_events = &events[..out.taken[2]];
+    let cited = knowledge_cites[..out.taken[0]]
+        .iter()
+        .cloned()
+        .chain(
+            parts.sessions[..out.taken[1]]
+                .iter()
+                .map(|s| Citation::session(s.session)),
+        )
+        .chain(shown_events.iter().flat_map(|e| e.3.iter().cloned()))
+        .collect();
     Rendered {
         text: Some(text),
         explanation: why,
         sessions,
         observations: shown_events.iter().filter_map(|e| e.2).collect(),
+        cited,
         budget: out.budget,
     }
 }

@@ -21,6 +21,37 @@ pub fn window(len: usize, anchor: Option<usize>, before: usize, after: usize) ->
     }
 }
 
+/// A session's first line: its citation, agent, project and directory, machine, and
+/// when it started and ended.
+pub fn session_heading(s: &Session, reader: Reader, names: &impl NameOf) -> String {
+    format!(
+        "{} {} session in {} ({}){}, started {}{}",
+        Citation::session(s.id),
+        field(&s.agent, NAME_CHARS),
+        field(&s.project.name, NAME_CHARS),
+        field(&s.cwd, 300),
+        reader.placed(s.meta.machine_id, names, " on"),
+        reader.time.format(s.started_at),
+        s.ended_at
+            .map(|e| format!(", ended {}", reader.time.format(e)))
+            .unwrap_or_default()
+    )
+}
+
+/// One event of a timeline: citation, time, kind, title, `[error]` when it failed,
+/// and its machine.
+pub fn event_line(o: &Observation, reader: Reader, names: &impl NameOf) -> String {
+    format!(
+        "{} {} {:<8} {}{}{}",
+        Citation::observation(o.id),
+        reader.time.format(o.created_at),
+        o.kind.as_str(),
+        field(&o.title, TITLE_CHARS),
+        if o.failed() { "  [error]" } else { "" },
+        reader.machine(o.meta.machine_id, names),
+    )
+}
+
 /// What happened around a record: its session, its summary, the events of the
 /// window (oldest first) and the knowledge recorded in the session. Both sides
 /// answer with it (the edge's local API as JSON).
@@ -42,19 +73,7 @@ pub struct Timeline {
 impl Timeline {
     /// The session, its summary, and the events around the anchor.
     pub fn text(&self, reader: Reader, names: &impl NameOf) -> String {
-        let s = &self.session;
-        let mut out = format!(
-            "{} {} session in {} ({}){}, started {}{}\n",
-            Citation::session(s.id),
-            field(&s.agent, NAME_CHARS),
-            field(&s.project.name, NAME_CHARS),
-            field(&s.cwd, 300),
-            reader.placed(s.meta.machine_id, names, " on"),
-            reader.time.format(s.started_at),
-            s.ended_at
-                .map(|e| format!(", ended {}", reader.time.format(e)))
-                .unwrap_or_default()
-        );
+        let mut out = format!("{}\n", session_heading(&self.session, reader, names));
         let mark = |id: String| {
             if self.anchor.as_deref() == Some(id.as_str()) {
                 ">"
@@ -73,19 +92,10 @@ impl Timeline {
             out.push_str(&format!("  … {} earlier event(s)\n", self.hidden_before));
         }
         for o in &self.entries {
-            let err = if o.metadata.get("error").and_then(|v| v.as_bool()) == Some(true) {
-                "  [error]"
-            } else {
-                ""
-            };
             out.push_str(&format!(
-                "{} {} {} {:<8} {}{err}{}\n",
+                "{} {}\n",
                 mark(o.id.to_string()),
-                Citation::observation(o.id),
-                reader.time.format(o.created_at),
-                o.kind.as_str(),
-                field(&o.title, TITLE_CHARS),
-                reader.machine(o.meta.machine_id, names),
+                event_line(o, reader, names)
             ));
         }
         if self.hidden_after > 0 {

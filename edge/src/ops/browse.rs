@@ -1,0 +1,172 @@
+//! Browsing the memory as the viewer does: the projects, a project's sessions, a
+//! whole session, and the events captured after a point (the live feed).
+
+use super::{MachineNames, OpError, OpResult};
+use crate::app::App;
+use crate::present::Reader;
+use crate::present::browse::{
+    HandedPage, HandedRecord, LiveEvent, ProjectRow, ProjectsPage, SessionsPage,
+};
+use crate::present::records::TimelinePage;
+use crate::store::injected::{self, Injection};
+use crate::store::views::AnyRecord;
+use crate::store::{StoreError, browse, views};
+use solaria_shared::render::{knowledge as rk, timeline as rt};
+use solaria_shared::{Citation, SessionId};
+
+/// The most sessions a project's page lists.
+pub const MAX_SESSIONS: usize = 200;
+/// The most events a session's page shows (the first ones; the rest are counted).
+pub const MAX_SESSION_EVENTS: usize = 2_000;
+/// The most events the live feed hands over at once.
+pub const MAX_FEED_EVENTS: usize = 200;
+
+/// Every project of the memory with its counts, most recently active first.
+pub fn projects(app: &App) -> OpResult<ProjectsPage> {
+    let store = app.store()?;
+    let local_only = &app.config.sync.local_only_projects;
+    let projects = browse::projects(store.conn())?
+        .into_iter()
+        .map(|counts| ProjectRow {
+            local_only: crate::config::is_local_only(
+                local_only,
+                &counts.project.key,
+                &counts.project.name,
+            ),
+            counts,
+        })
+        .collect();
+    Ok(ProjectsPage { projects })
+}
+
+/// The sessions of the project whose key is `key`, newest first.
+pub fn sessions(app: &App, key: &str) -> OpResult<SessionsPage> {
+    let store = app.store()?;
+    let project = crate::store::records::resolve_project(store.conn(), key)?
+        .filter(|p| p.key == key)
+        .ok_or_else(|| OpError::UnknownProject {
+            name: key.chars().take(80).collect(),
+            suggestions: Vec::new(),
+        })?;
+    let sessions = views::recent_sessions(store.conn(), &project.key, MAX_SESSIONS)?;
+    let mut names = MachineNames::new(&store);
+    for s in &sessions {
+        names.name(s.session.meta.machine_id);
+    }
+    Ok(SessionsPage {
+        project,
+        sessions,
+        machines: names.labels(),
+    })
+}
+
+/// A whole session (its first [`MAX_SESSION_EVENTS`] events): `id` names the
+/// session, or any record of it.
+pub fn session(app: &App, id: &str) -> OpResult<TimelinePage> {
+    let store = app.store()?;
+    let timeline = views::timeline(store.conn(), id, 0, MAX_SESSION_EVENTS - 1, None)?;
+    let mut names = MachineNames::new(&store);
+    names.name(timeline.session.meta.machine_id);
+    for o in &timeline.entries {
+        names.name(o.meta.machine_id);
+    }
+    for k in &timeline.knowledge {
+        names.name(k.meta.machine_id);
+    }
+    Ok(TimelinePage {
+        timeline,
+        machines: names.labels(),
+    })
+}
+
+/// Where the live feed stands now: a page rendered now follows it from here.
+pub fn feed_position(app: &App) -> OpResult<i64> {
+    Ok(browse::feed_position(app.store()?.conn())?)
+}
+
+/// The events stored after `position`, oldest first, each worded for `reader`.
+pub fn events_after(app: &App, position: i64, reader: Reader) -> OpResult<Vec<LiveEvent>> {
+    let store = app.store()?;
+    let events = browse::events_after(store.conn(), position, MAX_FEED_EVENTS)?;
+    let mut names = MachineNames::new(&store);
+    for (_, o) in &events {
+        names.name(o.meta.machine_id);
+    }
+    let machines = names.labels();
+    let r = reader.render(&machines);
+    Ok(events
+        .into_iter()
+        .map(|(position, o)| LiveEvent {
+            position,
+            id: o.id,
+            session: o.session_id,
+            line: solaria_shared::render::timeline::event_line(&o, r, &machines),
+            failed: o.failed(),
+            project_key: o.project.key,
+        })
+        .collect())
+}
+
+/// The most injections a record's page lists.
+pub const MAX_HANDINGS: usize = 50;
+
+/// What session `session` was handed (its context, each prompt's recall), each
+/// record as it reads now, for `reader`.
+pub fn handed_to(app: &App, session: SessionId, reader: Reader) -> OpResult<HandedPage> {
+    let store = app.store()?;
+    let injections = injected::of_session(store.conn(), session)?;
+    let mut names = MachineNames::new(&store);
+    let mut resolved = Vec::with_capacity(injections.len());
+    for i in injections {
+        let mut records = Vec::with_capacity(i.cited.len());
+        for cite in &i.cited {
+            records.push(HandedRecord {
+                cite: cite.clone(),
+                line: line_of(&store, cite, reader, &mut names)?,
+            });
+        }
+        resolved.push((i, records));
+    }
+    Ok(HandedPage {
+        injections: resolved,
+    })
+}
+
+/// When and where record `cite` was handed to agents, newest first.
+pub fn handings(app: &App, cite: &Citation) -> OpResult<Vec<Injection>> {
+    Ok(injected::handing(app.store()?.conn(), cite, MAX_HANDINGS)?)
+}
+
+/// The line of the record `cite` names, or `None` when it is gone.
+fn line_of(
+    store: &crate::store::Store,
+    cite: &Citation,
+    reader: Reader,
+    names: &mut MachineNames<'_>,
+) -> OpResult<Option<String>> {
+    let record = match views::resolve(store.conn(), &cite.to_string()) {
+        Ok(record) => record,
+        Err(StoreError::NotFound(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let machine = match &record {
+        AnyRecord::Observation(o) => o.meta.machine_id,
+        AnyRecord::Session(s) => s.meta.machine_id,
+        AnyRecord::Summary(s) => s.meta.machine_id,
+        AnyRecord::Knowledge(k) => k.meta.machine_id,
+    };
+    names.name(machine);
+    let labels = names.labels_so_far();
+    let r = reader.render(&labels);
+    Ok(match record {
+        AnyRecord::Observation(o) if !o.meta.deleted => Some(rt::event_line(&o, r, &labels)),
+        AnyRecord::Session(s) if !s.meta.deleted => Some(rt::session_heading(&s, r, &labels)),
+        // A session's citation names its summary too: the session's line stands for it.
+        AnyRecord::Summary(s) if !s.meta.deleted => {
+            crate::store::records::get_session(store.conn(), s.session_id)?
+                .map(|session| rt::session_heading(&session, r, &labels))
+        }
+        AnyRecord::Knowledge(k) if !k.meta.deleted => Some(rk::line(&k, r, &labels)),
+        _ => None,
+    })
+}
