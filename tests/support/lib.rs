@@ -10,6 +10,7 @@
 
 pub mod agents;
 pub mod bench;
+pub mod browser;
 pub mod central;
 pub mod daemon;
 pub mod edge;
