@@ -259,18 +259,28 @@ fn an_agents_principle_is_a_proposal_until_a_person_confirms_it() {
         .and_then(|k| k["id"].as_str().map(str::to_owned))
         .expect("the proposal");
 
-    // Confirming is a person's word: not from an agent's shell.
-    let refused = m
-        .cmd_in(&dir)
-        .env("CLAUDECODE", "1")
-        .args(["confirm", &id])
-        .output()
-        .expect("run confirm");
-    assert!(!refused.status.success(), "{refused:?}");
-    assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("your own terminal"),
-        "{refused:?}"
-    );
+    // Confirming is a person's word: not from an agent's shell, nor through the
+    // viewer opened from one.
+    for (shell, value) in [
+        ("CLAUDECODE", "1"),
+        ("OPENCODE", "1"),
+        ("CODEX_THREAD_ID", "019a-thread"),
+        ("GEMINI_CLI", "1"),
+    ] {
+        for args in [vec!["confirm", id.as_str()], vec!["ui", "--no-open"]] {
+            let refused = m
+                .cmd_in(&dir)
+                .env(shell, value)
+                .args(&args)
+                .output()
+                .expect("run solaria");
+            assert!(!refused.status.success(), "{shell} {args:?}: {refused:?}");
+            assert!(
+                String::from_utf8_lossy(&refused.stderr).contains("your own terminal"),
+                "{shell} {args:?}: {refused:?}"
+            );
+        }
+    }
     m.ok_in(&dir, &["confirm", &id]);
     let context = additional_context(&m.hook("session-start", session_start(LATER, &dir)));
     let line = context

@@ -445,7 +445,14 @@ pub use solaria_hook::dirs::NO_CAPTURE_VAR;
 
 /// The variables an agent sets in the shells it runs commands in, and the agent's
 /// name: a `solaria` command run there is the agent's, not a person's.
-const AGENT_SHELLS: &[(&str, &str)] = &[("CLAUDECODE", "claude-code"), ("OPENCODE", "opencode")];
+/// (Codex CLI gives its shell commands `CODEX_THREAD_ID`, Gemini CLI `GEMINI_CLI=1`;
+/// neither sets them for its hooks.)
+const AGENT_SHELLS: &[(&str, &str)] = &[
+    ("CLAUDECODE", "claude-code"),
+    ("OPENCODE", "opencode"),
+    ("CODEX_THREAD_ID", "codex"),
+    ("GEMINI_CLI", "gemini"),
+];
 
 /// The environment the paths are resolved from (kept explicit so tests need not
 /// touch the process environment).
@@ -471,7 +478,8 @@ pub struct Env {
     /// not captured as a session of its own, summarized in turn.
     pub no_capture: bool,
     /// The agent whose shell this process runs in, when one says so
-    /// (`CLAUDECODE`, `OPENCODE`): what such a command writes is the agent's.
+    /// (`CLAUDECODE`, `OPENCODE`, `CODEX_THREAD_ID`, `GEMINI_CLI`): what such a
+    /// command writes is the agent's.
     pub agent_shell: Option<String>,
 }
 

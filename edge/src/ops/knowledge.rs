@@ -16,7 +16,7 @@ use crate::store::search::{self, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, Writer};
 use solaria_shared::knowledge::{
     Band, Confidence, Decision, Event, EventKind, Impact, Iteration, IterationKind,
-    IterationStatus, Link, LinkKind, Memory, MemoryType, Standing, WrittenBy, is_trunk,
+    IterationStatus, Link, LinkKind, Memory, MemoryType, Standing, is_trunk,
     iteration_kind_of_branch,
 };
 use solaria_shared::{
@@ -456,13 +456,7 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
 /// full confidence — the user's word — with its text as it was or as `content`
 /// says, and without the summarizer's proposal mark and tag when it was one.
 pub fn confirm(app: &App, id: &str, content: Option<String>) -> OpResult<Written> {
-    if let WrittenBy::Agent(agent) = &app.writer {
-        return Err(OpError::BadInput(format!(
-            "confirming is a person's word: run `solaria confirm` in your own terminal, not \
-             through {} (its shell says so)",
-            if agent.is_empty() { "an agent" } else { agent }
-        )));
-    }
+    super::person_only(app, "confirming", "solaria confirm")?;
     let previous = {
         let store = app.store()?;
         find_one(&store, id, None)?
@@ -674,6 +668,8 @@ pub struct ListRequest {
     pub all: bool,
     /// Only memories in this confidence band (open questions, or to validate).
     pub band: Option<Band>,
+    /// Only memories of this type (facts, preferences…).
+    pub memory_type: Option<MemoryType>,
     /// Only records matching these words, best match first (the store's search).
     pub query: Option<String>,
     pub limit: usize,
@@ -735,21 +731,37 @@ pub fn list(app: &App, request: &ListRequest) -> OpResult<Vec<Knowledge>> {
         kinds: request.kinds.clone(),
         projects,
         include_inactive: request.all,
-        limit: if request.band.is_some() {
+        limit: if request.narrows_memories() {
             0
         } else {
             request.limit
         },
     };
     let mut found = kstore::list_knowledge(store.conn(), &filter, UnixMillis::now())?;
-    if let Some(band) = request.band {
-        found
-            .retain(|k| matches!(&k.body, KnowledgeBody::Memory(m) if m.confidence.band() == band));
+    if request.narrows_memories() {
+        found.retain(|k| request.wants_memory(k));
         if request.limit > 0 {
             found.truncate(request.limit);
         }
     }
     Ok(found)
+}
+
+impl ListRequest {
+    /// Whether memories are narrowed by band or type (after the store's listing).
+    fn narrows_memories(&self) -> bool {
+        self.band.is_some() || self.memory_type.is_some()
+    }
+
+    /// Whether `k` passes the band and type asked for (anything, when none is).
+    fn wants_memory(&self, k: &Knowledge) -> bool {
+        if !self.narrows_memories() {
+            return true;
+        }
+        matches!(&k.body, KnowledgeBody::Memory(m)
+            if self.band.is_none_or(|band| m.confidence.band() == band)
+                && self.memory_type.is_none_or(|t| m.memory_type == t))
+    }
 }
 
 /// How many search hits are read per record a matching list may hold: superseded
@@ -800,10 +812,10 @@ fn matching(app: &App, request: &ListRequest, text: &str) -> OpResult<Vec<Knowle
         let Some(k) = kstore::get_knowledge(store.conn(), id)? else {
             continue;
         };
-        let in_band = request.band.is_none_or(
-            |band| matches!(&k.body, KnowledgeBody::Memory(m) if m.confidence.band() == band),
-        );
-        if (request.all || k.stands(now)) && in_band && !found.iter().any(|f| f.id == k.id) {
+        if (request.all || k.stands(now))
+            && request.wants_memory(&k)
+            && !found.iter().any(|f| f.id == k.id)
+        {
             found.push(k);
         }
         if found.len() == limit {

@@ -129,6 +129,19 @@ impl OpError {
     }
 }
 
+/// Refuses what only a person may do (`solaria confirm`, opening the viewer) when
+/// an agent asks: through MCP, or from its shell (`crate::config::Env::agent_shell`).
+pub(crate) fn person_only(app: &crate::app::App, what: &str, command: &str) -> OpResult<()> {
+    match &app.writer {
+        solaria_shared::knowledge::WrittenBy::Agent(agent) => Err(OpError::BadInput(format!(
+            "{what} is a person's word: run `{command}` in your own terminal, not through {} \
+             (its shell says so)",
+            if agent.is_empty() { "an agent" } else { agent }
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Machine names looked up once each, for the results that name machines.
 pub(crate) struct MachineNames<'a> {
     store: &'a Store,

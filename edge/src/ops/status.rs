@@ -67,6 +67,8 @@ pub fn stats(app: &App) -> OpResult<StatsReport> {
 /// The viewer's login address (with a one-time code) from the daemon serving this
 /// data dir, or why there is none.
 pub fn viewer_login(app: &App) -> OpResult<String> {
+    // Whoever holds the viewer confirms proposals as a person.
+    super::person_only(app, "opening the viewer", "solaria ui")?;
     super::daemon_client::viewer_login(&app.paths)
         .ok_or_else(|| OpError::NoDaemon(app.paths.data_dir.clone()))
 }
