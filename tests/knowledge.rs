@@ -305,6 +305,18 @@ fn unsure_memories_are_open_questions_and_links_read_both_ways() {
         "{unconfirmed}"
     );
     assert!(!unconfirmed.contains("hook contract"), "{unconfirmed}");
+    let principles = edge.ok(&["memories", "--type", "principle"]);
+    assert!(principles.contains("hook contract"), "{principles}");
+    assert!(!principles.contains("small commits"), "{principles}");
+    let inferred_preferences = edge.ok(&["memories", "--unconfirmed", "-t", "preference"]);
+    assert!(
+        inferred_preferences.contains("small commits"),
+        "{inferred_preferences}"
+    );
+    assert!(
+        edge.ok(&["memories", "--unconfirmed", "-t", "principle"])
+            .contains("No memories")
+    );
 
     let d = decide(
         &edge,

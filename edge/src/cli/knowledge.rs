@@ -220,6 +220,7 @@ impl ListArgs {
         what: &'static str,
         kinds: Vec<KnowledgeKind>,
         band: Option<Band>,
+        memory_type: Option<MemoryType>,
     ) -> anyhow::Result<()> {
         let page = ops::listing(
             app,
@@ -228,6 +229,7 @@ impl ListArgs {
                 kinds,
                 all: self.all,
                 band,
+                memory_type,
                 query: None,
                 limit: self.limit,
             },
@@ -237,12 +239,23 @@ impl ListArgs {
     }
 
     pub fn decisions(self, app: &App) -> anyhow::Result<()> {
-        self.run(app, "decisions", vec![KnowledgeKind::Decision], None)
+        self.run(app, "decisions", vec![KnowledgeKind::Decision], None, None)
     }
 
-    pub fn memories(self, app: &App, unconfirmed: bool) -> anyhow::Result<()> {
+    pub fn memories(
+        self,
+        app: &App,
+        unconfirmed: bool,
+        memory_type: Option<MemoryType>,
+    ) -> anyhow::Result<()> {
         let band = unconfirmed.then_some(Band::Inferred);
-        self.run(app, "memories", vec![KnowledgeKind::Memory], band)
+        self.run(
+            app,
+            "memories",
+            vec![KnowledgeKind::Memory],
+            band,
+            memory_type,
+        )
     }
 
     pub fn questions(self, app: &App) -> anyhow::Result<()> {
@@ -251,6 +264,7 @@ impl ListArgs {
             "open questions",
             vec![KnowledgeKind::Memory],
             Some(Band::OpenQuestion),
+            None,
         )
     }
 }
@@ -263,11 +277,15 @@ pub struct MemoriesArgs {
     /// Only inferred memories (confidence 0.50–0.79), to confirm or drop.
     #[arg(long)]
     unconfirmed: bool,
+    /// Only memories of this type: fact, preference, relationship, principle,
+    /// commitment, moment, skill or pattern.
+    #[arg(long = "type", short = 't')]
+    memory_type: Option<MemoryType>,
 }
 
 impl MemoriesArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
-        self.list.memories(app, self.unconfirmed)
+        self.list.memories(app, self.unconfirmed, self.memory_type)
     }
 }
 

@@ -226,6 +226,7 @@ fn listing(
             kinds: vec![kind],
             all: p.all.unwrap_or(false),
             band,
+            memory_type: None,
             query: input::given(p.query),
             limit: input::bounded(
                 "limit",

@@ -4,10 +4,9 @@
 //! supersede`) and forget (`solaria forget`).
 
 use super::browse::{actions, person};
-use super::guard::refused;
 use super::login::UiSession;
 use super::page::{self, Page, Section, esc, hidden_token, linked, url_part};
-use super::{FORM_TOKEN_REFUSED, TokenOnly, UiError, UiState};
+use super::{UiError, UiState};
 use crate::ops::knowledge::{
     self as ops, DecisionRequest, Expiry, ListRequest, MemoryRequest, Replacement, Scope,
 };
@@ -89,6 +88,9 @@ impl Listing {
 pub(super) struct ListParams {
     what: Option<String>,
     project: Option<String>,
+    /// A memory type (memories only).
+    #[serde(rename = "type")]
+    memory_type: Option<String>,
     all: Option<String>,
 }
 
@@ -110,11 +112,16 @@ pub(super) async fn list(
     })?;
     let (title, section, command, kind, band) = listing.spec();
     let all = params.all.is_some_and(|a| !a.is_empty());
+    let memory_type: Option<MemoryType> = match listing {
+        Listing::Memories => all_ops::input::parsed("type", params.memory_type.clone())?,
+        _ => None,
+    };
     let request = ListRequest {
         project: all_ops::input::given(params.project.clone()),
         kinds: vec![kind],
         all,
         band,
+        memory_type,
         query: None,
         limit: LIST_LIMIT,
     };
@@ -123,17 +130,39 @@ pub(super) async fn list(
         .await?;
     let form_token = session.form_token(&ui.token);
     let project = params.project.unwrap_or_default();
+    let types = match listing {
+        Listing::Memories => {
+            let options: String = std::iter::once(("", "any"))
+                .chain(MemoryType::ALL.iter().map(|t| (t.as_str(), t.as_str())))
+                .map(|(value, label)| {
+                    let chosen = memory_type.map_or("", |t| t.as_str()) == value;
+                    format!(
+                        "<option value=\"{value}\"{}>{label}</option>",
+                        if chosen { " selected" } else { "" }
+                    )
+                })
+                .collect();
+            format!(
+                "<p><label for=\"type\">Type</label> <select id=\"type\" name=\"type\">{options}</select></p>"
+            )
+        }
+        _ => String::new(),
+    };
+    let shown_command = match memory_type {
+        Some(t) => format!("{command} --type {t}"),
+        None => command.to_string(),
+    };
     let mut body = format!(
         "<form class=\"filters\" method=\"get\" action=\"/ui/knowledge\">\
          <input type=\"hidden\" name=\"what\" value=\"{}\">\
          <p><label for=\"project\">Project</label> <input id=\"project\" name=\"project\" value=\"{}\"></p>\
-         <p><label><input type=\"checkbox\" name=\"all\" value=\"1\"{}> superseded, retracted and expired too</label></p>\
+         {types}<p><label><input type=\"checkbox\" name=\"all\" value=\"1\"{}> superseded, retracted and expired too</label></p>\
          <p><button type=\"submit\">Show</button></p></form>\
          <p class=\"meta\">The same list as <code>{}</code>.</p>",
         esc(what),
         esc(&project),
         if all { " checked" } else { "" },
-        esc(command),
+        esc(&shown_command),
     );
     if page.records.is_empty() {
         let _ = write!(
@@ -165,13 +194,8 @@ pub(super) async fn list(
 /// the confirmed version.
 pub(super) async fn confirm(
     State(ui): State<UiState>,
-    Extension(session): Extension<UiSession>,
     Path(id): Path<String>,
-    Form(form): Form<TokenOnly>,
 ) -> Result<Response, UiError> {
-    if !session.accepts_form(&ui.token, &form.form_token) {
-        return Ok(refused(FORM_TOKEN_REFUSED));
-    }
     let written = ui.blocking(move |app| ops::confirm(app, &id, None)).await?;
     Ok(shown(&written.record, "confirmed"))
 }
@@ -279,10 +303,9 @@ pub(super) async fn supersede_form(
     .into_response())
 }
 
+/// A superseding version's fields (its form token was checked by the guard).
 #[derive(Debug, Deserialize)]
 pub(super) struct SupersedeForm {
-    #[serde(default)]
-    form_token: String,
     content: Option<String>,
     memory_type: Option<String>,
     title: Option<String>,
@@ -295,13 +318,9 @@ pub(super) struct SupersedeForm {
 /// `POST /ui/supersede/{id}`: writes the new version (`solaria supersede`).
 pub(super) async fn supersede(
     State(ui): State<UiState>,
-    Extension(session): Extension<UiSession>,
     Path(id): Path<String>,
     Form(form): Form<SupersedeForm>,
 ) -> Result<Response, UiError> {
-    if !session.accepts_form(&ui.token, &form.form_token) {
-        return Ok(refused(FORM_TOKEN_REFUSED));
-    }
     let replacement = match form.content {
         Some(content) => Replacement::Memory(MemoryRequest {
             scope: Scope::default(),
@@ -372,11 +391,7 @@ pub(super) async fn forget(
     State(ui): State<UiState>,
     Extension(session): Extension<UiSession>,
     Path(id): Path<String>,
-    Form(form): Form<TokenOnly>,
 ) -> Result<Response, UiError> {
-    if !session.accepts_form(&ui.token, &form.form_token) {
-        return Ok(refused(FORM_TOKEN_REFUSED));
-    }
     let forgotten = ui
         .blocking(move |app| {
             crate::ops::forget::forget(app, &ForgetTarget::Record(id), |session| {
