@@ -29,16 +29,7 @@ fn edge_with_a_session() -> Edge {
     let p = edge.project.clone();
     edge.hook("session-start", session_start(SESSION, &p));
     edge.hook("user-prompt-submit", prompt(SESSION, &p, PROMPT));
-    edge.hook(
-        "post-tool-use",
-        tool(
-            SESSION,
-            &p,
-            "Bash",
-            json!({"command": "cargo test checkout::zeppelin"}),
-            json!({"stdout": "test result: ok", "stderr": ""}),
-        ),
-    );
+    ran(&edge, "cargo test checkout::zeppelin");
     let mut failure = base("PostToolUseFailure", SESSION, &p);
     failure["tool_name"] = json!("Bash");
     failure["tool_input"] = json!({"command": "cargo test checkout::timeout"});
@@ -47,6 +38,20 @@ fn edge_with_a_session() -> Edge {
     edge.decide_no_orm();
     edge.ok(&["remember", "--confidence", "0.6", PROPOSAL]);
     edge
+}
+
+/// A command that passed, run in the test's session.
+fn ran(edge: &Edge, command: &str) {
+    edge.hook(
+        "post-tool-use",
+        tool(
+            SESSION,
+            &edge.project,
+            "Bash",
+            json!({"command": command}),
+            json!({"stdout": "ok", "stderr": ""}),
+        ),
+    );
 }
 
 /// The login link `solaria ui` prints (it opens no browser without a desktop).
@@ -280,6 +285,24 @@ fn a_change_needs_the_viewers_own_origin_and_its_sessions_form_token() {
         .send()
         .expect("answers");
     assert_eq!(answer.status(), StatusCode::FORBIDDEN, "no token");
+    let oversized = "x".repeat(100 * 1024);
+    let answer = http
+        .post(&confirm)
+        .header("cookie", &cookie)
+        .header("origin", &own)
+        .form(&[
+            ("form_token", token.as_str()),
+            ("padding", oversized.as_str()),
+        ])
+        .send()
+        .expect("answers");
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN, "an oversized form");
+    assert!(
+        answer
+            .text()
+            .expect("page")
+            .contains("larger than the viewer takes")
+    );
     assert_eq!(
         unconfirmed(&edge),
         vec![PROPOSAL.to_string()],
@@ -336,8 +359,8 @@ fn in_a_real_browser_a_person_browses_searches_and_confirms_what_the_summarizer_
     browser.screenshot(&shots.join("projects.png"));
 
     // A project's sessions, then the session: each event, the failure said in text.
-    browser.click(&browser.link_containing("api (github.com/acme/api)"));
-    browser.click(&browser.link_containing("why does the zeppelin"));
+    browser.follow(&browser.link_containing("api (github.com/acme/api)"));
+    browser.follow(&browser.link_containing("why does the zeppelin"));
     let events = text_of(&browser, "ol.lines");
     assert!(events.contains("cargo test checkout::zeppelin"), "{events}");
     let failed = text_of(&browser, "li.failed");
@@ -361,9 +384,9 @@ fn in_a_real_browser_a_person_browses_searches_and_confirms_what_the_summarizer_
     browser.window_size(1200, 900);
 
     // Search, as `solaria search`: the hit is cited and its citation opens it.
-    browser.click(&browser.link_containing("Search"));
+    browser.follow(&browser.link_containing("Search"));
     browser.type_into(&browser.find("#q"), "zeppelin checkout");
-    browser.click(&browser.find("form.search button"));
+    browser.follow(&browser.find("form.search button"));
     browser.wait_until("the results", |b| !text_of(b, "pre.text").is_empty());
     let results = text_of(&browser, "pre.text");
     let cli = edge.ok(&["search", "zeppelin checkout"]);
@@ -378,11 +401,11 @@ fn in_a_real_browser_a_person_browses_searches_and_confirms_what_the_summarizer_
         "the page cites what the CLI cites: {results}"
     );
     browser.screenshot(&shots.join("search.png"));
-    browser.click(&browser.link_containing(&cited));
+    browser.follow(&browser.link_containing(&cited));
     assert!(browser.text().contains(PROMPT), "the record in full");
 
     // Decisions, in full, with their rationale.
-    browser.click(&browser.link_containing("Decisions"));
+    browser.follow(&browser.link_containing("Decisions"));
     let decisions = browser.text();
     assert!(
         decisions.contains("window functions an ORM hides"),
@@ -391,10 +414,10 @@ fn in_a_real_browser_a_person_browses_searches_and_confirms_what_the_summarizer_
     browser.screenshot(&shots.join("decisions.png"));
 
     // The proposal, confirmed by a person in the page, is what the CLI then reports.
-    browser.click(&browser.link_containing("To confirm"));
+    browser.follow(&browser.link_containing("To confirm"));
     assert!(browser.text().contains(PROPOSAL));
     browser.screenshot(&shots.join("to-confirm.png"));
-    browser.click(&browser.find("form[action^='/ui/confirm/'] button"));
+    browser.follow(&browser.find("form[action^='/ui/confirm/'] button"));
     let confirmed = browser.text();
     assert!(confirmed.contains("Confirmed"), "{confirmed}");
     assert!(unconfirmed(&edge).is_empty(), "no longer waiting");
@@ -416,7 +439,7 @@ fn in_a_real_browser_a_person_browses_searches_and_confirms_what_the_summarizer_
     );
 
     // Sync: this machine is not logged in, and the page says so as `solaria status` does.
-    browser.click(&browser.link_containing("Sync"));
+    browser.follow(&browser.link_containing("Sync"));
     let status = edge.ok(&["status"]);
     let first = status.lines().next().expect("a line");
     assert!(browser.text().contains(first.trim()), "{first}");
@@ -435,27 +458,15 @@ fn an_event_captured_while_the_page_is_open_appears_without_a_reload_even_across
         return;
     };
     browser.goto(&login_link(&edge));
-    browser.click(&browser.link_containing("api (github.com/acme/api)"));
-    browser.click(&browser.link_containing("why does the zeppelin"));
+    browser.follow(&browser.link_containing("api (github.com/acme/api)"));
+    browser.follow(&browser.link_containing("why does the zeppelin"));
     browser.wait_until("the page follows the live feed", |b| {
         text_of(b, "[data-live-status]").starts_with("Live")
     });
     // Marks this very page: a reload would lose it.
     browser.script("window.stillTheSamePage = true;", json!([]));
     let p = edge.project.clone();
-    let run = |command: &str| {
-        edge.hook(
-            "post-tool-use",
-            tool(
-                SESSION,
-                &p,
-                "Bash",
-                json!({"command": command}),
-                json!({"stdout": "ok", "stderr": ""}),
-            ),
-        );
-    };
-    run("cargo build --release");
+    ran(&edge, "cargo build --release");
     browser.wait_until("the captured event is on the page", |b| {
         text_of(b, "ol.lines").contains("cargo build --release")
     });
@@ -475,7 +486,7 @@ fn an_event_captured_while_the_page_is_open_appears_without_a_reload_even_across
     });
     api = serve_as_configured(&edge);
     assert_eq!(api.addr.port(), port);
-    run("cargo clippy --all-targets");
+    ran(&edge, "cargo clippy --all-targets");
     browser.wait_until("an event captured after the restart is on the page", |b| {
         text_of(b, "ol.lines").contains("cargo clippy --all-targets")
     });
@@ -619,8 +630,8 @@ fn without_javascript_every_page_still_reads() {
     };
     browser.goto(&login_link(&edge));
     assert_eq!(browser.current_url(), api.url("/ui/"));
-    browser.click(&browser.link_containing("api (github.com/acme/api)"));
-    browser.click(&browser.link_containing("why does the zeppelin"));
+    browser.follow(&browser.link_containing("api (github.com/acme/api)"));
+    browser.follow(&browser.link_containing("why does the zeppelin"));
     let page = browser.text();
     assert!(page.contains("cargo test checkout::timeout"), "{page}");
     assert!(page.contains("Reload the page"), "{page}");

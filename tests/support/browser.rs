@@ -273,6 +273,20 @@ impl Browser {
         );
     }
 
+    /// Clicks `element`, which opens another page (a link, a form's button), and
+    /// waits until that page has loaded: a click may return before the browser has
+    /// even left the page it was on.
+    pub fn follow(&self, element: &Element) {
+        self.script("window.solariaLeftBehind = true;", json!([]));
+        self.click(element);
+        self.wait_until("the next page", |b| {
+            b.script(
+                "return window.solariaLeftBehind !== true && document.readyState === 'complete';",
+                json!([]),
+            ) == json!(true)
+        });
+    }
+
     /// Types `text` into `element`.
     pub fn type_into(&self, element: &Element, text: &str) {
         self.command(

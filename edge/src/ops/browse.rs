@@ -65,18 +65,7 @@ pub fn sessions(app: &App, key: &str) -> OpResult<SessionsPage> {
 pub fn session(app: &App, id: &str) -> OpResult<TimelinePage> {
     let store = app.store()?;
     let timeline = views::timeline(store.conn(), id, 0, MAX_SESSION_EVENTS - 1, None)?;
-    let mut names = MachineNames::new(&store);
-    names.name(timeline.session.meta.machine_id);
-    for o in &timeline.entries {
-        names.name(o.meta.machine_id);
-    }
-    for k in &timeline.knowledge {
-        names.name(k.meta.machine_id);
-    }
-    Ok(TimelinePage {
-        timeline,
-        machines: names.labels(),
-    })
+    Ok(super::records::timeline_page(&store, timeline))
 }
 
 /// Where the live feed stands now: a page rendered now follows it from here.

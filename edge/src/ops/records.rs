@@ -5,9 +5,9 @@
 use super::{MachineNames, OpError, OpResult, input};
 use crate::app::App;
 use crate::present::records::{RecordsPage, TimelinePage};
-use crate::store::StoreError;
 use crate::store::records;
 use crate::store::views::{self, AnyRecord};
+use crate::store::{Store, StoreError};
 use std::collections::BTreeMap;
 
 /// The most events shown on either side of a timeline's anchor.
@@ -38,7 +38,12 @@ pub fn timeline(app: &App, request: &TimelineRequest) -> OpResult<TimelinePage> 
     let after = input::bounded("after", Some(request.after), DEFAULT_WINDOW, 0..=MAX_WINDOW)?;
     let store = app.store()?;
     let timeline = views::timeline(store.conn(), &request.id, before, after, request.kind)?;
-    let mut names = MachineNames::new(&store);
+    Ok(timeline_page(&store, timeline))
+}
+
+/// `timeline` with the names of the machines it shows.
+pub(crate) fn timeline_page(store: &Store, timeline: views::Timeline) -> TimelinePage {
+    let mut names = MachineNames::new(store);
     names.name(timeline.session.meta.machine_id);
     for o in &timeline.entries {
         names.name(o.meta.machine_id);
@@ -46,10 +51,10 @@ pub fn timeline(app: &App, request: &TimelineRequest) -> OpResult<TimelinePage> 
     for k in &timeline.knowledge {
         names.name(k.meta.machine_id);
     }
-    Ok(TimelinePage {
+    TimelinePage {
         timeline,
         machines: names.labels(),
-    })
+    }
 }
 
 /// Full records by id (or citation). Ids that match nothing are listed in the

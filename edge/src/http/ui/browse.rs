@@ -66,8 +66,7 @@ pub(super) async fn home(
         })
         .await?;
     let reader = person();
-    let mut body =
-        String::from("<section aria-labelledby=\"projects\"><h2 id=\"projects\">Projects</h2>");
+    let mut body = String::from("<section>");
     if projects.projects.is_empty() {
         body.push_str(
             "<p>The memory is empty. Install SOLARIA into your agent (<code>solaria install \

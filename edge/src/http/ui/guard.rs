@@ -1,12 +1,13 @@
 //! The viewer's checks before any page: a session cookie for everything but the
 //! login, the favicon and the stylesheet and script; and for a request that
-//! changes something, an `Origin` that is the viewer's own and no cross-site
-//! fetch. (A foreign `Host` was refused before, for the whole server; each form's
-//! token is checked by its handler, with the form.)
+//! changes something, an `Origin` that is the viewer's own, no cross-site fetch,
+//! and the session's form token in the form (CSRF). A foreign `Host` was refused
+//! before, for the whole server.
 
 use super::UiState;
 use super::login::{UiSession, cookie_in, cookie_name};
 use super::page::{Page, Section};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
@@ -32,14 +33,37 @@ pub async fn require_session(
         return not_logged_in();
     };
     let changes = request.method() != Method::GET && request.method() != Method::HEAD;
-    if changes && !same_origin(&request) {
-        return refused(
-            "This change was not sent by the viewer's own page (its Origin is another \
-             site's or missing), so nothing was changed.",
-        );
+    if changes {
+        if !same_origin(&request) {
+            return refused(
+                "This change was not sent by the viewer's own page (its Origin is another \
+                 site's or missing), so nothing was changed.",
+            );
+        }
+        // The form is read here, whole and bounded, for its token; the handler reads
+        // its fields from the same bytes.
+        let (parts, body) = request.into_parts();
+        let Ok(form) = axum::body::to_bytes(body, super::MAX_FORM_BYTES).await else {
+            return refused("This form is larger than the viewer takes, so nothing was changed.");
+        };
+        if !form_token(&form).is_some_and(|t| session.accepts_form(&ui.token, t)) {
+            return refused(
+                "This form did not carry this session's token (it was not sent from a page \
+                 the viewer served to you), so nothing was changed.",
+            );
+        }
+        request = Request::from_parts(parts, Body::from(form));
     }
     request.extensions_mut().insert(session);
     next.run(request).await
+}
+
+/// The `form_token` field of a URL-encoded form (the token is hex: never encoded).
+fn form_token(form: &[u8]) -> Option<&str> {
+    std::str::from_utf8(form)
+        .ok()?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("form_token="))
 }
 
 /// The page a browser without a session gets.

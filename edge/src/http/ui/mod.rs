@@ -42,7 +42,7 @@ use solaria_shared::UnixMillis;
 use std::sync::Arc;
 
 /// The largest form the viewer takes (a superseding decision's fields).
-const MAX_FORM_BYTES: usize = 64 * 1024;
+pub(super) const MAX_FORM_BYTES: usize = 64 * 1024;
 
 /// What the viewer's handlers share.
 #[derive(Clone)]
@@ -212,22 +212,8 @@ async fn login(State(ui): State<UiState>, Query(params): Query<LoginParams>) -> 
     response
 }
 
-/// A form that carries only its session's token (a button).
-#[derive(Debug, Deserialize)]
-struct TokenOnly {
-    #[serde(default)]
-    form_token: String,
-}
-
 /// `POST /ui/logout`: forgets the cookie in this browser.
-async fn logout(
-    State(ui): State<UiState>,
-    axum::Extension(session): axum::Extension<UiSession>,
-    axum::Form(form): axum::Form<TokenOnly>,
-) -> Response {
-    if !session.accepts_form(&ui.token, &form.form_token) {
-        return guard::refused(FORM_TOKEN_REFUSED);
-    }
+async fn logout(State(ui): State<UiState>) -> Response {
     let cookie = format!(
         "{}=; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=0",
         cookie_name(ui.port)
@@ -246,10 +232,6 @@ async fn logout(
     }
     response
 }
-
-/// Why a form without its session's token is refused.
-const FORM_TOKEN_REFUSED: &str = "This form did not carry this session's token (it was not \
-    sent from a page the viewer served to you), so nothing was changed.";
 
 /// An error page: the operation's message, with a status saying whose fault.
 #[derive(Debug)]

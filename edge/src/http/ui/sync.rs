@@ -2,15 +2,14 @@
 //! `solaria status` and `solaria conflicts` print them, with "sync now" and
 //! "mark seen" (`solaria sync`, `solaria conflicts --ack`).
 
-use super::guard::refused;
 use super::login::UiSession;
 use super::page::{Page, Section, button_form, linked, notice};
-use super::{FORM_TOKEN_REFUSED, TokenOnly, UiError, UiState};
+use super::{UiError, UiState};
 use crate::ops::{self, OpError};
+use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::{Extension, Form};
 use std::sync::Arc;
 
 /// `GET /ui/sync`.
@@ -76,11 +75,7 @@ async fn render(
 pub(super) async fn sync_now(
     State(ui): State<UiState>,
     Extension(session): Extension<UiSession>,
-    Form(form): Form<TokenOnly>,
 ) -> Result<Response, UiError> {
-    if !session.accepts_form(&ui.token, &form.form_token) {
-        return Ok(refused(FORM_TOKEN_REFUSED));
-    }
     let Ok(running) = Arc::clone(&ui.syncing).try_lock_owned() else {
         let busy = notice(
             "error",
@@ -113,11 +108,7 @@ pub(super) async fn sync_now(
 pub(super) async fn acknowledge(
     State(ui): State<UiState>,
     Extension(session): Extension<UiSession>,
-    Form(form): Form<TokenOnly>,
 ) -> Result<Response, UiError> {
-    if !session.accepts_form(&ui.token, &form.form_token) {
-        return Ok(refused(FORM_TOKEN_REFUSED));
-    }
     let n = ui
         .blocking(|app| ops::maintenance::acknowledge_conflicts(app, &[]))
         .await?;
