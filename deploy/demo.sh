@@ -6,7 +6,8 @@
 # context the next session gets — and the desktop's own session (in Spanish) travels
 # back. The desktop then installs the multilingual embedding model and finds the
 # laptop's English session with a question in Spanish (semantic search), and so does
-# the central service once the desktop's vectors reach it.
+# the central service once the desktop's vectors reach it. Last, the desktop's daemon
+# serves the viewer, logged into with the link `solaria ui` prints.
 # Everything lives in one temporary directory and every process it starts is
 # stopped at the end, also when interrupted (KEEP=1 keeps the directory).
 set -euo pipefail
@@ -23,7 +24,9 @@ need curl "apt-get install -y curl"
 work=$(mktemp -d "${TMPDIR:-/tmp}/solaria-demo.XXXXXX")
 pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/solaria-demo-pg.XXXXXX") # its own: the server's user must reach it
 central_pid=""
+serve_pid=""
 cleanup() {
+  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null || true
   [ -n "$central_pid" ] && kill "$central_pid" 2>/dev/null && wait "$central_pid" 2>/dev/null || true
   bash deploy/pg.sh stop "$pg_dir" >/dev/null 2>&1 || rm -rf "$pg_dir"
   if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
@@ -154,6 +157,30 @@ echo "  rows holding the private span on the server: $private"
 echo "  on the laptop it stays searchable:"
 on laptop search Calle Mayor --limit 1 | head -n 1
 [ "$leaks" = 0 ] && [ "$private" = 0 ] || { echo "something private reached the server" >&2; exit 1; }
+
+say "desktop: the viewer — solaria serve, then solaria ui prints a one-time login link"
+printf '\n[serve]\nhttp_port = "any"\n' >> "$work/desktop/data/config.toml"
+(cd "$work/desktop/orbit" && SOLARIA_HOME="$work/desktop/data" HOME="$work/desktop/home" \
+  exec "$solaria" serve --every 86400 --embed-every 3600) >/dev/null 2>&1 &
+serve_pid=$!
+for _ in $(seq 1 100); do
+  [ -s "$work/desktop/data/serve.addr" ] && break
+  kill -0 "$serve_pid" 2>/dev/null || { echo "solaria serve stopped" >&2; exit 1; }
+  sleep 0.1
+done
+link=$(on desktop ui --no-open 2>/dev/null)
+echo "  $link"
+addr=$(cat "$work/desktop/data/serve.addr")
+echo "  without the login: HTTP $(curl -s -o /dev/null -w '%{http_code}' "http://$addr/ui/")"
+curl -s -c "$work/cookies" -o /dev/null "$link"
+echo "  logged in, its first page lists:"
+curl -s -b "$work/cookies" "http://$addr/ui/" | python3 -c '
+import html, re, sys
+page = sys.stdin.read()
+for line in re.findall(r"<a href=\"/ui/project[^>]*>([^<]*)</a>", page):
+    print("   ", html.unescape(line))'
+kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null || true
+serve_pid=""
 
 say "Status"
 on laptop status
