@@ -567,3 +567,37 @@ async fn a_vector_of_a_record_the_pusher_cannot_see_is_refused() {
         .expect("count");
     assert_eq!(stored, 0);
 }
+
+#[tokio::test]
+async fn a_shared_pattern_means_the_same_to_postgresql_and_to_an_edge() {
+    let c = Central::start().await;
+    // The central service matches keys in SQL (`LIKE`); an edge, to say which of its
+    // projects the team sees, with `solaria_shared::sharing`. They must agree.
+    let cases = [
+        ("github.com/acme/*", "github.com/acme/api"),
+        ("github.com/acme/*", "github.com/acmeco/api"),
+        ("github.com/acme/api", "github.com/acme/api2"),
+        ("github.com/*/api", "github.com/acme/api"),
+        ("*", "/home/ana/notes"),
+        ("a*b*c", "acb"),
+        ("a*b*c", "a-b-c"),
+        ("github.com/acme/a_i", "github.com/acme/api"),
+        ("github.com/acme/100%", "github.com/acme/100x"),
+        ("C:\\work\\*", "C:\\work\\api"),
+        ("C:\\work\\*", "C:/work/api"),
+    ];
+    for (pattern, key) in cases {
+        let (_, like) = solaria_central::storage::like_pattern(pattern).expect("a valid pattern");
+        let postgres: bool = sqlx::query_scalar("SELECT $1 LIKE $2")
+            .bind(key)
+            .bind(&like)
+            .fetch_one(c.storage.pool())
+            .await
+            .expect("LIKE");
+        assert_eq!(
+            postgres,
+            solaria_shared::sharing::matches(pattern, key),
+            "{pattern} ~ {key}"
+        );
+    }
+}

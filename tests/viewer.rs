@@ -726,3 +726,54 @@ fn visible(html: &str) -> String {
         .replace("&gt;", ">")
         .replace("&amp;", "&")
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_project_says_whether_the_team_shares_it() {
+    use solaria_central::storage::Role;
+    let (c, account) = solaria_tests::central::Central::tls_with_account().await;
+    let ana_id = c.person(account, "ana@acme.dev", Role::Member).await;
+    c.storage
+        .share_projects(account, "github.com/acme/*", "test")
+        .await
+        .expect("share");
+    let ana = Edge::new("ana-laptop");
+    ana.enroll_as(&c, account, ana_id).await;
+    ana.prompt("s-1", "tune the quokka cache eviction");
+    let dotfiles = ana.root.path().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).expect("dotfiles");
+    ana.hook(
+        "user-prompt-submit",
+        prompt("s-2", &dotfiles, "a two-line shell prompt"),
+    );
+    ana.ok(&["sync"]);
+    let status = ana.ok(&["status"]);
+    assert!(status.contains("shared:     github.com/acme/*"), "{status}");
+
+    let projects = tokio::task::spawn_blocking(move || {
+        let api = serve(&ana);
+        let cookie = cookie_of(&api, &ana);
+        let page = client()
+            .get(api.url("/ui/"))
+            .header("cookie", cookie)
+            .send()
+            .expect("page")
+            .text()
+            .expect("page");
+        // One list item per project.
+        page.split("<li").map(visible).collect::<Vec<String>>()
+    })
+    .await
+    .expect("the viewer answered");
+    let line = |name: &str| {
+        projects
+            .iter()
+            .find(|l| l.trim_start_matches('>').starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {projects:?}"))
+            .clone()
+    };
+    assert!(
+        line("api (github.com/acme/api)").contains("shared with the team"),
+        "{projects:?}"
+    );
+    assert!(line("dotfiles (").contains("; personal"), "{projects:?}");
+}

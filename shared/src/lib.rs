@@ -17,6 +17,7 @@ pub mod record;
 pub mod redact;
 pub mod render;
 pub mod search_mode;
+pub mod sharing;
 pub mod text;
 pub mod time;
 pub mod wire;

@@ -259,6 +259,14 @@ pub struct TokenResponse {
     pub types: Vec<String>,
 }
 
+/// The account's shared project patterns (`GET /memory/shared`): every project whose
+/// key one of them matches (`crate::sharing::matches`) is seen by all its people;
+/// every other project is personal.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedProjects {
+    pub patterns: Vec<String>,
+}
+
 /// Every error answer of the API.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ApiErrorBody {

@@ -92,6 +92,7 @@ pub fn router(state: AppState) -> Router {
         .route("/memory/sync", post(sync::push))
         .route("/memory/changes", get(sync::changes))
         .route("/memory/machines", get(sync::machines))
+        .route("/memory/shared", get(sync::shared))
         .route("/memory/search", get(query::search).post(query::search_posted))
         .route("/memory/context/{project}", get(query::context))
         .route("/memory/timeline/{session}", get(query::timeline))

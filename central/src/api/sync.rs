@@ -1,7 +1,9 @@
 //! `POST /memory/sync` (push a batch) and `GET /memory/changes` (pull the feed;
 //! `types=knowledge` adds the knowledge records, see `storage::FeedTypes`;
 //! `embeddings=FINGERPRINT` adds the vectors that model made of the page's records,
-//! in f32 unless `embedding_encoding=i8` asks for a quarter of the bytes).
+//! in f32 unless `embedding_encoding=i8` asks for a quarter of the bytes); and what a
+//! machine learns of its account at each sync: its machines' names
+//! (`GET /memory/machines`) and its shared project patterns (`GET /memory/shared`).
 
 use super::error::ApiError;
 use super::json::ApiJson;
@@ -140,4 +142,21 @@ pub async fn machines(
     Ok(Json(
         state.storage.machine_names(caller.viewer(), &ids).await?,
     ))
+}
+
+/// `GET /memory/shared`: the account's shared project patterns, so that a machine
+/// can say which of its projects the team sees (every person of the account may
+/// know what the account shares).
+pub async fn shared(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<solaria_shared::wire::SharedProjects>, ApiError> {
+    let patterns = state
+        .storage
+        .shared_projects(caller.account)
+        .await?
+        .into_iter()
+        .map(|p| p.pattern)
+        .collect();
+    Ok(Json(solaria_shared::wire::SharedProjects { patterns }))
 }

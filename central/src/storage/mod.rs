@@ -23,7 +23,7 @@ pub use people::{AuditEntry, PersonId, PersonInfo, Removal, Role};
 pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
 pub use timeline::Timeline;
-pub use visibility::{Shared, SharedProject, Viewer};
+pub use visibility::{Shared, SharedProject, Viewer, like_pattern};
 
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgPool, Postgres, Transaction};

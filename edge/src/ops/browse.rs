@@ -5,14 +5,14 @@ use super::{MachineNames, OpError, OpResult};
 use crate::app::App;
 use crate::present::Reader;
 use crate::present::browse::{
-    HandedPage, HandedRecord, LiveEvent, ProjectRow, ProjectsPage, SessionsPage,
+    HandedPage, HandedRecord, Kept, LiveEvent, ProjectRow, ProjectsPage, SessionsPage,
 };
 use crate::present::records::TimelinePage;
 use crate::store::injected::{self, Injection};
 use crate::store::views::AnyRecord;
 use crate::store::{StoreError, browse, views};
 use solaria_shared::render::{knowledge as rk, timeline as rt};
-use solaria_shared::{Citation, SessionId};
+use solaria_shared::{Citation, SessionId, sharing};
 
 /// The most sessions a project's page lists.
 pub const MAX_SESSIONS: usize = 200;
@@ -25,15 +25,25 @@ pub const MAX_FEED_EVENTS: usize = 200;
 pub fn projects(app: &App) -> OpResult<ProjectsPage> {
     let store = app.store()?;
     let local_only = &app.config.sync.local_only_projects;
+    // What the account shares, as the last sync learned it, while logged in.
+    let shared = match app.credentials()? {
+        Some(_) => crate::store::sync::shared_projects(store.conn())?,
+        None => None,
+    };
     let projects = browse::projects(store.conn())?
         .into_iter()
-        .map(|counts| ProjectRow {
-            local_only: crate::config::is_local_only(
-                local_only,
-                &counts.project.key,
-                &counts.project.name,
-            ),
-            counts,
+        .map(|counts| {
+            let p = &counts.project;
+            let kept = if crate::config::is_local_only(local_only, &p.key, &p.name) {
+                Kept::LocalOnly
+            } else {
+                match &shared {
+                    Some(patterns) if sharing::shared(patterns, &p.key) => Kept::Shared,
+                    Some(_) => Kept::Personal,
+                    None => Kept::Unknown,
+                }
+            };
+            ProjectRow { counts, kept }
         })
         .collect();
     Ok(ProjectsPage { projects })

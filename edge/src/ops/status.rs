@@ -22,6 +22,7 @@ pub fn sync_state(app: &App) -> OpResult<SyncState> {
 fn read_sync_state(app: &App, store: &Store, search: &semantic::Status) -> OpResult<SyncState> {
     let conn = store.conn();
     let creds = app.credentials()?;
+    let creds_known = creds.is_some();
     Ok(SyncState {
         logged_in: creds.is_some(),
         server: creds
@@ -36,6 +37,7 @@ fn read_sync_state(app: &App, store: &Store, search: &semantic::Status) -> OpRes
         retention: RetentionState::new(app.retention(), retention::pruned_up_to(conn)?),
         local_search: search.describe(),
         central_search: store_sync::state(conn, store_sync::CENTRAL_SEARCH_KEY)?,
+        shared_projects: store_sync::shared_projects(conn)?.filter(|_| creds_known),
     })
 }
 

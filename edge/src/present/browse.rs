@@ -21,13 +21,26 @@ pub struct ProjectsPage {
 #[derive(Debug, Clone)]
 pub struct ProjectRow {
     pub counts: ProjectCounts,
+    pub kept: Kept,
+}
+
+/// Where a project's records go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
     /// Named in `[sync] local_only_projects`: it never leaves this machine.
-    pub local_only: bool,
+    LocalOnly,
+    /// One of the account's shared patterns matches it: the whole team sees it.
+    Shared,
+    /// The account shares it with no one else: only this person's machines see it.
+    Personal,
+    /// Not known: not logged in, or no sync has said what the account shares.
+    Unknown,
 }
 
 impl ProjectRow {
     /// `api (github.com/acme/api): 3 sessions, 40 events (2 failed), 1 decision,
-    /// 4 memories; last active 14:03`, then where it is kept.
+    /// 4 memories; last active 14:03`, then where it is kept (shared with the team,
+    /// personal, local only) and whose records it holds besides this person's.
     pub fn line(&self, reader: Reader) -> String {
         let c = &self.counts;
         let failed = if c.failures > 0 {
@@ -39,20 +52,24 @@ impl ProjectRow {
             .last_activity
             .map(|t| format!("; last active {}", reader.when(t)))
             .unwrap_or_default();
-        let kept = if self.local_only {
-            "; local only: never synced".to_string()
-        } else if !c.teammates.is_empty() {
+        let teammates = if c.teammates.is_empty() {
+            String::new()
+        } else {
             let who: Vec<String> = c
                 .teammates
                 .iter()
                 .map(|t| format!("@{}", field(t, NAME_CHARS)))
                 .collect();
             format!("; with records of {}", who.join(", "))
-        } else {
-            String::new()
+        };
+        let kept = match self.kept {
+            Kept::LocalOnly => "; local only: never synced",
+            Kept::Shared => "; shared with the team",
+            Kept::Personal => "; personal",
+            Kept::Unknown => "",
         };
         format!(
-            "{} ({}): {}, {}{failed}, {}, {}{last}{kept}",
+            "{} ({}): {}, {}{failed}, {}, {}{last}{kept}{teammates}",
             field(&c.project.name, NAME_CHARS),
             field(&c.project.key, 300),
             counted(c.sessions, "session"),

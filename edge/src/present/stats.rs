@@ -37,6 +37,10 @@ pub struct SyncState {
     /// (`search by meaning: on (pgvector 0.6.2)`, or off and why).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub central_search: Option<String>,
+    /// The account's shared project patterns, as the last sync learned them (`None`:
+    /// not logged in, or the service has not said).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_projects: Option<Vec<String>>,
 }
 
 /// The retention in force and what it has removed.
@@ -111,6 +115,13 @@ impl SyncState {
         let _ = writeln!(out, "search:     {}", self.local_search);
         if let Some(line) = &self.central_search {
             let _ = writeln!(out, "central:    {line}");
+        }
+        if let Some(patterns) = self.shared_projects.as_ref().filter(|p| !p.is_empty()) {
+            let _ = writeln!(
+                out,
+                "shared:     {} (the whole team sees these projects; every other one is personal)",
+                patterns.join(", ")
+            );
         }
         out
     }

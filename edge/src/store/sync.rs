@@ -24,6 +24,14 @@ pub const CLOCK_OFFSET_KEY: &str = "clock_offset_ms";
 
 /// How the central service searches, as its `/readyz` said at the last sync.
 pub const CENTRAL_SEARCH_KEY: &str = "central_search";
+/// The account's shared project patterns as JSON, learned at each sync.
+pub const SHARED_PROJECTS_KEY: &str = "shared_projects";
+
+/// The account's shared project patterns as the last sync learned them; `None`
+/// before any sync with a server that says.
+pub fn shared_projects(conn: &Connection) -> Result<Option<Vec<String>>, StoreError> {
+    Ok(state(conn, SHARED_PROJECTS_KEY)?.and_then(|text| serde_json::from_str(&text).ok()))
+}
 
 /// A value of the `sync_state` table.
 pub fn state(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {

@@ -8,8 +8,8 @@ use serde::de::DeserializeOwned;
 use solaria_shared::MachineId;
 use solaria_shared::embedding::{VectorEncoding, WireEmbedding};
 use solaria_shared::wire::{
-    ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, MachineName, SyncResponse,
-    TokenRequest, TokenResponse, WireRecord,
+    ApiErrorBody, ChangesPage, EnrollRequest, EnrollResponse, MachineName, SharedProjects,
+    SyncResponse, TokenRequest, TokenResponse, WireRecord,
 };
 use std::io::Write;
 use std::path::Path;
@@ -367,6 +367,11 @@ impl Client {
     /// The account's machines and their names.
     pub fn machines(&self, jwt: &str) -> Result<Vec<MachineName>, ClientError> {
         self.send(|| self.http.get(self.url("/memory/machines")).bearer_auth(jwt))
+    }
+
+    /// `GET /memory/shared`: the account's shared project patterns.
+    pub fn shared_projects(&self, jwt: &str) -> Result<SharedProjects, ClientError> {
+        self.send(|| self.http.get(self.url("/memory/shared")).bearer_auth(jwt))
     }
 }
 

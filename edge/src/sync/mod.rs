@@ -175,6 +175,12 @@ pub fn run(
     if let Some(line) = client.search_capability() {
         store.write(|w| w.set_state(store_sync::CENTRAL_SEARCH_KEY, &line))?;
     }
+    // Which projects the account shares, for the viewer (a server without the
+    // endpoint says nothing, and what was known stays).
+    if let Ok(shared) = client.shared_projects(&jwt) {
+        let patterns = serde_json::to_string(&shared.patterns).unwrap_or_default();
+        store.write(|w| w.set_state(store_sync::SHARED_PROJECTS_KEY, &patterns))?;
+    }
     if let Ok(names) = client.machines(&jwt) {
         store.write(|w| {
             for m in &names {
