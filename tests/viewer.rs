@@ -35,10 +35,22 @@ fn edge_with_a_session() -> Edge {
     failure["tool_input"] = json!({"command": "cargo test checkout::timeout"});
     failure["error"] = json!("Exit code 101\ntest checkout::timeout ... FAILED");
     edge.hook("post-tool-use-failure", &failure);
-    edge.decide_no_orm();
+    let decision = edge.decide_no_orm();
+    edge.ok(&[
+        "commits",
+        "log",
+        COMMIT,
+        "--message",
+        "Keep the billing queries hand-written",
+        "--decision",
+        &decision,
+    ]);
     edge.ok(&["remember", "--confidence", "0.6", PROPOSAL]);
     edge
 }
+
+/// The commit that implements the session's decision.
+const COMMIT: &str = "9f1c2d3e4b5a69788796a5b4c3d2e1f0a9b8c7d6";
 
 /// A command that passed, run in the test's session.
 fn ran(edge: &Edge, command: &str) {
@@ -407,6 +419,11 @@ fn in_a_real_browser_a_person_browses_searches_and_confirms_what_the_summarizer_
     // Decisions, in full, with their rationale.
     browser.follow(&browser.link_containing("Decisions"));
     let decisions = browser.text();
+    assert!(
+        decisions.contains("implemented by [C#9f1c2d3]")
+            && decisions.contains("Keep the billing queries hand-written"),
+        "with the commit that implements it: {decisions}"
+    );
     assert!(
         decisions.contains("window functions an ORM hides"),
         "{decisions}"

@@ -709,7 +709,24 @@ pub fn listing(app: &App, request: &ListRequest, what: &'static str) -> OpResult
         what,
         records,
         machines,
+        relations: Default::default(),
     })
+}
+
+/// [`listing`], with each record's links both ways (what implements a decision,
+/// what it supersedes or relates to): the viewer's lists.
+pub fn listing_related(
+    app: &App,
+    request: &ListRequest,
+    what: &'static str,
+) -> OpResult<KnowledgeList> {
+    let mut list = listing(app, request, what)?;
+    let store = app.store()?;
+    for k in &list.records {
+        let r = related(&store, k.clone())?;
+        list.relations.insert(k.id, (r.links, r.others));
+    }
+    Ok(list)
 }
 
 /// Knowledge records, newest first (best match first with `query`).

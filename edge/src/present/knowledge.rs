@@ -4,9 +4,10 @@
 
 use super::{MachineLabels, Reader};
 use serde::Serialize;
-use solaria_shared::Knowledge;
 use solaria_shared::knowledge::{Band, KnowledgeBody};
 use solaria_shared::render::{self, DataBlock};
+use solaria_shared::{Knowledge, KnowledgeId};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// One line: citation, time, machine, the gist, its status when it no longer
@@ -24,6 +25,11 @@ pub struct KnowledgeList {
     pub records: Vec<Knowledge>,
     #[serde(skip)]
     pub machines: MachineLabels,
+    /// Each record's links both ways and the records at their other ends, when
+    /// asked for (`ops::knowledge::listing_related`): what implements a decision,
+    /// what it supersedes.
+    #[serde(skip)]
+    pub relations: BTreeMap<KnowledgeId, (Vec<Knowledge>, Vec<Knowledge>)>,
 }
 
 impl KnowledgeList {
@@ -37,12 +43,21 @@ impl KnowledgeList {
         )
     }
 
-    /// Each record in full, apart (the viewer lays each out with its actions).
+    /// Each record in full with its relations, apart (the viewer lays each out with
+    /// its actions).
     pub fn each_full(&self, reader: Reader) -> Vec<String> {
         let r = reader.render(&self.machines);
         self.records
             .iter()
-            .map(|k| render::knowledge::full(k, r, &self.machines))
+            .map(|k| {
+                let mut text = render::knowledge::full(k, r, &self.machines);
+                if let Some((links, linked)) = self.relations.get(&k.id) {
+                    for relation in render::knowledge::relations(k, links, linked) {
+                        let _ = writeln!(text, "  {relation}");
+                    }
+                }
+                text
+            })
             .collect()
     }
 

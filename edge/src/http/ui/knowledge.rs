@@ -126,7 +126,7 @@ pub(super) async fn list(
         limit: LIST_LIMIT,
     };
     let page = ui
-        .blocking(move |app| ops::listing(app, &request, title))
+        .blocking(move |app| ops::listing_related(app, &request, title))
         .await?;
     let form_token = session.form_token(&ui.token);
     let project = params.project.unwrap_or_default();
