@@ -129,13 +129,7 @@ impl Options {
                     });
                 match outcome {
                     Ok(r) => {
-                        log(
-                            app,
-                            &format!(
-                                "sync: pushed {}, pulled {}, conflicts {}",
-                                r.pushed, r.pulled, r.conflicts
-                            ),
-                        );
+                        log(app, &format!("sync: {}", r.counts()));
                         for refused in &r.refused_pulled {
                             log(app, &format!("sync: pulled but not applied: {refused}"));
                         }

@@ -72,11 +72,7 @@ pub(super) async fn sync_now(State(s): State<ApiState>) -> Result<Json<SyncOutco
     s.blocking(move |app| -> Result<SyncOutcome, OpError> {
         let _running = running;
         let outcome = ops::sync::sync_now(app, |_| {})?;
-        let r = &outcome.report;
-        log(&format!(
-            "sync (local API): pushed {}, pulled {}, conflicts {}",
-            r.pushed, r.pulled, r.conflicts
-        ));
+        log(&format!("sync (local API): {}", outcome.report.counts()));
         Ok(outcome)
     })
     .await

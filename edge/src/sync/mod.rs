@@ -89,6 +89,16 @@ pub struct SyncReport {
     pub duration_ms: u128,
 }
 
+impl SyncReport {
+    /// `pushed 3, pulled 1, conflicts 0`: what a log line says of it.
+    pub fn counts(&self) -> String {
+        format!(
+            "pushed {}, pulled {}, conflicts {}",
+            self.pushed, self.pulled, self.conflicts
+        )
+    }
+}
+
 /// Options of one run.
 #[derive(Debug, Clone)]
 pub struct SyncOptions {
@@ -399,13 +409,7 @@ pub fn record_outcome(
             } else {
                 SyncStatus::Partial
             },
-            format!(
-                "pushed {}, pulled {}, conflicts {}, rejected {}",
-                r.pushed,
-                r.pulled,
-                r.conflicts,
-                r.rejected.len()
-            ),
+            format!("{}, rejected {}", r.counts(), r.rejected.len()),
         ),
         Err(e) => (SyncStatus::Failed, e.to_string()),
     };

@@ -88,11 +88,7 @@ pub(super) async fn sync_now(
         .blocking(move |app| {
             let _running = running;
             let outcome = ops::sync::sync_now(app, |_| {})?;
-            let r = &outcome.report;
-            log(&format!(
-                "sync (viewer): pushed {}, pulled {}, conflicts {}",
-                r.pushed, r.pulled, r.conflicts
-            ));
+            log(&format!("sync (viewer): {}", outcome.report.counts()));
             Ok::<_, OpError>(outcome)
         })
         .await;
