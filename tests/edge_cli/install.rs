@@ -186,6 +186,9 @@ fn project_scope_writes_into_the_project() {
     m.ok_in(&p, &["uninstall", "claude-code", "--scope", "project"]);
     assert!(!p.join(".claude/commands/memory.md").exists());
     assert!(!p.join(".claude/agents/librarian.md").exists());
+    // The files the install created are gone, not left behind empty.
+    assert!(!p.join(".claude/settings.json").exists());
+    assert!(!p.join(".mcp.json").exists());
 }
 
 #[test]

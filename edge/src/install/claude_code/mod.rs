@@ -28,7 +28,8 @@
 //! questions from the memory with citations.
 //!
 //! Everything SOLARIA adds is recognisable, so [`install`] is idempotent and
-//! [`uninstall`] removes exactly what we added and nothing else. A settings file we
+//! [`uninstall`] removes exactly what we added and nothing else (a settings file left
+//! empty by it is removed: an install created it). A settings file we
 //! cannot parse is never overwritten; a `memory.md` or `librarian.md` we did not write
 //! is never overwritten nor deleted (the install stops for a foreign `memory.md`, and
 //! keeps a foreign `librarian.md` and says so).
@@ -246,20 +247,14 @@ pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
 
     let settings_changed = existed && settings != original;
     if settings_changed {
-        write(
-            settings_path,
-            render_settings(settings, settings_path)?.as_bytes(),
-        )?;
+        write_or_remove(settings_path, settings)?;
     }
     let (mcp_original, mcp_existed) = read_settings(&target.mcp_path)?;
     let mut mcp = mcp_original.clone();
     remove_mcp_server(&mut mcp);
     let mcp_changed = mcp_existed && mcp != mcp_original;
     if mcp_changed {
-        write(
-            &target.mcp_path,
-            render_settings(mcp, &target.mcp_path)?.as_bytes(),
-        )?;
+        write_or_remove(&target.mcp_path, mcp)?;
     }
     if command_ours {
         remove(&command_path)?;
@@ -285,6 +280,19 @@ pub fn uninstall(target: &Target) -> Result<InstallReport, InstallError> {
         command_changed,
         librarian,
     })
+}
+
+/// Writes `settings` back to `path` once ours are out of them, or removes the file
+/// when nothing is left in it: an install that created it leaves none behind, as the
+/// other agents' uninstalls do.
+fn write_or_remove(
+    path: &Path,
+    settings: serde_json::Map<String, serde_json::Value>,
+) -> Result<(), InstallError> {
+    if settings.is_empty() {
+        return remove(path);
+    }
+    write(path, render_settings(settings, path)?.as_bytes())
 }
 
 /// Where a Claude Code install stands, part by part.

@@ -145,6 +145,22 @@ fn uninstall_restores_the_original_value() {
 }
 
 #[test]
+fn files_the_install_created_are_removed_by_the_uninstall_and_a_users_are_kept() {
+    let (_dir, target) = setup(None);
+    install(&target, Path::new(EXE)).expect("install");
+    assert!(target.settings_path.exists() && target.mcp_path.exists());
+    uninstall(&target).expect("uninstall");
+    assert!(!target.settings_path.exists(), "not left behind as {{}}");
+    assert!(!target.mcp_path.exists());
+
+    // A file holding anything of the user's stays, with exactly that.
+    fs::write(&target.mcp_path, r#"{"theme": "dark"}"#).expect("write");
+    install(&target, Path::new(EXE)).expect("install");
+    uninstall(&target).expect("uninstall");
+    assert_eq!(read_json(&target.mcp_path), json!({"theme": "dark"}));
+}
+
+#[test]
 fn a_foreign_mcp_server_named_solaria_is_never_replaced() {
     let (_dir, target) = setup(None);
     let theirs = json!({"mcpServers": {"solaria": {"command": "docker", "args": ["run", "x"]}}});
@@ -320,7 +336,7 @@ fn missing_and_empty_files() {
     );
     assert!(target.command_path().exists());
     uninstall(&target).expect("uninstall");
-    assert_eq!(read_json(&target.settings_path), json!({}));
+    assert!(!target.settings_path.exists(), "created by the install, removed");
     assert!(!target.command_path().exists());
 
     let (_dir, target) = setup(Some("  \n"));
@@ -384,7 +400,7 @@ fn exe_with_spaces_is_quoted_and_recognised() {
     assert!(text.contains(&format!("!`'{exe}' slash \"$ARGUMENTS\"`")));
     assert!(text.contains(&format!("allowed-tools: Bash('{exe}' slash:*)\n")));
     uninstall(&target).expect("uninstall");
-    assert_eq!(read_json(&target.settings_path), json!({}));
+    assert!(!target.settings_path.exists());
 
     assert!(matches!(
         install(&target, Path::new("relative/solaria")),
