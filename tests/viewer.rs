@@ -794,3 +794,101 @@ async fn each_project_says_whether_the_team_shares_it() {
     );
     assert!(line("dotfiles (").contains("; personal"), "{projects:?}");
 }
+
+#[test]
+fn bad_input_in_the_viewer_gets_a_clear_page_and_the_daemon_serves_on() {
+    let edge = edge_with_a_session();
+    let api = serve(&edge);
+    let cookie = cookie_of(&api, &edge);
+    let http = client();
+    let get = |path: &str| {
+        let answer = http
+            .get(api.url(path))
+            .header("cookie", &cookie)
+            .send()
+            .expect("answers");
+        let status = answer.status();
+        let kind = answer
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        (status, kind, visible(&answer.text().expect("page")))
+    };
+    let long = "zeppelin ".repeat(200);
+    for (path, status, says) in [
+        (
+            "/ui/record/0192b2c3-0000-7000-8000-000000000001",
+            StatusCode::NOT_FOUND,
+            "no record with id",
+        ),
+        (
+            "/ui/record/[D#not-an-id",
+            StatusCode::NOT_FOUND,
+            "no record with id",
+        ),
+        (
+            "/ui/session/nothing-here",
+            StatusCode::NOT_FOUND,
+            "no record with id",
+        ),
+        (
+            "/ui/project?key=github.com/nobody/nothing",
+            StatusCode::NOT_FOUND,
+            "no project named",
+        ),
+        (
+            "/ui/knowledge?what=everything",
+            StatusCode::BAD_REQUEST,
+            "no list named",
+        ),
+        (
+            "/ui/knowledge?what=memories&type=rumour",
+            StatusCode::BAD_REQUEST,
+            "`type`",
+        ),
+        ("/ui/no-such-page", StatusCode::NOT_FOUND, "No such page"),
+    ] {
+        let (got, kind, page) = get(path);
+        assert_eq!(got, status, "{path}: {page}");
+        assert!(kind.starts_with("text/html"), "{path}: {kind}");
+        assert!(page.contains(says), "{path}: {page}");
+    }
+    // A search the CLI would refuse is refused in the page, with the form kept.
+    for (query, says) in [
+        ("/ui/search?q=zeppelin&limit=500".to_string(), "`limit`"),
+        (
+            "/ui/search?q=zeppelin&since=last+tuesday".to_string(),
+            "`since`",
+        ),
+        (
+            format!("/ui/search?q={}", long.replace(' ', "+")),
+            "too long",
+        ),
+    ] {
+        let (got, _, page) = get(&query);
+        assert_eq!(got, StatusCode::OK, "{query}: {page}");
+        assert!(page.contains(says), "{query}: {page}");
+        assert!(
+            page.contains("Words or a question"),
+            "the form stays: {page}"
+        );
+    }
+    // Markup a prompt carried is shown as text, never run.
+    edge.prompt(
+        "hostile",
+        "<script>alert('x')</script><img src=x onerror=alert(1)>",
+    );
+    let html = http
+        .get(api.url("/ui/search?q=alert"))
+        .header("cookie", &cookie)
+        .send()
+        .expect("search")
+        .text()
+        .expect("page");
+    assert!(!html.contains("<script>alert"), "{html}");
+    assert!(!html.contains("<img"), "{html}");
+    let (status, _, page) = get("/ui/");
+    assert_eq!(status, StatusCode::OK, "the daemon serves on: {page}");
+}

@@ -336,7 +336,10 @@ fn missing_and_empty_files() {
     );
     assert!(target.command_path().exists());
     uninstall(&target).expect("uninstall");
-    assert!(!target.settings_path.exists(), "created by the install, removed");
+    assert!(
+        !target.settings_path.exists(),
+        "created by the install, removed"
+    );
     assert!(!target.command_path().exists());
 
     let (_dir, target) = setup(Some("  \n"));
