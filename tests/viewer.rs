@@ -891,4 +891,10 @@ fn bad_input_in_the_viewer_gets_a_clear_page_and_the_daemon_serves_on() {
     assert!(!html.contains("<img"), "{html}");
     let (status, _, page) = get("/ui/");
     assert_eq!(status, StatusCode::OK, "the daemon serves on: {page}");
+
+    // A session named by one of its later events still shows from its first.
+    let failed = edge.strings("SELECT id FROM observations WHERE title LIKE '%checkout::timeout%'");
+    let (status, _, page) = get(&format!("/ui/session/{}", failed[0]));
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains(PROMPT), "from its first event: {page}");
 }

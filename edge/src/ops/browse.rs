@@ -1,7 +1,7 @@
 //! Browsing the memory as the viewer does: the projects, a project's sessions, a
 //! whole session, and the events captured after a point (the live feed).
 
-use super::{MachineNames, OpError, OpResult};
+use super::{MachineNames, OpError, OpResult, input};
 use crate::app::App;
 use crate::present::Reader;
 use crate::present::browse::{
@@ -74,7 +74,22 @@ pub fn sessions(app: &App, key: &str) -> OpResult<SessionsPage> {
 /// session, or any record of it.
 pub fn session(app: &App, id: &str) -> OpResult<TimelinePage> {
     let store = app.store()?;
-    let timeline = views::timeline(store.conn(), id, 0, MAX_SESSION_EVENTS - 1, None)?;
+    // From its first event, whichever record of it names it.
+    let session = match views::resolve(store.conn(), id)? {
+        AnyRecord::Observation(o) => o.session_id,
+        AnyRecord::Session(s) => s.id,
+        AnyRecord::Summary(s) => s.session_id,
+        AnyRecord::Knowledge(k) => k
+            .session_id
+            .ok_or_else(|| OpError::NotFound(vec![input::clip(id)]))?,
+    };
+    let timeline = views::timeline(
+        store.conn(),
+        &session.to_string(),
+        0,
+        MAX_SESSION_EVENTS - 1,
+        None,
+    )?;
     Ok(super::records::timeline_page(&store, timeline))
 }
 
