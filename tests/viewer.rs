@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use solaria_tests::browser::{Browser, Options};
 use solaria_tests::daemon::{Serve, configure_port, serve, serve_as_configured};
 use solaria_tests::edge::Edge;
-use solaria_tests::payloads::{base, prompt, session_start, tool};
+use solaria_tests::payloads::{base, prompt, session_start, stop, tool};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -506,6 +506,15 @@ fn an_event_captured_while_the_page_is_open_appears_without_a_reload_even_across
     ran(&edge, "cargo clippy --all-targets");
     browser.wait_until("an event captured after the restart is on the page", |b| {
         text_of(b, "ol.lines").contains("cargo clippy --all-targets")
+    });
+    // The session ends: its summary appears on the page.
+    assert!(
+        text_of(&browser, "[data-summary] p").is_empty(),
+        "no summary yet"
+    );
+    edge.hook("stop", stop(SESSION, &p));
+    browser.wait_until("the summary is on the page", |b| {
+        text_of(b, "[data-summary] p").contains("zeppelin checkout test")
     });
     let same = browser.script("return window.stillTheSamePage === true;", json!([]));
     assert_eq!(same, json!(true), "the page was never reloaded");

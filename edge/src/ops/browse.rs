@@ -5,9 +5,11 @@ use super::{MachineNames, OpError, OpResult, input};
 use crate::app::App;
 use crate::present::Reader;
 use crate::present::browse::{
-    HandedPage, HandedRecord, Kept, LiveEvent, ProjectRow, ProjectsPage, SessionsPage,
+    HandedPage, HandedRecord, Kept, Live, LiveEvent, LiveSummary, ProjectRow, ProjectsPage,
+    SUMMARY_CHARS, SessionsPage,
 };
 use crate::present::records::TimelinePage;
+use crate::store::browse::FeedPosition;
 use crate::store::injected::{self, Injection};
 use crate::store::views::AnyRecord;
 use crate::store::{StoreError, browse, views};
@@ -18,7 +20,7 @@ use solaria_shared::{Citation, SessionId, sharing};
 pub const MAX_SESSIONS: usize = 200;
 /// The most events a session's page shows (the first ones; the rest are counted).
 pub const MAX_SESSION_EVENTS: usize = 2_000;
-/// The most events the live feed hands over at once.
+/// The most events (and summaries) the live feed hands over at once.
 pub const MAX_FEED_EVENTS: usize = 200;
 
 /// Every project of the memory with its counts, most recently active first.
@@ -94,31 +96,44 @@ pub fn session(app: &App, id: &str) -> OpResult<TimelinePage> {
 }
 
 /// Where the live feed stands now: a page rendered now follows it from here.
-pub fn feed_position(app: &App) -> OpResult<i64> {
+pub fn feed_position(app: &App) -> OpResult<FeedPosition> {
     Ok(browse::feed_position(app.store()?.conn())?)
 }
 
-/// The events stored after `position`, oldest first, each worded for `reader`.
-pub fn events_after(app: &App, position: i64, reader: Reader) -> OpResult<Vec<LiveEvent>> {
+/// The events and summaries stored after `position`, oldest first (events, then
+/// summaries), each worded for `reader` and with the position after it.
+pub fn live_after(app: &App, position: FeedPosition, reader: Reader) -> OpResult<Vec<Live>> {
     let store = app.store()?;
-    let events = browse::events_after(store.conn(), position, MAX_FEED_EVENTS)?;
+    let events = browse::events_after(store.conn(), position.events, MAX_FEED_EVENTS)?;
+    let summaries = browse::summaries_after(store.conn(), position.summaries, MAX_FEED_EVENTS)?;
     let mut names = MachineNames::new(&store);
     for (_, o) in &events {
         names.name(o.meta.machine_id);
     }
     let machines = names.labels();
     let r = reader.render(&machines);
-    Ok(events
-        .into_iter()
-        .map(|(position, o)| LiveEvent {
-            position,
+    let mut at = position;
+    let mut out = Vec::with_capacity(events.len() + summaries.len());
+    for (row, o) in events {
+        at.events = row;
+        out.push(Live::Event(LiveEvent {
+            position: at,
             id: o.id,
             session: o.session_id,
-            line: solaria_shared::render::timeline::event_line(&o, r, &machines),
+            line: rt::event_line(&o, r, &machines),
             failed: o.failed(),
             project_key: o.project.key,
-        })
-        .collect())
+        }));
+    }
+    for (row, s) in summaries {
+        at.summaries = row;
+        out.push(Live::Summary(LiveSummary {
+            position: at,
+            session: s.session_id,
+            text: solaria_shared::render::field(&s.text, SUMMARY_CHARS),
+        }));
+    }
+    Ok(out)
 }
 
 /// The most injections a record's page lists.

@@ -4,7 +4,7 @@
 //! timeline; a project's line is worded here.
 
 use super::{MachineLabels, Reader};
-use crate::store::browse::ProjectCounts;
+use crate::store::browse::{FeedPosition, ProjectCounts};
 use crate::store::injected::{Handed, Injection};
 use crate::store::views::RecentSession;
 use serde::Serialize;
@@ -113,11 +113,47 @@ impl SessionsPage {
     }
 }
 
+/// What the live feed sends an open page.
+#[derive(Debug, Clone)]
+pub enum Live {
+    /// An event was captured.
+    Event(LiveEvent),
+    /// A session got its summary (at its end).
+    Summary(LiveSummary),
+}
+
+impl Live {
+    /// The server-sent event's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Live::Event(_) => "capture",
+            Live::Summary(_) => "summary",
+        }
+    }
+
+    /// Where the feed stands after it (a page resumes from here).
+    pub fn position(&self) -> FeedPosition {
+        match self {
+            Live::Event(e) => e.position,
+            Live::Summary(s) => s.position,
+        }
+    }
+
+    /// What the page is sent, as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        match self {
+            Live::Event(e) => serde_json::to_value(e),
+            Live::Summary(s) => serde_json::to_value(s),
+        }
+        .unwrap_or_default()
+    }
+}
+
 /// An event as the live feed sends it to an open page.
 #[derive(Debug, Clone, Serialize)]
 pub struct LiveEvent {
-    /// Where the feed stands after it (a page resumes from here).
-    pub position: i64,
+    #[serde(skip)]
+    pub position: FeedPosition,
     pub id: ObservationId,
     pub session: SessionId,
     pub project_key: String,
@@ -125,6 +161,19 @@ pub struct LiveEvent {
     pub line: String,
     pub failed: bool,
 }
+
+/// A session's summary as the live feed sends it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveSummary {
+    #[serde(skip)]
+    pub position: FeedPosition,
+    pub session: SessionId,
+    /// Its text as a session's page shows it (one field, bounded).
+    pub text: String,
+}
+
+/// The characters of a summary a session's page shows.
+pub const SUMMARY_CHARS: usize = 4_000;
 
 /// What a session was handed: each injection with a line per record it cited.
 #[derive(Debug, Clone)]

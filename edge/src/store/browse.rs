@@ -1,11 +1,11 @@
 //! What the viewer lists beyond search and timelines: every project with its counts
-//! and last activity, and the events captured after a point of the store (its live
-//! feed, by the observations' row order).
+//! and last activity, and the events and summaries stored after a point of the
+//! store (its live feed, by their row order).
 
 use super::StoreError;
-use super::records::{self, OBSERVATION_COLUMNS};
+use super::records::{self, OBSERVATION_COLUMNS, SUMMARY_COLUMNS};
 use rusqlite::{Connection, params};
-use solaria_shared::{Observation, Project, UnixMillis};
+use solaria_shared::{Observation, Project, Summary, UnixMillis};
 
 /// A project as the viewer's first page lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,11 +98,66 @@ pub fn projects(conn: &Connection) -> Result<Vec<ProjectCounts>, StoreError> {
     Ok(out)
 }
 
-/// Where the live feed stands: the newest observation's row.
-pub fn feed_position(conn: &Connection) -> Result<i64, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT coalesce(max(rowid), 0) FROM observations")?
-        .query_row([], |r| r.get(0))?)
+/// Where the live feed stands: the newest observation's row and the newest
+/// summary's. Written `events-summaries` (`1204-87`), as a page and an event id
+/// carry it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FeedPosition {
+    pub events: i64,
+    pub summaries: i64,
+}
+
+impl std::fmt::Display for FeedPosition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.events, self.summaries)
+    }
+}
+
+impl std::str::FromStr for FeedPosition {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<FeedPosition, ()> {
+        let (events, summaries) = text.trim().split_once('-').ok_or(())?;
+        let (events, summaries) = (
+            events.parse().map_err(|_| ())?,
+            summaries.parse().map_err(|_| ())?,
+        );
+        if events < 0 || summaries < 0 {
+            return Err(());
+        }
+        Ok(FeedPosition { events, summaries })
+    }
+}
+
+/// Where the live feed stands now.
+pub fn feed_position(conn: &Connection) -> Result<FeedPosition, StoreError> {
+    let newest = |table: &str| -> Result<i64, StoreError> {
+        Ok(conn
+            .prepare_cached(&format!("SELECT coalesce(max(rowid), 0) FROM {table}"))?
+            .query_row([], |r| r.get(0))?)
+    };
+    Ok(FeedPosition {
+        events: newest("observations")?,
+        summaries: newest("summaries")?,
+    })
+}
+
+/// The summaries first stored after row `after`, oldest first, at most `limit`,
+/// each with its row (a summary rewritten in place keeps its row: it is not new).
+pub fn summaries_after(
+    conn: &Connection,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<(i64, Summary)>, StoreError> {
+    let sql = format!(
+        "SELECT {SUMMARY_COLUMNS}, rowid FROM summaries
+         WHERE rowid > ?1 AND deleted = 0 ORDER BY rowid LIMIT ?2"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params![after, limit as i64], |r| {
+        Ok((r.get(12)?, records::summary_from_row(r)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// The live events stored after row `after` (a [`feed_position`]), oldest first,
@@ -121,4 +176,30 @@ pub fn events_after(
         Ok((r.get(16)?, records::observation_from_row(r)?))
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FeedPosition;
+
+    #[test]
+    fn a_feed_position_reads_back_what_it_writes_and_nothing_else() {
+        let at = FeedPosition {
+            events: 1204,
+            summaries: 87,
+        };
+        assert_eq!(at.to_string(), "1204-87");
+        assert_eq!("1204-87".parse::<FeedPosition>(), Ok(at));
+        for bad in [
+            "",
+            "1204",
+            "-1-2",
+            "1--2",
+            "a-b",
+            "1-2-3",
+            "99999999999999999999-1",
+        ] {
+            assert!(bad.parse::<FeedPosition>().is_err(), "{bad}");
+        }
+    }
 }

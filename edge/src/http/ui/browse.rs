@@ -6,7 +6,8 @@ use super::page::{self, Page, Section, esc, line_item, linked, url_part};
 use super::{UiError, UiState};
 use crate::ops::{self, OpError};
 use crate::present::Reader;
-use crate::present::browse::{HandedPage, handed_line, injection_heading};
+use crate::present::browse::{HandedPage, SUMMARY_CHARS, handed_line, injection_heading};
+use crate::store::browse::FeedPosition;
 use crate::store::injected::Injection;
 use crate::store::views::AnyRecord;
 use axum::Extension;
@@ -30,7 +31,7 @@ pub(super) fn person() -> Reader {
 /// feed position `after`, only `session`'s or `project`'s when given, newest first
 /// or last.
 pub(super) fn live_list(
-    after: i64,
+    after: FeedPosition,
     session: Option<&str>,
     project: Option<&str>,
     newest_first: bool,
@@ -194,13 +195,17 @@ pub(super) async fn session(
         esc(&url_part(&s.project.key)),
         esc(&format!("All sessions of {}", s.project.name)),
     );
-    if let Some(summary) = &t.summary {
-        let _ = write!(
-            body,
-            "<section aria-labelledby=\"summary\"><h2 id=\"summary\">Summary</h2><p>{}</p></section>",
-            linked(&solaria_shared::render::field(&summary.text, 4_000))
-        );
-    }
+    // The summary, or its place for when the session ends (the script fills it).
+    let _ = write!(
+        body,
+        "<section aria-labelledby=\"summary\" data-summary{}><h2 id=\"summary\">Summary</h2>\
+         <p>{}</p></section>",
+        if t.summary.is_none() { " hidden" } else { "" },
+        t.summary
+            .as_ref()
+            .map(|summary| linked(&solaria_shared::render::field(&summary.text, SUMMARY_CHARS)))
+            .unwrap_or_default()
+    );
     body.push_str("<section aria-labelledby=\"events\"><h2 id=\"events\">Events</h2>");
     let items: String = t
         .entries

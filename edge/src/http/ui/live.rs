@@ -1,13 +1,15 @@
-//! The live feed an open page follows: server-sent events, one `capture` event per
-//! event stored after the page's position, whoever stored it (the daemon's relay,
-//! a hook running on its own, a pull). Each carries its position as the event id,
-//! so a browser that reconnects (the daemon restarted) resumes where it stopped;
-//! the stream ends when the daemon stops, so it never holds a shutdown.
+//! The live feed an open page follows: server-sent events, one `capture` per event
+//! and one `summary` per session summary stored after the page's position, whoever
+//! stored it (the daemon's relay, a hook running on its own, a pull). Each carries
+//! its position as the event id, so a browser that reconnects (the daemon
+//! restarted) resumes where it stopped; the stream ends when the daemon stops, so
+//! it never holds a shutdown.
 
 use super::browse::person;
 use super::{UiError, UiState};
 use crate::ops;
-use crate::present::browse::LiveEvent;
+use crate::present::browse::Live;
+use crate::store::browse::FeedPosition;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -25,15 +27,15 @@ const RECONNECT: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Deserialize)]
 pub(super) struct LiveParams {
-    /// The feed position the page was rendered at.
-    after: Option<i64>,
+    /// The feed position the page was rendered at (`events-summaries`).
+    after: Option<String>,
 }
 
 struct Follow {
     ui: UiState,
     /// Where the stream stands; `None` until the first look (then: now).
-    position: Option<i64>,
-    pending: VecDeque<LiveEvent>,
+    position: Option<FeedPosition>,
+    pending: VecDeque<Live>,
     greeted: bool,
 }
 
@@ -47,10 +49,11 @@ pub(super) async fn stream(
     let resumed = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<i64>().ok());
+        .and_then(|v| v.parse::<FeedPosition>().ok());
+    let asked = params.after.and_then(|a| a.parse::<FeedPosition>().ok());
     let follow = Follow {
         ui,
-        position: resumed.or(params.after).filter(|p| *p >= 0),
+        position: resumed.or(asked),
         pending: VecDeque::new(),
         greeted: false,
     };
@@ -67,11 +70,11 @@ async fn next(mut f: Follow) -> Option<(Result<Event, Infallible>, Follow)> {
                 f,
             ));
         }
-        if let Some(event) = f.pending.pop_front() {
+        if let Some(item) = f.pending.pop_front() {
             let message = Event::default()
-                .event("capture")
-                .id(event.position.to_string())
-                .json_data(&event)
+                .event(item.name())
+                .id(item.position().to_string())
+                .json_data(item.json())
                 .unwrap_or_else(|_| Event::default().comment("unreadable event"));
             return Some((Ok(message), f));
         }
@@ -94,15 +97,18 @@ async fn next(mut f: Follow) -> Option<(Result<Event, Infallible>, Follow)> {
     }
 }
 
-/// The events after `position` (or none, and where the feed stands, on the first
-/// look of a stream started "now").
-async fn look(ui: &UiState, position: Option<i64>) -> Result<(i64, Vec<LiveEvent>), UiError> {
+/// What was stored after `position` (or nothing, and where the feed stands, on the
+/// first look of a stream started "now").
+async fn look(
+    ui: &UiState,
+    position: Option<FeedPosition>,
+) -> Result<(FeedPosition, Vec<Live>), UiError> {
     ui.blocking(move |app| match position {
         None => Ok((ops::browse::feed_position(app)?, Vec::new())),
         Some(after) => {
-            let events = ops::browse::events_after(app, after, person())?;
-            let at = events.last().map_or(after, |e| e.position);
-            Ok((at, events))
+            let items = ops::browse::live_after(app, after, person())?;
+            let at = items.last().map_or(after, Live::position);
+            Ok((at, items))
         }
     })
     .await

@@ -1,8 +1,8 @@
 // SOLARIA Memory's viewer: adds events to an open page as they are captured. It
-// follows the daemon's server-sent events (/ui/live) and appends each event to the
-// list marked `data-live` when the event belongs to what the list shows. Lines are
-// set as text, never as markup. Without this script every page still reads; a
-// reload shows what arrived.
+// follows the daemon's server-sent events (/ui/live), appends each event to the
+// list marked `data-live` when the event belongs to what the list shows, and fills
+// a session's summary when the session ends. Everything is set as text, never as
+// markup. Without this script every page still reads; a reload shows what arrived.
 "use strict";
 (function () {
   const list = document.querySelector("[data-live]");
@@ -52,5 +52,19 @@
     } else {
       list.appendChild(item);
     }
+  });
+  source.addEventListener("summary", function (message) {
+    const place = document.querySelector("[data-summary]");
+    let summary;
+    try {
+      summary = JSON.parse(message.data);
+    } catch (_) {
+      return;
+    }
+    if (!place || !session || summary.session !== session) {
+      return;
+    }
+    place.querySelector("p").textContent = summary.text;
+    place.hidden = false;
   });
 })();
