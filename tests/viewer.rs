@@ -907,3 +907,59 @@ fn bad_input_in_the_viewer_gets_a_clear_page_and_the_daemon_serves_on() {
     assert_eq!(status, StatusCode::OK, "{page}");
     assert!(page.contains(PROMPT), "from its first event: {page}");
 }
+
+#[test]
+fn a_long_session_reads_page_by_page_and_only_its_last_page_follows_it_live() {
+    let edge = edge_with_a_session();
+    // 2,100 more events in the session, written straight into the store (a hook
+    // each would take minutes).
+    edge.db()
+        .execute_batch(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2100)
+             INSERT INTO observations (id, session_id, machine_id, updated, deleted,
+                 project_key, project_name, kind, tool_name, title, input, response, files,
+                 metadata, tags, created_at)
+             SELECT printf('%08x-0000-7000-8000-%012x', 7, i), session_id, machine_id,
+                 updated + i, 0, project_key, project_name, kind, tool_name,
+                 printf('generated step %04d', i), input, response, files, metadata, tags,
+                 created_at + i
+             FROM observations, n WHERE title LIKE '%checkout::zeppelin%'",
+        )
+        .expect("more events");
+    let api = serve(&edge);
+    let cookie = cookie_of(&api, &edge);
+    let http = client();
+    let get = |path: &str| {
+        http.get(api.url(path))
+            .header("cookie", &cookie)
+            .send()
+            .expect("page")
+            .text()
+            .expect("page")
+    };
+    let session = edge.strings(&format!(
+        "SELECT id FROM sessions WHERE agent_session_id = '{SESSION}'"
+    ));
+    let first = get(&format!("/ui/session/{}", session[0]));
+    assert!(first.contains(PROMPT), "from its first event");
+    assert_eq!(
+        first.matches("<li data-id=").count(),
+        2000,
+        "a page of events"
+    );
+    let later = format!("/ui/session/{}?from=2000", session[0]);
+    assert!(first.contains(&later), "a link to the next page");
+    assert!(
+        !first.contains("data-live"),
+        "only the last page follows the session"
+    );
+    let last = get(&later);
+    assert_eq!(
+        last.matches("<li data-id=").count(),
+        2103 - 2000,
+        "the rest"
+    );
+    assert!(last.contains("generated step 2100"));
+    assert!(last.contains("2000 earlier event(s)"));
+    assert!(last.contains("data-live"), "the last page follows it");
+}

@@ -72,9 +72,9 @@ pub fn sessions(app: &App, key: &str) -> OpResult<SessionsPage> {
     })
 }
 
-/// A whole session (its first [`MAX_SESSION_EVENTS`] events): `id` names the
-/// session, or any record of it.
-pub fn session(app: &App, id: &str) -> OpResult<TimelinePage> {
+/// A session, [`MAX_SESSION_EVENTS`] events at a time from its event `from` (0:
+/// its first): `id` names the session, or any record of it.
+pub fn session(app: &App, id: &str, from: usize) -> OpResult<TimelinePage> {
     let store = app.store()?;
     // From its first event, whichever record of it names it.
     let session = match views::resolve(store.conn(), id)? {
@@ -85,13 +85,17 @@ pub fn session(app: &App, id: &str) -> OpResult<TimelinePage> {
             .session_id
             .ok_or_else(|| OpError::NotFound(vec![input::clip(id)]))?,
     };
-    let timeline = views::timeline(
+    let mut timeline = views::timeline(
         store.conn(),
         &session.to_string(),
         0,
-        MAX_SESSION_EVENTS - 1,
+        from.saturating_add(MAX_SESSION_EVENTS - 1),
         None,
     )?;
+    // The page: the events before `from` are counted, not shown.
+    let skipped = from.min(timeline.entries.len());
+    timeline.entries.drain(..skipped);
+    timeline.hidden_before = skipped;
     Ok(super::records::timeline_page(&store, timeline))
 }
 

@@ -170,17 +170,25 @@ pub(super) async fn project(
 
 /// `GET /ui/session/{id}`: a whole session: its summary, every event (failures
 /// marked), what was recorded in it, and its new events as they are captured.
+#[derive(Debug, Deserialize)]
+pub(super) struct SessionParams {
+    /// The first event shown (paging a long session).
+    from: Option<usize>,
+}
+
 pub(super) async fn session(
     State(ui): State<UiState>,
     Extension(login): Extension<UiSession>,
     Path(id): Path<String>,
+    Query(params): Query<SessionParams>,
 ) -> Result<Response, UiError> {
+    let from = params.from.unwrap_or(0);
     // The feed's position first: an event stored meanwhile is then both on the
     // page and in the feed (the script skips it), never in neither.
     let (position, page, handed) = ui
         .blocking(move |app| {
             let position = ops::browse::feed_position(app)?;
-            let page = ops::browse::session(app, &id)?;
+            let page = ops::browse::session(app, &id, from)?;
             let handed = ops::browse::handed_to(app, page.timeline.session.id, person())?;
             Ok((position, page, handed))
         })
@@ -219,13 +227,29 @@ pub(super) async fn session(
         })
         .collect();
     let session_id = s.id.to_string();
-    body.push_str(&live_list(position, Some(&session_id), None, false, &items));
-    if t.hidden_after > 0 {
+    let page_of = |first: usize| format!("/ui/session/{}?from={first}", url_part(&session_id));
+    if t.hidden_before > 0 {
         let _ = write!(
             body,
-            "<p>… {} later event(s) not shown (<code>solaria timeline</code> reads them).</p>",
+            "<p class=\"actions\"><a href=\"{}\">{} earlier event(s)</a></p>",
+            esc(&page_of(
+                t.hidden_before
+                    .saturating_sub(ops::browse::MAX_SESSION_EVENTS)
+            )),
+            t.hidden_before
+        );
+    }
+    if t.hidden_after > 0 {
+        // Not the last page: new events belong after the ones not shown.
+        let _ = write!(body, "<ol class=\"lines\">{items}</ol>");
+        let _ = write!(
+            body,
+            "<p class=\"actions\"><a href=\"{}\">{} later event(s)</a></p>",
+            esc(&page_of(t.hidden_before + t.entries.len())),
             t.hidden_after
         );
+    } else {
+        body.push_str(&live_list(position, Some(&session_id), None, false, &items));
     }
     body.push_str("</section>");
     if !t.knowledge.is_empty() {
