@@ -431,12 +431,23 @@ fn in_a_real_browser_a_person_browses_searches_and_confirms_what_the_summarizer_
     browser.screenshot(&shots.join("decisions.png"));
 
     // The proposal, confirmed by a person in the page, is what the CLI then reports.
+    // Every page says one waits.
+    assert!(
+        text_of(&browser, "nav").contains("To confirm (1)"),
+        "{}",
+        text_of(&browser, "nav")
+    );
     browser.follow(&browser.link_containing("To confirm"));
     assert!(browser.text().contains(PROPOSAL));
     browser.screenshot(&shots.join("to-confirm.png"));
     browser.follow(&browser.find("form[action^='/ui/confirm/'] button"));
     let confirmed = browser.text();
     assert!(confirmed.contains("Confirmed"), "{confirmed}");
+    let nav = text_of(&browser, "nav");
+    assert!(
+        nav.contains("To confirm") && !nav.contains("To confirm ("),
+        "none waits: {nav}"
+    );
     assert!(unconfirmed(&edge).is_empty(), "no longer waiting");
     let memories = edge.json(&edge.project, &["memories", "--json"]);
     let kept = memories

@@ -92,10 +92,11 @@ pub(super) async fn home(
     );
     body.push_str(&live_list(position, None, None, true, ""));
     body.push_str("</section>");
+    let frame = ui.frame(&session).await;
     Ok(Page {
         title: "Projects",
         section: Section::Projects,
-        form_token: Some(&session.form_token(&ui.token)),
+        frame: Some(&frame),
         body,
     }
     .into_response())
@@ -159,10 +160,11 @@ pub(super) async fn project(
     body.push_str(&live_list(position, None, Some(key), true, ""));
     body.push_str("</section>");
     let title = sessions.project.name.clone();
+    let frame = ui.frame(&session).await;
     Ok(Page {
         title: &title,
         section: Section::Projects,
-        form_token: Some(&session.form_token(&ui.token)),
+        frame: Some(&frame),
         body,
     }
     .into_response())
@@ -264,10 +266,11 @@ pub(super) async fn session(
     }
     body.push_str(&handed_section(&handed, reader));
     let title = format!("Session of {}", s.project.name);
+    let frame = ui.frame(&login).await;
     Ok(Page {
         title: &title,
         section: Section::Projects,
-        form_token: Some(&login.form_token(&ui.token)),
+        frame: Some(&frame),
         body,
     }
     .into_response())
@@ -356,7 +359,8 @@ pub(super) async fn record(
             Ok((page, handings))
         })
         .await?;
-    let form_token = session.form_token(&ui.token);
+    let frame = ui.frame(&session).await;
+    let form_token = &frame.form_token;
     let mut body = params
         .done
         .as_deref()
@@ -397,7 +401,7 @@ pub(super) async fn record(
             "Summary"
         }
         AnyRecord::Knowledge(k) => {
-            body.push_str(&actions(k, &form_token));
+            body.push_str(&actions(k, form_token));
             match k.kind() {
                 solaria_shared::KnowledgeKind::Decision => "Decision",
                 solaria_shared::KnowledgeKind::Memory => "Memory",
@@ -411,7 +415,7 @@ pub(super) async fn record(
     Ok(Page {
         title,
         section: Section::None,
-        form_token: Some(&form_token),
+        frame: Some(&frame),
         body,
     }
     .into_response())

@@ -47,10 +47,11 @@ pub(super) async fn search(
             Err(e) => return Err(e),
         }
     }
+    let frame = ui.frame(&session).await;
     Ok(Page {
         title: "Search",
         section: Section::Search,
-        form_token: Some(&session.form_token(&ui.token)),
+        frame: Some(&frame),
         body,
     }
     .into_response())

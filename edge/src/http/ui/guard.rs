@@ -71,7 +71,7 @@ pub fn not_logged_in() -> Response {
     Page {
         title: "Log in to see the memory",
         section: Section::None,
-        form_token: None,
+        frame: None,
         body: "<p>This page shows what SOLARIA holds, so it opens only with a login code. \
                Run <code>solaria ui</code> in a terminal of this machine: it prints (and \
                opens) a link that logs this browser in.</p>"
@@ -103,7 +103,7 @@ pub fn refused(why: &str) -> Response {
     Page {
         title: "Refused",
         section: Section::None,
-        form_token: None,
+        frame: None,
         body: super::page::notice("error", why),
     }
     .with_status(StatusCode::FORBIDDEN)

@@ -128,7 +128,8 @@ pub(super) async fn list(
     let page = ui
         .blocking(move |app| ops::listing_related(app, &request, title))
         .await?;
-    let form_token = session.form_token(&ui.token);
+    let frame = ui.frame(&session).await;
+    let form_token = &frame.form_token;
     let project = params.project.unwrap_or_default();
     let types = match listing {
         Listing::Memories => {
@@ -177,14 +178,14 @@ pub(super) async fn list(
             body,
             "<li><pre class=\"text\">{}</pre>{}</li>",
             linked(&text),
-            actions(k, &form_token)
+            actions(k, form_token)
         );
     }
     body.push_str("</ul>");
     Ok(Page {
         title,
         section,
-        form_token: Some(&form_token),
+        frame: Some(&frame),
         body,
     }
     .into_response())
@@ -278,7 +279,8 @@ pub(super) async fn supersede_form(
             ))));
         }
     };
-    let form_token = session.form_token(&ui.token);
+    let frame = ui.frame(&session).await;
+    let form_token = &frame.form_token;
     let body = format!(
         "<pre class=\"text\">{}</pre><form class=\"edit\" method=\"post\" action=\"/ui/supersede/{}\">\
          {}{fields}<p><button type=\"submit\">Supersede</button> \
@@ -291,13 +293,13 @@ pub(super) async fn supersede_form(
             &crate::present::MachineLabels::default()
         )),
         esc(&url_part(&k.id.to_string())),
-        hidden_token(&form_token),
+        hidden_token(form_token),
         esc(&page::record_href(&k.id.to_string())),
     );
     Ok(Page {
         title: "Supersede",
         section: Section::None,
-        form_token: Some(&form_token),
+        frame: Some(&frame),
         body,
     }
     .into_response())
@@ -363,7 +365,8 @@ pub(super) async fn forget_form(
     let page = ui
         .blocking(move |app| all_ops::records::get(app, std::slice::from_ref(&id)))
         .await?;
-    let form_token = session.form_token(&ui.token);
+    let frame = ui.frame(&session).await;
+    let form_token = &frame.form_token;
     let body = format!(
         "<pre class=\"text\">{}</pre><p>Forgetting erases this record's content here and, at \
          the next sync, on your other machines and the central service (as <code>solaria \
@@ -371,7 +374,7 @@ pub(super) async fn forget_form(
         linked(&page.text(person())),
         page::button_form(
             &format!("/ui/forget/{}", url_part(&shown_id)),
-            &form_token,
+            form_token,
             "Forget it",
             ""
         ),
@@ -380,7 +383,7 @@ pub(super) async fn forget_form(
     Ok(Page {
         title: "Forget",
         section: Section::None,
-        form_token: Some(&form_token),
+        frame: Some(&frame),
         body,
     }
     .into_response())
@@ -404,11 +407,11 @@ pub(super) async fn forget(
             })
         })
         .await?;
-    let form_token = session.form_token(&ui.token);
+    let frame = ui.frame(&session).await;
     Ok(Page {
         title: "Forgotten",
         section: Section::None,
-        form_token: Some(&form_token),
+        frame: Some(&frame),
         body: format!(
             "{}<p><a href=\"/ui/\">Back to the projects</a></p>",
             page::notice("done", &forgotten.text())

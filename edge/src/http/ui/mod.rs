@@ -103,6 +103,26 @@ impl UiState {
         }
     }
 
+    /// The frame of a page for `session`: its form token, and the proposals waiting
+    /// (none said when they cannot be counted: the page itself still shows).
+    async fn frame(&self, session: &UiSession) -> page::Frame {
+        let waiting = self
+            .blocking(|app| {
+                let request = crate::ops::knowledge::ListRequest {
+                    kinds: vec![solaria_shared::KnowledgeKind::Memory],
+                    band: Some(solaria_shared::knowledge::Band::Inferred),
+                    ..Default::default()
+                };
+                Ok(crate::ops::knowledge::list(app, &request)?.len())
+            })
+            .await
+            .unwrap_or(0);
+        page::Frame {
+            form_token: session.form_token(&self.token),
+            waiting,
+        }
+    }
+
     /// Runs `f` on the blocking pool (the store is SQLite); a failure becomes an
     /// error page, and one on our side is logged.
     async fn blocking<T, F>(&self, f: F) -> Result<T, UiError>
@@ -170,7 +190,7 @@ pub fn no_page() -> Response {
     Page {
         title: "No such page",
         section: Section::None,
-        form_token: None,
+        frame: None,
         body: "<p><a href=\"/ui/\">The viewer's first page</a> lists the projects.</p>".into(),
     }
     .with_status(StatusCode::NOT_FOUND)
@@ -221,7 +241,7 @@ async fn logout(State(ui): State<UiState>) -> Response {
     let mut response = Page {
         title: "Logged out",
         section: Section::None,
-        form_token: None,
+        frame: None,
         body: "<p>This browser no longer sees the memory. <code>solaria ui</code> logs it \
                in again.</p>"
             .into(),
@@ -276,7 +296,7 @@ impl IntoResponse for UiError {
         Page {
             title,
             section: Section::None,
-            form_token: None,
+            frame: None,
             body: format!(
                 "{}<p><a href=\"/ui/\">Back to the projects</a></p>",
                 page::notice("error", &self.message)

@@ -120,20 +120,28 @@ const SECTIONS: [(Section, &str, &str); 7] = [
     (Section::Sync, "/ui/sync", "Sync"),
 ];
 
-/// A whole page: its title, its section, the session's form token (for the
-/// log-out form; `None` on the pages shown before login) and its body.
+/// What the frame of a logged-in page shows: the session's form token (for the
+/// log-out form) and how many proposals wait for a person (beside "To confirm").
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub form_token: String,
+    pub waiting: usize,
+}
+
+/// A whole page: its title, its section, its frame (`None` on the pages shown
+/// before login, which have no navigation) and its body.
 #[derive(Debug)]
 pub struct Page<'a> {
     pub title: &'a str,
     pub section: Section,
-    pub form_token: Option<&'a str>,
+    pub frame: Option<&'a Frame>,
     pub body: String,
 }
 
 impl Page<'_> {
     fn html(&self) -> String {
         let mut nav = String::new();
-        if let Some(form_token) = self.form_token {
+        if let Some(frame) = self.frame {
             nav.push_str("<nav aria-label=\"Sections\"><ul>");
             for (section, href, label) in SECTIONS {
                 let current = if section == self.section {
@@ -141,9 +149,13 @@ impl Page<'_> {
                 } else {
                     ""
                 };
+                let waiting = match section {
+                    Section::Proposals if frame.waiting > 0 => format!(" ({})", frame.waiting),
+                    _ => String::new(),
+                };
                 let _ = write!(
                     nav,
-                    "<li><a href=\"{}\"{current}>{label}</a></li>",
+                    "<li><a href=\"{}\"{current}>{label}{waiting}</a></li>",
                     esc(href)
                 );
             }
@@ -151,7 +163,7 @@ impl Page<'_> {
                 nav,
                 "</ul></nav><form class=\"logout\" method=\"post\" action=\"/ui/logout\">{}\
                  <button type=\"submit\">Log out</button></form>",
-                hidden_token(form_token)
+                hidden_token(&frame.form_token)
             );
         }
         format!(

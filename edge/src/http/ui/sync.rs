@@ -35,7 +35,8 @@ async fn render(
             ))
         })
         .await?;
-    let form_token = session.form_token(&ui.token);
+    let frame = ui.frame(session).await;
+    let form_token = &frame.form_token;
     let mut body = outcome;
     body.push_str(&format!(
         "<section aria-labelledby=\"state\"><h2 id=\"state\">This machine</h2>\
@@ -43,7 +44,7 @@ async fn render(
         linked(&state.text())
     ));
     if state.logged_in {
-        body.push_str(&button_form("/ui/sync", &form_token, "Sync now", ""));
+        body.push_str(&button_form("/ui/sync", form_token, "Sync now", ""));
     }
     body.push_str(
         "</section><section aria-labelledby=\"conflicts\"><h2 id=\"conflicts\">Conflicts</h2>",
@@ -55,7 +56,7 @@ async fn render(
     if !conflicts.conflicts.is_empty() {
         body.push_str(&button_form(
             "/ui/conflicts/acknowledge",
-            &form_token,
+            form_token,
             "Mark them all seen",
             "",
         ));
@@ -64,7 +65,7 @@ async fn render(
     Ok(Page {
         title: "Sync",
         section: Section::Sync,
-        form_token: Some(&form_token),
+        frame: Some(&frame),
         body,
     }
     .with_status(status))
