@@ -2,6 +2,7 @@
 //! project's sessions, a whole session's timeline, and a record in full with what a
 //! person can do to it.
 
+use super::login::UiSession;
 use super::page::{self, Page, Section, esc, line_item, linked, url_part};
 use super::{UiError, UiState};
 use crate::ops::{self, OpError};
@@ -18,8 +19,6 @@ use solaria_shared::knowledge::{Band, KnowledgeBody};
 use solaria_shared::render::{knowledge as rk, timeline as rt};
 use solaria_shared::{Citation, Knowledge, UnixMillis};
 use std::fmt::Write;
-
-use super::login::UiSession;
 
 pub(super) fn person() -> Reader {
     Reader::Person {

@@ -2,6 +2,7 @@
 //! and its filters), answered with the same index, each citation a link.
 
 use super::browse::person;
+use super::login::UiSession;
 use super::page::{Page, Section, esc, linked, notice};
 use super::{UiError, UiState};
 use crate::ops::search::{self, Model, SearchFields};
@@ -10,8 +11,6 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use solaria_shared::{RecordType, SearchMode, UnixMillis};
 use std::fmt::Write;
-
-use super::login::UiSession;
 
 /// `GET /ui/search?q=…`: the form, and the results when `q` is given.
 pub(super) async fn search(
