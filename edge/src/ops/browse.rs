@@ -1,7 +1,7 @@
 //! Browsing the memory as the viewer does: the projects, a project's sessions, a
 //! whole session, and the events captured after a point (the live feed).
 
-use super::{MachineNames, OpError, OpResult, input};
+use super::{MachineNames, OpError, OpResult};
 use crate::app::App;
 use crate::present::Reader;
 use crate::present::browse::{
@@ -77,14 +77,7 @@ pub fn sessions(app: &App, key: &str) -> OpResult<SessionsPage> {
 pub fn session(app: &App, id: &str, from: usize) -> OpResult<TimelinePage> {
     let store = app.store()?;
     // From its first event, whichever record of it names it.
-    let session = match views::resolve(store.conn(), id)? {
-        AnyRecord::Observation(o) => o.session_id,
-        AnyRecord::Session(s) => s.id,
-        AnyRecord::Summary(s) => s.session_id,
-        AnyRecord::Knowledge(k) => k
-            .session_id
-            .ok_or_else(|| OpError::NotFound(vec![input::clip(id)]))?,
-    };
+    let session = views::session_of(store.conn(), id)?;
     let mut timeline = views::timeline(
         store.conn(),
         &session.to_string(),
@@ -182,13 +175,7 @@ fn line_of(
         Err(StoreError::NotFound(_)) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let machine = match &record {
-        AnyRecord::Observation(o) => o.meta.machine_id,
-        AnyRecord::Session(s) => s.meta.machine_id,
-        AnyRecord::Summary(s) => s.meta.machine_id,
-        AnyRecord::Knowledge(k) => k.meta.machine_id,
-    };
-    names.name(machine);
+    names.name(record.machine_id());
     let labels = names.labels_so_far();
     let r = reader.render(&labels);
     Ok(match record {

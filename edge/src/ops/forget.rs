@@ -5,8 +5,7 @@ use super::OpResult;
 use super::knowledge::own_record;
 use crate::app::App;
 use crate::store::retention::{self, ForgetTarget};
-use crate::store::views::{self, AnyRecord};
-use solaria_shared::Citation;
+use crate::store::views;
 use solaria_shared::Session;
 
 pub use crate::present::maintenance::Forgotten;
@@ -29,13 +28,13 @@ pub fn forget(
         ForgetTarget::Project(_) => None,
     };
     if let Some(id) = named {
-        let (machine, cite) = match views::resolve(store.conn(), id)? {
-            AnyRecord::Observation(o) => (o.meta.machine_id, Citation::observation(o.id)),
-            AnyRecord::Session(s) => (s.meta.machine_id, Citation::session(s.id)),
-            AnyRecord::Summary(s) => (s.meta.machine_id, Citation::session(s.session_id)),
-            AnyRecord::Knowledge(k) => (k.meta.machine_id, k.citation()),
-        };
-        own_record(&store, machine, &cite.to_string(), "forgotten")?;
+        let record = views::resolve(store.conn(), id)?;
+        own_record(
+            &store,
+            record.machine_id(),
+            &record.citation().to_string(),
+            "forgotten",
+        )?;
     }
     let spooled = retention::whole_session(store.conn(), target)?.map_or(0, |s| spooled(&s));
     Ok(Forgotten {

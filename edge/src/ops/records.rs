@@ -90,21 +90,15 @@ pub fn get(app: &App, ids: &[String]) -> OpResult<RecordsPage> {
             }
             Err(e) => return Err(e.into()),
         };
+        names.name(record.machine_id());
         match &record {
-            AnyRecord::Observation(o) => {
-                names.name(o.meta.machine_id);
-            }
+            AnyRecord::Observation(_) | AnyRecord::Summary(_) => {}
             AnyRecord::Session(s) => {
-                names.name(s.meta.machine_id);
                 if let Some(summary) = records::summary_of_session(conn, s.id)? {
                     page.session_points.insert(s.id, summary.key_points);
                 }
             }
-            AnyRecord::Summary(s) => {
-                names.name(s.meta.machine_id);
-            }
             AnyRecord::Knowledge(k) => {
-                names.name(k.meta.machine_id);
                 let related = super::knowledge::related(&store, k.clone())?;
                 page.knowledge_links
                     .insert(k.id, (related.links, related.others));

@@ -113,7 +113,7 @@ fn forget_records(store: &mut Store, target: &ForgetTarget) -> Result<Counts, St
             AnyRecord::Session(s) => ("session", s.id.to_string()),
             AnyRecord::Knowledge(k) => return forget_knowledge(store, "id", &k.id.to_string()),
         },
-        ForgetTarget::Session(id) => ("session", session_named(store.conn(), id)?.to_string()),
+        ForgetTarget::Session(id) => ("session", views::session_of(store.conn(), id)?.to_string()),
         ForgetTarget::Project(p) => {
             let project = records::resolve_project(store.conn(), p)?
                 .ok_or_else(|| StoreError::NotFound(format!("project {p}")))?;
@@ -154,20 +154,6 @@ fn forget_proposals(store: &mut Store, session: &str) -> Result<usize, StoreErro
     })
 }
 
-/// The session `--session ID` names: that session, or the one a record of it
-/// belongs to.
-fn session_named(conn: &rusqlite::Connection, id: &str) -> Result<SessionId, StoreError> {
-    Ok(match views::resolve(conn, id)? {
-        AnyRecord::Session(s) => s.id,
-        AnyRecord::Observation(o) => o.session_id,
-        AnyRecord::Summary(s) => s.session_id,
-        // Knowledge outlives the session it was recorded in.
-        AnyRecord::Knowledge(k) => k
-            .session_id
-            .ok_or_else(|| StoreError::NotFound(id.chars().take(80).collect()))?,
-    })
-}
-
 /// The session `target` forgets whole, if it forgets one (a session's id, or
 /// `--session`), as it is before the forget.
 pub fn whole_session(
@@ -179,7 +165,7 @@ pub fn whole_session(
             AnyRecord::Session(s) => return Ok(Some(s)),
             _ => return Ok(None),
         },
-        ForgetTarget::Session(id) => session_named(conn, id)?,
+        ForgetTarget::Session(id) => views::session_of(conn, id)?,
         ForgetTarget::Project(_) => return Ok(None),
     };
     records::get_session(conn, id)

@@ -17,6 +17,46 @@ pub enum AnyRecord {
     Knowledge(solaria_shared::Knowledge),
 }
 
+impl AnyRecord {
+    /// The machine that last wrote it.
+    pub fn machine_id(&self) -> solaria_shared::MachineId {
+        match self {
+            AnyRecord::Observation(o) => o.meta.machine_id,
+            AnyRecord::Session(s) => s.meta.machine_id,
+            AnyRecord::Summary(s) => s.meta.machine_id,
+            AnyRecord::Knowledge(k) => k.meta.machine_id,
+        }
+    }
+
+    /// How it is cited (a summary as its session: `[S#…]`).
+    pub fn citation(&self) -> solaria_shared::Citation {
+        use solaria_shared::Citation;
+        match self {
+            AnyRecord::Observation(o) => Citation::observation(o.id),
+            AnyRecord::Session(s) => Citation::session(s.id),
+            AnyRecord::Summary(s) => Citation::session(s.session_id),
+            AnyRecord::Knowledge(k) => k.citation(),
+        }
+    }
+
+    /// The session it belongs to (`None` for knowledge recorded outside any).
+    pub fn session_id(&self) -> Option<SessionId> {
+        match self {
+            AnyRecord::Observation(o) => Some(o.session_id),
+            AnyRecord::Session(s) => Some(s.id),
+            AnyRecord::Summary(s) => Some(s.session_id),
+            AnyRecord::Knowledge(k) => k.session_id,
+        }
+    }
+}
+
+/// The session `id` names: that session, or the one a record of it belongs to.
+pub fn session_of(conn: &Connection, id: &str) -> Result<SessionId, StoreError> {
+    resolve(conn, id)?
+        .session_id()
+        .ok_or_else(|| StoreError::NotFound(id.chars().take(80).collect()))
+}
+
 /// Finds a record of any kind by its id, or a knowledge record by its citation,
 /// short id or (a commit) sha.
 pub fn resolve(conn: &Connection, id: &str) -> Result<AnyRecord, StoreError> {

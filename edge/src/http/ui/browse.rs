@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use solaria_shared::knowledge::{Band, KnowledgeBody};
 use solaria_shared::render::{knowledge as rk, timeline as rt};
-use solaria_shared::{Citation, Knowledge, UnixMillis};
+use solaria_shared::{Knowledge, UnixMillis};
 use std::fmt::Write;
 
 pub(super) fn person() -> Reader {
@@ -352,7 +352,7 @@ pub(super) async fn record(
         .blocking(move |app| {
             let page = ops::records::get(app, std::slice::from_ref(&id))?;
             let handings = match page.records.first() {
-                Some(record) => ops::browse::handings(app, &citation_of(record))?,
+                Some(record) => ops::browse::handings(app, &record.citation())?,
                 None => Vec::new(),
             };
             Ok((page, handings))
@@ -374,42 +374,29 @@ pub(super) async fn record(
     let Some(record) = page.records.first() else {
         return Err(UiError::from(OpError::NotFound(page.missing.clone())));
     };
-    let title = match record {
-        AnyRecord::Observation(o) => {
-            let _ = write!(
-                body,
-                "<p class=\"actions\"><a href=\"/ui/session/{}\">Its session's timeline</a></p>",
-                esc(&url_part(&o.session_id.to_string()))
-            );
-            "Event"
-        }
-        AnyRecord::Session(s) => {
-            let _ = write!(
-                body,
-                "<p class=\"actions\"><a href=\"/ui/session/{}\">The whole session</a></p>",
-                esc(&url_part(&s.id.to_string()))
-            );
-            "Session"
-        }
-        AnyRecord::Summary(s) => {
-            let _ = write!(
-                body,
-                "<p class=\"actions\"><a href=\"/ui/session/{}\">The whole session</a></p>",
-                esc(&url_part(&s.session_id.to_string()))
-            );
-            "Summary"
-        }
+    let (link, title) = match record {
+        AnyRecord::Observation(_) => ("Its session's timeline", "Event"),
+        AnyRecord::Session(_) => ("The whole session", "Session"),
+        AnyRecord::Summary(_) => ("The whole session", "Summary"),
         AnyRecord::Knowledge(k) => {
             body.push_str(&actions(k, form_token));
-            match k.kind() {
+            let title = match k.kind() {
                 solaria_shared::KnowledgeKind::Decision => "Decision",
                 solaria_shared::KnowledgeKind::Memory => "Memory",
                 solaria_shared::KnowledgeKind::Commit => "Commit",
                 solaria_shared::KnowledgeKind::Iteration => "Iteration",
                 _ => "Record",
-            }
+            };
+            ("The session it was recorded in", title)
         }
     };
+    if let Some(session) = record.session_id() {
+        let _ = write!(
+            body,
+            "<p class=\"actions\"><a href=\"/ui/session/{}\">{link}</a></p>",
+            esc(&url_part(&session.to_string()))
+        );
+    }
     body.push_str(&handings_section(&handings, person()));
     Ok(Page {
         title,
@@ -418,16 +405,6 @@ pub(super) async fn record(
         body,
     }
     .into_response())
-}
-
-/// How a record is cited (and so named in what agents were handed).
-fn citation_of(record: &AnyRecord) -> Citation {
-    match record {
-        AnyRecord::Observation(o) => Citation::observation(o.id),
-        AnyRecord::Session(s) => Citation::session(s.id),
-        AnyRecord::Summary(s) => Citation::session(s.session_id),
-        AnyRecord::Knowledge(k) => k.citation(),
-    }
 }
 
 /// Whether a memory is a proposal waiting for a person: inferred, or written by
