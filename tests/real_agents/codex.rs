@@ -112,10 +112,7 @@ fn a_codex_session_is_captured_and_the_next_starts_with_its_memory() {
         edge.strings("SELECT title FROM observations WHERE kind = 'prompt'"),
         ["Write a note about the deploy key"]
     );
-    let tools = edge.strings(
-        "SELECT tool_name || ' ' || title || ' ' || coalesce(json_extract(metadata, '$.error'), 0) \
-         FROM observations WHERE kind = 'tool_use' ORDER BY updated",
-    );
+    let tools = edge.tool_calls();
     assert_eq!(
         tools,
         [
@@ -125,12 +122,8 @@ fn a_codex_session_is_captured_and_the_next_starts_with_its_memory() {
             "apply_patch apply_patch notes.txt 0",
         ]
     );
-    let secret = FAKE_SECRET.as_bytes();
     assert!(
-        !edge
-            .store_bytes()
-            .windows(secret.len())
-            .any(|w| w == secret),
+        !edge.stores(FAKE_SECRET),
         "the token never reaches the store's files"
     );
     // The MCP server is offered (Codex defers its tools behind its search).

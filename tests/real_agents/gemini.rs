@@ -79,10 +79,7 @@ fn a_gemini_session_is_captured_and_the_next_starts_with_its_memory() {
         ["gemini"],
         "one Gemini session"
     );
-    let tools = edge.strings(
-        "SELECT tool_name || ' ' || title || ' ' || coalesce(json_extract(metadata, '$.error'), 0) \
-         FROM observations WHERE kind = 'tool_use' ORDER BY updated",
-    );
+    let tools = edge.tool_calls();
     assert_eq!(
         tools,
         [
@@ -92,12 +89,8 @@ fn a_gemini_session_is_captured_and_the_next_starts_with_its_memory() {
             "Write Write notes.txt 0",
         ]
     );
-    let secret = FAKE_SECRET.as_bytes();
     assert!(
-        !edge
-            .store_bytes()
-            .windows(secret.len())
-            .any(|w| w == secret),
+        !edge.stores(FAKE_SECRET),
         "the token never reaches the store's files"
     );
     let first = model.turns();

@@ -195,10 +195,7 @@ fn a_claude_code_session_is_captured_with_its_tools_and_summary() {
         edge.strings("SELECT title FROM observations WHERE kind = 'prompt'"),
         ["Write a note about the deploy key"]
     );
-    let tools = edge.strings(
-        "SELECT tool_name || ' ' || title || ' ' || coalesce(json_extract(metadata, '$.error'), 0) \
-         FROM observations WHERE kind = 'tool_use' ORDER BY updated",
-    );
+    let tools = edge.tool_calls();
     assert_eq!(
         tools,
         [
@@ -233,10 +230,8 @@ fn a_claude_code_session_is_captured_with_its_tools_and_summary() {
             .is_some_and(|t| t.contains("ls /nonexistent"))),
         "the failed command is searchable: {hits:?}"
     );
-    let bytes = edge.store_bytes();
-    let secret = FAKE_SECRET.as_bytes();
     assert!(
-        !bytes.windows(secret.len()).any(|w| w == secret),
+        !edge.stores(FAKE_SECRET),
         "the token never reaches the store's files"
     );
     assert!(
@@ -297,12 +292,8 @@ fn with_the_daemon_running_the_hooks_go_through_its_socket() {
         edge.count("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"),
         1
     );
-    let secret = FAKE_SECRET.as_bytes();
     assert!(
-        !edge
-            .store_bytes()
-            .windows(secret.len())
-            .any(|w| w == secret),
+        !edge.stores(FAKE_SECRET),
         "the daemon redacts as the hook would"
     );
     assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());

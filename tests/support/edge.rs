@@ -121,6 +121,23 @@ impl Edge {
         bytes
     }
 
+    /// Whether `text` is anywhere in the store's files (database, WAL, shared
+    /// memory): where a secret must never be.
+    pub fn stores(&self, text: &str) -> bool {
+        self.store_bytes()
+            .windows(text.len())
+            .any(|w| w == text.as_bytes())
+    }
+
+    /// The captured tool calls, oldest first, as `tool title error` (`error` 1 when
+    /// the capture marked it failed, else 0).
+    pub fn tool_calls(&self) -> Vec<String> {
+        self.strings(
+            "SELECT tool_name || ' ' || title || ' ' || coalesce(json_extract(metadata, '$.error'), 0) \
+             FROM observations WHERE kind = 'tool_use' ORDER BY updated",
+        )
+    }
+
     /// One number from the store.
     pub fn count(&self, sql: &str) -> i64 {
         self.db().query_row(sql, [], |r| r.get(0)).expect("count")
