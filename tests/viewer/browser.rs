@@ -168,6 +168,11 @@ fn an_event_captured_while_the_page_is_open_appears_without_a_reload_even_across
     browser.goto(&login_link(&edge));
     browser.follow(&browser.link_containing("api (github.com/acme/api)"));
     browser.follow(&browser.link_containing("why does the zeppelin"));
+    let script = browser.script(
+        "return document.documentElement.dataset.script || 'no';",
+        json!([]),
+    );
+    assert_eq!(script, json!("ran"), "the viewer's script runs");
     browser.wait_until("the page follows the live feed", |b| {
         text_of(b, "[data-live-status]").starts_with("Live")
     });
@@ -349,6 +354,11 @@ fn without_javascript_every_page_still_reads() {
     assert_eq!(browser.current_url(), api.url("/ui/"));
     browser.follow(&browser.link_containing("api (github.com/acme/api)"));
     browser.follow(&browser.link_containing("why does the zeppelin"));
+    let script = browser.script(
+        "return document.documentElement.dataset.script || 'no';",
+        json!([]),
+    );
+    assert_eq!(script, json!("no"), "this browser ran the viewer's script");
     let page = browser.text();
     assert!(page.contains("cargo test checkout::timeout"), "{page}");
     assert!(page.contains("Reload the page"), "{page}");

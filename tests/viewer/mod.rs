@@ -619,3 +619,34 @@ fn a_long_session_reads_page_by_page_and_only_its_last_page_follows_it_live() {
     assert!(last.contains("2000 earlier event(s)"));
     assert!(last.contains("data-live"), "the last page follows it");
 }
+
+#[test]
+fn rotating_the_api_token_logs_every_browser_out() {
+    let edge = edge_with_a_session();
+    let viewer = LoggedIn::serve(&edge);
+    viewer.page("/ui/");
+    // The token deleted and the daemon started again on the same port: the old
+    // cookie, signed under the old token, opens nothing.
+    let LoggedIn { api, cookie, http } = viewer;
+    let port = api.addr.port();
+    drop(api);
+    std::fs::remove_file(edge.data().join("api-token")).expect("remove the token");
+    solaria_tests::daemon::configure_port(&edge, port);
+    let api = solaria_tests::daemon::serve_as_configured(&edge);
+    let answer = http
+        .get(api.url("/ui/"))
+        .header("cookie", &cookie)
+        .send()
+        .expect("answers");
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
+    assert!(!answer.text().expect("page").contains("zeppelin"));
+    // A new link logs in again.
+    assert_eq!(
+        client()
+            .get(login_link(&edge))
+            .send()
+            .expect("login")
+            .status(),
+        StatusCode::SEE_OTHER
+    );
+}

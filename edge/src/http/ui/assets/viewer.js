@@ -5,6 +5,8 @@
 // markup. Without this script every page still reads; a reload shows what arrived.
 "use strict";
 (function () {
+  // Says the script ran (what the tests of a page read without it check).
+  document.documentElement.dataset.script = "ran";
   const list = document.querySelector("[data-live]");
   const status = document.querySelector("[data-live-status]");
   if (!list || !window.EventSource) {
