@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure a headless browser is here for the viewer's tests (tests/viewer.rs):
+# Makes sure a headless browser is here for the viewer's tests (tests/viewer/):
 # Debian's `chromium` and `chromium-driver` (chromedriver, which the tests drive over
 # its W3C WebDriver HTTP interface; no Selenium, no Python). As root, a missing one is
 # installed with apt-get; otherwise the script says what to run.

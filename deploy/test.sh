@@ -39,7 +39,7 @@ echo "== real agents"
 agents_env="$(bash deploy/agents.sh)"
 eval "$agents_env"
 echo "== a headless browser"
-# Debian's Chromium and chromedriver for the viewer's tests (tests/viewer.rs); it
+# Debian's Chromium and chromedriver for the viewer's tests (tests/viewer/); it
 # exports SOLARIA_TEST_CHROMEDRIVER and SOLARIA_TEST_CHROMIUM (and fails in CI when
 # they cannot be installed).
 browser_env="$(bash deploy/browser.sh)"
