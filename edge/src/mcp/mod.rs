@@ -47,6 +47,9 @@ that implement them. When you choose between alternatives for a reason, record i
 Cite what you use by its tag ([O#id], [S#session], [D#id], [M#id], [C#sha], [I#id], [E#id]), time and machine; \
 answer from the records, not by guessing.";
 
+/// The longest a string of `memory_stats` is shown (a path, a server's line).
+const STATS_FIELD_CHARS: usize = 500;
+
 /// Runs the MCP server on stdin/stdout until the client closes the connection.
 pub fn serve(app: App) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -151,7 +154,11 @@ last sync) and the search modes available."
     async fn memory_stats(&self) -> Result<CallToolResult, McpError> {
         self.blocking(|app| {
             let report = ops::status::stats(app)?;
-            let json = serde_json::to_string_pretty(&report).unwrap_or_default();
+            // Its strings come from the store, the configuration and the server
+            // (the search capability, a sync's error): each is a field like any other.
+            let value = serde_json::to_value(&report).unwrap_or_default();
+            let shown = solaria_shared::render::sanitize::json(&value, STATS_FIELD_CHARS);
+            let json = serde_json::to_string_pretty(&shown).unwrap_or_default();
             Ok(DataBlock::new().wrap("the memory's counts and state, as JSON", &json))
         })
         .await
