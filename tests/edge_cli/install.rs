@@ -192,6 +192,29 @@ fn project_scope_writes_into_the_project() {
 }
 
 #[test]
+fn a_project_whose_name_writes_toml_is_refused_and_the_users_codex_config_is_untouched() {
+    let m = Edge::new("test-machine");
+    let name = "proj\nmcp_servers.pwn.command = \"sh\"\nmcp_servers.pwn.args = [\"-c\", \"id\"]\n#";
+    let p = m.root.path().join(name);
+    std::fs::create_dir_all(&p).expect("mkdir");
+    let user_config = m.home().join(".codex/config.toml");
+    std::fs::create_dir_all(user_config.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&user_config, "model = \"gpt-5.5\"\n").expect("write");
+    let out = m.run_in(&p, &["install", "codex", "--scope", "project"]);
+    assert!(!out.status.success(), "refused");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("control character") && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&user_config).expect("read"),
+        "model = \"gpt-5.5\"\n"
+    );
+    assert!(!p.join(".codex").exists());
+}
+
+#[test]
 fn install_registers_the_daemon_as_a_user_service_and_uninstall_removes_it() {
     let m = Edge::new("test-machine");
     let unit = m.home().join(".config/systemd/user/solaria.service");

@@ -68,9 +68,12 @@ pub enum InstallError {
         /// The configuration file.
         path: PathBuf,
     },
-    /// The executable path cannot be written into an agent's configuration.
-    #[error("cannot use {path} as the solaria executable: {reason}")]
-    UnusableExePath {
+    /// A path cannot be written into an agent's configuration (nothing was
+    /// written).
+    #[error("cannot use {path:?} as {what}: {reason}; nothing was changed")]
+    UnusablePath {
+        /// What the path is for (`the solaria executable`, `the project directory`).
+        what: &'static str,
         /// The path given.
         path: PathBuf,
         /// What is wrong with it.
@@ -183,29 +186,56 @@ impl ManagedFile<'_> {
 }
 
 /// The executable path as text fit for an agent's configuration: absolute (agents
-/// run hooks from the project directory) and free of what no quoting carries
-/// safely through every place it is written (a command line inside markdown, a
-/// shell word, a JSON or TOML string). Quotes and spaces are fine: each place
-/// quotes the path its own way.
+/// run hooks from the project directory) and a [`written_path`]. Quotes and spaces
+/// are fine: each place quotes the path its own way.
 pub fn exe_str(exe: &Path) -> Result<&str, InstallError> {
-    let unusable = |reason| InstallError::UnusableExePath {
-        path: exe.to_owned(),
-        reason,
-    };
-    let s = exe
-        .to_str()
-        .ok_or_else(|| unusable("the path is not valid UTF-8"))?;
+    let s = written_path("the solaria executable", exe)?;
     if !exe.is_absolute() {
-        return Err(unusable(
-            "the path is not absolute (agents run hooks from the project directory)",
-        ));
-    }
-    if s.contains(['\n', '\r', '`', '\0']) {
-        return Err(unusable(
-            "the path contains a newline, a NUL or a back-quote",
-        ));
+        return Err(InstallError::UnusablePath {
+            what: "the solaria executable",
+            path: exe.to_owned(),
+            reason: "the path is not absolute (agents run hooks from the project directory)",
+        });
     }
     Ok(s)
+}
+
+/// **The one rule** for every path an install writes into an agent's
+/// configuration (the executable, the data directory, and the files and project
+/// it names in a command line, a marker comment or a trust key): UTF-8, with no
+/// control character and no back-quote, which no quoting carries safely through
+/// every place a path is written (a line of TOML or its comment, a shell word, a
+/// command inside markdown). A newline in a project's name would otherwise end
+/// a comment and write a table of its own into the user's configuration.
+pub fn written_path<'a>(what: &'static str, path: &'a Path) -> Result<&'a str, InstallError> {
+    let unusable = |reason| InstallError::UnusablePath {
+        what,
+        path: path.to_owned(),
+        reason,
+    };
+    let s = path
+        .to_str()
+        .ok_or_else(|| unusable("the path is not valid UTF-8"))?;
+    if s.chars().any(char::is_control) {
+        return Err(unusable(
+            "the path holds a control character (a newline, a tab, a NUL…)",
+        ));
+    }
+    if s.contains('`') {
+        return Err(unusable("the path holds a back-quote"));
+    }
+    Ok(s)
+}
+
+/// Checks each of an install's `paths` (what each is for, and the path when
+/// there is one) by [`written_path`], before anything is read or written.
+pub fn written_paths(paths: &[(&'static str, Option<&Path>)]) -> Result<(), InstallError> {
+    for (what, path) in paths {
+        if let Some(path) = path {
+            written_path(what, path)?;
+        }
+    }
+    Ok(())
 }
 
 /// The text of an agent's configuration file, `None` when there is none; a file

@@ -105,7 +105,7 @@ mod tests {
         ] {
             for (agent, result) in AGENTS.iter().zip(every(home.path(), exe)) {
                 assert!(
-                    matches!(result, Err(InstallError::UnusableExePath { .. })),
+                    matches!(result, Err(InstallError::UnusablePath { .. })),
                     "{agent} took {exe:?}: {result:?}"
                 );
             }
@@ -116,6 +116,88 @@ mod tests {
             .filter(|p| std::fs::read_to_string(p).map_or(true, |t| t.trim() != "{}"))
             .collect();
         assert!(left.is_empty(), "uninstall left {left:?}");
+    }
+
+    #[test]
+    fn every_agent_refuses_a_path_with_a_control_character_before_any_write() {
+        // A project directory whose name ends the marker comment of a TOML file
+        // and writes a table of its own (an MCP server Codex would start).
+        let injected =
+            "proj\nmcp_servers.pwn.command = \"sh\"\nmcp_servers.pwn.args = [\"-c\", \"id\"]\n#";
+        let exe = Path::new("/opt/solaria/bin/solaria");
+        for bad in [injected, "tab\there", "bell\u{7}"] {
+            let home = tempfile::tempdir().expect("tempdir");
+            let project = home.path().join(bad);
+            std::fs::create_dir_all(&project).expect("mkdir");
+            let data = Some(home.path().join("data"));
+            let results = [
+                claude_code::install(
+                    &claude_code::Target {
+                        data_dir: data.clone(),
+                        ..claude_code::Target::for_scope(
+                            claude_code::Scope::Project,
+                            home.path(),
+                            &project,
+                        )
+                    },
+                    exe,
+                )
+                .map(|_| ()),
+                opencode::install(
+                    &opencode::Target {
+                        data_dir: data.clone(),
+                        ..opencode::Target::for_scope(
+                            opencode::Scope::Project,
+                            home.path(),
+                            None,
+                            &project,
+                        )
+                    },
+                    exe,
+                )
+                .map(|_| ()),
+                codex::install(
+                    &codex::Target {
+                        data_dir: data.clone(),
+                        ..codex::Target::for_project(home.path(), None, &project)
+                    },
+                    exe,
+                )
+                .map(|_| ()),
+                gemini::install(
+                    &gemini::Target {
+                        data_dir: data.clone(),
+                        ..gemini::Target::for_scope(gemini::Scope::Project, home.path(), &project)
+                    },
+                    exe,
+                )
+                .map(|_| ()),
+            ];
+            for (agent, result) in AGENTS.iter().zip(results) {
+                let refused = result.expect_err(agent);
+                assert!(
+                    refused.to_string().contains("control character"),
+                    "{agent}: {refused}"
+                );
+            }
+            assert_eq!(
+                walk(home.path()),
+                Vec::<std::path::PathBuf>::new(),
+                "{bad:?}"
+            );
+        }
+        // A data directory (written into every hook command) likewise.
+        let home = tempfile::tempdir().expect("tempdir");
+        let codex = codex::Target {
+            data_dir: Some(home.path().join("data\nx")),
+            ..codex::Target::for_user(home.path(), None)
+        };
+        let refused = codex::install(&codex, exe).expect_err("a data dir with a newline");
+        assert!(
+            refused.to_string().contains("control character"),
+            "{refused}"
+        );
+        assert!(walk(home.path()).is_empty());
     }
 
     /// The files under `dir`, recursively.

@@ -38,6 +38,10 @@ pub enum ServiceError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A path the unit would hold cannot be written into it (a newline would end
+    /// its line and start a directive of its own).
+    #[error(transparent)]
+    Path(#[from] crate::install::InstallError),
 }
 
 /// What `install` did.
@@ -120,6 +124,12 @@ fn quoted(value: &str) -> String {
 /// the daemon.
 pub fn install(env: &Env, exe: &Path) -> Result<Installed, ServiceError> {
     let path = unit_path(env)?;
+    crate::install::managed::exe_str(exe)?;
+    crate::install::managed::written_paths(&[
+        ("the service unit", Some(&path)),
+        ("SOLARIA_HOME", env.solaria_home.as_deref()),
+        ("SOLARIA_CONFIG", env.solaria_config.as_deref()),
+    ])?;
     let text = unit_text(exe, env);
     let existing = std::fs::read_to_string(&path).ok();
     if existing.as_deref().is_some_and(|t| !t.starts_with(MARKER)) {
@@ -261,5 +271,22 @@ mod tests {
             unit_path(&env).expect("path"),
             PathBuf::from("/home/me/.config/systemd/user/solaria.service")
         );
+    }
+
+    #[test]
+    fn a_data_dir_with_a_newline_writes_no_unit() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let env = Env {
+            solaria_home: Some(home.path().join("data\nExecStartPre=/bin/sh -c id")),
+            home: Some(home.path().to_path_buf()),
+            systemctl: Some(PathBuf::from("/bin/false")),
+            ..Env::default()
+        };
+        let refused = install(&env, Path::new("/opt/solaria/bin/solaria")).expect_err("refused");
+        assert!(
+            refused.to_string().contains("control character"),
+            "{refused}"
+        );
+        assert!(!unit_path(&env).expect("path").exists());
     }
 }

@@ -49,7 +49,7 @@ pub(crate) use settings::json_kind;
 pub use slash::{SlashRequest, parse_slash_args, slash_command_file};
 pub use solaria_hook::program::HookProgram;
 
-use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write};
+use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write, written_paths};
 use crate::install::{InstallError, Presence};
 use hooks::{add_hooks, remove_hooks};
 use mcp_entry::{add_mcp_server, remove_mcp_server};
@@ -175,6 +175,16 @@ pub enum Librarian {
 /// executable). `solaria_exe` must be an absolute path.
 pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, InstallError> {
     let exe = exe_str(solaria_exe)?;
+    written_paths(&[
+        ("Claude Code's settings file", Some(&target.settings_path)),
+        (
+            "Claude Code's commands directory",
+            Some(&target.commands_dir),
+        ),
+        ("Claude Code's agents directory", Some(&target.agents_dir)),
+        ("Claude Code's MCP configuration", Some(&target.mcp_path)),
+        ("the data directory", target.data_dir.as_deref()),
+    ])?;
     let settings_path = &target.settings_path;
     let command_path = target.command_path();
 

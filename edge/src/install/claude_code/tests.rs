@@ -407,7 +407,7 @@ fn exe_with_spaces_is_quoted_and_recognised() {
 
     assert!(matches!(
         install(&target, Path::new("relative/solaria")),
-        Err(InstallError::UnusableExePath { .. })
+        Err(InstallError::UnusablePath { .. })
     ));
 }
 

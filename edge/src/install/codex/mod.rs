@@ -31,7 +31,9 @@ pub use block::{BLOCK_END, BLOCK_START, HOOKS};
 use block::Marks;
 pub use skill::{SKILL_MARKER, skill_file};
 
-use crate::install::managed::{FileState, ManagedFile, exe_str, read_text, remove, write};
+use crate::install::managed::{
+    FileState, ManagedFile, exe_str, read_text, remove, write, written_paths,
+};
 use crate::install::{InstallError, Presence};
 use solaria_hook::program::HookProgram;
 use std::fs;
@@ -270,6 +272,13 @@ fn project_trusted(target: &Target, project: &Path) -> Result<bool, InstallError
 /// first write; nothing is written when all is current.
 pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, InstallError> {
     let exe = exe_str(solaria_exe)?;
+    written_paths(&[
+        ("Codex's configuration file", Some(&target.config_path)),
+        ("Codex's user configuration", Some(&target.trust_path)),
+        ("Codex's skill file", target.skill_path.as_deref()),
+        ("the project directory", target.project.as_deref()),
+        ("the data directory", target.data_dir.as_deref()),
+    ])?;
     let (config, trust) = installed(target, exe)?;
     let skill = target
         .skill_path

@@ -21,7 +21,7 @@ mod tests;
 pub use command::{COMMAND_FILE_NAME, COMMAND_MARKER, command_file};
 pub use settings::HOOK_TIMEOUT_MS;
 
-use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write};
+use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write, written_paths};
 use crate::install::{InstallError, Presence};
 use solaria_hook::program::HookProgram;
 use std::fs;
@@ -104,6 +104,10 @@ fn command_at(path: &Path) -> ManagedFile<'_> {
 /// and checked before the first write.
 pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, InstallError> {
     let exe = exe_str(solaria_exe)?;
+    written_paths(&[
+        ("Gemini CLI's directory", Some(&target.dir)),
+        ("the data directory", target.data_dir.as_deref()),
+    ])?;
     let program = HookProgram::choose(exe, target.data_dir.as_deref());
     let settings_path = target.settings_path();
     let new_settings = settings::with_ours(&settings_path, exe, &program)?;

@@ -26,7 +26,7 @@ mod tests;
 pub use command::{COMMAND_FILE_NAME, command_file};
 pub use plugin::{PLUGIN_FILE_NAME, plugin_file};
 
-use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write};
+use crate::install::managed::{FileState, ManagedFile, exe_str, remove, write, written_paths};
 use crate::install::{InstallError, Presence};
 use solaria_hook::program::HookProgram;
 use std::fs;
@@ -143,6 +143,14 @@ impl InstallReport {
 /// versions of them. Nothing is written when all three are already current.
 pub fn install(target: &Target, solaria_exe: &Path) -> Result<InstallReport, InstallError> {
     let exe = exe_str(solaria_exe)?;
+    written_paths(&[
+        (
+            "OpenCode's configuration directory",
+            Some(&target.config_dir),
+        ),
+        ("OpenCode's configuration file", Some(&target.config_path)),
+        ("the data directory", target.data_dir.as_deref()),
+    ])?;
     let plugin_path = target.plugin_path();
     let command_path = target.command_path();
     let plugin_text = plugin_file(&HookProgram::choose(exe, target.data_dir.as_deref()));
