@@ -5,6 +5,7 @@
 
 mod central_api;
 mod central_erasure;
+mod central_isolation;
 mod central_knowledge;
 mod central_mcp;
 mod central_ops;

@@ -54,6 +54,13 @@ pub struct Settings {
     /// `SOLARIA_MCP_ALLOWED_HOSTS`. Empty: any host (only behind a proxy that checks it).
     #[serde(default = "default_mcp_hosts", deserialize_with = "list_or_csv")]
     pub mcp_allowed_hosts: Vec<String>,
+    /// The embedding models whose vectors the service keeps and searches by meaning:
+    /// model fingerprints as an edge reports them (`NAME/384d/mean/BYTES`). A
+    /// vector of any other model is refused (its record is kept, found by words).
+    /// Default: the models SOLARIA's installs give an edge. A list in the file; a
+    /// comma-separated string in `SOLARIA_VECTOR_MODELS`.
+    #[serde(default = "default_vector_models", deserialize_with = "list_or_csv")]
+    pub vector_models: Vec<String>,
 }
 
 fn default_listen() -> SocketAddr {
@@ -83,6 +90,11 @@ pub fn default_mcp_hosts() -> Vec<String> {
         .into_iter()
         .map(String::from)
         .collect()
+}
+
+/// The models SOLARIA's own installs give an edge.
+pub fn default_vector_models() -> Vec<String> {
+    crate::storage::VectorModels::default().fingerprints()
 }
 
 /// A list of strings, or one comma-separated string (as environment variables give).
@@ -238,7 +250,16 @@ pub fn load_from(
             "tls_cert and tls_key go together: set both, or neither to serve plain HTTP behind a proxy".into(),
         ));
     }
+    settings.vector_models()?;
     Ok(settings)
+}
+
+impl Settings {
+    /// The operator's list of models, checked.
+    pub fn vector_models(&self) -> Result<crate::storage::VectorModels, ConfigError> {
+        crate::storage::VectorModels::new(&self.vector_models)
+            .map_err(|e| ConfigError::Invalid(format!("vector_models: {e}")))
+    }
 }
 
 /// The file's table, every key of it known.

@@ -166,9 +166,11 @@ fn init_logs(format: LogFormat) {
 }
 
 async fn connect(settings: &Settings) -> anyhow::Result<Storage> {
-    Storage::connect(settings.database_url.expose(), settings.max_db_connections)
+    let storage = Storage::connect(settings.database_url.expose(), settings.max_db_connections)
         .await
-        .context("cannot connect to PostgreSQL (check database_url / SOLARIA_DATABASE_URL)")
+        .context("cannot connect to PostgreSQL (check database_url / SOLARIA_DATABASE_URL)")?;
+    storage.set_vector_models(settings.vector_models()?);
+    Ok(storage)
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {

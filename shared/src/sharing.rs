@@ -4,6 +4,9 @@
 //! form, `storage::visibility::like_pattern`); an edge applies it here, to say which
 //! of its projects the team sees. The two must agree: the central's unit test checks
 //! its translation against [`matches`].
+//!
+//! Here too are the two rules of who may see and who may name what, decided once
+//! for both sides: [`sees`] and [`may_name_session`].
 
 /// Whether the project key `key` matches `pattern`.
 pub fn matches(pattern: &str, key: &str) -> bool {
@@ -31,6 +34,26 @@ pub fn matches(pattern: &str, key: &str) -> bool {
 /// Whether any of `patterns` matches `key`: the project is shared.
 pub fn shared(patterns: &[String], key: &str) -> bool {
     patterns.iter().any(|p| matches(p, key))
+}
+
+/// **The visibility rule**: a person sees a record when they wrote it (a machine
+/// of theirs did) or its project is shared with the account. `P` names a person
+/// as a store knows them. Central applies the same rule in SQL
+/// (`storage::visibility::visible_sql`); an edge applies it here, and both apply
+/// it to whoever writes a reference to another record: a supersession, a link or
+/// a commit takes effect only on a record its writer may see.
+pub fn sees<P: PartialEq>(reader: &P, writer: &P, key: &str, patterns: &[String]) -> bool {
+    reader == writer || shared(patterns, key)
+}
+
+/// **The session rule**: a record may name a session (its `session_id`) only when
+/// the person who wrote the record is the session's own. Central refuses a push
+/// that names another person's session; an edge drops such a record when it pulls
+/// it; and every read of a session (its line in a context, its timeline, its
+/// summary) shows only what its own person wrote, so no one can put words into a
+/// teammate's session.
+pub fn may_name_session<P: PartialEq>(record_writer: &P, session_owner: &P) -> bool {
+    record_writer == session_owner
 }
 
 #[cfg(test)]

@@ -61,6 +61,18 @@ impl WireRecord {
         }
     }
 
+    /// The session it names: a session its own id, an observation or a summary
+    /// the session it belongs to, knowledge the session it was recorded in (if
+    /// any). What the session rule (`sharing::may_name_session`) looks at.
+    pub fn session(&self) -> Option<crate::ids::SessionId> {
+        match self {
+            WireRecord::Session(s) => Some(s.id),
+            WireRecord::Observation(o) => Some(o.session_id),
+            WireRecord::Summary(s) => Some(s.session_id),
+            WireRecord::Knowledge(k) => k.session_id,
+        }
+    }
+
     /// The version stamp.
     pub fn updated(&self) -> Hlc {
         self.meta().updated
@@ -257,6 +269,12 @@ pub struct TokenResponse {
     /// types it does not list (they wait, unpushed, until the server is upgraded).
     #[serde(default)]
     pub types: Vec<String>,
+    /// The embedding models whose vectors the server keeps (fingerprints, its
+    /// operator's list): an edge pushes only those, and a vector of another model
+    /// stays on the machine that made it. `None` from a server that does not say
+    /// (it takes what it takes, and answers each refusal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_models: Option<Vec<String>>,
 }
 
 /// The account's shared project patterns (`GET /memory/shared`): every project whose

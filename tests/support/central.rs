@@ -91,7 +91,19 @@ pub fn settings(options: &Options) -> Settings {
         auth_rate_limit_per_min: options.auth_rate_limit_per_min,
         max_db_connections: 30,
         mcp_allowed_hosts: solaria_central::config::default_mcp_hosts(),
+        vector_models: test_vector_models(),
     }
+}
+
+/// The made-up models the tests push vectors of (their dimension in the name).
+pub const TEST_VECTOR_MODELS: [&str; 3] =
+    ["test-model/8d", "test-model/8d/abc", "bench-model/384d"];
+
+/// What a test server keeps vectors of: the shipped models and [`TEST_VECTOR_MODELS`].
+pub fn test_vector_models() -> Vec<String> {
+    let mut models = solaria_central::config::default_vector_models();
+    models.extend(TEST_VECTOR_MODELS.map(String::from));
+    models
 }
 
 impl Central {
@@ -162,6 +174,12 @@ impl Central {
                 .add_root_certificate(cert)
                 .resolve("localhost", ([127, 0, 0, 1], port).into());
         }
+        // The service registers its listed models when it starts (the binary, at
+        // `migrate`): the test's list, with the made-up models. A test of a service
+        // whose database is out of reach serves all the same.
+        let _ = storage
+            .enable_vector_models(settings.vector_models().expect("test models"))
+            .await;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let listeners = Listeners { api, metrics };
         let task = tokio::spawn(launch_with_listener(

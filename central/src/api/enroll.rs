@@ -79,6 +79,7 @@ pub async fn token(
                     solaria_shared::embedding::EMBEDDINGS_CAPABILITY.into(),
                     solaria_shared::embedding::EMBEDDINGS_I8_CAPABILITY.into(),
                 ],
+                vector_models: Some(state.storage.vector_models().fingerprints()),
             }))
         }
         MachineStatus::Revoked => Err(ApiError::new(

@@ -8,8 +8,14 @@
 //! events are the project's newest `limit` (`memory_observations_project`), and
 //! each session's summary, first prompt and count are read by its own index
 //! (`memory_summaries_session`, `memory_observations_session`).
+//!
+//! A session line shows only what it is the line of: each of its parts is read
+//! from the session's own project, under the visibility rule, and from what the
+//! session's own person wrote ([`of_the_session`]). A session that went on in a
+//! personal project keeps that part out of a teammate's context, and a record that
+//! names someone else's session is never read as theirs.
 
-use super::visibility::{Viewer, visible_sql};
+use super::visibility::{Viewer, same_person_sql, visible_sql};
 use super::{AccountId, Storage, StorageError, key_condition};
 use solaria_shared::{MachineId, ObservationId, SessionId, UnixMillis};
 use sqlx::{AssertSqlSafe, Row};
@@ -45,6 +51,18 @@ pub struct RecentEvent {
     pub error: bool,
 }
 
+/// SQL: the row `{q}` (a summary or an observation) is a live part of the session
+/// `s` as its line shows it: named by it, in its project, visible to the viewer
+/// (`$1` the account, `$4` the person), written by the session's own person.
+fn of_the_session(q: &str) -> String {
+    format!(
+        "{q}account_id = s.account_id AND {q}session_id = s.id AND NOT {q}deleted \
+         AND {q}project_key = s.project_key AND {} AND {}",
+        visible_sql(q, "$1", "$4"),
+        same_person_sql(q, "s.machine_id")
+    )
+}
+
 impl Storage {
     /// The newest live sessions of the projects `keys` in which a live event was
     /// captured, newest first, at most `limit` (empty sessions are never listed).
@@ -54,21 +72,17 @@ impl Storage {
         keys: &[String],
         limit: usize,
     ) -> Result<Vec<ContextSession>, StorageError> {
+        let (m, o) = (of_the_session("m."), of_the_session("o."));
         let sql = format!(
             "SELECT s.id, s.machine_id, s.started_at, s.agent,
-                 (SELECT m.summary FROM memory_summaries_remote m
-                   WHERE m.account_id = s.account_id AND m.session_id = s.id AND NOT m.deleted
+                 (SELECT m.summary FROM memory_summaries_remote m WHERE {m}
                    ORDER BY m.created_at DESC, m.id DESC LIMIT 1) AS summary,
-                 (SELECT o.title FROM memory_observations_remote o
-                   WHERE o.account_id = s.account_id AND o.session_id = s.id AND NOT o.deleted
-                     AND o.kind = 'prompt'
+                 (SELECT o.title FROM memory_observations_remote o WHERE {o} AND o.kind = 'prompt'
                    ORDER BY o.created_at, o.id LIMIT 1) AS first_prompt,
-                 (SELECT count(*) FROM memory_observations_remote o
-                   WHERE o.account_id = s.account_id AND o.session_id = s.id AND NOT o.deleted) AS events
+                 (SELECT count(*) FROM memory_observations_remote o WHERE {o}) AS events
              FROM memory_sessions s
              WHERE s.account_id = $1 AND NOT s.deleted{}
-               AND EXISTS (SELECT 1 FROM memory_observations_remote o
-                           WHERE o.account_id = s.account_id AND o.session_id = s.id AND NOT o.deleted)
+               AND EXISTS (SELECT 1 FROM memory_observations_remote o WHERE {o})
                AND {}
              ORDER BY s.started_at DESC, s.id DESC LIMIT $3",
             key_condition("s.project_key", "$2", keys),

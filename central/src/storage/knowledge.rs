@@ -8,7 +8,7 @@
 //! `KnowledgeBody::from_fields`, so the shape of a body is decided in one place.
 
 use super::records::{SESSION_COLS, meta, project, replaces_where, session_row};
-use super::visibility::{Viewer, visible_sql};
+use super::visibility::{Viewer, key_shared_sql, own_sql, same_person_sql, visible_sql};
 use super::{AccountId, Storage, StorageError, key_condition, read_snapshot};
 use solaria_shared::wire::WireRecord;
 use solaria_shared::{
@@ -51,23 +51,30 @@ pub(crate) fn knowledge_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
 }
 
 /// Supersession across people (`Knowledge::mark_superseded_by`) around the
-/// knowledge records just `written`: the record each replaces is marked
+/// knowledge records `writer` just `written`: the record each replaces is marked
 /// superseded, and so is each that a record here already replaces (it arrived
-/// after its replacement). Only body and status change, never the version or the
-/// feed position: every edge derives the same mark from the same two records.
+/// after its replacement), each only when the replacing record's writer may see
+/// the one it replaces (`solaria_shared::sharing::sees`): a teammate supersedes a
+/// decision of a shared project, never a personal one. Only body and status
+/// change, never the version or the feed position: every edge derives the same
+/// mark from the same two records.
 pub(super) async fn settle_supersession(
     tx: &mut Transaction<'_, Postgres>,
-    account: AccountId,
+    writer: Viewer,
     written: &[&Knowledge],
 ) -> Result<(), StorageError> {
+    let account = writer.account;
     let fetch = |sql: String| sqlx::query(AssertSqlSafe(sql));
     for k in written {
         if let Some(old) = k.replaces() {
             let row = fetch(format!(
-                "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge WHERE account_id = $1 AND id = $2"
+                "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
+                 WHERE account_id = $1 AND id = $2 AND {visible}",
+                visible = visible_sql("", "$1", "$3")
             ))
             .bind(account.0)
             .bind(old.as_uuid())
+            .bind(writer.person.0)
             .fetch_optional(&mut **tx)
             .await?;
             if let Some(row) = row
@@ -80,14 +87,21 @@ pub(super) async fn settle_supersession(
         if k.meta.deleted || !matches!(k.kind(), KnowledgeKind::Decision | KnowledgeKind::Memory) {
             continue;
         }
+        // A record already here that replaces this one, by someone who may see it:
+        // a machine of the writer's person, or anyone when its project is shared.
         let row = fetch(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND NOT deleted AND kind = $3 AND body->>'supersedes' = $2
-             ORDER BY created_at LIMIT 1"
+               AND ({own} OR {shared})
+             ORDER BY created_at LIMIT 1",
+            own = own_sql("", "$1", "$4"),
+            shared = key_shared_sql("$5", "$1")
         ))
         .bind(account.0)
         .bind(k.id.to_string())
         .bind(k.kind().as_str())
+        .bind(writer.person.0)
+        .bind(&k.project.key)
         .fetch_optional(&mut **tx)
         .await?;
         let mut marked = (*k).clone();
@@ -267,8 +281,8 @@ impl Storage {
         knowledge_of(&rows)
     }
 
-    /// The live knowledge recorded in `session`, oldest first (by its own index,
-    /// `memory_knowledge_session`).
+    /// The live knowledge recorded in `session` by its own person, oldest first
+    /// (by its own index, `memory_knowledge_session`).
     pub async fn knowledge_of_session(
         &self,
         viewer: Viewer,
@@ -276,13 +290,15 @@ impl Storage {
     ) -> Result<Vec<Knowledge>, StorageError> {
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
-             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible}
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible} AND {same}
              ORDER BY created_at, id",
-            visible = visible_sql("", "$1", "$3")
+            visible = visible_sql("", "$1", "$3"),
+            same = same_person_sql("", "$4")
         )))
         .bind(viewer.account.0)
         .bind(session.id.as_uuid())
         .bind(viewer.person.0)
+        .bind(session.meta.machine_id.as_uuid())
         .fetch_all(self.pool())
         .await?;
         knowledge_of(&rows)

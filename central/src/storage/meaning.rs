@@ -6,9 +6,10 @@
 //! when the server has the `vector` extension, the service creates it in its
 //! database, adds the `embedding vector` column to `memory_vectors`, moves vectors
 //! stored before (little-endian bytes in `data`) into it, and builds one HNSW index
-//! (cosine) per model, partial on the model and cast to its dimension. Without the
-//! extension nothing changes: vectors stay in `data`, travel with the feed, and
-//! every search runs by words ([`Meaning::Off`] says why, `/readyz` shows it).
+//! (cosine) per model the operator lists (`vector_models.rs`), partial on the model
+//! and cast to its dimension. Without the extension nothing changes: vectors stay
+//! in `data`, travel with the feed, and every search runs by words
+//! ([`Meaning::Off`] says why, `/readyz` shows it).
 //!
 //! **Filters inside the query.** The record's writer, project, kind and time sit
 //! beside its vector (migration 0011), so one statement both filters (visibility
@@ -18,6 +19,7 @@
 //! leave the page short: then the same statement runs again without the index,
 //! exactly over the scope, and no page is emptied by a filter.
 
+use super::vector_models::ModelRef;
 use super::visibility::{Viewer, visible_sql};
 use super::{Storage, StorageError, key_condition};
 use solaria_shared::{MachineId, RecordType};
@@ -67,13 +69,6 @@ pub const HNSW_EF_CONSTRUCTION: usize = 128;
 const BACKFILL_BATCH: i64 = 1000;
 /// Serialises the setup of several service processes starting at once.
 const SETUP_LOCK: i64 = 0x50_4c_41_52_49_41; // "SOLARIA"
-
-/// A model vectors are stored under: its id (naming its index) and dimension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct ModelRef {
-    pub id: i32,
-    pub dimension: usize,
-}
 
 /// What a search by meaning is restricted to, beside the viewer.
 #[derive(Debug, Clone, Default)]
@@ -130,6 +125,20 @@ impl Storage {
 
     async fn try_prepare(&self) -> Result<Meaning, StorageError> {
         let mut conn = self.pool().acquire().await?;
+        lock_setup(&mut conn).await?;
+        let mut outcome = self.prepare_locked(&mut conn).await;
+        // The operator's models are registered either way (their vectors travel
+        // with the feed without pgvector); with it, each gets its index.
+        if let Ok(meaning) = &outcome
+            && let Err(e) = self.prepare_models(&mut conn, meaning.is_on()).await
+        {
+            outcome = Err(e);
+        }
+        unlock_setup(&mut conn).await?;
+        outcome
+    }
+
+    async fn prepare_locked(&self, conn: &mut sqlx::PgConnection) -> Result<Meaning, StorageError> {
         let available: Option<String> = sqlx::query_scalar(
             "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'",
         )
@@ -140,19 +149,6 @@ impl Storage {
                 reason: "the PostgreSQL server has no pgvector extension; docs/PRODUCTION.md says how to add it".into(),
             });
         }
-        sqlx::query("SELECT pg_advisory_lock($1)")
-            .bind(SETUP_LOCK)
-            .execute(&mut *conn)
-            .await?;
-        let outcome = self.prepare_locked(&mut conn).await;
-        sqlx::query("SELECT pg_advisory_unlock($1)")
-            .bind(SETUP_LOCK)
-            .execute(&mut *conn)
-            .await?;
-        outcome
-    }
-
-    async fn prepare_locked(&self, conn: &mut sqlx::PgConnection) -> Result<Meaning, StorageError> {
         if let Err(e) = sqlx::query("CREATE EXTENSION IF NOT EXISTS vector")
             .execute(&mut *conn)
             .await
@@ -185,68 +181,7 @@ impl Storage {
                 "moved stored vectors into the indexed column"
             );
         }
-        let models: Vec<(i32, i32)> =
-            sqlx::query_as("SELECT id, dimension FROM memory_vector_models ORDER BY id")
-                .fetch_all(&mut *conn)
-                .await?;
-        for (id, dimension) in models {
-            create_index(
-                conn,
-                ModelRef {
-                    id,
-                    dimension: dimension as usize,
-                },
-            )
-            .await?;
-        }
         Ok(Meaning::On { pgvector: version })
-    }
-
-    /// The model `model` of `dimension`, registered on first use (with its index
-    /// when search by meaning is on); `Err` with the reason when the model is known
-    /// with another dimension.
-    pub(super) async fn vector_model(
-        &self,
-        model: &str,
-        dimension: usize,
-    ) -> Result<Result<ModelRef, String>, StorageError> {
-        let inserted: Option<i32> = sqlx::query_scalar(
-            "INSERT INTO memory_vector_models (model, dimension) VALUES ($1, $2)
-             ON CONFLICT (model) DO NOTHING RETURNING id",
-        )
-        .bind(model)
-        .bind(dimension as i32)
-        .fetch_optional(self.pool())
-        .await?;
-        let (id, known): (i32, i32) =
-            sqlx::query_as("SELECT id, dimension FROM memory_vector_models WHERE model = $1")
-                .bind(model)
-                .fetch_one(self.pool())
-                .await?;
-        if known as usize != dimension {
-            return Ok(Err(format!(
-                "the model {model} has {known} dimensions here, not {dimension}"
-            )));
-        }
-        let model = ModelRef { id, dimension };
-        if inserted.is_some() && self.meaning().is_on() {
-            let mut conn = self.pool().acquire().await?;
-            create_index(&mut conn, model).await?;
-        }
-        Ok(Ok(model))
-    }
-
-    /// The model `model` if vectors were ever stored under it.
-    pub(super) async fn known_model(&self, model: &str) -> Result<Option<ModelRef>, StorageError> {
-        let row: Option<(i32, i32)> =
-            sqlx::query_as("SELECT id, dimension FROM memory_vector_models WHERE model = $1")
-                .bind(model)
-                .fetch_optional(self.pool())
-                .await?;
-        Ok(row.map(|(id, dimension)| ModelRef {
-            id,
-            dimension: dimension as usize,
-        }))
     }
 
     /// The `k` records nearest `query` (made by `model`) that `viewer` may see
@@ -388,37 +323,6 @@ fn bind_near<'q>(
         .bind(k as i64)
 }
 
-/// The HNSW index of one model's vectors (cosine), built if missing.
-async fn create_index(conn: &mut sqlx::PgConnection, model: ModelRef) -> Result<(), StorageError> {
-    let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
-        .bind(index_name(model))
-        .fetch_one(&mut *conn)
-        .await?;
-    if exists {
-        return Ok(());
-    }
-    tracing::info!(
-        model = model.id,
-        dimension = model.dimension,
-        "building the vector index of a model"
-    );
-    sqlx::query(AssertSqlSafe(format!(
-        "CREATE INDEX IF NOT EXISTS {name} ON memory_vectors
-         USING hnsw ((embedding::vector({d})) vector_cosine_ops)
-         WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE model_id = {id}",
-        name = index_name(model),
-        d = model.dimension,
-        id = model.id
-    )))
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
-fn index_name(model: ModelRef) -> String {
-    format!("memory_vectors_hnsw_{}", model.id)
-}
-
 /// Moves vectors kept as bytes (pushed before pgvector was there) into the
 /// indexed column, a batch at a time; how many moved.
 async fn move_stored_vectors(conn: &mut sqlx::PgConnection) -> Result<u64, StorageError> {
@@ -456,6 +360,25 @@ async fn move_stored_vectors(conn: &mut sqlx::PgConnection) -> Result<u64, Stora
         .await?;
         moved += done.rows_affected();
     }
+}
+
+/// Takes the setup lock on `conn`: one service process at a time prepares the
+/// extension, the column, the models and their indexes.
+pub(super) async fn lock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
+    sqlx::query("SELECT pg_advisory_lock($1)")
+        .bind(SETUP_LOCK)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Releases [`lock_setup`]'s lock.
+pub(super) async fn unlock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
+    sqlx::query("SELECT pg_advisory_unlock($1)")
+        .bind(SETUP_LOCK)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }
 
 /// Little-endian float32 bytes as values.

@@ -11,6 +11,7 @@ mod people;
 mod records;
 mod search;
 mod timeline;
+mod vector_models;
 mod vectors;
 mod visibility;
 
@@ -23,6 +24,7 @@ pub use people::{AuditEntry, PersonId, PersonInfo, Removal, Role};
 pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
 pub use timeline::Timeline;
+pub use vector_models::VectorModels;
 pub use visibility::{Shared, SharedProject, Viewer, like_pattern};
 
 use sqlx::postgres::PgPoolOptions;
@@ -58,6 +60,8 @@ pub struct Storage {
     pool: PgPool,
     /// Whether search by meaning runs (found by [`Storage::migrate`]).
     meaning: Arc<RwLock<Meaning>>,
+    /// The models this service keeps vectors of (the operator's list).
+    models: Arc<RwLock<VectorModels>>,
 }
 
 impl Storage {
@@ -78,6 +82,7 @@ impl Storage {
             meaning: Arc::new(RwLock::new(Meaning::Off {
                 reason: "not prepared: the service prepares it when it starts".into(),
             })),
+            models: Arc::new(RwLock::new(VectorModels::default())),
         }
     }
 

@@ -23,11 +23,13 @@
 use super::knowledge::{
     KNOWLEDGE_COLS, KNOWLEDGE_TABLE, knowledge_row, settle_supersession, upsert_knowledge,
 };
+use super::people::PersonId;
 use super::visibility::{Viewer, own_sql, visible_sql};
 use super::{AccountId, Storage, StorageError, read_snapshot};
 use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS};
 use solaria_shared::private::strip_private;
 use solaria_shared::redact::redact;
+use solaria_shared::sharing::may_name_session;
 use solaria_shared::wire::{Change, ChangesPage, RecordOutcome, WireRecord};
 use solaria_shared::{
     MachineId, Observation, ObservationKind, Project, RecordMeta, Session, Summary, UnixMillis,
@@ -155,11 +157,40 @@ impl Storage {
                 .await?;
         let ids: Vec<Uuid> = best.keys().copied().collect();
         let others = written_by_others(&mut tx, viewer, &ids).await?;
-        let mut chosen: Vec<usize> = best
+        // The session rule: a record naming another person's session is refused,
+        // whatever else it says.
+        let named: Vec<Uuid> = best
             .values()
-            .copied()
-            .filter(|&i| !others.contains_key(&records[i].id()))
+            .filter(|&&i| !others.contains_key(&records[i].id()))
+            .filter_map(|&i| records[i].session())
+            .map(|s| *s.as_uuid())
             .collect();
+        let claims = session_claims(&mut tx, account, &named).await?;
+        let mut chosen: Vec<usize> = Vec::new();
+        for &i in best.values() {
+            let record = &records[i];
+            if others.contains_key(&record.id()) {
+                continue;
+            }
+            let refusal = record.session().and_then(|session| {
+                let claim = claims.get(session.as_uuid())?;
+                claim.refuses(record, viewer.person).then(|| {
+                    format!(
+                        "it names session {session}, another person's session: a record belongs \
+                         only to a session of its own person"
+                    )
+                })
+            });
+            match refusal {
+                Some(reason) => {
+                    outcomes[i] = Some(RecordOutcome::Rejected {
+                        id: record.id(),
+                        reason,
+                    })
+                }
+                None => chosen.push(i),
+            }
+        }
         chosen.sort_unstable();
         sqlx::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
             .bind(account.0)
@@ -188,7 +219,7 @@ impl Storage {
             .map(|(_, k)| *k)
             .filter(|k| written.contains(k.id.as_uuid()))
             .collect();
-        settle_supersession(&mut tx, account, &settled).await?;
+        settle_supersession(&mut tx, viewer, &settled).await?;
         applied.extend(written);
 
         // Not applied: either a replay of the stored version, or a newer one won.
@@ -204,6 +235,13 @@ impl Storage {
                 continue;
             }
             let id = r.id();
+            // Another copy of a record the session rule refused: refused alike.
+            if let Some(Some(RecordOutcome::Rejected { reason, .. })) =
+                best.get(&id).map(|&j| outcomes[j].clone())
+            {
+                outcomes[i] = Some(RecordOutcome::Rejected { id, reason });
+                continue;
+            }
             // Another person's record: their version stands, as a loss under
             // last-write-wins would (the pusher's machine takes it back and notes
             // the conflict); one the pusher may no longer see is refused.
@@ -602,6 +640,75 @@ async fn written_by_others(
         }
     }
     Ok(found)
+}
+
+/// Whose a session is, as far as the account's stored records say.
+#[derive(Debug, Default)]
+struct SessionClaim {
+    /// The person whose machine wrote its session record, once it arrived.
+    owner: Option<PersonId>,
+    /// The people whose live records name it.
+    naming: Vec<PersonId>,
+}
+
+impl SessionClaim {
+    /// Whether `record`, pushed by a machine of `pusher`, names this session
+    /// against the session rule (`sharing::may_name_session`). Once the session
+    /// record is here, it decides. Before it arrives, records of the session may
+    /// come first (the feed lists a record at its latest version, and a session is
+    /// stamped again when it ends), so they are taken; but no session record takes
+    /// an id that only other people's records name: a teammate who read the id of
+    /// someone's session in the feed cannot open it as his. (Their own session
+    /// record, refused once behind a claim made with an id learnt elsewhere, goes
+    /// through at the next sync, once their records name it.)
+    fn refuses(&self, record: &WireRecord, pusher: PersonId) -> bool {
+        match (&self.owner, record) {
+            (Some(owner), _) => !may_name_session(&pusher, owner),
+            (None, WireRecord::Session(_)) => {
+                !self.naming.is_empty() && !self.naming.iter().any(|p| may_name_session(&pusher, p))
+            }
+            (None, _) => false,
+        }
+    }
+}
+
+/// What the account holds of each of `sessions`: the writer of its session
+/// record, and who wrote the live records naming it.
+async fn session_claims(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    sessions: &[Uuid],
+) -> Result<HashMap<Uuid, SessionClaim>, StorageError> {
+    let mut claims: HashMap<Uuid, SessionClaim> = HashMap::new();
+    if sessions.is_empty() {
+        return Ok(claims);
+    }
+    let rows = sqlx::query(
+        "SELECT DISTINCT c.sid, c.is_session, m.person_id FROM (
+             SELECT id AS sid, machine_id, true AS is_session FROM memory_sessions
+             WHERE account_id = $1 AND id = ANY($2)
+             UNION ALL SELECT session_id, machine_id, false FROM memory_observations_remote
+             WHERE account_id = $1 AND session_id = ANY($2) AND NOT deleted
+             UNION ALL SELECT session_id, machine_id, false FROM memory_summaries_remote
+             WHERE account_id = $1 AND session_id = ANY($2) AND NOT deleted
+             UNION ALL SELECT session_id, machine_id, false FROM memory_knowledge
+             WHERE account_id = $1 AND session_id = ANY($2) AND NOT deleted
+         ) AS c JOIN memory_machines m ON m.id = c.machine_id",
+    )
+    .bind(account.0)
+    .bind(sessions)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &rows {
+        let claim = claims.entry(row.try_get("sid")?).or_default();
+        let person = PersonId(row.try_get("person_id")?);
+        if row.try_get("is_session")? {
+            claim.owner = Some(person);
+        } else {
+            claim.naming.push(person);
+        }
+    }
+    Ok(claims)
 }
 
 /// The stored versions of `ids` (any kind) in one account.

@@ -40,8 +40,9 @@
 //! only some of the words. Without a vector or without pgvector the search runs by
 //! words and the answer says why.
 
-use super::meaning::{ModelRef, NearScope};
+use super::meaning::NearScope;
 use super::records::strings;
+use super::vector_models::ModelRef;
 use super::visibility::{Viewer, visible_sql};
 use super::{Storage, StorageError, key_condition};
 use solaria_shared::RecordType;
@@ -158,7 +159,7 @@ impl Storage {
         viewer: Viewer,
         req: &SearchRequest,
     ) -> Result<Searched, StorageError> {
-        let (by_meaning, notice) = match self.by_meaning(req).await? {
+        let (by_meaning, notice) = match self.by_meaning(viewer, req).await? {
             Ok(found) => (found, None),
             Err(notice) => (None, Some(notice)),
         };
@@ -325,6 +326,7 @@ impl Storage {
     /// words, or why a search asked by meaning runs by words.
     async fn by_meaning<'r>(
         &self,
+        viewer: Viewer,
         req: &'r SearchRequest,
     ) -> Result<Result<Option<(ModelRef, &'r [f32])>, String>, StorageError> {
         if req.mode == SearchMode::Lexical {
@@ -339,7 +341,7 @@ impl Storage {
         if let super::Meaning::Off { reason } = self.meaning() {
             return Ok(Err(format!("searched by words: {reason}")));
         }
-        let Some(model) = self.known_model(&vector.model).await? else {
+        let Some(model) = self.account_model(viewer.account, &vector.model).await? else {
             return Ok(Err(format!(
                 "searched by words: no record here has a vector of the model {}",
                 vector.model

@@ -1,11 +1,15 @@
 //! Reading records back whole: a session's timeline (one snapshot), records by id,
 //! and restore pages (the account's live records in feed order).
+//!
+//! A session's timeline, summary and knowledge hold only what its own person
+//! wrote (`visibility::same_person_sql`, the session rule), under the visibility
+//! rule: a record that names someone else's session is never shown as part of it.
 
 use super::knowledge::{KNOWLEDGE_COLS, knowledge_row};
 use super::records::{
     OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, observation_row, session_row, summary_row,
 };
-use super::visibility::{Viewer, visible_sql};
+use super::visibility::{Viewer, same_person_sql, visible_sql};
 use super::{Storage, StorageError, read_snapshot};
 use solaria_shared::wire::{MachineName, RestorePage, WireRecord};
 use solaria_shared::{Knowledge, Observation, Session, Summary};
@@ -80,15 +84,18 @@ impl Storage {
             return Err(StorageError::NotFound("session".into()));
         };
         let sid = *session.id.as_uuid();
+        let owner = *session.meta.machine_id.as_uuid();
         let rows = sqlx::query(AssertSqlSafe(format!(
             "SELECT {OBSERVATION_COLS} FROM memory_observations_remote
-             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible}
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible} AND {same}
              ORDER BY created_at, id",
-            visible = visible_sql("", "$1", "$3")
+            visible = visible_sql("", "$1", "$3"),
+            same = same_person_sql("", "$4")
         )))
         .bind(viewer.account.0)
         .bind(sid)
         .bind(viewer.person.0)
+        .bind(owner)
         .fetch_all(&mut *tx)
         .await?;
         let mut observations = Vec::with_capacity(rows.len());
@@ -99,13 +106,15 @@ impl Storage {
         }
         let summary = sqlx::query(AssertSqlSafe(format!(
             "SELECT {SUMMARY_COLS} FROM memory_summaries_remote
-             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible}
+             WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible} AND {same}
              ORDER BY created_at DESC, id DESC LIMIT 1",
-            visible = visible_sql("", "$1", "$3")
+            visible = visible_sql("", "$1", "$3"),
+            same = same_person_sql("", "$4")
         )))
         .bind(viewer.account.0)
         .bind(sid)
         .bind(viewer.person.0)
+        .bind(owner)
         .fetch_optional(&mut *tx)
         .await?;
         let summary = match summary.as_ref().map(summary_row).transpose()? {
@@ -180,10 +189,14 @@ impl Storage {
             return Ok(Vec::new());
         }
         let rows = sqlx::query(AssertSqlSafe(format!(
-            "SELECT DISTINCT ON (session_id) {SUMMARY_COLS} FROM memory_summaries_remote
-             WHERE account_id = $1 AND session_id = ANY($2) AND NOT deleted AND {visible}
-             ORDER BY session_id, created_at DESC, id DESC",
-            visible = visible_sql("", "$1", "$3")
+            "SELECT DISTINCT ON (m.session_id) {cols} FROM memory_summaries_remote m
+             JOIN memory_sessions s ON s.account_id = m.account_id AND s.id = m.session_id
+             WHERE m.account_id = $1 AND m.session_id = ANY($2) AND NOT m.deleted AND {visible}
+               AND {same}
+             ORDER BY m.session_id, m.created_at DESC, m.id DESC",
+            cols = qualified("m.", SUMMARY_COLS),
+            visible = visible_sql("m.", "$1", "$3"),
+            same = same_person_sql("m.", "s.machine_id")
         )))
         .bind(viewer.account.0)
         .bind(sessions)
@@ -222,4 +235,12 @@ impl Storage {
             more: page.more,
         })
     }
+}
+
+/// `cols` (a comma-separated list) each qualified by `q` (`"m."`).
+fn qualified(q: &str, cols: &str) -> String {
+    cols.split(',')
+        .map(|c| format!("{q}{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -4,8 +4,9 @@
 //! model. With pgvector the values live in the indexed `embedding` column, else as
 //! bytes in `data` (`meaning`). Every query names its account.
 
-use super::meaning::{ModelRef, from_le_bytes};
-use super::visibility::{Viewer, visible_sql};
+use super::meaning::from_le_bytes;
+use super::vector_models::{ModelRef, register_account};
+use super::visibility::{Viewer, own_sql, visible_sql};
 use super::{AccountId, Storage, StorageError};
 use solaria_shared::embedding::{EmbeddingRefusal, VectorEncoding, WireEmbedding};
 use solaria_shared::{Hlc, MachineId};
@@ -23,11 +24,32 @@ const LIVE_RECORDS: &str =
   UNION ALL SELECT account_id, id, updated, machine_id, project_key, kind, created_at
       FROM memory_knowledge WHERE NOT deleted)";
 
+/// Whether a vector of `e`'s model and version is kept for its record already.
+async fn kept_at(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    viewer: Viewer,
+    e: &WireEmbedding,
+) -> Result<bool, StorageError> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM memory_vectors
+         WHERE account_id = $1 AND record_id = $2 AND model = $3 AND updated = $4)",
+    )
+    .bind(viewer.account.0)
+    .bind(e.id)
+    .bind(&e.model)
+    .bind(e.updated.as_i64())
+    .fetch_one(&mut **tx)
+    .await?)
+}
+
 impl Storage {
-    /// Keeps each well-formed vector whose record the pusher's person may see, live,
-    /// at the version the vector was made from (replacing that model's older vector of the
-    /// record); answers the others with the reason. A refusal never touches the
-    /// record.
+    /// Keeps each well-formed vector of a listed model whose record the pusher's
+    /// person may see, live, at the version the vector was made from (replacing
+    /// that model's vector of an older version); answers the others with the
+    /// reason. A teammate's vector fills a gap but never replaces one of the same
+    /// version: only the record's own person does (a vector decides where the
+    /// record is found, so it is the author's to change). A refusal never touches
+    /// the record.
     pub async fn store_embeddings(
         &self,
         viewer: Viewer,
@@ -50,7 +72,7 @@ impl Storage {
             };
             let key = (e.model.clone(), e.dimension);
             if !models.contains_key(&key) {
-                let model = self.vector_model(&e.model, e.dimension).await?;
+                let model = self.enabled_model(&e.model, e.dimension).await?;
                 models.insert(key.clone(), model);
             }
             match &models[&key] {
@@ -83,8 +105,10 @@ impl Storage {
              SET model_id = excluded.model_id, dimension = excluded.dimension,
                  updated = excluded.updated, pushed_by = excluded.pushed_by,
                  machine_id = excluded.machine_id, project_key = excluded.project_key,
-                 kind = excluded.kind, created_at = excluded.created_at, {update}",
-            visible = visible_sql("r.", "$1", "$8")
+                 kind = excluded.kind, created_at = excluded.created_at, {update}
+             WHERE memory_vectors.updated <> excluded.updated OR {own}",
+            visible = visible_sql("r.", "$1", "$8"),
+            own = own_sql("excluded.", "$1", "$8")
         );
         let mut tx = self.pool().begin().await?;
         for (e, model, values) in decoded {
@@ -110,7 +134,16 @@ impl Storage {
                 .bind(model.id)
                 .execute(&mut *tx)
                 .await?;
-            if stored.rows_affected() == 0 {
+            if stored.rows_affected() > 0 {
+                register_account(&mut tx, viewer.account, model).await?;
+            } else if kept_at(&mut tx, viewer, e).await? {
+                refused.push(EmbeddingRefusal {
+                    id: e.id,
+                    reason: "a vector of this version of the record is kept already, and only \
+                             its author's machines replace it"
+                        .into(),
+                });
+            } else {
                 refused.push(EmbeddingRefusal {
                     id: e.id,
                     reason: format!(

@@ -71,6 +71,27 @@ pub(super) fn visible_sql(q: &str, account: &str, person: &str) -> String {
     )
 }
 
+/// SQL: the project key `{key}` (a column or a parameter) is shared in the
+/// account `{account}`: [`shared_sql`] for a key that is not the row's own.
+pub(super) fn key_shared_sql(key: &str, account: &str) -> String {
+    format!(
+        "{key} LIKE ANY(ARRAY(SELECT sp.like_pattern FROM shared_projects sp \
+         WHERE sp.account_id = {account}))"
+    )
+}
+
+/// SQL: the row's machine (`{q}machine_id`) belongs to the person whose machine
+/// `{machine}` is (a column such as `s.machine_id`, or a parameter): **the session
+/// rule**'s "same person" (`solaria_shared::sharing::may_name_session`). A
+/// session's line, timeline and summary show only what its own person wrote.
+pub(super) fn same_person_sql(q: &str, machine: &str) -> String {
+    format!(
+        "{q}machine_id IN (SELECT mine.id FROM memory_machines mine \
+         JOIN memory_machines theirs ON theirs.account_id = mine.account_id \
+         AND theirs.person_id = mine.person_id WHERE theirs.id = {machine})"
+    )
+}
+
 /// A pattern as typed, checked, and its LIKE form (`%`, `_` and `\` escaped, `*` a
 /// run of any characters).
 pub fn like_pattern(pattern: &str) -> Result<(String, String), StorageError> {

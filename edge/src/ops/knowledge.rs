@@ -639,7 +639,7 @@ pub fn get_iteration(app: &App, scope: &Scope, reference: Option<&str>) -> OpRes
             }
         }
     };
-    let members = kstore::members_of_iteration(store.conn(), iteration.id)?;
+    let members = kstore::members_of_iteration(store.conn(), &iteration)?;
     let sessions = match &iteration.body {
         KnowledgeBody::Iteration(i) => kstore::sessions_between(
             store.conn(),
@@ -854,7 +854,7 @@ pub struct Related {
 
 /// `record` with its links, both ways.
 pub fn related(store: &Store, record: Knowledge) -> OpResult<Related> {
-    let links = kstore::links_of(store.conn(), record.id)?;
+    let links = kstore::links_of(store.conn(), &record)?;
     let mut others: Vec<Knowledge> = Vec::new();
     for l in &links {
         for id in l.references() {

@@ -38,6 +38,7 @@ fn read_sync_state(app: &App, store: &Store, search: &semantic::Status) -> OpRes
         local_search: search.describe(),
         central_search: store_sync::state(conn, store_sync::CENTRAL_SEARCH_KEY)?,
         shared_projects: store_sync::shared_projects(conn)?.filter(|_| creds_known),
+        foreign_dropped: store_sync::cursor(conn, store_sync::FOREIGN_DROPPED_KEY)?,
     })
 }
 

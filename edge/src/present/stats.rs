@@ -41,6 +41,9 @@ pub struct SyncState {
     /// not logged in, or the service has not said).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_projects: Option<Vec<String>>,
+    /// Pulled records not kept because they named another person's session (the
+    /// session rule): none from an honest service.
+    pub foreign_dropped: i64,
 }
 
 /// The retention in force and what it has removed.
@@ -121,6 +124,13 @@ impl SyncState {
                 out,
                 "shared:     {} (the whole team sees these projects; every other one is personal)",
                 patterns.join(", ")
+            );
+        }
+        if self.foreign_dropped > 0 {
+            let _ = writeln!(
+                out,
+                "not kept:   {} pulled record(s) that named another person's session (the sync output named each)",
+                self.foreign_dropped
             );
         }
         out

@@ -50,6 +50,11 @@ impl SyncOutcome {
                 r.vectors_pushed, r.vectors_pulled
             ));
         }
+        if let Some(model) = &r.vectors_not_taken {
+            out.push_str(&format!(
+                "\nVectors of this machine's model ({model}) stay here: the central service keeps those of the models its operator lists (`vector_models`); the records are synced and found there by words."
+            ));
+        }
         for refused in &r.vectors_refused {
             out.push_str(&format!(
                 "\nvector not kept (its record is synced; it will be embedded again): {refused}"

@@ -105,11 +105,15 @@ impl Writer<'_> {
 
     /// Supersession across people (`Knowledge::mark_superseded_by`) around `k`,
     /// just stored: the record it replaces is marked superseded, or `k` is when a
-    /// record here replaces it (it arrived after its replacement). Only the body
-    /// and status change, never the version: every node derives the same mark.
+    /// record here replaces it (it arrived after its replacement), each only when
+    /// the replacing record's writer may see the one it replaces
+    /// (`super::sight`). Only the body and status change, never the version:
+    /// every node derives the same mark.
     fn settle_supersession(&mut self, k: &Knowledge) -> Result<(), StoreError> {
+        let sight = super::sight::Sight::of(self.tx())?;
         if let Some(old) = k.replaces()
             && let Some(mut old) = get_knowledge(self.tx(), old)?
+            && sight.writer_sees(self.tx(), k.meta.machine_id, &old)?
             && old.mark_superseded_by(k)
         {
             self.rewrite_standing(&old)?;
@@ -117,24 +121,29 @@ impl Writer<'_> {
         if k.meta.deleted || !matches!(k.kind(), KnowledgeKind::Decision | KnowledgeKind::Memory) {
             return Ok(());
         }
-        let by: Option<String> = self
+        // The first record here that replaces `k`, by someone who may see it.
+        let replacing: Vec<String> = self
             .tx()
-            .query_row(
+            .prepare_cached(
                 "SELECT id FROM knowledge WHERE deleted = 0 AND kind = ?2
-                   AND json_extract(body, '$.supersedes') = ?1 ORDER BY created_at LIMIT 1",
-                params![k.id.to_string(), k.kind().as_str()],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let by = match by.and_then(|id| id.parse::<KnowledgeId>().ok()) {
-            Some(id) => get_knowledge(self.tx(), id)?,
-            None => None,
-        };
-        let mut marked = k.clone();
-        if let Some(by) = by
-            && marked.mark_superseded_by(&by)
+                   AND json_extract(body, '$.supersedes') = ?1 ORDER BY created_at",
+            )?
+            .query_map(params![k.id.to_string(), k.kind().as_str()], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for id in replacing
+            .iter()
+            .filter_map(|id| id.parse::<KnowledgeId>().ok())
         {
-            self.rewrite_standing(&marked)?;
+            let Some(by) = get_knowledge(self.tx(), id)? else {
+                continue;
+            };
+            if sight.writer_sees(self.tx(), by.meta.machine_id, k)? {
+                let mut marked = k.clone();
+                if marked.mark_superseded_by(&by) {
+                    self.rewrite_standing(&marked)?;
+                }
+                break;
+            }
         }
         Ok(())
     }
@@ -293,9 +302,11 @@ pub fn list_knowledge(
     Ok(out)
 }
 
-/// Every live record that points at `id` or that `id` points at through a link,
-/// and the commits that implement it: links are listed both ways.
-pub fn links_of(conn: &Connection, id: KnowledgeId) -> Result<Vec<Knowledge>, StoreError> {
+/// Every live link that names `record` at either end, and the commits that
+/// implement it, whose writer may see `record` (`super::sight`): links are listed
+/// both ways.
+pub fn links_of(conn: &Connection, record: &Knowledge) -> Result<Vec<Knowledge>, StoreError> {
+    let id = record.id;
     let sql = format!(
         "SELECT {KNOWLEDGE_COLUMNS} FROM knowledge
          WHERE deleted = 0 AND (
@@ -307,22 +318,24 @@ pub fn links_of(conn: &Connection, id: KnowledgeId) -> Result<Vec<Knowledge>, St
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([id.to_string()], knowledge_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let links = rows.collect::<Result<_, _>>()?;
+    super::sight::Sight::of(conn)?.referring_to(conn, record, links)
 }
 
-/// The live records that belong to an iteration (its decisions, commits and
-/// events), oldest first.
+/// The live records that belong to `iteration` (its decisions, commits and
+/// events) by a writer who may see it (`super::sight`), oldest first.
 pub fn members_of_iteration(
     conn: &Connection,
-    id: KnowledgeId,
+    iteration: &Knowledge,
 ) -> Result<Vec<Knowledge>, StoreError> {
     let sql = format!(
         "SELECT {KNOWLEDGE_COLUMNS} FROM knowledge
          WHERE deleted = 0 AND iteration = ?1 ORDER BY created_at, rowid"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([id.to_string()], knowledge_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let rows = stmt.query_map([iteration.id.to_string()], knowledge_from_row)?;
+    let members = rows.collect::<Result<_, _>>()?;
+    super::sight::Sight::of(conn)?.referring_to(conn, iteration, members)
 }
 
 /// The project's active iteration (the most recently started one), if any.

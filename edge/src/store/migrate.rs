@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0013_written_by.sql"),
     include_str!("../../../migrations/edge/0014_machine_person.sql"),
     include_str!("../../../migrations/edge/0015_injections.sql"),
+    include_str!("../../../migrations/edge/0016_summaries_by_id.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

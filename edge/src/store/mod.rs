@@ -23,6 +23,7 @@ pub mod records;
 pub mod retention;
 pub mod scope;
 pub mod search;
+pub mod sight;
 pub mod sync;
 pub mod text;
 pub mod vectors;

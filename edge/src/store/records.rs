@@ -166,16 +166,39 @@ pub fn get_summary(conn: &Connection, id: SummaryId) -> Result<Option<Summary>, 
         .optional()?)
 }
 
-/// The summary of a session, if written.
+/// The summary of a session, if written: the newest its own person wrote (the
+/// session rule, `solaria_shared::sharing::may_name_session`), a tombstone
+/// included (an erased summary stays erased). A summary someone else's machine
+/// wrote naming the session is never read as the session's.
 pub fn summary_of_session(
     conn: &Connection,
     session: SessionId,
 ) -> Result<Option<Summary>, StoreError> {
-    let sql = format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE session_id = ?1");
+    let sql = format!(
+        "SELECT {SUMMARY_COLUMNS} FROM summaries
+         WHERE session_id = ?1
+           AND {}
+         ORDER BY created_at DESC, rowid DESC LIMIT 1",
+        same_person_sql(
+            "summaries.machine_id",
+            "(SELECT machine_id FROM sessions WHERE id = ?1)"
+        )
+    );
     Ok(conn
         .prepare_cached(&sql)?
         .query_row([session.to_string()], summary_from_row)
         .optional()?)
+}
+
+/// SQL: the machines `a` and `b` (columns or expressions) are one person's: the
+/// same teammate's (`machines.person`), or both this machine's person's (no
+/// teammate named, as for a machine of ours or one not known). How the edge
+/// applies the session rule.
+pub(crate) fn same_person_sql(a: &str, b: &str) -> String {
+    format!(
+        "coalesce((SELECT person FROM machines WHERE id = {a}), '') \
+         = coalesce((SELECT person FROM machines WHERE id = {b}), '')"
+    )
 }
 
 /// Every live observation of a session, oldest first.
@@ -444,19 +467,21 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Writes a session's summary, replacing the previous one (same id, new version),
-    /// unless that one was erased: an erased summary stays erased.
+    /// Writes a summary by its id, replacing the previous version of the same id,
+    /// unless that one was erased: an erased summary stays erased. A summary with
+    /// another id is another record, whatever session it names.
     pub fn upsert_summary(&mut self, s: &Summary) -> Result<(), StoreError> {
         self.tx().execute(
             &format!(
                 "INSERT INTO summaries ({SUMMARY_COLUMNS}, scope)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                 ON CONFLICT (session_id) DO UPDATE SET
+                 ON CONFLICT (id) DO UPDATE SET
                     machine_id = excluded.machine_id, updated = excluded.updated,
-                    deleted = excluded.deleted, text = excluded.text,
-                    key_points = excluded.key_points, tags = excluded.tags,
+                    deleted = excluded.deleted, session_id = excluded.session_id,
+                    project_key = excluded.project_key, project_name = excluded.project_name,
+                    text = excluded.text, key_points = excluded.key_points, tags = excluded.tags,
                     observation_count = excluded.observation_count,
-                    scope = excluded.scope
+                    created_at = excluded.created_at, scope = excluded.scope
                  WHERE summaries.deleted = 0"
             ),
             params![

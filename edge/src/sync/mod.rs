@@ -86,6 +86,10 @@ pub struct SyncReport {
     /// no longer current); their records are synced all the same, and this machine
     /// embeds them itself.
     pub vectors_refused: Vec<String>,
+    /// This machine's model, when the server keeps vectors of other models only:
+    /// its vectors stay here (they go once the operator lists the model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vectors_not_taken: Option<String>,
     pub duration_ms: u128,
 }
 
@@ -265,6 +269,7 @@ pub fn run(
                             // Apply the winner before the cursor moves past our loser,
                             // so the loss is recorded as a conflict.
                             let applied = w.apply_winners(std::slice::from_ref(winner), cursor)?;
+                            w.count_foreign(applied.foreign)?;
                             report.conflicts += applied.conflicts;
                             report.refused_pulled.extend(applied.refused);
                         }
@@ -288,8 +293,16 @@ pub fn run(
         });
     }
 
-    // Vectors made here, once the server holds every record they belong to.
-    if server_stores_vectors && all_pushed {
+    // Vectors made here, once the server holds every record they belong to, and
+    // only of a model the server keeps (it says which; an older one does not).
+    let model_taken = match (&grant.vector_models, vectors::index_model(store.conn())?) {
+        (Some(taken), Some(ours)) if !taken.contains(&ours.fingerprint) => {
+            report.vectors_not_taken = Some(ours.fingerprint);
+            false
+        }
+        _ => true,
+    };
+    if server_stores_vectors && all_pushed && model_taken {
         push_vectors(
             store,
             &client,
@@ -337,6 +350,7 @@ pub fn run(
         let push_cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
         let (applied, pulled) = store.write(|w| {
             let applied = w.apply_remote(&records, push_cursor)?;
+            w.count_foreign(applied.foreign)?;
             let pulled = match &index {
                 Some(model) => {
                     vectors_wire::store_pulled(w.tx(), model, &centre, &page.embeddings)?

