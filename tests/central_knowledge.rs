@@ -5,7 +5,6 @@
 //! cleaning on ingest, search in English and Spanish, the decision list and the
 //! iteration view over REST and MCP, and account isolation for all of it.
 
-use crate::central_mcp::Client;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use solaria_shared::knowledge::{Commit, Event, EventKind, Iteration, Link, Memory, Standing};
@@ -15,6 +14,7 @@ use solaria_shared::{
     Summary,
 };
 use solaria_tests::central::{Central, Machine, delete, get, get_ok};
+use solaria_tests::central_mcp::Client;
 use solaria_tests::records::{decision, observation, project, session, stamp, wire};
 use uuid::Uuid;
 

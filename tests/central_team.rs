@@ -5,7 +5,6 @@
 //! member's admin act is refused; a removed person's machine is refused at once;
 //! and the audit log lists what happened.
 
-use crate::central_mcp::Client;
 use serde_json::{Value, json};
 use solaria_central::storage::Storage;
 use solaria_shared::knowledge::Iteration;
@@ -14,6 +13,7 @@ use solaria_shared::wire::{
 };
 use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, Project};
 use solaria_tests::central::{Central, Machine, Options, delete, get, get_ok, ok};
+use solaria_tests::central_mcp::Client;
 use solaria_tests::pg::fresh_database;
 use solaria_tests::records::{decision, observation, session, stamp, summary, wire};
 use std::collections::HashSet;

@@ -16,6 +16,7 @@ mod central_team;
 mod config_examples;
 mod edge_cli;
 mod injection;
+mod isolation_property;
 mod knowledge;
 mod layers;
 mod local_api;

@@ -8,10 +8,10 @@
 //! normalised. And every hostile field comes back from both, on one line, inside the
 //! data block, with no `<` or `>` of its own.
 
-use crate::central_mcp::Client;
 use serde_json::{Value, json};
 use solaria_shared::render::frame::without_markers;
 use solaria_tests::central::Central;
+use solaria_tests::central_mcp::Client;
 use solaria_tests::edge::Edge;
 use solaria_tests::git::{self, git};
 use solaria_tests::mcp::McpStdio;

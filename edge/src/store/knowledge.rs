@@ -421,14 +421,16 @@ pub fn sessions_between(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The live knowledge recorded in a session, oldest first.
+/// The live knowledge recorded in a session by its own person, oldest first.
 pub fn knowledge_of_session(
     conn: &Connection,
     session: SessionId,
 ) -> Result<Vec<Knowledge>, StoreError> {
     let sql = format!(
         "SELECT {KNOWLEDGE_COLUMNS} FROM knowledge
-         WHERE session_id = ?1 AND deleted = 0 ORDER BY created_at, rowid"
+         WHERE session_id = ?1 AND deleted = 0 AND {}
+         ORDER BY created_at, rowid",
+        super::records::by_the_sessions_person("knowledge")
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([session.to_string()], knowledge_from_row)?;

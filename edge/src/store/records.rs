@@ -176,13 +176,9 @@ pub fn summary_of_session(
 ) -> Result<Option<Summary>, StoreError> {
     let sql = format!(
         "SELECT {SUMMARY_COLUMNS} FROM summaries
-         WHERE session_id = ?1
-           AND {}
+         WHERE session_id = ?1 AND {}
          ORDER BY created_at DESC, rowid DESC LIMIT 1",
-        same_person_sql(
-            "summaries.machine_id",
-            "(SELECT machine_id FROM sessions WHERE id = ?1)"
-        )
+        by_the_sessions_person("summaries")
     );
     Ok(conn
         .prepare_cached(&sql)?
@@ -201,14 +197,25 @@ pub(crate) fn same_person_sql(a: &str, b: &str) -> String {
     )
 }
 
-/// Every live observation of a session, oldest first.
+/// SQL: the row of `table` was written by the person of the session `?1` (the
+/// session rule): what a session shows of the records that name it.
+pub(crate) fn by_the_sessions_person(table: &str) -> String {
+    same_person_sql(
+        &format!("{table}.machine_id"),
+        "(SELECT machine_id FROM sessions WHERE id = ?1)",
+    )
+}
+
+/// Every live observation of a session its own person wrote, oldest first.
 pub fn observations_of_session(
     conn: &Connection,
     session: SessionId,
 ) -> Result<Vec<Observation>, StoreError> {
     let sql = format!(
         "SELECT {OBSERVATION_COLUMNS} FROM observations
-         WHERE session_id = ?1 AND deleted = 0 ORDER BY created_at, rowid"
+         WHERE session_id = ?1 AND deleted = 0 AND {}
+         ORDER BY created_at, rowid",
+        by_the_sessions_person("observations")
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([session.to_string()], observation_from_row)?;
@@ -227,8 +234,9 @@ pub fn observations_summarized(
     let sql = format!(
         "SELECT {OBSERVATION_COLUMNS} FROM observations
          WHERE session_id = ?1 AND deleted = 0
-           AND project_key = (SELECT project_key FROM sessions WHERE id = ?1)
-         ORDER BY created_at, rowid"
+           AND project_key = (SELECT project_key FROM sessions WHERE id = ?1) AND {}
+         ORDER BY created_at, rowid",
+        by_the_sessions_person("observations")
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([session.to_string()], observation_from_row)?;

@@ -285,13 +285,15 @@ pub fn recent_sessions(
         "SELECT {} FROM sessions s
          WHERE s.project_key = ?1 AND s.deleted = 0
            AND EXISTS (SELECT 1 FROM observations o
-                       WHERE o.session_id = s.id AND o.project_key = ?1 AND o.deleted = 0)
+                       WHERE o.session_id = s.id AND o.project_key = ?1 AND o.deleted = 0
+                         AND {})
          ORDER BY s.started_at DESC LIMIT ?2",
         records::SESSION_COLUMNS
             .split(", ")
             .map(|c| format!("s.{c}"))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        records::same_person_sql("o.machine_id", "s.machine_id")
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let sessions: Vec<Session> = stmt
@@ -304,18 +306,20 @@ pub fn recent_sessions(
     for session in sessions {
         let id = session.id.to_string();
         let summary = records::summary_of_session(conn, session.id)?.filter(|s| !s.meta.deleted);
+        // The session's line: only what its own person wrote in this project.
+        let own = records::by_the_sessions_person("observations");
         let first_prompt: Option<String> = conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT title FROM observations WHERE session_id = ?1 AND project_key = ?2
-                 AND deleted = 0 AND kind = 'prompt' ORDER BY created_at, rowid LIMIT 1",
-            )?
+                 AND deleted = 0 AND kind = 'prompt' AND {own} ORDER BY created_at, rowid LIMIT 1"
+            ))?
             .query_row([&id, project_key], |r| r.get(0))
             .optional()?;
         let events: i64 = conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT count(*) FROM observations WHERE session_id = ?1 AND project_key = ?2
-                 AND deleted = 0",
-            )?
+                 AND deleted = 0 AND {own}"
+            ))?
             .query_row([&id, project_key], |r| r.get(0))?;
         out.push(RecentSession {
             session,
