@@ -363,13 +363,13 @@ async fn no_push_registers_a_vector_model_or_builds_an_index() {
     let answer = push_vectors(&t, &t.alice, &[wire(s), wire(o.clone())], &[v]).await;
     assert!(answer.get("embeddings_refused").is_none(), "{answer}");
     // Bob's vector for her record, made to pull it away from its meaning, is not
-    // kept over hers: only its author's machines replace it.
+    // kept: a record's vector is its author's.
     let poisoned = WireEmbedding::encode(*o.id.as_uuid(), o.meta.updated, MODEL, &unit(2.5));
     let answer = push_vectors(&t, &t.bob, &[], &[poisoned]).await;
     assert!(
         answer["embeddings_refused"][0]["reason"]
             .as_str()
-            .is_some_and(|r| r.contains("only its author")),
+            .is_some_and(|r| r.contains("its author's to push")),
         "{answer}"
     );
     let r = t

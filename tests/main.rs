@@ -37,5 +37,6 @@ mod sync;
 mod sync_failures;
 mod sync_hostile;
 mod team;
+mod team_hostile;
 mod vectors_travel;
 mod viewer;

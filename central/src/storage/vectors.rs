@@ -6,7 +6,7 @@
 
 use super::meaning::from_le_bytes;
 use super::vector_models::{ModelRef, register_account};
-use super::visibility::{Viewer, own_sql, visible_sql};
+use super::visibility::{Viewer, own_sql};
 use super::{AccountId, Storage, StorageError};
 use solaria_shared::embedding::{EmbeddingRefusal, VectorEncoding, WireEmbedding};
 use solaria_shared::{Hlc, MachineId};
@@ -24,32 +24,31 @@ const LIVE_RECORDS: &str =
   UNION ALL SELECT account_id, id, updated, machine_id, project_key, kind, created_at
       FROM memory_knowledge WHERE NOT deleted)";
 
-/// Whether a vector of `e`'s model and version is kept for its record already.
-async fn kept_at(
+/// Whether `e`'s record is live and written by a person other than `viewer`'s.
+async fn written_by_another(
     tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
     viewer: Viewer,
     e: &WireEmbedding,
 ) -> Result<bool, StorageError> {
-    Ok(sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM memory_vectors
-         WHERE account_id = $1 AND record_id = $2 AND model = $3 AND updated = $4)",
-    )
+    Ok(sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT EXISTS (SELECT 1 FROM {LIVE_RECORDS} r
+         WHERE r.account_id = $1 AND r.id = $2 AND NOT {own})",
+        own = own_sql("r.", "$1", "$3")
+    )))
     .bind(viewer.account.0)
     .bind(e.id)
-    .bind(&e.model)
-    .bind(e.updated.as_i64())
+    .bind(viewer.person.0)
     .fetch_one(&mut **tx)
     .await?)
 }
 
 impl Storage {
     /// Keeps each well-formed vector of a listed model whose record the pusher's
-    /// person may see, live, at the version the vector was made from (replacing
-    /// that model's vector of an older version); answers the others with the
-    /// reason. A teammate's vector fills a gap but never replaces one of the same
-    /// version: only the record's own person does (a vector decides where the
-    /// record is found, so it is the author's to change). A refusal never touches
-    /// the record.
+    /// person wrote, live, at the version the vector was made from (replacing that
+    /// model's older vector of the record); answers the others with the reason. A
+    /// vector decides where its record is found, so it is its author's to push, as
+    /// the record is: a teammate's machine embeds a teammate's record for itself.
+    /// A refusal never touches the record.
     pub async fn store_embeddings(
         &self,
         viewer: Viewer,
@@ -100,15 +99,13 @@ impl Storage {
                  pushed_by, machine_id, project_key, kind, created_at, {value_columns})
              SELECT $1, $2, $3, $9, $4, $5, $7, r.machine_id, r.project_key, r.kind, r.created_at, {values}
              FROM {LIVE_RECORDS} r
-             WHERE r.account_id = $1 AND r.id = $2 AND r.updated = $5 AND {visible}
+             WHERE r.account_id = $1 AND r.id = $2 AND r.updated = $5 AND {own}
              ON CONFLICT (account_id, record_id, model) DO UPDATE
              SET model_id = excluded.model_id, dimension = excluded.dimension,
                  updated = excluded.updated, pushed_by = excluded.pushed_by,
                  machine_id = excluded.machine_id, project_key = excluded.project_key,
-                 kind = excluded.kind, created_at = excluded.created_at, {update}
-             WHERE memory_vectors.updated <> excluded.updated OR {own}",
-            visible = visible_sql("r.", "$1", "$8"),
-            own = own_sql("excluded.", "$1", "$8")
+                 kind = excluded.kind, created_at = excluded.created_at, {update}",
+            own = own_sql("r.", "$1", "$8")
         );
         let mut tx = self.pool().begin().await?;
         for (e, model, values) in decoded {
@@ -136,11 +133,11 @@ impl Storage {
                 .await?;
             if stored.rows_affected() > 0 {
                 register_account(&mut tx, viewer.account, model).await?;
-            } else if kept_at(&mut tx, viewer, e).await? {
+            } else if written_by_another(&mut tx, viewer, e).await? {
                 refused.push(EmbeddingRefusal {
                     id: e.id,
-                    reason: "a vector of this version of the record is kept already, and only \
-                             its author's machines replace it"
+                    reason: "the record is another person's: its vector is its author's to push \
+                             (this machine embeds it for itself)"
                         .into(),
                 });
             } else {

@@ -24,10 +24,12 @@ pub struct Outgoing {
 }
 
 /// Up to `limit` entries of the outbox. A vector is sent only if it is still its
-/// record's current one (the record is live and not queued for a new vector) and
-/// was made from text with neither a private span nor a secret: a vector says what
-/// its text is about, so what never leaves as text must not leave in it either (the
-/// other machines embed the cleaned text they receive themselves).
+/// record's current one (the record is live and not queued for a new vector), the
+/// record is this person's (a teammate's record's vector is its author's to push:
+/// it decides where the record is found), and it was made from text with neither a
+/// private span nor a secret: a vector says what its text is about, so what never
+/// leaves as text must not leave in it either (the other machines embed the cleaned
+/// text they receive themselves).
 pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreError> {
     let Some(model) = vectors::index_model(conn)? else {
         return Ok(Vec::new());
@@ -45,10 +47,11 @@ pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreE
             .prepare_cached(&format!(
                 "SELECT id, updated, project_key, project_name, {parts},
                         NOT EXISTS (SELECT 1 FROM vector_queue q WHERE q.source = ?2 AND q.row = ?1)
-                 FROM {base} WHERE rowid = ?1 AND {live}",
+                 FROM {base} WHERE rowid = ?1 AND {live} AND {own}",
                 parts = gist::parts_sql(source),
                 base = source.base(),
                 live = source.embedded_sql(),
+                own = super::records::OWN_ROW,
             ))?
             .query_row(params![row, code], |r| {
                 Ok((
