@@ -40,7 +40,8 @@ impl VectorModels {
                 .ok_or_else(|| {
                     format!(
                         "`{fp}` is not a model fingerprint: NAME/DIMENSIONd/POOLING/BYTES, as \
-                         `solaria status` shows it on a machine that searches by meaning"
+                         `solaria stats --json` shows it (`search.vectors_model`) on a machine \
+                         that searches by meaning"
                     )
                 })?;
             if !models.iter().any(|(m, _)| m == fp) {
