@@ -285,25 +285,6 @@ async fn vector_indexes(t: &Team) -> i64 {
     .expect("indexes")
 }
 
-/// Pushes `embeddings` as `m`: the service's answer.
-async fn push_vectors(
-    t: &Team,
-    m: &Machine,
-    records: &[WireRecord],
-    embeddings: &[WireEmbedding],
-) -> Value {
-    let r =
-        t.c.client
-            .post(t.c.at("/memory/sync"))
-            .bearer_auth(&m.jwt)
-            .json(&json!({"records": records, "embeddings": embeddings}))
-            .send()
-            .await
-            .expect("push");
-    assert_eq!(r.status(), 200);
-    r.json().await.expect("answer")
-}
-
 const MODEL: &str = "test-model/8d";
 
 /// A unit vector at angle `x` (radians) in the first plane.
@@ -321,13 +302,8 @@ async fn no_push_registers_a_vector_model_or_builds_an_index() {
     let indexes = vector_indexes(&t).await;
     // Another account: the model name of this one's, dimension 1, no record.
     let squat = WireEmbedding::encode(uuid::Uuid::now_v7(), stamp(-1), "squatted/1d", &[1.0]);
-    let answer = push_vectors(&t, &t.stranger, &[], &[squat]).await;
-    assert!(
-        answer["embeddings_refused"]
-            .as_array()
-            .is_some_and(|r| r.len() == 1),
-        "{answer}"
-    );
+    let answer = t.c.push_with(&t.stranger, &[], &[squat]).await;
+    assert_eq!(answer.embeddings_refused.len(), 1, "{answer:?}");
     // A flood of names no operator enabled.
     let junk: Vec<WireEmbedding> = (0..40)
         .map(|i| {
@@ -339,17 +315,11 @@ async fn no_push_registers_a_vector_model_or_builds_an_index() {
             )
         })
         .collect();
-    let answer = push_vectors(&t, &t.bob, &[], &junk).await;
-    let reasons = answer["embeddings_refused"]
-        .as_array()
-        .expect("refused")
-        .clone();
-    assert_eq!(reasons.len(), 40, "{answer}");
+    let refused = t.c.push_with(&t.bob, &[], &junk).await.embeddings_refused;
+    assert_eq!(refused.len(), 40, "{refused:?}");
     assert!(
-        reasons[0]["reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("junk-0") && r.contains("not enabled")),
-        "{answer}"
+        refused[0].reason.contains("junk-0") && refused[0].reason.contains("not enabled"),
+        "{refused:?}"
     );
     assert_eq!(t.c.count("memory_vector_models").await, models);
     assert_eq!(vector_indexes(&t).await, indexes);
@@ -360,17 +330,20 @@ async fn no_push_registers_a_vector_model_or_builds_an_index() {
     let mut o = observation(t.alice.id, s.id, stamp(-2_000), "rotate the signing keys");
     o.project = billing();
     let v = WireEmbedding::encode(*o.id.as_uuid(), o.meta.updated, MODEL, &unit(0.9));
-    let answer = push_vectors(&t, &t.alice, &[wire(s), wire(o.clone())], &[v]).await;
-    assert!(answer.get("embeddings_refused").is_none(), "{answer}");
+    let answer =
+        t.c.push_with(&t.alice, &[wire(s), wire(o.clone())], &[v])
+            .await;
+    assert!(answer.embeddings_refused.is_empty(), "{answer:?}");
     // Bob's vector for her record, made to pull it away from its meaning, is not
     // kept: a record's vector is its author's.
     let poisoned = WireEmbedding::encode(*o.id.as_uuid(), o.meta.updated, MODEL, &unit(2.5));
-    let answer = push_vectors(&t, &t.bob, &[], &[poisoned]).await;
+    let refused =
+        t.c.push_with(&t.bob, &[], &[poisoned])
+            .await
+            .embeddings_refused;
     assert!(
-        answer["embeddings_refused"][0]["reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("its author's to push")),
-        "{answer}"
+        refused.len() == 1 && refused[0].reason.contains("its author's to push"),
+        "{refused:?}"
     );
     let r = t
         .c

@@ -12,12 +12,12 @@
 //! central service answers her, not what her machine shows after its syncs; Bob's
 //! words reach neither, and her personal prompt never reaches Bob's machine.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use solaria_central::storage::{AccountId, Role};
 use solaria_shared::embedding::WireEmbedding;
 use solaria_shared::knowledge::{Decision, Link, LinkKind};
 use solaria_shared::render::frame::without_markers;
-use solaria_shared::wire::{ChangesPage, RecordOutcome, SyncResponse, WireRecord};
+use solaria_shared::wire::{ChangesPage, RecordOutcome, WireRecord};
 use solaria_shared::{
     Hlc, Knowledge, KnowledgeBody, KnowledgeId, MachineId, ObservationKind, Project, SessionId,
     UnixMillis,
@@ -95,25 +95,6 @@ async fn alice_reads(
         reads.push((format!("alice's machine: solaria {}", args.join(" ")), out));
     }
     reads
-}
-
-/// Pushes `records` and `embeddings` as `m`.
-async fn push(
-    c: &Central,
-    m: &Machine,
-    records: &[WireRecord],
-    vectors: &[WireEmbedding],
-) -> SyncResponse {
-    let r = c
-        .client
-        .post(c.at("/memory/sync"))
-        .bearer_auth(&m.jwt)
-        .json(&json!({"records": records, "embeddings": vectors}))
-        .send()
-        .await
-        .expect("push");
-    assert_eq!(r.status(), 200);
-    r.json().await.expect("answer")
 }
 
 /// The hand-made records of a hostile `m` aimed at Alice's session, summary and
@@ -317,7 +298,7 @@ async fn a_hostile_teammate_and_a_stranger_change_nothing_alice_reads() {
         ),
         WireEmbedding::encode(uuid::Uuid::now_v7(), Hlc::new(1, 0), "squatted/1d", &[1.0]),
     ];
-    let answer = push(&c, &bobs_machine, &records, &vectors).await;
+    let answer = c.push_with(&bobs_machine, &records, &vectors).await;
     for (r, outcome) in records.iter().zip(&answer.results) {
         // What names her session or her records is refused or loses; what is
         // left is his own, in his own project.
@@ -364,7 +345,7 @@ async fn a_hostile_teammate_and_a_stranger_change_nothing_alice_reads() {
             name: "notes".into(),
         },
     );
-    push(&c, &strangers, &records, &[]).await;
+    c.push_with(&strangers, &records, &[]).await;
     bob.ok(&["sync"]);
     mallory.ok(&["sync"]);
 

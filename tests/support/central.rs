@@ -227,6 +227,26 @@ impl Central {
             .expect("push request")
     }
 
+    /// `POST /memory/sync` as `m` with `records` and the vectors `embeddings`, which
+    /// must be answered 200: the answer.
+    pub async fn push_with(
+        &self,
+        m: &Machine,
+        records: &[WireRecord],
+        embeddings: &[solaria_shared::embedding::WireEmbedding],
+    ) -> SyncResponse {
+        let r = self
+            .client
+            .post(self.at("/memory/sync"))
+            .bearer_auth(&m.jwt)
+            .json(&serde_json::json!({ "records": records, "embeddings": embeddings }))
+            .send()
+            .await
+            .expect("push request");
+        assert_eq!(r.status(), 200, "{:?}", r.text().await);
+        r.json().await.expect("sync response")
+    }
+
     /// A push that must succeed; its per-record outcomes.
     pub async fn push_ok(&self, m: &Machine, records: &[WireRecord]) -> Vec<RecordOutcome> {
         let r = self.push(m, records).await;

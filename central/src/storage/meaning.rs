@@ -19,7 +19,7 @@
 //! leave the page short: then the same statement runs again without the index,
 //! exactly over the scope, and no page is emptied by a filter.
 
-use super::vector_models::ModelRef;
+use super::vector_models::{ModelRef, VectorModels};
 use super::visibility::{Viewer, visible_sql};
 use super::{Storage, StorageError, key_condition};
 use solaria_shared::{MachineId, RecordType};
@@ -182,6 +182,18 @@ impl Storage {
             );
         }
         Ok(Meaning::On { pgvector: version })
+    }
+
+    /// Sets the operator's list and registers its models now, as a start does
+    /// (with their indexes when search by meaning is on): for a service whose
+    /// storage is already prepared.
+    pub async fn enable_vector_models(&self, models: VectorModels) -> Result<(), StorageError> {
+        self.set_vector_models(models);
+        let mut conn = self.pool().acquire().await?;
+        lock_setup(&mut conn).await?;
+        let outcome = self.prepare_models(&mut conn, self.meaning().is_on()).await;
+        unlock_setup(&mut conn).await?;
+        outcome
     }
 
     /// The `k` records nearest `query` (made by `model`) that `viewer` may see
@@ -364,7 +376,7 @@ async fn move_stored_vectors(conn: &mut sqlx::PgConnection) -> Result<u64, Stora
 
 /// Takes the setup lock on `conn`: one service process at a time prepares the
 /// extension, the column, the models and their indexes.
-pub(super) async fn lock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
+async fn lock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
     sqlx::query("SELECT pg_advisory_lock($1)")
         .bind(SETUP_LOCK)
         .execute(&mut *conn)
@@ -373,7 +385,7 @@ pub(super) async fn lock_setup(conn: &mut sqlx::PgConnection) -> Result<(), Stor
 }
 
 /// Releases [`lock_setup`]'s lock.
-pub(super) async fn unlock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
+async fn unlock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
     sqlx::query("SELECT pg_advisory_unlock($1)")
         .bind(SETUP_LOCK)
         .execute(&mut *conn)

@@ -645,7 +645,7 @@ async fn written_by_others(
 /// Whose a session is, as far as the account's stored records say.
 #[derive(Debug, Default)]
 struct SessionClaim {
-    /// The person whose machine wrote its session record, once it arrived.
+    /// The person whose machine wrote its live session record, once it arrived.
     owner: Option<PersonId>,
     /// The people whose live records name it.
     naming: Vec<PersonId>,
@@ -672,8 +672,10 @@ impl SessionClaim {
     }
 }
 
-/// What the account holds of each of `sessions`: the writer of its session
-/// record, and who wrote the live records naming it.
+/// What the account holds of each of `sessions`: the writer of its live session
+/// record, and who wrote the live records naming it. An erased session has no
+/// owner left (its tombstone is written as whoever erased it): what its own
+/// machines still push of it is taken, and never shown with the erased session.
 async fn session_claims(
     tx: &mut Transaction<'_, Postgres>,
     account: AccountId,
@@ -686,7 +688,7 @@ async fn session_claims(
     let rows = sqlx::query(
         "SELECT DISTINCT c.sid, c.is_session, m.person_id FROM (
              SELECT id AS sid, machine_id, true AS is_session FROM memory_sessions
-             WHERE account_id = $1 AND id = ANY($2)
+             WHERE account_id = $1 AND id = ANY($2) AND NOT deleted
              UNION ALL SELECT session_id, machine_id, false FROM memory_observations_remote
              WHERE account_id = $1 AND session_id = ANY($2) AND NOT deleted
              UNION ALL SELECT session_id, machine_id, false FROM memory_summaries_remote

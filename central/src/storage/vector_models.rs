@@ -90,18 +90,6 @@ impl Storage {
         }
     }
 
-    /// Sets the operator's list and registers its models now, as a start does
-    /// (with their indexes when search by meaning is on): for a service whose
-    /// storage is already prepared.
-    pub async fn enable_vector_models(&self, models: VectorModels) -> Result<(), StorageError> {
-        self.set_vector_models(models);
-        let mut conn = self.pool().acquire().await?;
-        super::meaning::lock_setup(&mut conn).await?;
-        let outcome = self.prepare_models(&mut conn, self.meaning().is_on()).await;
-        super::meaning::unlock_setup(&mut conn).await?;
-        outcome
-    }
-
     /// Registers the listed models (and, with pgvector, builds the index of each
     /// that has none). A listed model already known with another dimension is
     /// left out, with a warning: its vectors cannot be compared with new ones.

@@ -9,10 +9,23 @@
 
 use super::StoreError;
 use super::records::teammate;
-use super::sync::shared_projects;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use solaria_shared::sharing::sees;
 use solaria_shared::{Knowledge, MachineId};
+
+/// The sync-state key holding the account's shared project patterns as JSON,
+/// learned at each sync.
+pub const SHARED_PROJECTS_KEY: &str = "shared_projects";
+
+/// The account's shared project patterns as the last sync learned them; `None`
+/// before any sync with a server that says.
+pub fn shared_projects(conn: &Connection) -> Result<Option<Vec<String>>, StoreError> {
+    let text: Option<String> = conn
+        .prepare_cached("SELECT value FROM sync_state WHERE key = ?1")?
+        .query_row([SHARED_PROJECTS_KEY], |r| r.get(0))
+        .optional()?;
+    Ok(text.and_then(|text| serde_json::from_str(&text).ok()))
+}
 
 /// The account's shared project patterns as this machine last learnt them.
 #[derive(Debug, Clone, Default)]

@@ -24,14 +24,7 @@ pub const CLOCK_OFFSET_KEY: &str = "clock_offset_ms";
 
 /// How the central service searches, as its `/readyz` said at the last sync.
 pub const CENTRAL_SEARCH_KEY: &str = "central_search";
-/// The account's shared project patterns as JSON, learned at each sync.
-pub const SHARED_PROJECTS_KEY: &str = "shared_projects";
-
-/// The account's shared project patterns as the last sync learned them; `None`
-/// before any sync with a server that says.
-pub fn shared_projects(conn: &Connection) -> Result<Option<Vec<String>>, StoreError> {
-    Ok(state(conn, SHARED_PROJECTS_KEY)?.and_then(|text| serde_json::from_str(&text).ok()))
-}
+pub use super::sight::{SHARED_PROJECTS_KEY, shared_projects};
 
 /// A value of the `sync_state` table.
 pub fn state(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
@@ -764,9 +757,18 @@ mod tests {
             false,
         );
         let applied = store
-            .write(|w| w.apply_remote(&[WireRecord::Summary(forged.clone())], 0))
+            .write(|w| {
+                let applied = w.apply_remote(&[WireRecord::Summary(forged.clone())], 0)?;
+                w.count_foreign(applied.foreign)?;
+                Ok(applied)
+            })
             .expect("applied");
-        assert_eq!(applied.stored, 0, "{applied:?}");
+        assert_eq!((applied.stored, applied.foreign), (0, 1), "{applied:?}");
+        assert_eq!(
+            cursor(store.conn(), FOREIGN_DROPPED_KEY).expect("count"),
+            1,
+            "counted for `status`"
+        );
         assert!(
             applied
                 .refused

@@ -12,8 +12,8 @@ use super::world::{Person, SHARED, World};
 use crate::bench::Rng;
 use crate::payloads::{prompt, session_start, stop};
 use crate::records::{decision, observation, session, summary};
-use serde_json::{Value, json};
-use solaria_shared::embedding::WireEmbedding;
+use serde_json::json;
+use solaria_shared::embedding::{EmbeddingRefusal, WireEmbedding};
 use solaria_shared::knowledge::{Decision, Iteration, Link, LinkKind, Memory};
 use solaria_shared::wire::{RecordOutcome, WireRecord};
 use solaria_shared::{
@@ -81,11 +81,7 @@ pub async fn api_round(
         held.records.retain(|(p, _)| *p != person);
         let mut later: Vec<WireRecord> = Vec::new();
 
-        let home = if rng.draw().is_multiple_of(2) {
-            SHARED.to_string()
-        } else {
-            person.personal()
-        };
+        let home = either(rng, person);
         let elsewhere = if home == SHARED {
             person.personal()
         } else {
@@ -144,103 +140,67 @@ pub async fn api_round(
                 &unit(rng),
             ));
         }
+        let mut write = Writing {
+            oracle: &mut *oracle,
+            person,
+            machine: m.id,
+            clock: &mut *clock,
+        };
         for _ in 0..2 {
-            let key = if rng.draw().is_multiple_of(2) {
-                SHARED.to_string()
-            } else {
-                person.personal()
-            };
-            let id = KnowledgeId::new();
-            let marker = oracle.marker(person, &key, *id.as_uuid());
-            let k = Knowledge::new(
-                id,
-                m.id,
-                clock.tick(),
-                project(&key),
-                Some(s.id).filter(|_| key == home),
+            let key = either(rng, person);
+            let session = Some(s.id).filter(|_| key == home);
+            let k = write.knowledge(&key, session, |marker| {
                 decision(
                     &format!("{marker} keep the ledger in SQL"),
                     "SQL",
                     "fewer layers",
-                ),
-            );
-            oracle.standing.push(marker);
-            oracle.knowledge.push((*id.as_uuid(), person, key.clone()));
+                )
+            });
             if key != SHARED {
-                oracle.personal_decisions.push((*id.as_uuid(), person));
+                write
+                    .oracle
+                    .personal_decisions
+                    .push((*k.id.as_uuid(), person));
             }
             embeddings.push(WireEmbedding::encode(
-                *id.as_uuid(),
+                *k.id.as_uuid(),
                 k.meta.updated,
                 MODEL,
                 &unit(rng),
             ));
             records.push(k.into());
         }
-        let key = if rng.draw().is_multiple_of(2) {
-            SHARED.to_string()
-        } else {
-            person.personal()
-        };
-        let id = KnowledgeId::new();
-        let marker = oracle.marker(person, &key, *id.as_uuid());
+        let key = either(rng, person);
         records.push(
-            Knowledge::new(
-                id,
-                m.id,
-                clock.tick(),
-                project(&key),
-                None,
-                KnowledgeBody::Memory(Memory {
-                    content: format!("{marker} the ledger closes at midnight"),
-                    ..Memory::default()
-                }),
-            )
-            .into(),
+            write
+                .knowledge(&key, None, |marker| {
+                    KnowledgeBody::Memory(Memory {
+                        content: format!("{marker} the ledger closes at midnight"),
+                        ..Memory::default()
+                    })
+                })
+                .into(),
         );
-        oracle.standing.push(marker);
-        oracle.knowledge.push((*id.as_uuid(), person, key.clone()));
         if rng.draw().is_multiple_of(3) {
-            let it = KnowledgeId::new();
-            let marker = oracle.marker(person, &key, *it.as_uuid());
-            records.push(
-                Knowledge::new(
-                    it,
-                    m.id,
-                    clock.tick(),
-                    project(&key),
-                    None,
-                    KnowledgeBody::Iteration(Iteration {
-                        title: format!("{marker} ledger rework"),
-                        ..Iteration::default()
-                    }),
-                )
-                .into(),
-            );
-            oracle.standing.push(marker);
-            oracle.knowledge.push((*it.as_uuid(), person, key.clone()));
-            let d = KnowledgeId::new();
-            let marker = oracle.marker(person, &key, *d.as_uuid());
-            records.push(
-                Knowledge::new(
-                    d,
-                    m.id,
-                    clock.tick(),
-                    project(&key),
-                    None,
-                    KnowledgeBody::Decision(Decision {
-                        title: format!("{marker} ledger rework in steps"),
-                        chosen: "steps".into(),
-                        iteration: Some(it),
-                        ..Decision::default()
-                    }),
-                )
-                .into(),
-            );
-            oracle.standing.push(marker);
+            let it = write.knowledge(&key, None, |marker| {
+                KnowledgeBody::Iteration(Iteration {
+                    title: format!("{marker} ledger rework"),
+                    ..Iteration::default()
+                })
+            });
+            let within = write.knowledge(&key, None, |marker| {
+                KnowledgeBody::Decision(Decision {
+                    title: format!("{marker} ledger rework in steps"),
+                    chosen: "steps".into(),
+                    iteration: Some(it.id),
+                    ..Decision::default()
+                })
+            });
+            records.extend([it.into(), within.into()]);
         }
-        // Their own supersession and link, as the product lets them.
-        let own: Vec<(uuid::Uuid, String)> = oracle
+        // Their own link, as the product lets them.
+        let own: Vec<(uuid::Uuid, String)> = write
+            .oracle
             .knowledge
             .iter()
             .filter(|(_, p, _)| *p == person)
@@ -248,24 +208,16 @@ pub async fn api_round(
             .collect();
         if own.len() > 2 && rng.draw().is_multiple_of(4) {
             let (to, key) = own[(rng.draw() % own.len() as u64) as usize].clone();
-            let id = KnowledgeId::new();
-            let marker = oracle.marker(person, &key, *id.as_uuid());
-            records.push(
-                Knowledge::new(
-                    id,
-                    m.id,
-                    clock.tick(),
-                    project(&key),
-                    None,
-                    KnowledgeBody::Link(Link {
-                        from: Some(KnowledgeId::from_uuid(own[0].0)),
-                        to: Some(KnowledgeId::from_uuid(to)),
-                        relation: LinkKind::Relates,
-                        note: format!("{marker} same ledger"),
-                    }),
-                )
-                .into(),
-            );
+            let from = KnowledgeId::from_uuid(own[0].0);
+            let link = write.knowledge(&key, None, |marker| {
+                KnowledgeBody::Link(Link {
+                    from: Some(from),
+                    to: Some(KnowledgeId::from_uuid(to)),
+                    relation: LinkKind::Relates,
+                    note: format!("{marker} same ledger"),
+                })
+            });
+            records.push(link.into());
         }
 
         pushed += records.len();
@@ -304,6 +256,50 @@ pub async fn api_round(
     Ok(pushed)
 }
 
+/// The shared project or `person`'s own, at random.
+fn either(rng: &mut Rng, person: Person) -> String {
+    if rng.draw().is_multiple_of(2) {
+        SHARED.to_string()
+    } else {
+        person.personal()
+    }
+}
+
+/// Writes an honest person's knowledge records, each registered with the oracle.
+struct Writing<'a> {
+    oracle: &'a mut Oracle,
+    person: Person,
+    machine: solaria_shared::MachineId,
+    clock: &'a mut Clock,
+}
+
+impl Writing<'_> {
+    /// A new record in project `key` whose body `body` makes around its marker;
+    /// it must stand in every read that may show it.
+    fn knowledge(
+        &mut self,
+        key: &str,
+        session: Option<solaria_shared::SessionId>,
+        body: impl FnOnce(&str) -> KnowledgeBody,
+    ) -> Knowledge {
+        let id = KnowledgeId::new();
+        let marker = self.oracle.marker(self.person, key, *id.as_uuid());
+        let k = Knowledge::new(
+            id,
+            self.machine,
+            self.clock.tick(),
+            project(key),
+            session,
+            body(&marker),
+        );
+        self.oracle.standing.push(marker);
+        self.oracle
+            .knowledge
+            .push((*id.as_uuid(), self.person, key.to_string()));
+        k
+    }
+}
+
 /// Pushes `records` and `embeddings` as `person`'s API machine: the outcomes and
 /// the vectors refused.
 pub async fn push(
@@ -311,29 +307,12 @@ pub async fn push(
     person: Person,
     records: &[WireRecord],
     embeddings: &[WireEmbedding],
-) -> Result<(Vec<RecordOutcome>, Vec<Value>), String> {
-    let m = &world.api[&person];
-    let r = world
+) -> Result<(Vec<RecordOutcome>, Vec<EmbeddingRefusal>), String> {
+    let answer = world
         .c
-        .client
-        .post(world.c.at("/memory/sync"))
-        .bearer_auth(&m.jwt)
-        .json(&json!({"records": records, "embeddings": embeddings}))
-        .send()
-        .await
-        .map_err(|e| format!("push as {person:?}: {e}"))?;
-    let status = r.status();
-    let body: Value = r.json().await.map_err(|e| format!("push answer: {e}"))?;
-    if status != 200 {
-        return Err(format!("push as {person:?}: {status} {body}"));
-    }
-    let outcomes: Vec<RecordOutcome> = serde_json::from_value(body["results"].clone())
-        .map_err(|e| format!("push outcomes: {e}: {body}"))?;
-    let refused = body["embeddings_refused"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    Ok((outcomes, refused))
+        .push_with(&world.api[&person], records, embeddings)
+        .await;
+    Ok((answer.results, answer.embeddings_refused))
 }
 
 /// An agent session on each honest edge: prompts in the shared project and, at
