@@ -3,7 +3,8 @@
 //! hand-made batches, a hostile member and a stranger of another account pushing
 //! everything they can build, every read path held against an oracle of who may
 //! see what and who wrote it), run here on fixed seeds. A failure names its seed
-//! and round: `SOLARIA_ISOLATION_SEEDS=<seed>` runs that one again.
+//! and round: `SOLARIA_ISOLATION_SEEDS=<seed> SOLARIA_ISOLATION_ROUNDS=<round>` runs
+//! that one again.
 //!
 //! With the central context's session parts read by session id alone again
 //! (finding 1 of the security review: `of_the_session` in
@@ -31,8 +32,12 @@ async fn no_hostile_push_shows_anyone_what_is_not_theirs_or_speaks_in_their_name
             .collect(),
         Err(_) => SEEDS.to_vec(),
     };
+    let rounds = std::env::var("SOLARIA_ISOLATION_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(ROUNDS);
     for seed in seeds {
-        let report = isolation::run(seed, ROUNDS)
+        let report = isolation::run(seed, rounds)
             .await
             .unwrap_or_else(|failure| panic!("{failure}"));
         assert!(

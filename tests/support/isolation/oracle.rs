@@ -1,5 +1,5 @@
 //! The oracle: every text the simulation writes carries a marker of its own
-//! (`mk` and ten hex digits) registered with who wrote it, in which project, as
+//! (`mk`, ten hex digits and `z`) registered with who wrote it, in which project, as
 //! which record. What a read path answers is then checked against it: every
 //! marker a person is shown must be one they may see (no leak), every record or
 //! line that shows it must name its author's machine (no words put in another's
@@ -49,7 +49,9 @@ impl Oracle {
     /// A new marker for a text `author` writes into `record` of `project`.
     pub fn marker(&mut self, author: Person, project: &str, record: Uuid) -> String {
         self.next += 1;
-        let marker = format!("mk{:04x}{:06x}", self.prefix, self.next);
+        // A letter at the end no stemmer takes off, so the whole marker stands
+        // in a full-text index's terms as it does in the text.
+        let marker = format!("mk{:04x}{:06x}z", self.prefix, self.next);
         self.facts.insert(
             marker.clone(),
             Fact {
@@ -164,7 +166,7 @@ pub fn text_of(r: &WireRecord) -> String {
     all.into_inner()
 }
 
-/// The markers in `text`: `mk` and ten lowercase hex digits, as a whole word.
+/// The markers in `text`: `mk`, ten lowercase hex digits and `z`, as a whole word.
 pub fn markers_in(text: &str) -> Vec<&str> {
     scan(text, true)
 }
@@ -181,13 +183,14 @@ fn scan(text: &str, words: bool) -> Vec<&str> {
     let mut i = 0;
     while let Some(at) = text[i..].find("mk") {
         let start = i + at;
-        let end = start + 12;
+        let end = start + 13;
         let before_ok = !words || start == 0 || !bytes[start - 1].is_ascii_alphanumeric();
         let after_ok = !words || end >= bytes.len() || !bytes[end].is_ascii_alphanumeric();
         if end <= bytes.len()
             && before_ok
             && after_ok
-            && bytes[start + 2..end]
+            && bytes[end - 1] == b'z'
+            && bytes[start + 2..end - 1]
                 .iter()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
         {
@@ -207,8 +210,13 @@ mod tests {
     #[test]
     fn markers_are_found_as_whole_words_only() {
         assert_eq!(
-            markers_in("mk0001000001 and (mk00a1b2c3d4), not xmk0001000002 nor mk000100000z"),
-            vec!["mk0001000001", "mk00a1b2c3d4"]
+            markers_in("mk0001000001z and (mk00a1b2c3d4z), not xmk0001000002z nor mk000100000gz"),
+            vec!["mk0001000001z", "mk00a1b2c3d4z"]
+        );
+        // In a file's bytes, a term a stemmer cut short is no marker.
+        assert_eq!(
+            markers_in_bytes("\u{1}mk00a00000b6\u{8}mk00a00000b4z6"),
+            vec!["mk00a00000b4z"]
         );
     }
 }

@@ -292,7 +292,10 @@ pub fn edge(
     for m in &held {
         if !oracle.visible(who, m) && oracle.fact(m).is_some() {
             let f = oracle.fact(m).map(|f| (f.author, f.project.clone()));
-            failures.push(format!("{path}: its files hold {m} ({f:?})"));
+            failures.push(format!(
+                "{path}: its files hold {m} ({f:?}), in {:?}",
+                where_held(&e.edge, m)
+            ));
         }
     }
     for marker in &oracle.standing {
@@ -390,4 +393,47 @@ pub fn edge(
         }
     }
     Ok(reads)
+}
+
+/// The tables of an edge's store whose rows hold `marker` (for a failure's message).
+fn where_held(edge: &crate::edge::Edge, marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (table, row, text) in [
+        (
+            "observations",
+            "id || ' ' || machine_id",
+            "title || input || response",
+        ),
+        ("summaries", "id || ' ' || machine_id", "text || key_points"),
+        ("knowledge", "id || ' ' || machine_id", "body"),
+        ("sessions", "id || ' ' || machine_id", "cwd"),
+        (
+            "conflicts",
+            "record_id || ' won by ' || winner_machine",
+            "local_version || winner_version",
+        ),
+    ] {
+        for found_row in edge.strings(&format!(
+            "SELECT '{table} ' || {row} FROM {table} WHERE {text} LIKE '%{marker}%'"
+        )) {
+            found.push(found_row);
+        }
+    }
+    for fts in ["observations_fts", "summaries_fts", "knowledge_fts"] {
+        let n = edge.count(&format!(
+            "SELECT count(*) FROM {fts} WHERE {fts} MATCH '\"{marker}\"'"
+        ));
+        if n > 0 {
+            found.push(format!("{fts}: {n} row(s)"));
+        }
+    }
+    for suffix in ["", "-wal"] {
+        let path = format!("{}{suffix}", edge.db_path().display());
+        if std::fs::read(&path)
+            .is_ok_and(|b| b.windows(marker.len()).any(|w| w == marker.as_bytes()))
+        {
+            found.push(format!("the bytes of memory.db{suffix}"));
+        }
+    }
+    found
 }
