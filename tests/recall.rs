@@ -283,6 +283,81 @@ fn a_prompt_naming_an_option_a_decision_set_aside_recalls_it_and_says_why() {
 }
 
 #[test]
+fn a_rejected_option_in_other_order_and_form_is_recalled_where_its_subject_is_the_daily_topic() {
+    let edge = Edge::new("laptop");
+    // The demo's decision, in a project where refresh tokens are talked of daily.
+    let d = edge.json(
+        &edge.project,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "Rotate refresh tokens on every renewal",
+            "--chosen",
+            "a new refresh token per renewal, the old one revoked",
+            "-a",
+            "long-lived refresh tokens",
+            "-a",
+            "código OTP por SMS",
+            "--rationale",
+            "a stolen refresh token then works once at most",
+        ],
+    );
+    let id = d["record"]["id"].as_str().expect("id").to_string();
+    for n in 0..12 {
+        edge.prompt(
+            &format!("day{n}"),
+            &format!("the refresh token endpoint answers 401 on staging, attempt {n}"),
+        );
+    }
+    for (n, proposal, option) in [
+        (
+            1,
+            "should refresh tokens be long-lived?",
+            "long-lived refresh tokens",
+        ),
+        (
+            2,
+            "para el segundo factor, ¿mandamos los códigos OTP por SMS?",
+            "código OTP por SMS",
+        ),
+    ] {
+        let added = prompt(&edge, &format!("s{n}"), proposal).expect("the decision is recalled");
+        assert!(
+            added.contains(&format!("[D#{id}]"))
+                && added.contains(&format!(
+                    "this prompt names \"{option}\", an option the decision set aside"
+                )),
+            "{proposal:?}: {added}"
+        );
+        let v = edge.json(&edge.project, &["recall", "--json", proposal]);
+        let item = considered_decision(&v, &id);
+        assert_eq!(item["chosen"], true, "{item}");
+        assert_eq!(item["names_option"], option, "{item}");
+    }
+    // Its subject's words, far apart, name no option; nor does an unrelated prompt.
+    let v = edge.json(
+        &edge.project,
+        &[
+            "recall",
+            "--json",
+            "refresh the dashboard, the tokens of the long-lived session are fine",
+        ],
+    );
+    assert!(
+        v["considered"]
+            .as_array()
+            .expect("considered")
+            .iter()
+            .all(|c| c["names_option"].is_null()),
+        "{v}"
+    );
+    for (n, text) in UNRELATED.iter().enumerate() {
+        assert_eq!(prompt(&edge, &format!("u{n}"), text), None, "{text:?}");
+    }
+}
+
+#[test]
 fn words_a_developer_types_every_day_weigh_little_against_a_decisions_own() {
     let edge = Edge::new("laptop");
     let d = edge.json(

@@ -355,33 +355,36 @@ pub struct Decision {
 }
 
 /// The most words an option can have and still be named in passing: a name
-/// ("diesel", "sea-orm", "keyset pagination"), not a sentence.
+/// ("diesel", "sea-orm", "long-lived refresh tokens"), not a sentence. A hyphenated
+/// compound counts once; "of", "por" and their like not at all.
 const NAMEABLE_OPTION_WORDS: usize = 3;
+/// Other words a prompt may put among an option's own ("should refresh tokens
+/// *be* long-lived").
+const OPTION_SLACK: usize = 2;
 
 impl Decision {
-    /// The first option this decision set aside that `text` names: every word of
-    /// it, in order, as whole words (case and punctuation aside), with at least one
-    /// word of three letters or more. A prompt proposing a rejected option again is
-    /// what a decision's memory exists for, however little else of it the prompt
-    /// shares.
+    /// The first option this decision set aside that `text` names: each of its
+    /// words, in any order and form (English and Spanish stems, `crate::words`),
+    /// close together, with at least one word of three letters or more. A prompt
+    /// proposing a rejected option again is what a decision's memory exists for,
+    /// however little else of it the prompt shares.
     pub fn option_set_aside_in(&self, text: &str) -> Option<&str> {
-        let said = words(text);
+        let said = crate::words::words(text);
         self.alternatives.iter().map(String::as_str).find(|option| {
-            let named = words(option);
-            !named.is_empty()
-                && named.len() <= NAMEABLE_OPTION_WORDS
-                && named.iter().any(|w| w.chars().count() >= 3)
-                && said.windows(named.len()).any(|run| run == named.as_slice())
+            let named_terms = option
+                .split_whitespace()
+                .filter(|chunk| chunk.chars().any(char::is_alphanumeric))
+                .filter(|chunk| !crate::words::is_stopword(chunk))
+                .count();
+            let named: Vec<_> = crate::words::words(option)
+                .into_iter()
+                .filter(|w| !w.is_stopword())
+                .collect();
+            named_terms <= NAMEABLE_OPTION_WORDS
+                && named.iter().any(|w| w.text.chars().count() >= 3)
+                && crate::words::holds_close(&said, &named, OPTION_SLACK)
         })
     }
-}
-
-/// `text`'s words, lowercased: its runs of letters and digits.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
 }
 
 /// A curated memory (fact, preference, principle…), or an open question when its
@@ -1014,7 +1017,7 @@ mod tests {
             Some("diesel")
         );
         assert_eq!(named("try SEA-ORM instead?"), Some("sea-orm"));
-        assert_eq!(named("the sea is calm, no orm"), None, "not in order");
+        assert_eq!(named("the sea is calm, no orm"), None, "not close together");
         assert_eq!(named("dieselpunk art for the landing page"), None);
         assert_eq!(
             named("let's go home"),
@@ -1026,6 +1029,41 @@ mod tests {
             None,
             "a sentence is not a name"
         );
+    }
+
+    #[test]
+    fn a_prompt_names_an_option_in_any_order_and_form_even_inside_a_longer_prompt() {
+        let d = Decision {
+            alternatives: vec![
+                "long-lived refresh tokens".into(),
+                "código OTP por SMS".into(),
+                "sliding expiry only".into(),
+            ],
+            ..Decision::default()
+        };
+        let named = |text: &str| d.option_set_aside_in(text);
+        assert_eq!(
+            named("should refresh tokens be long-lived?"),
+            Some("long-lived refresh tokens")
+        );
+        assert_eq!(
+            named("what if the refresh token lived long"),
+            Some("long-lived refresh tokens")
+        );
+        assert_eq!(
+            named("para el segundo factor, ¿mandamos un código OTP por SMS al móvil del usuario?"),
+            Some("código OTP por SMS")
+        );
+        assert_eq!(
+            named("los códigos OTP irán por SMS"),
+            Some("código OTP por SMS")
+        );
+        assert_eq!(
+            named("refresh the dashboard; tokens of the long-lived session are fine"),
+            None,
+            "the words, not close together"
+        );
+        assert_eq!(named("rotate refresh tokens on renewal"), None);
     }
 
     fn record(body: KnowledgeBody) -> Knowledge {

@@ -21,6 +21,7 @@ pub mod sharing;
 pub mod text;
 pub mod time;
 pub mod wire;
+pub mod words;
 
 pub use citation::{Citation, CitedKind};
 pub use hlc::{Hlc, HlcClock};

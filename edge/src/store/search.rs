@@ -93,7 +93,11 @@ pub fn query_terms(text: &str) -> Vec<String> {
         .split_whitespace()
         .filter(|c| c.chars().any(char::is_alphanumeric))
         .collect();
-    let meaningful: Vec<&str> = chunks.iter().copied().filter(|c| !is_stopword(c)).collect();
+    let meaningful: Vec<&str> = chunks
+        .iter()
+        .copied()
+        .filter(|c| !solaria_shared::words::is_stopword(c))
+        .collect();
     let chosen = if meaningful.is_empty() {
         chunks
     } else {
@@ -111,20 +115,6 @@ pub fn query_terms(text: &str) -> Vec<String> {
         }
     }
     terms
-}
-
-fn is_stopword(word: &str) -> bool {
-    const STOP: &[&str] = &[
-        "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from", "how",
-        "i", "in", "is", "it", "of", "on", "or", "our", "that", "the", "this", "to", "was", "we",
-        "what", "when", "where", "which", "who", "why", "with", "you", "de", "del", "el", "en",
-        "es", "la", "las", "lo", "los", "por", "que", "qué", "se", "un", "una", "y", "con", "para",
-        "cómo", "como", "cuando", "dónde", "al",
-    ];
-    let lower = word
-        .trim_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase();
-    STOP.contains(&lower.as_str())
 }
 
 /// Runs a lexical search over observations and summaries.

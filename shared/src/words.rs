@@ -1,0 +1,126 @@
+//! Words as recall compares them: a text's runs of letters and digits, lowercased,
+//! each known by its English and its Spanish stem (Snowball), so that "tokens" meets
+//! "token" and "códigos" meets "código" whatever the language of the prompt; and the
+//! few words too common to weigh in either language (articles, prepositions…).
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::sync::LazyLock;
+
+static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+static SPANISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::Spanish));
+
+/// One word of a text: as written (lowercased) and by its stems.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub text: String,
+    english: String,
+    spanish: String,
+}
+
+impl Word {
+    /// `text` as one word (lowercased).
+    pub fn of(text: &str) -> Word {
+        Word::new(text.to_lowercase())
+    }
+
+    fn new(text: String) -> Word {
+        let english = ENGLISH.stem(&text).into_owned();
+        let spanish = SPANISH.stem(&text).into_owned();
+        Word {
+            text,
+            english,
+            spanish,
+        }
+    }
+
+    /// The same word in another form: one of the two languages gives both one
+    /// stem ("lived" and "live", "códigos" and "código").
+    pub fn same_as(&self, other: &Word) -> bool {
+        self.text == other.text || self.english == other.english || self.spanish == other.spanish
+    }
+
+    /// Too common to say what a text is about ([`is_stopword`]).
+    pub fn is_stopword(&self) -> bool {
+        is_stopword(&self.text)
+    }
+}
+
+/// `text`'s words in order: its runs of letters and digits, lowercased.
+pub fn words(text: &str) -> Vec<Word> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| Word::new(w.to_lowercase()))
+        .collect()
+}
+
+/// Whether `said` holds every word of `wanted`, in any order and form, close
+/// together: all of them inside a run of at most `wanted.len() + slack` words.
+/// "refresh tokens be long-lived" holds "long-lived refresh tokens" with a slack of
+/// one; "the sea is calm, no orm" does not hold "sea orm" with a slack of two.
+pub fn holds_close(said: &[Word], wanted: &[Word], slack: usize) -> bool {
+    if wanted.is_empty() {
+        return false;
+    }
+    let run = wanted.len() + slack;
+    (0..said.len()).any(|start| {
+        let mut found = vec![false; wanted.len()];
+        for word in said.iter().skip(start).take(run) {
+            for (i, w) in wanted.iter().enumerate() {
+                if !found[i] && word.same_as(w) {
+                    found[i] = true;
+                }
+            }
+            if found.iter().all(|f| *f) {
+                return true;
+            }
+        }
+        false
+    })
+}
+
+/// Whether `word` (punctuation around it aside, any case) is too common, in
+/// English or Spanish, to say what a text is about.
+pub fn is_stopword(word: &str) -> bool {
+    const STOP: &[&str] = &[
+        "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from", "how",
+        "i", "in", "is", "it", "of", "on", "or", "our", "that", "the", "this", "to", "was", "we",
+        "what", "when", "where", "which", "who", "why", "with", "you", "de", "del", "el", "en",
+        "es", "la", "las", "lo", "los", "por", "que", "qué", "se", "un", "una", "y", "con", "para",
+        "cómo", "como", "cuando", "dónde", "al",
+    ];
+    let lower = word
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    STOP.contains(&lower.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(said: &str, wanted: &str, slack: usize) -> bool {
+        holds_close(&words(said), &words(wanted), slack)
+    }
+
+    #[test]
+    fn words_meet_in_another_form_or_order_only_when_close() {
+        assert!(close(
+            "should refresh tokens be long-lived?",
+            "long-lived refresh tokens",
+            2
+        ));
+        assert!(close("¿y si mandamos códigos OTP?", "código OTP", 0));
+        assert!(close("we lived with it", "live", 0));
+        assert!(!close("the sea is calm, no orm", "sea-orm", 2));
+        assert!(!close("refresh the page", "refresh tokens", 2));
+        assert!(!close("anything", "", 2), "nothing wanted is never held");
+    }
+
+    #[test]
+    fn stopwords_of_both_languages_whatever_their_case_or_punctuation() {
+        assert!(is_stopword("The"));
+        assert!(is_stopword("¿qué"));
+        assert!(is_stopword("por,"));
+        assert!(!is_stopword("tokens"));
+    }
+}
