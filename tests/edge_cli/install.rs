@@ -368,3 +368,19 @@ fn files_the_install_creates_are_private_and_existing_ones_keep_their_mode() {
     );
     assert_eq!(mode(&claude_json), 0o640);
 }
+
+#[test]
+fn the_help_names_the_four_agents_it_installs_checks_and_captures() {
+    let m = Edge::new("test-machine");
+    let help = m.ok(&["--help"]);
+    for command in ["hook", "install", "doctor"] {
+        let line: String = help
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with(command))
+            .take(3)
+            .collect();
+        for agent in ["Claude Code", "OpenCode", "Codex", "Gemini"] {
+            assert!(line.contains(agent), "`{command}` names {agent}: {line}");
+        }
+    }
+}

@@ -1,5 +1,5 @@
-//! `solaria doctor`: is SOLARIA wired into each agent (Claude Code, OpenCode), does
-//! the daemon answer, which search does this machine have, and when did each agent
+//! `solaria doctor`: is SOLARIA wired into each agent (Claude Code, OpenCode, Codex
+//! CLI, Gemini CLI), does the daemon answer, which search does this machine have, and when did each agent
 //! last capture something here. One line
 //! per check — `ok`, `missing` or `stale` — with the command that fixes it.
 

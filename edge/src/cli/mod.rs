@@ -41,8 +41,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Capture a Claude Code hook event, or an OpenCode one (`hook opencode <event>`);
-    /// JSON on stdin. Always exits 0.
+    /// Capture an agent's hook event: Claude Code's (`hook <event>`), OpenCode's,
+    /// Codex CLI's or Gemini CLI's (`hook opencode|codex|gemini <event>`); JSON on
+    /// stdin. Always exits 0.
     Hook(hook::Args),
     /// Search the memory: a compact index of matching records.
     Search(search::Args),
@@ -58,12 +59,13 @@ enum Command {
     Forget(forget::Args),
     /// Apply the retention policy now (this machine only).
     Prune(prune::Args),
-    /// Wire SOLARIA into an agent (Claude Code or OpenCode).
+    /// Wire SOLARIA into an agent (Claude Code, OpenCode, Codex CLI or Gemini CLI).
     Install(install::InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(install::UninstallArgs),
-    /// Check the installs (Claude Code, OpenCode), the daemon and the last capture
-    /// of each agent; one line per check with the command that fixes it.
+    /// Check the installs (Claude Code, OpenCode, Codex CLI, Gemini CLI), the daemon
+    /// and the last capture of each agent; one line per check with the command that
+    /// fixes it.
     Doctor(doctor::Args),
     /// Connect this machine to a central service with an enrollment token.
     Login(login::LoginArgs),
