@@ -235,6 +235,47 @@ async fn a_tool_call_is_found_by_what_it_says_not_by_its_field_names() {
 }
 
 #[tokio::test]
+async fn a_fix_ranks_above_the_to_do_lists_that_name_it_and_each_hit_shows_its_words() {
+    let c = Central::start().await;
+    let acct = c.account("acme").await;
+    let laptop = c.machine(acct, "laptop").await;
+    let s1 = session(laptop.id, stamp(0));
+    let mut fix = observation(laptop.id, s1.id, stamp(1), "cargo test websocket_reconnect");
+    fix.response = serde_json::json!({"stdout": "test websocket_reconnect ... ok"}).to_string();
+    let mut records = vec![wire(s1.clone()), wire(fix.clone())];
+    // The task list, rewritten three times, every item naming the fix (newer than it).
+    for open in 1..=3 {
+        let mut list = observation(laptop.id, s1.id, stamp(1 + open), "");
+        list.tool_name = Some("TodoWrite".into());
+        list.title = format!("TodoWrite: 3 items, {open} open");
+        list.input = serde_json::json!({"todos": [
+            {"content": "make websocket_reconnect retry with backoff", "status": "pending"},
+            {"content": "test websocket_reconnect against a dropped link", "status": "pending"},
+            {"content": "document websocket_reconnect", "status": "pending"},
+        ]})
+        .to_string();
+        list.response = "{}".into();
+        records.push(wire(list));
+    }
+    c.push_ok(&laptop, &records).await;
+    let found = search(&c, &laptop, &[("q", "websocket_reconnect")]).await;
+    assert_eq!(found.hits.len(), 4, "{found:?}");
+    assert_eq!(
+        found.hits[0].id,
+        *fix.id.as_uuid(),
+        "the fix first: {found:?}"
+    );
+    for hit in &found.hits {
+        let snippet = hit.snippet.as_deref().unwrap_or_default();
+        assert!(snippet.contains("**websocket_reconnect**"), "{hit:?}");
+    }
+    // As a page (an edge's `search --remote`, central's MCP tool): one line for the list.
+    let page = solaria_shared::render::hits::remote_page(&found);
+    assert_eq!(page.hits.len(), 2, "{:?}", page.hits);
+    assert_eq!(page.hits[1].alike, 2, "{:?}", page.hits[1]);
+}
+
+#[tokio::test]
 async fn a_server_upgraded_in_place_finds_line_starts_in_the_records_it_held() {
     let db = solaria_tests::pg::fresh_database().await;
     let storage = solaria_central::storage::Storage::connect(&db.url, 5)

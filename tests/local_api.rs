@@ -473,12 +473,13 @@ fn the_cli_mcp_and_local_api_answer_alike() {
     let edge = Edge::new(MACHINE);
     let cwd = edge.project.display().to_string();
     edge.prompt("s-1", "deploy the billing api to staging");
-    for n in 0..4 {
+    // Four commands, not alike (hits alike would fold into one line).
+    for step in ["build", "migrate", "upload", "restart"] {
         edge.hook(
             "post-tool-use",
             serde_json::json!({"session_id": "s-1", "cwd": cwd, "hook_event_name": "PostToolUse",
-                "tool_name": "Bash", "tool_input": {"command": format!("deploy step {n}")},
-                "tool_response": {"stdout": format!("deploy step {n} done")}}),
+                "tool_name": "Bash", "tool_input": {"command": format!("deploy {step}")},
+                "tool_response": {"stdout": format!("deploy {step} done")}}),
         );
     }
     edge.hook(

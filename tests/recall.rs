@@ -334,6 +334,7 @@ fn a_rejected_option_in_other_order_and_form_is_recalled_where_its_subject_is_th
         let item = considered_decision(&v, &id);
         assert_eq!(item["chosen"], true, "{item}");
         assert_eq!(item["names_option"], option, "{item}");
+        assert_eq!(item["author"], json!({"machine": "laptop"}), "{item}");
     }
     // Its subject's words, far apart, name no option; nor does an unrelated prompt.
     let v = edge.json(

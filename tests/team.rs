@@ -51,9 +51,34 @@ async fn a_teammates_decision_reaches_the_next_session_named_as_theirs() {
     );
     assert!(context.contains("@ana on ana-laptop"), "{context}");
     let why = bo.ok(&["why", "ORM", "billing"]);
-    assert!(why.contains("@ana on ana-laptop"), "{why}");
+    assert!(why.contains(" by @ana on ana-laptop"), "{why}");
+    assert!(
+        !why.contains(" on @ana on "),
+        "written by her, not on her: {why}"
+    );
     let found = bo.ok_in(&bo.project, &["search", "billing ORM"]);
     assert!(found.contains("@ana on ana-laptop"), "{found}");
+    // A script is told who wrote each record, without resolving machine ids.
+    let hers = serde_json::json!({"handle": "ana", "machine": "ana-laptop"});
+    let why = bo.json(&bo.project, &["why", "--json", "ORM", "billing"]);
+    assert_eq!(why["knowledge"][0]["author"], hers, "{why}");
+    let found = bo.json(&bo.project, &["search", "--json", "billing ORM"]);
+    assert!(
+        found
+            .as_array()
+            .expect("hits")
+            .iter()
+            .any(|h| h["author"] == hers),
+        "{found}"
+    );
+    let listed = bo.json(&bo.project, &["decisions", "--json"]);
+    assert_eq!(listed[0]["author"], hers, "{listed}");
+    let own = ana.json(&ana.project, &["decisions", "--json"]);
+    assert_eq!(
+        own[0]["author"],
+        serde_json::json!({"machine": "ana-laptop"}),
+        "her own: no handle needed"
+    );
 
     // Her personal project never reaches his machine; her raw events stay on the
     // server, where a remote search finds them.

@@ -59,6 +59,30 @@ pub fn knowledge_weight(ctx: &RankContext<'_>, project: &str, stands: bool) -> f
     }
 }
 
+/// What an event is worth as an answer beside its words, by the tool that made
+/// it: a to-do list restates the task in the task's own words, so it matches
+/// every question about the task and rarely answers one.
+pub fn event_prior(tool_name: Option<&str>) -> f64 {
+    match tool_name {
+        Some(tool) if TO_DO_TOOLS.contains(&tool) => TO_DO_LIST,
+        _ => 1.0,
+    }
+}
+
+/// The weight of a to-do list beside other events.
+pub const TO_DO_LIST: f64 = 0.25;
+
+/// The to-do tools of the four agents: Claude Code's, OpenCode's, Codex CLI's and
+/// Gemini CLI's.
+const TO_DO_TOOLS: &[&str] = &[
+    "TodoWrite",
+    "TodoRead",
+    "todowrite",
+    "todoread",
+    "update_plan",
+    "write_todos",
+];
+
 /// Final score: relevance (higher is better, e.g. negated bm25) times the weight.
 pub fn score(relevance: f64, weight: f64) -> f64 {
     relevance * weight

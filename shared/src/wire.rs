@@ -402,6 +402,10 @@ pub struct SearchHit {
     pub tokens: usize,
     /// Text relevance times the ranking weight (docs/DESIGN.md, Ranking); higher is better.
     pub score: f64,
+    /// Where its text holds the query's words, marked (`render::snippet`); absent
+    /// for a hit found by meaning alone, and from a server that does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
 }
 
 /// Whether hits matched every word of the query or, when nothing did, any of them.
@@ -480,6 +484,39 @@ impl MachineName {
     /// How a record it wrote names its writer (`render::author_label`).
     pub fn label(&self) -> String {
         crate::render::author_label(&self.name, self.person.as_deref())
+    }
+
+    /// Who wrote a record on it, as a JSON answer says it.
+    pub fn author(&self) -> Author {
+        Author {
+            handle: self.person.clone(),
+            machine: self.name.clone(),
+        }
+    }
+}
+
+/// Who wrote a record, as every JSON answer that carries a record says it (its
+/// `author`): the machine, and the person's handle when a teammate wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Author {
+    /// The teammate's handle (`ana`); absent for the reader's own person's records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
+    /// The machine's name.
+    pub machine: String,
+}
+
+/// Machines by id as the renderer names them: their labels, and whose a
+/// teammate's machine is (so a line reads "by @ana on laptop").
+impl crate::render::NameOf for std::collections::HashMap<MachineId, MachineName> {
+    fn name_of(&self, m: MachineId) -> String {
+        self.get(&m)
+            .map(MachineName::label)
+            .unwrap_or_else(|| m.to_string())
+    }
+
+    fn teammate_of(&self, m: MachineId) -> Option<String> {
+        self.get(&m).and_then(|n| n.person.clone())
     }
 }
 

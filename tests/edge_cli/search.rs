@@ -416,3 +416,68 @@ fn embed_without_a_model_says_how_to_get_one_and_changes_nothing() {
     );
     assert_eq!(m.search("refresh tokens").len(), 1);
 }
+
+#[test]
+fn the_answer_ranks_above_to_do_lists_which_fold_into_one_line_and_each_hit_shows_its_words() {
+    let m = Edge::new("test-machine");
+    let p = project(m.root.path(), "api", None);
+    let s = "s-fix";
+    let file = p.join("src/auth/jwt.rs").display().to_string();
+    m.hook(
+        "post-tool-use",
+        tool(
+            s,
+            &p,
+            "Edit",
+            json!({"file_path": file, "old_string": "fn renew(t: &Token)", "new_string": "fn renew_jwt(t: &RefreshToken) -> Result<Jwt> { rotate(t) }", "replace_all": false}),
+            json!({"filePath": file}),
+        ),
+    );
+    // The same task list, rewritten as the work goes on: every item names the fix.
+    for open in 1..=4 {
+        let todos: Vec<Value> = (1..=4)
+            .map(|n| {
+                json!({
+                    "content": format!("renew_jwt step {n}: rotate the refresh token in renew_jwt"),
+                    "status": if n <= open { "pending" } else { "completed" },
+                    "activeForm": format!("Working on renew_jwt step {n}"),
+                })
+            })
+            .collect();
+        m.hook(
+            "post-tool-use",
+            tool(
+                s,
+                &p,
+                "TodoWrite",
+                json!({"todos": todos}),
+                json!({"ok": true}),
+            ),
+        );
+    }
+    let v = m.json(&p, &["search", "renew_jwt", "--json"]);
+    let hits = v.as_array().expect("hits");
+    let titles = ids(&v);
+    assert!(titles[0].starts_with("Edit"), "the edit first: {titles:?}");
+    let to_do: Vec<&Value> = hits
+        .iter()
+        .filter(|h| {
+            h["title"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("TodoWrite"))
+        })
+        .collect();
+    assert_eq!(to_do.len(), 1, "one line for the list: {titles:?}");
+    assert_eq!(to_do[0]["alike"], 3, "{}", to_do[0]);
+    for h in hits {
+        let snippet = h["snippet"].as_str().unwrap_or_default();
+        assert!(snippet.contains("**renew_jwt**"), "{h}");
+        assert_eq!(h["author"]["machine"], "test-machine", "{h}");
+    }
+    let text = m.ok_in(&p, &["search", "renew_jwt"]);
+    assert!(text.contains("(+3 alike)"), "{text}");
+    assert!(
+        text.contains("fn **renew_jwt**(t: &RefreshToken)"),
+        "{text}"
+    );
+}

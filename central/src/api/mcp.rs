@@ -256,9 +256,9 @@ fn when(name: &str, value: Option<String>, now: UnixMillis) -> Result<Option<Str
         .transpose()
 }
 
-/// Machine labels by id, as the renderer looks them up.
-fn names_of(machines: Vec<MachineName>) -> HashMap<MachineId, String> {
-    machines.iter().map(|m| (m.id, m.label())).collect()
+/// Machines by id, as the renderer looks them up.
+fn names_of(machines: Vec<MachineName>) -> HashMap<MachineId, MachineName> {
+    machines.into_iter().map(|m| (m.id, m)).collect()
 }
 
 impl CentralMemory {

@@ -7,7 +7,9 @@ use crate::storage::{self, FeedTypes, Storage};
 use serde::Deserialize;
 use solaria_shared::mcp::{MAX_IDS, not_found};
 use solaria_shared::render::timeline::{Timeline, window};
-use solaria_shared::wire::{RESTORE_DEFAULT_LIMIT, RESTORE_MAX_LIMIT, RestorePage, WireRecord};
+use solaria_shared::wire::{
+    MachineName, RESTORE_DEFAULT_LIMIT, RESTORE_MAX_LIMIT, RestorePage, WireRecord,
+};
 use solaria_shared::{
     Citation, CitedKind, Knowledge, KnowledgeId, MachineId, RecordType, SessionId,
 };
@@ -82,7 +84,7 @@ pub struct AroundRequest {
 #[derive(Debug, Clone)]
 pub struct Around {
     pub timeline: Timeline,
-    pub names: HashMap<MachineId, String>,
+    pub names: HashMap<MachineId, MachineName>,
 }
 
 /// The timeline around the record `request.id` names.
@@ -129,7 +131,7 @@ pub async fn around(
             entries: all[start..end].to_vec(),
             knowledge,
         },
-        names: t.machines.iter().map(|m| (m.id, m.label())).collect(),
+        names: t.machines.into_iter().map(|m| (m.id, m)).collect(),
     })
 }
 
@@ -144,7 +146,7 @@ pub struct FoundRecords {
     /// the records at their other ends.
     pub relations: HashMap<KnowledgeId, (Vec<Knowledge>, Vec<Knowledge>)>,
     /// The names of the machines that wrote `records`.
-    pub names: HashMap<MachineId, String>,
+    pub names: HashMap<MachineId, MachineName>,
     /// The ids (as given) that name no live record of the account.
     pub missing: Vec<String>,
 }

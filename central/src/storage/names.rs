@@ -135,17 +135,17 @@ impl Storage {
             .map_err(StorageError::from)
     }
 
-    /// [`Storage::machine_names`] as the renderer looks them up: labels by id.
+    /// [`Storage::machine_names`] as the renderer looks them up: by id.
     pub async fn machine_labels(
         &self,
         viewer: Viewer,
         ids: &[MachineId],
-    ) -> Result<HashMap<MachineId, String>, StorageError> {
+    ) -> Result<HashMap<MachineId, MachineName>, StorageError> {
         Ok(self
             .machine_names(viewer, ids)
             .await?
             .into_iter()
-            .map(|m| (m.id, m.label()))
+            .map(|m| (m.id, m))
             .collect())
     }
 }

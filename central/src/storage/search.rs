@@ -47,6 +47,7 @@ use super::visibility::{Viewer, visible_sql};
 use super::{Storage, StorageError, key_condition};
 use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, Calibration, NEIGHBOURS, RankContext};
+use solaria_shared::render::snippet::snippet;
 use solaria_shared::wire::{MachineName, MatchMode, QueryVector, SearchHit};
 use solaria_shared::{
     Knowledge, KnowledgeKind, MachineId, ObservationKind, SearchMode, SessionId, UnixMillis,
@@ -118,6 +119,8 @@ struct Candidate {
     tags: Vec<String>,
     chars: i64,
     rank: f64,
+    /// An event's tool (`ranking::event_prior`).
+    tool_name: Option<String>,
 }
 
 /// The `or` form of a query: its distinct words (letters and digits only, so no
@@ -284,7 +287,8 @@ impl Storage {
                         k.citation(),
                     ),
                     None => (
-                        ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at)),
+                        ranking::weight(&ctx, &c.project_key, &c.tags, UnixMillis(c.created_at))
+                            * ranking::event_prior(c.tool_name.as_deref()),
                         c.hit_type.citation(c.id, c.session_id),
                     ),
                 };
@@ -304,6 +308,7 @@ impl Storage {
                     created_at: UnixMillis(c.created_at),
                     tokens: solaria_shared::context::tokens_for_chars(c.chars.max(0) as usize),
                     score: ranking::score(c.rank, weight),
+                    snippet: None,
                 }
             })
             .collect();
@@ -314,12 +319,61 @@ impl Storage {
                 .then(b.id.cmp(&a.id))
         });
         hits.truncate(req.limit);
+        let texts = self.hit_texts(viewer, &hits).await?;
+        for hit in &mut hits {
+            if let Some(text) = texts.get(&hit.id) {
+                hit.snippet = snippet(text, &req.text);
+            }
+        }
         Ok(Searched {
             matched,
             mode,
             notice,
             hits,
         })
+    }
+
+    /// The whole text of each hit's record, that its snippet is cut from: an
+    /// event's title, input and output; a summary's text and key points; a
+    /// knowledge record's title and searched text.
+    async fn hit_texts(
+        &self,
+        viewer: Viewer,
+        hits: &[SearchHit],
+    ) -> Result<HashMap<Uuid, String>, StorageError> {
+        let mut texts = HashMap::new();
+        for table in [Table::Observations, Table::Summaries, Table::Knowledge] {
+            let ids: Vec<Uuid> = hits
+                .iter()
+                .filter(|h| Table::of(h.hit_type) == table)
+                .map(|h| h.id)
+                .collect();
+            if ids.is_empty() {
+                continue;
+            }
+            let text = match table {
+                Table::Observations => "title || E'\\n' || input || E'\\n' || response",
+                Table::Summaries => {
+                    "summary || E'\\n' || coalesce((SELECT string_agg(p, E'\\n')
+                         FROM jsonb_array_elements_text(CASE jsonb_typeof(key_points)
+                              WHEN 'array' THEN key_points ELSE '[]'::jsonb END) AS p), '')"
+                }
+                Table::Knowledge => "title || E'\\n' || search_text",
+            };
+            let sql = format!(
+                "SELECT id, {text} AS text FROM {} WHERE account_id = $1 AND id = ANY($2)",
+                table.name()
+            );
+            let rows = sqlx::query(AssertSqlSafe(sql))
+                .bind(viewer.account.0)
+                .bind(&ids)
+                .fetch_all(self.pool())
+                .await?;
+            for row in &rows {
+                texts.insert(row.try_get("id")?, row.try_get("text")?);
+            }
+        }
+        Ok(texts)
     }
 
     /// The model and vector a search by meaning uses, `Ok(None)` for a search by
@@ -556,7 +610,7 @@ impl Storage {
 fn ranked(rows: &str) -> String {
     format!(
         "SELECT c.part, c.type, c.id, c.title, c.project_key, c.project_name, c.machine_id,
-                c.session_id, c.created_at, c.tags, c.chars,
+                c.session_id, c.created_at, c.tags, c.chars, c.tool_name,
                 ts_rank(c.search, {TSQUERY}, 1)::float8 AS rank
          FROM ({rows}) AS c"
     )
@@ -586,6 +640,7 @@ fn candidate(row: &PgRow) -> Result<(i32, Candidate), sqlx::Error> {
             tags: strings(row, "tags")?,
             chars: row.try_get::<Option<i64>, _>("chars")?.unwrap_or(0),
             rank: row.try_get::<Option<f64>, _>("rank")?.unwrap_or(0.0),
+            tool_name: row.try_get("tool_name")?,
         },
     ))
 }
@@ -771,18 +826,21 @@ impl Scope<'_> {
         match table {
             Table::Observations => {
                 "kind AS type, title, (length(title) + length(input) + length(response))::int8 AS chars, \
-                 id, project_key, project_name, machine_id, session_id, created_at, tags, search"
+                 id, project_key, project_name, machine_id, session_id, created_at, tags, search, \
+                 tool_name"
             }
             Table::Summaries => {
                 "'summary'::text AS type, left(summary, 400) AS title, length(summary)::int8 AS chars, \
-                 id, project_key, project_name, machine_id, session_id, created_at, tags, search"
+                 id, project_key, project_name, machine_id, session_id, created_at, tags, search, \
+                 NULL::text AS tool_name"
             }
             // Knowledge recorded outside an agent session has no session: the nil id.
             Table::Knowledge => {
                 "kind AS type, title, (length(title) + length(search_text))::int8 AS chars, \
                  id, project_key, project_name, machine_id, \
                  coalesce(session_id, '00000000-0000-0000-0000-000000000000'::uuid) AS session_id, \
-                 created_at, coalesce(body->'tags', '[]'::jsonb) AS tags, search"
+                 created_at, coalesce(body->'tags', '[]'::jsonb) AS tags, search, \
+                 NULL::text AS tool_name"
             }
         }
     }

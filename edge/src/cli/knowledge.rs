@@ -235,7 +235,9 @@ impl ListArgs {
             },
             what,
         )?;
-        super::print(self.json, &page.records, || page.text(person()))
+        super::print(self.json, &page.machines.authored(&page.records), || {
+            page.text(person())
+        })
     }
 
     pub fn decisions(self, app: &App) -> anyhow::Result<()> {

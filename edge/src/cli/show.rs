@@ -16,7 +16,7 @@ pub struct Args {
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let page = records::get(app, &self.ids)?;
-        super::print(self.json, &page.records, || {
+        super::print(self.json, &page.machines.authored(&page.records), || {
             page.text(solaria_edge::present::Reader::Person {
                 now: solaria_shared::UnixMillis::now(),
             })

@@ -935,6 +935,7 @@ pub fn why(app: &App, request: &WhyRequest) -> OpResult<(WhyAnswer, MachineLabel
     }
     search::sort_hits(&mut hits);
     hits.truncate(limit);
+    let mut names = super::MachineNames::new(&store);
     let mut knowledge = Vec::new();
     for hit in &hits {
         let Ok(id) = hit.id.parse::<KnowledgeId>() else {
@@ -942,7 +943,9 @@ pub fn why(app: &App, request: &WhyRequest) -> OpResult<(WhyAnswer, MachineLabel
         };
         if let Some(k) = kstore::get_knowledge(store.conn(), id)? {
             let r = related(&store, k)?;
+            names.name(r.record.meta.machine_id);
             knowledge.push(RelatedPage {
+                author: names.author(r.record.meta.machine_id),
                 record: r.record,
                 links: r.links,
                 linked: r.others,
@@ -954,11 +957,8 @@ pub fn why(app: &App, request: &WhyRequest) -> OpResult<(WhyAnswer, MachineLabel
         .filter(|h| h.record_type.knowledge_kind().is_none())
         .take(WHY_HISTORY)
         .collect();
-    let history = super::search::cite(&store, history_hits);
-    let mut names = super::MachineNames::new(&store);
-    for r in &knowledge {
-        names.name(r.record.meta.machine_id);
-    }
+    let history =
+        super::search::with_snippets(&store, super::search::cite(&store, history_hits), text)?;
     Ok((
         WhyAnswer {
             query: text.chars().take(200).collect(),

@@ -154,19 +154,27 @@ impl<'a> MachineNames<'a> {
             store,
             labels: MachineLabels {
                 this_machine: Some(store.machine_id()),
-                names: Default::default(),
+                ..MachineLabels::default()
             },
         }
     }
 
     /// The name of machine `m` (its id when it has none).
     pub(crate) fn name(&mut self, m: MachineId) -> String {
-        let conn = self.store.conn();
-        self.labels
-            .names
-            .entry(m)
-            .or_insert_with(|| crate::store::records::machine_name(conn, m))
-            .clone()
+        if let Some(label) = self.labels.names.get(&m) {
+            return label.clone();
+        }
+        let writer = crate::store::records::machine_writer(self.store.conn(), m);
+        let label = writer.label();
+        self.labels.authors.insert(m, writer.author());
+        self.labels.names.insert(m, label.clone());
+        label
+    }
+
+    /// Who wrote on machine `m`.
+    pub(crate) fn author(&mut self, m: MachineId) -> solaria_shared::wire::Author {
+        self.name(m);
+        self.labels.author(m)
     }
 
     /// The labels of every machine named so far.

@@ -16,6 +16,7 @@ use crate::store::search::{self, Hit, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, knowledge as kstore, recalled, records};
 use serde::{Deserialize, Serialize};
 use solaria_shared::render::{self, DataBlock};
+use solaria_shared::wire::{Author, MachineName};
 use solaria_shared::{Citation, KnowledgeBody, KnowledgeId, ObservationId, SessionId, UnixMillis};
 
 /// The longest recalled line, in characters.
@@ -29,6 +30,9 @@ const CANDIDATES: usize = 10;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Considered {
     pub cite: Citation,
+    /// Who wrote the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Author>,
     /// The line the agent is given.
     pub line: String,
     /// The match: the share of the prompt's words (see [`crate::config::DEFAULT_MIN_SCORE`]), or
@@ -317,10 +321,8 @@ fn considered(
         if !k.stands(now) {
             return Ok(None);
         }
-        let names = std::collections::BTreeMap::from([(
-            k.meta.machine_id,
-            records::machine_name(store.conn(), k.meta.machine_id),
-        )]);
+        let writer = records::machine_writer(store.conn(), k.meta.machine_id);
+        let names = std::collections::HashMap::from([(k.meta.machine_id, writer.clone())]);
         let names_option = match &k.body {
             KnowledgeBody::Decision(d) => d.option_set_aside_in(prompt).map(str::to_string),
             _ => None,
@@ -331,6 +333,7 @@ fn considered(
         };
         return Ok(Some(Considered {
             cite: k.citation(),
+            author: Some(writer.author()),
             line,
             score,
             by,
@@ -342,9 +345,15 @@ fn considered(
     if own_session == Some(hit.session_id.as_str()) {
         return Ok(None);
     }
+    let writer = hit
+        .machine_id
+        .parse()
+        .ok()
+        .map(|m| records::machine_writer(store.conn(), m));
     Ok(Some(Considered {
         cite: hit.record_type.citation(&hit.id, &hit.session_id),
-        line: history_line(hit, store),
+        author: writer.as_ref().map(MachineName::author),
+        line: history_line(hit, writer.as_ref()),
         score,
         by,
         names_option: None,
@@ -358,12 +367,8 @@ fn agent() -> render::Reader {
     render::Reader::agent(render::TimeStyle::Local)
 }
 
-fn history_line(hit: &Hit, store: &Store) -> String {
-    let machine = hit
-        .machine_id
-        .parse()
-        .map(|m| records::machine_name(store.conn(), m))
-        .unwrap_or_default();
+fn history_line(hit: &Hit, writer: Option<&MachineName>) -> String {
+    let machine = writer.map(MachineName::label).unwrap_or_default();
     let cite = hit.record_type.citation(&hit.id, &hit.session_id);
     render::hits::line(
         &render::hits::HitView {
@@ -377,6 +382,8 @@ fn history_line(hit: &Hit, store: &Store) -> String {
             author: None,
             own_machine: false,
             remote: false,
+            snippet: None,
+            alike: 0,
         },
         agent(),
     )

@@ -10,12 +10,15 @@ use crate::store::search::{Hit, SearchQuery};
 use crate::store::{Store, retention};
 use crate::timefmt;
 use solaria_shared::SearchMode;
+use solaria_shared::render::hits::folded;
 use solaria_shared::wire::QueryVector;
 
 /// The most results one search returns.
 pub const MAX_LIMIT: usize = 100;
 /// The results a search returns unless asked otherwise.
 pub const DEFAULT_LIMIT: usize = 20;
+/// How many more hits than asked a search reads, to fold the alike ones.
+const FOLD_ROOM: usize = 3;
 
 /// A search: the query and its filters, and how to find (`None`: the live mode,
 /// hybrid once the model and its vectors are there, words otherwise).
@@ -106,20 +109,27 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
         Model::Kept => ModelSource::Cached,
         Model::DaemonOrLoad => ModelSource::Load,
     };
+    // More than asked, so that the hits alike folded into one still leave as many.
+    let wider = SearchQuery {
+        limit: (request.query.limit * FOLD_ROOM).min(MAX_LIMIT * FOLD_ROOM),
+        ..request.query.clone()
+    };
     let searched = semantic::search(
         &app.config,
         &app.paths,
         &store,
-        &request.query,
+        &wider,
         request.mode,
         source,
     )?;
+    let mut hits = folded(cite(&store, searched.hits));
+    hits.truncate(request.query.limit.max(1));
     let mut result = SearchResult {
         query: request.query.text.clone(),
         mode: searched.mode,
         fell_back: searched.fell_back,
         note: None,
-        hits: cite(&store, searched.hits),
+        hits: with_snippets(&store, hits, &request.query.text)?,
     };
     reach_into_pruned(
         app,
@@ -169,11 +179,17 @@ fn reach_into_pruned(
             continue;
         }
         result.hits.push(CitedHit {
+            snippet: hit.snippet.clone(),
+            alike: 0,
             cite: hit.cite,
             machine_name: solaria_shared::render::author_label(
                 &hit.machine_name,
                 hit.author.as_deref(),
             ),
+            author: solaria_shared::wire::Author {
+                handle: hit.author.clone(),
+                machine: hit.machine_name.clone(),
+            },
             this_machine: hit.machine_id == me,
             remote: true,
             hit: Hit {
@@ -235,6 +251,20 @@ fn citation_of(store: &Store, hit: &Hit) -> solaria_shared::Citation {
     hit.record_type.citation(&hit.id, &hit.session_id)
 }
 
+/// `hits` each with its snippet: where its text holds `query`'s words.
+pub fn with_snippets(
+    store: &Store,
+    mut hits: Vec<CitedHit>,
+    query: &str,
+) -> OpResult<Vec<CitedHit>> {
+    for h in &mut hits {
+        if let Some(text) = crate::store::hit_text::text_of(store.conn(), &h.hit)? {
+            h.snippet = solaria_shared::render::snippet::snippet(&text, query);
+        }
+    }
+    Ok(hits)
+}
+
 /// The store's hits with their citations and machine names.
 pub fn cite(store: &Store, hits: Vec<Hit>) -> Vec<CitedHit> {
     let mut names = super::MachineNames::new(store);
@@ -244,6 +274,15 @@ pub fn cite(store: &Store, hits: Vec<Hit>) -> Vec<CitedHit> {
             CitedHit {
                 cite: citation_of(store, &hit),
                 machine_name: machine.map_or_else(|| hit.machine_id.clone(), |m| names.name(m)),
+                author: machine.map_or_else(
+                    || solaria_shared::wire::Author {
+                        handle: None,
+                        machine: hit.machine_id.clone(),
+                    },
+                    |m| names.author(m),
+                ),
+                snippet: None,
+                alike: 0,
                 this_machine: machine == Some(store.machine_id()),
                 remote: false,
                 hit,

@@ -120,6 +120,8 @@ impl WrittenPage {
 #[derive(Debug, Clone, Serialize)]
 pub struct RelatedPage {
     pub record: Knowledge,
+    /// Who wrote `record`.
+    pub author: solaria_shared::wire::Author,
     pub links: Vec<Knowledge>,
     pub linked: Vec<Knowledge>,
 }

@@ -22,6 +22,7 @@ pub mod sync;
 
 use serde::{Deserialize, Serialize};
 use solaria_shared::render::{self, Audience, NameOf, TimeStyle};
+use solaria_shared::wire::Author;
 use solaria_shared::{MachineId, UnixMillis};
 use std::collections::BTreeMap;
 
@@ -69,6 +70,9 @@ impl Reader {
 pub struct MachineLabels {
     pub this_machine: Option<MachineId>,
     pub names: BTreeMap<MachineId, String>,
+    /// Who writes on each of them: the machine, and a teammate's handle.
+    #[serde(default)]
+    pub authors: BTreeMap<MachineId, Author>,
 }
 
 impl MachineLabels {
@@ -76,11 +80,59 @@ impl MachineLabels {
     pub fn name(&self, m: MachineId) -> String {
         self.names.get(&m).cloned().unwrap_or_else(|| m.to_string())
     }
+
+    /// Who wrote on machine `m` (its id for a name when it has none).
+    pub fn author(&self, m: MachineId) -> Author {
+        self.authors.get(&m).cloned().unwrap_or_else(|| Author {
+            handle: None,
+            machine: m.to_string(),
+        })
+    }
+
+    /// `records` as a JSON answer carries them: each with its `author`.
+    pub fn authored<'a, T: Written>(&self, records: &'a [T]) -> Vec<Authored<'a, T>> {
+        records
+            .iter()
+            .map(|record| Authored {
+                record,
+                author: self.author(record.machine_id()),
+            })
+            .collect()
+    }
+}
+
+/// A record whose writer can be named: the machine that wrote it.
+pub trait Written: Serialize {
+    fn machine_id(&self) -> MachineId;
+}
+
+impl Written for solaria_shared::Knowledge {
+    fn machine_id(&self) -> MachineId {
+        self.meta.machine_id
+    }
+}
+
+impl Written for crate::store::views::AnyRecord {
+    fn machine_id(&self) -> MachineId {
+        crate::store::views::AnyRecord::machine_id(self)
+    }
+}
+
+/// A record as a JSON answer carries it: its own fields, and who wrote it.
+#[derive(Debug, Serialize)]
+pub struct Authored<'a, T: Serialize> {
+    #[serde(flatten)]
+    pub record: &'a T,
+    pub author: Author,
 }
 
 impl NameOf for MachineLabels {
     fn name_of(&self, m: MachineId) -> String {
         self.name(m)
+    }
+
+    fn teammate_of(&self, m: MachineId) -> Option<String> {
+        self.authors.get(&m).and_then(|a| a.handle.clone())
     }
 }
 

@@ -37,6 +37,15 @@ pub struct CitedHit {
     /// Who wrote it after `@`: the machine, with a teammate's handle
     /// (`render::author_label`).
     pub machine_name: String,
+    /// Who wrote it: the machine, and a teammate's handle.
+    pub author: solaria_shared::wire::Author,
+    /// Where its text holds the query's words, marked (`render::snippet`);
+    /// absent for a hit found by meaning alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    /// Lower hits alike to this one (`render::hits::fold_key`), folded into it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub alike: usize,
     /// Written by this machine (a person is not told its own machine's name).
     pub this_machine: bool,
     /// Found on the central service: local retention removed it from this
@@ -59,7 +68,25 @@ impl CitedHit {
             author: None,
             own_machine: self.this_machine,
             remote: self.remote,
+            snippet: self.snippet.as_deref(),
+            alike: self.alike,
         }
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Hits fold by the shared rule (`render::hits::folded`): a to-do list rewritten
+/// four times shows as one line.
+impl hits::Foldable for CitedHit {
+    fn type_and_title(&self) -> (solaria_shared::RecordType, &str) {
+        (self.hit.record_type, &self.hit.title)
+    }
+
+    fn alike_mut(&mut self) -> &mut usize {
+        &mut self.alike
     }
 }
 
@@ -117,7 +144,7 @@ impl RemoteResult {
             query: &self.query,
             mode: self.mode.as_str(),
             scope: Some(&scope),
-            hits: self.hits.iter().map(hits::remote_view).collect(),
+            hits: hits::folded(self.hits.iter().map(hits::remote_view).collect()),
             notes: self.notes.clone(),
         }
         .text(reader.render(&MachineLabels::default()))
@@ -147,6 +174,12 @@ mod tests {
             cite: record_type.citation(&hit.id, &hit.session_id),
             hit,
             machine_name: if this_machine { "laptop" } else { "desktop" }.into(),
+            author: solaria_shared::wire::Author {
+                handle: None,
+                machine: if this_machine { "laptop" } else { "desktop" }.into(),
+            },
+            snippet: None,
+            alike: 0,
             this_machine,
             remote: false,
         }

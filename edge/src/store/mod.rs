@@ -11,6 +11,7 @@ pub mod distill;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod gist;
+pub mod hit_text;
 pub mod hybrid;
 pub mod injected;
 pub mod knowledge;

@@ -2,6 +2,7 @@
 
 use super::{StoreError, Writer, scope};
 use rusqlite::{Connection, OptionalExtension, Row, params};
+use solaria_shared::wire::MachineName;
 use solaria_shared::{
     Hlc, MachineId, Observation, ObservationId, Project, RecordMeta, Session, SessionId, Summary,
     SummaryId, UnixMillis,
@@ -338,18 +339,27 @@ pub const OWN_ROW: &str = "machine_id NOT IN (SELECT id FROM machines WHERE pers
 /// How a machine is named after `@` (its id when unknown): its name, with its
 /// person's for a teammate's (`ana on laptop`, `render::author_label`).
 pub fn machine_name(conn: &Connection, machine: MachineId) -> String {
+    machine_writer(conn, machine).label()
+}
+
+/// A machine's name and, for a teammate's, its person's handle; its id for a name
+/// when this store does not know it.
+pub fn machine_writer(conn: &Connection, machine: MachineId) -> MachineName {
     conn.prepare_cached("SELECT name, person FROM machines WHERE id = ?1")
         .and_then(|mut stmt| {
             stmt.query_row([machine.to_string()], |r| {
-                let name: String = r.get(0)?;
-                let person: Option<String> = r.get(1)?;
-                Ok(solaria_shared::render::author_label(
-                    &name,
-                    person.as_deref(),
-                ))
+                Ok(MachineName {
+                    id: machine,
+                    name: r.get(0)?,
+                    person: r.get(1)?,
+                })
             })
         })
-        .unwrap_or_else(|_| machine.to_string())
+        .unwrap_or_else(|_| MachineName {
+            id: machine,
+            name: machine.to_string(),
+            person: None,
+        })
 }
 
 impl Writer<'_> {

@@ -728,19 +728,20 @@ pub(crate) fn read_row(
     let sql = match table {
         Table::Observations => {
             "SELECT id, kind, title, project_key, project_name, machine_id, session_id,
-                    created_at, tags, length(title) + length(input) + length(response)
+                    created_at, tags, length(title) + length(input) + length(response),
+                    NULL, tool_name
              FROM observations WHERE rowid = ?1 AND deleted = 0"
         }
         Table::Summaries => {
             "SELECT id, 'summary', substr(text, 1, 160), project_key, project_name, machine_id,
-                    session_id, created_at, tags, length(text) + length(key_points)
+                    session_id, created_at, tags, length(text) + length(key_points), NULL, NULL
              FROM summaries WHERE rowid = ?1 AND deleted = 0"
         }
         Table::Knowledge => {
             "SELECT id, kind, title, project_key, project_name, machine_id,
                     coalesce(session_id, ''), created_at,
                     coalesce(json_extract(body, '$.tags'), '[]'), length(title) + length(text),
-                    status
+                    status, NULL
              FROM knowledge WHERE rowid = ?1 AND deleted = 0
                -- An expired memory leaves search (Knowledge::expired); it stays readable.
                AND coalesce(json_extract(body, '$.expires_at'), 9223372036854775807)
@@ -765,6 +766,7 @@ pub(crate) fn read_row(
                     Table::Knowledge => Some(Standing { status: r.get(10)? }),
                     _ => None,
                 },
+                tool_name: r.get(11)?,
             })
         })
         .optional()?)
@@ -785,6 +787,8 @@ pub(crate) struct Row {
     size: i64,
     /// Knowledge only: whether it still stands.
     standing: Option<Standing>,
+    /// Events only: the tool that made it.
+    tool_name: Option<String>,
 }
 
 /// What decides whether a knowledge row stands (`knowledge::status_stands`).
@@ -822,6 +826,7 @@ impl Row {
             return ranking::knowledge_weight(&ctx, &self.project, stands);
         }
         ranking::weight(&ctx, &self.project, &tags, UnixMillis(self.created_at))
+            * ranking::event_prior(self.tool_name.as_deref())
     }
 
     /// The search hit of this row, with its final score.

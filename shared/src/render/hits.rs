@@ -27,7 +27,38 @@ pub struct HitView<'a> {
     pub own_machine: bool,
     /// Found on the central service rather than on this machine.
     pub remote: bool,
+    /// Where its text holds the query's words, marked (`snippet::snippet`).
+    pub snippet: Option<&'a str>,
+    /// Hits folded into this one: the same kind of record, alike in title
+    /// ([`fold_key`]).
+    pub alike: usize,
 }
+
+/// What makes hits alike enough to show as one line: the same type and the same
+/// title (case and spacing aside); for tool calls, once their numbers are set aside
+/// too ("TodoWrite: 4 items, 4 open" and "TodoWrite: 5 items, 2 open", `sed -n
+/// 1,80p` and `sed -n 80,160p`). A person's prompts keep their numbers: "fix issue
+/// 41" and "fix issue 42" are two questions.
+pub fn fold_key(record_type: RecordType, title: &str) -> String {
+    let numbers_aside = record_type == RecordType::ToolUse;
+    let mut key = format!("{}:", record_type.as_str());
+    for c in title.chars().flat_map(char::to_lowercase) {
+        let c = if c.is_whitespace() { ' ' } else { c };
+        let c = if numbers_aside && c.is_ascii_digit() {
+            '#'
+        } else {
+            c
+        };
+        if (c == ' ' || c == '#') && key.ends_with(c) {
+            continue;
+        }
+        key.push(c);
+    }
+    key
+}
+
+/// Characters of a snippet shown.
+const SNIPPET_CHARS: usize = 300;
 
 /// One line of the index.
 pub fn line(h: &HitView<'_>, reader: Reader) -> String {
@@ -38,9 +69,17 @@ pub fn line(h: &HitView<'_>, reader: Reader) -> String {
         format!(" @{}", field(&label, super::NAME_CHARS))
     };
     let remote = if h.remote { "  (remote)" } else { "" };
+    let alike = match h.alike {
+        0 => String::new(),
+        n => format!("  (+{n} alike)"),
+    };
     let when = reader.time.format(h.created_at);
+    let snippet = h
+        .snippet
+        .map(|s| format!("\n      {}", field(s, SNIPPET_CHARS)))
+        .unwrap_or_default();
     format!(
-        "{} {:<11} {:<8} {}  ~{}t  {}{machine}{remote}",
+        "{} {:<11} {:<8} {}  ~{}t  {}{machine}{remote}{alike}{snippet}",
         h.cite,
         when,
         h.record_type.as_str(),
@@ -117,6 +156,8 @@ pub fn remote_view(hit: &SearchHit) -> HitView<'_> {
         author: hit.author.as_deref(),
         own_machine: false,
         remote: false,
+        snippet: hit.snippet.as_deref(),
+        alike: 0,
     }
 }
 
@@ -134,15 +175,49 @@ pub fn remote_notes(answer: &SearchResponse) -> Vec<String> {
 }
 
 /// A central service's answer as a page: in the mode it ran, on [`ACCOUNT_SCOPE`],
-/// with its notes. The central service's `memory_search_remote` and an edge's answer with it.
+/// with its notes, hits alike folded into the best of them ([`folded`]). The central
+/// service's `memory_search_remote` and an edge's answer with it.
 pub fn remote_page(answer: &SearchResponse) -> SearchPage<'_> {
     SearchPage {
         query: &answer.query,
         mode: answer.mode.as_str(),
         scope: Some(ACCOUNT_SCOPE),
-        hits: answer.hits.iter().map(remote_view).collect(),
+        hits: folded(answer.hits.iter().map(remote_view).collect()),
         notes: remote_notes(answer),
     }
+}
+
+/// A hit that can be folded: its type and title say what it is alike to, and it
+/// counts the hits folded into it.
+pub trait Foldable {
+    fn type_and_title(&self) -> (RecordType, &str);
+    fn alike_mut(&mut self) -> &mut usize;
+}
+
+impl Foldable for HitView<'_> {
+    fn type_and_title(&self) -> (RecordType, &str) {
+        (self.record_type, self.title)
+    }
+
+    fn alike_mut(&mut self) -> &mut usize {
+        &mut self.alike
+    }
+}
+
+/// `hits`, best first, each alike to a better one ([`fold_key`]) folded into it and
+/// counted.
+pub fn folded<T: Foldable>(hits: Vec<T>) -> Vec<T> {
+    let mut kept: Vec<(String, T)> = Vec::new();
+    for mut hit in hits {
+        let (record_type, title) = hit.type_and_title();
+        let key = fold_key(record_type, title);
+        let more = 1 + *hit.alike_mut();
+        match kept.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, better)) => *better.alike_mut() += more,
+            None => kept.push((key, hit)),
+        }
+    }
+    kept.into_iter().map(|(_, hit)| hit).collect()
 }
 
 #[cfg(test)]
@@ -163,7 +238,37 @@ mod tests {
             author: None,
             own_machine: own,
             remote: false,
+            snippet: None,
+            alike: 0,
         }
+    }
+
+    #[test]
+    fn hits_alike_but_for_their_numbers_fold_into_the_best_with_a_count() {
+        let cite = Citation::observation("obs-1");
+        let hits = vec![
+            view(&cite, "TodoWrite: 4 items, 4 open", false),
+            view(&cite, "Edit src/auth.rs", false),
+            view(&cite, "TodoWrite: 5 items, 2 open", false),
+            view(&cite, "todowrite: 12 items, 0 open", false),
+        ];
+        let folded = folded(hits);
+        let titles: Vec<(&str, usize)> = folded.iter().map(|h| (h.title, h.alike)).collect();
+        assert_eq!(
+            titles,
+            vec![("TodoWrite: 4 items, 4 open", 2), ("Edit src/auth.rs", 0)]
+        );
+        let line = line(&folded[0], Reader::agent(TimeStyle::Utc));
+        assert!(line.ends_with("(+2 alike)"), "{line}");
+        assert_ne!(
+            fold_key(RecordType::Prompt, "fix issue 41"),
+            fold_key(RecordType::Prompt, "fix issue 42"),
+            "a person's prompts keep their numbers"
+        );
+        assert_eq!(
+            fold_key(RecordType::Prompt, "Fix  the build"),
+            fold_key(RecordType::Prompt, "fix the build")
+        );
     }
 
     #[test]

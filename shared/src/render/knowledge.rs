@@ -80,7 +80,7 @@ pub fn full(k: &Knowledge, reader: Reader, names: &impl NameOf) -> String {
         field(&k.project.name, NAME_CHARS),
         field(&k.project.key, 300),
         when(k.created_at),
-        reader.placed(k.meta.machine_id, names, " on"),
+        reader.written_at(k.meta.machine_id, names),
         match k.status() {
             "active" => String::new(),
             other => format!(" — {other}"),

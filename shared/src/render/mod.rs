@@ -21,6 +21,7 @@ pub mod json;
 pub mod knowledge;
 pub mod records;
 pub mod sanitize;
+pub mod snippet;
 pub mod time;
 pub mod timeline;
 
@@ -81,6 +82,17 @@ impl Reader {
         self.placed(m, names, "")
     }
 
+    /// Where a record was written, after its time: ` by @ana on laptop` when a
+    /// teammate wrote it, ` on @desktop` for another machine of the reader's own
+    /// person, nothing when a person reads about their own machine's record.
+    pub fn written_at(self, m: MachineId, names: &impl NameOf) -> String {
+        let before = match names.teammate_of(m) {
+            Some(_) => " by",
+            None => " on",
+        };
+        self.placed(m, names, before)
+    }
+
     /// `{before} @name` (e.g. ` on @desktop`), or nothing when a person reads about
     /// their own machine's record.
     pub fn placed(self, m: MachineId, names: &impl NameOf, before: &str) -> String {
@@ -134,6 +146,12 @@ pub const TITLE_CHARS: usize = 200;
 pub trait NameOf {
     /// The machine's name; its id when it has none.
     fn name_of(&self, m: MachineId) -> String;
+
+    /// The handle of the teammate whose machine `m` is; `None` for a machine of the
+    /// reader's own person, or one this side does not know as a teammate's.
+    fn teammate_of(&self, _m: MachineId) -> Option<String> {
+        None
+    }
 }
 
 impl NameOf for BTreeMap<MachineId, String> {

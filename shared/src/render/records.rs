@@ -104,11 +104,11 @@ pub fn session(s: &Session, points: &[String], reader: Reader, names: &impl Name
 /// A summary in full.
 pub fn summary(s: &Summary, reader: Reader, names: &impl NameOf) -> String {
     let mut out = format!(
-        "{} summary of {} observations, written {} on @{}\n",
+        "{} summary of {} observations, written {}{}\n",
         Citation::session(s.session_id),
         s.observation_count,
         reader.time.format(s.created_at),
-        field(&names.name_of(s.meta.machine_id), NAME_CHARS)
+        reader.written_at(s.meta.machine_id, names)
     );
     out.push_str(&format!("  summary id: {}\n", s.id));
     out.push_str(&format!("  {}\n", field(&s.text, BODY_CHARS)));

@@ -30,7 +30,7 @@ pub fn session_heading(s: &Session, reader: Reader, names: &impl NameOf) -> Stri
         field(&s.agent, NAME_CHARS),
         field(&s.project.name, NAME_CHARS),
         field(&s.cwd, 300),
-        reader.placed(s.meta.machine_id, names, " on"),
+        reader.written_at(s.meta.machine_id, names),
         reader.time.format(s.started_at),
         s.ended_at
             .map(|e| format!(", ended {}", reader.time.format(e)))

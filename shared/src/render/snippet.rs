@@ -1,0 +1,173 @@
+//! A hit's snippet: the short stretch of a record where a query's words are, those
+//! words marked (`**renew_jwt**`), so a person or an agent can tell a good hit from
+//! noise without opening it. Words meet in any form (`crate::words`).
+
+use crate::words::{self, Word};
+
+/// Words of a snippet.
+const SNIPPET_WORDS: usize = 24;
+/// The most characters of a record read for its snippet (a huge tool output is
+/// not scanned whole for a line of text).
+const SCANNED_CHARS: usize = 50_000;
+/// What a matched word is wrapped in.
+const MARK: &str = "**";
+
+/// One word of the text: where it is, and the word.
+struct Located {
+    start: usize,
+    end: usize,
+    word: Word,
+}
+
+/// The stretch of `text` around the most of `query`'s words (stopwords aside), on
+/// one line, the matched words marked and a cut end shown by `…`; `None` when
+/// `text` holds none of them (a hit found by meaning alone).
+pub fn snippet(text: &str, query: &str) -> Option<String> {
+    let wanted: Vec<Word> = words::words(query)
+        .into_iter()
+        .filter(|w| !w.is_stopword())
+        .collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    let text = match text.char_indices().nth(SCANNED_CHARS) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    };
+    let located = locate(text);
+    let matches: Vec<Option<usize>> = located
+        .iter()
+        .map(|l| wanted.iter().position(|w| w.same_as(&l.word)))
+        .collect();
+    let first = matches.iter().position(Option::is_some)?;
+    // The window holding the most distinct query words, then the most matches;
+    // the earliest of equals.
+    let mut best = (first, 0usize, 0usize);
+    for start in first..located.len() {
+        if matches[start].is_none() {
+            continue;
+        }
+        let end = (start + SNIPPET_WORDS).min(located.len());
+        let mut distinct = vec![false; wanted.len()];
+        let mut count = 0;
+        for m in matches[start..end].iter().flatten() {
+            distinct[*m] = true;
+            count += 1;
+        }
+        let distinct = distinct.iter().filter(|d| **d).count();
+        if (distinct, count) > (best.1, best.2) {
+            best = (start, distinct, count);
+        }
+    }
+    // A little of what comes before the first match, for its sense.
+    let start = best.0.saturating_sub(3);
+    let end = (start + SNIPPET_WORDS).min(located.len());
+    Some(marked(
+        text,
+        &located[start..end],
+        &matches[start..end],
+        (start > 0, end < located.len()),
+    ))
+}
+
+/// `text`'s words with their byte ranges.
+fn locate(text: &str) -> Vec<Located> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push(Located {
+                    start: s,
+                    end: i,
+                    word: Word::of(&text[s..i]),
+                });
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The words `located` span in `text`, on one line: matched runs marked (words
+/// joined by `_`, `.`, `-`, `:` or `/` make one run: `**renew_jwt**`), cut ends
+/// shown.
+fn marked(
+    text: &str,
+    located: &[Located],
+    matches: &[Option<usize>],
+    (cut_before, cut_after): (bool, bool),
+) -> String {
+    let mut out = String::new();
+    if cut_before {
+        out.push('…');
+    }
+    let mut open = false;
+    for (i, l) in located.iter().enumerate() {
+        if i > 0 {
+            let gap = &text[located[i - 1].end..l.start];
+            let joins = gap.chars().count() <= 2 && gap.chars().all(|c| "_.-:/".contains(c));
+            if open && !(matches[i].is_some() && joins) {
+                out.push_str(MARK);
+                open = false;
+            }
+            for c in gap.chars() {
+                if !c.is_whitespace() {
+                    out.push(c);
+                } else if !out.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
+        }
+        if matches[i].is_some() && !open {
+            out.push_str(MARK);
+            open = true;
+        }
+        out.push_str(&text[l.start..l.end]);
+    }
+    if open {
+        out.push_str(MARK);
+    }
+    if cut_after {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_matched_words_are_marked_in_any_form_and_an_identifier_as_one() {
+        let text = "Edit src/auth.rs\n- fn renew(t)\n+ fn renew_jwt(token: &Token) -> Jwt {\n    rotate(token)";
+        let s = snippet(text, "renew_jwt tokens").expect("found");
+        assert!(
+            s.contains("fn **renew_jwt**(**token**: &**Token**) -> **Jwt** {"),
+            "{s}"
+        );
+        assert!(!s.contains('\n') && !s.contains("  "), "one line: {s}");
+    }
+
+    #[test]
+    fn a_long_text_is_cut_around_its_matches() {
+        let before = "lorem ".repeat(200);
+        let after = " ipsum".repeat(200);
+        let text = format!("{before}the websocket reconnects after a drop{after}");
+        let s = snippet(&text, "websocket reconnect").expect("found");
+        assert!(s.starts_with('…') && s.ends_with('…'), "{s}");
+        assert!(s.contains("**websocket** **reconnects**"), "{s}");
+        assert!(s.split_whitespace().count() <= SNIPPET_WORDS + 2, "{s}");
+    }
+
+    #[test]
+    fn nothing_matched_gives_no_snippet() {
+        assert_eq!(snippet("a text about queues", "websocket"), None);
+        assert_eq!(snippet("a text about queues", "the of"), None);
+    }
+}
