@@ -678,3 +678,76 @@ async fn a_remote_search_with_a_broken_model_runs_by_words_unless_meaning_was_as
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("solaria model install"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_search_by_meaning_has_the_running_daemon_embed_its_query() {
+    let Some(model) = multilingual() else { return };
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
+    english_work(&laptop);
+    laptop.ok(&["embed"]);
+    laptop.ok(&["sync"]);
+
+    // No daemon: the search loads the model for one query, and says so.
+    let (titles, said) = remote_titles(&desktop, "semantic", CAMERA_IN_SPANISH);
+    assert_eq!(
+        titles.first().map(String::as_str),
+        Some(CAMERA),
+        "{titles:?}"
+    );
+    assert!(said.contains("no daemon answered"), "{said}");
+
+    // The desktop's daemon keeps its own copy of the model loaded.
+    let own = desktop.root.path().join("model");
+    copy_model(&model, &own);
+    // The daemon and its API are driven by blocking clients.
+    tokio::task::block_in_place(|| {
+        let serve = solaria_tests::daemon::serve_with(
+            &desktop,
+            &format!("[search]\nmodel_dir = '{}'", own.display()),
+        );
+        let (titles, said) = remote_titles(&desktop, "semantic", CAMERA_IN_SPANISH);
+        assert_eq!(
+            titles.first().map(String::as_str),
+            Some(CAMERA),
+            "{titles:?}"
+        );
+        assert!(!said.contains("no daemon answered"), "{said}");
+        // With the weights on disk broken (same fingerprint), only the daemon's
+        // loaded model can embed the query: the search still finds by meaning.
+        corrupt_weights(&own);
+        let (titles, said) = remote_titles(&desktop, "semantic", CAMERA_IN_SPANISH);
+        assert_eq!(titles.first().map(String::as_str), Some(CAMERA), "{said}");
+        // The endpoint itself: a vector of the model's dimensions, a clear 400 for none.
+        let embed = |body: Value| {
+            solaria_tests::daemon::answer(
+                serve
+                    .authed(reqwest::Method::POST, "/api/embed")
+                    .json(&body),
+            )
+        };
+        let (status, vector) = embed(json!({"text": CAMERA_IN_SPANISH}));
+        assert_eq!(status, 200, "{vector}");
+        assert_eq!(
+            vector["values"].as_array().map(Vec::len),
+            Some(384),
+            "{vector}"
+        );
+        let (status, empty) = embed(json!({"text": "  "}));
+        assert_eq!(status, 400, "{empty}");
+        drop(serve);
+    });
+    // Without it, the search loads the broken weights itself, and fails plainly.
+    let out = desktop.run(&[
+        "search",
+        "--remote",
+        "--mode",
+        "semantic",
+        CAMERA_IN_SPANISH,
+    ]);
+    assert!(!out.status.success());
+}

@@ -16,6 +16,7 @@ use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
+use solaria_shared::wire::QueryVector;
 
 pub(super) async fn search(
     State(s): State<ApiState>,
@@ -40,6 +41,34 @@ pub(super) async fn recall(
         )));
     }
     s.blocking(move |app| crate::ops::recall::for_request(app, &request))
+        .await
+}
+
+/// `POST /api/embed` body: the text of a query to search the central service by
+/// meaning with.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct EmbedRequest {
+    text: String,
+}
+
+/// `POST /api/embed`: a query's vector by the model the daemon keeps loaded, so a
+/// `solaria search --remote` by meaning does not load one (docs/LOCAL_API.md).
+pub(super) async fn embed(
+    State(s): State<ApiState>,
+    body: Result<Json<EmbedRequest>, JsonRejection>,
+) -> Result<Json<QueryVector>, ApiError> {
+    let Json(request) = body?;
+    if request.text.trim().is_empty() {
+        return Err(ApiError::bad_request("`text` is empty: the query to embed"));
+    }
+    if request.text.chars().count() > search::MAX_QUERY_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "`text` is too long: at most {} characters",
+            search::MAX_QUERY_CHARS
+        )));
+    }
+    s.blocking(move |app| crate::ops::remote::embedding(app, &request.text))
         .await
 }
 

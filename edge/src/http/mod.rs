@@ -226,6 +226,7 @@ fn router(state: ApiState, viewer: ui::UiState) -> Router {
         .route("/api/ui/login", post(status::viewer_login))
         .route("/api/search", get(memory::search))
         .route("/api/recall", post(memory::recall))
+        .route("/api/embed", post(memory::embed))
         .route("/api/timeline/{id}", get(memory::timeline))
         .route("/api/context", get(memory::context_of_project))
         .route("/api/stats", get(status::stats))

@@ -13,6 +13,7 @@ use crate::config::Paths;
 use crate::present::search::SearchResult;
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
+use solaria_shared::wire::QueryVector;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -38,6 +39,23 @@ pub fn search(paths: &Paths, request: &SearchRequest) -> Option<SearchResult> {
         .get(format!("http://{}/api/search", daemon.addr))
         .bearer_auth(&daemon.token)
         .query(&params(request))
+        .send()
+        .ok()?;
+    if !answer.status().is_success() {
+        return None;
+    }
+    answer.json().ok()
+}
+
+/// `POST /api/embed` on the daemon: `text`'s vector by the model it keeps loaded.
+/// `None` when no daemon of this version answers or it has no model.
+pub fn embed(paths: &Paths, text: &str) -> Option<QueryVector> {
+    let daemon = connect(paths)?;
+    let answer = daemon
+        .client
+        .post(format!("http://{}/api/embed", daemon.addr))
+        .bearer_auth(&daemon.token)
+        .json(&serde_json::json!({ "text": text }))
         .send()
         .ok()?;
     if !answer.status().is_success() {

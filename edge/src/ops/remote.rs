@@ -43,15 +43,22 @@ pub fn search(
         ..query.clone()
     };
     let (config, paths) = (&app.config, &app.paths);
+    let mut loaded_here = None;
     // Without an explicit mode a model that fails leaves words, and says why.
     let (mode, vector, fell_back) = match mode {
         Some(m) => (
             m,
-            semantic::query_vector(config, paths, &query.text, m, source)?,
+            embedded(app, &query.text, m, source, &mut loaded_here)?,
             None,
         ),
         None if semantic::model_present(config, paths) => {
-            match semantic::query_vector(config, paths, &query.text, SearchMode::Hybrid, source) {
+            match embedded(
+                app,
+                &query.text,
+                SearchMode::Hybrid,
+                source,
+                &mut loaded_here,
+            ) {
                 Ok(vector) => (SearchMode::Hybrid, vector, None),
                 Err(e) => (SearchMode::Lexical, None, Some(e.fallback_note())),
             }
@@ -61,7 +68,7 @@ pub fn search(
     let client = Client::new(&creds.server, creds.ca_cert.as_deref())
         .map_err(|e| OpError::remote("search", &creds.server, e.into()))?;
     let answer = ask(&client, &creds, query, limit, mode, vector.as_ref())?;
-    let mut notes: Vec<String> = fell_back.into_iter().collect();
+    let mut notes: Vec<String> = loaded_here.into_iter().chain(fell_back).collect();
     notes.extend(solaria_shared::render::hits::remote_notes(&answer));
     Ok(RemoteResult {
         server: creds.server,
@@ -70,6 +77,49 @@ pub fn search(
         query: answer.query,
         hits: answer.hits,
     })
+}
+
+/// The query's vector for a search in `mode` (`None` by words): from the running
+/// daemon, which keeps the model loaded (a query embeds there in milliseconds), else
+/// from this process's model. A model loaded for this one query (`source`:
+/// [`ModelSource::Load`], the CLI) is said in `loaded_here`: it took seconds that a
+/// running daemon saves.
+fn embedded(
+    app: &App,
+    text: &str,
+    mode: SearchMode,
+    source: ModelSource,
+    loaded_here: &mut Option<String>,
+) -> Result<Option<QueryVector>, semantic::SearchError> {
+    if mode == SearchMode::Lexical {
+        return Ok(None);
+    }
+    if let Some(vector) = super::daemon_client::embed(&app.paths, text) {
+        return Ok(Some(vector));
+    }
+    let vector = semantic::query_vector(&app.config, &app.paths, text, mode, source)?;
+    if source == ModelSource::Load {
+        *loaded_here = Some(NO_DAEMON_NOTE.to_string());
+    }
+    Ok(vector)
+}
+
+/// Said when a search loaded the model itself.
+pub const NO_DAEMON_NOTE: &str = "no daemon answered, so this search loaded the model itself \
+     (a second or two); with `solaria serve` running (`solaria install service`), the \
+     daemon embeds the query with the model it keeps loaded";
+
+/// The query's vector by the model this process keeps loaded (the daemon's
+/// `POST /api/embed`, asked by [`embedded`] in the CLI and the MCP server).
+pub fn embedding(app: &App, text: &str) -> OpResult<QueryVector> {
+    semantic::query_vector(
+        &app.config,
+        &app.paths,
+        text,
+        SearchMode::Semantic,
+        ModelSource::Cached,
+    )?
+    .ok_or_else(|| OpError::BadInput("no vector for the query".into()))
 }
 
 /// How long a search of this machine waits for the central service's part of it
