@@ -231,7 +231,11 @@ fn nothing_of_the_memory_is_shown_until_solaria_ui_logs_the_browser_in_once() {
         csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"),
         "{csp}"
     );
-    assert!(page.text().expect("page").contains("zeppelin"));
+    let page = page.text().expect("page");
+    assert!(
+        page.contains("<mark>zeppelin</mark>"),
+        "each hit's snippet marks the words: {page}"
+    );
 
     // A cookie altered by a byte, or made under another token, opens nothing.
     let (name, value) = cookie.split_once('=').expect("pair");

@@ -12,11 +12,11 @@ const SCANNED_CHARS: usize = 50_000;
 /// What a matched word is wrapped in.
 const MARK: &str = "**";
 
-/// One word of the text: where it is, and the word.
+/// One word of the text: where it is, and which wanted word it is, if any.
 struct Located {
     start: usize,
     end: usize,
-    word: Word,
+    matches: Option<usize>,
 }
 
 /// The stretch of `text` around the most of `query`'s words (stopwords aside), on
@@ -34,11 +34,8 @@ pub fn snippet(text: &str, query: &str) -> Option<String> {
         Some((cut, _)) => &text[..cut],
         None => text,
     };
-    let located = locate(text);
-    let matches: Vec<Option<usize>> = located
-        .iter()
-        .map(|l| wanted.iter().position(|w| w.same_as(&l.word)))
-        .collect();
+    let located = locate(text, &wanted);
+    let matches: Vec<Option<usize>> = located.iter().map(|l| l.matches).collect();
     let first = matches.iter().position(Option::is_some)?;
     // The window holding the most distinct query words, then the most matches;
     // the earliest of equals.
@@ -70,8 +67,11 @@ pub fn snippet(text: &str, query: &str) -> Option<String> {
     ))
 }
 
-/// `text`'s words with their byte ranges.
-fn locate(text: &str) -> Vec<Located> {
+/// `text`'s words with their byte ranges, each matched against `wanted`. Only a
+/// word that begins as one of them (two letters, accents aside) is stemmed: a long
+/// tool output costs a scan, not a stemmer call per word.
+fn locate(text: &str, wanted: &[Word]) -> Vec<Located> {
+    let heads: Vec<String> = wanted.iter().map(|w| head(&w.text)).collect();
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in text
@@ -81,10 +81,18 @@ fn locate(text: &str) -> Vec<Located> {
         match (c.is_alphanumeric(), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
+                let written = &text[s..i];
+                let begins = head(written);
+                let matches = if heads.contains(&begins) {
+                    let word = Word::of(written);
+                    wanted.iter().position(|w| w.same_as(&word))
+                } else {
+                    None
+                };
                 out.push(Located {
                     start: s,
                     end: i,
-                    word: Word::of(&text[s..i]),
+                    matches,
                 });
                 start = None;
             }
@@ -92,6 +100,23 @@ fn locate(text: &str) -> Vec<Located> {
         }
     }
     out
+}
+
+/// A word's first two letters, lowercased and without accents: what a word and its
+/// stems in English and Spanish always share.
+fn head(word: &str) -> String {
+    word.chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| match c {
+            'á' | 'à' | 'â' | 'ä' => 'a',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'í' | 'ì' | 'î' | 'ï' => 'i',
+            'ó' | 'ò' | 'ô' | 'ö' => 'o',
+            'ú' | 'ù' | 'û' | 'ü' => 'u',
+            other => other,
+        })
+        .take(2)
+        .collect()
 }
 
 /// The words `located` span in `text`, on one line: matched runs marked (words
@@ -163,6 +188,18 @@ mod tests {
         assert!(s.starts_with('…') && s.ends_with('…'), "{s}");
         assert!(s.contains("**websocket** **reconnects**"), "{s}");
         assert!(s.split_whitespace().count() <= SNIPPET_WORDS + 2, "{s}");
+    }
+
+    #[test]
+    fn a_word_in_another_form_or_with_accents_is_marked() {
+        assert_eq!(
+            snippet("los códigos OTP llegan tarde", "codigo otp").as_deref(),
+            Some("los **códigos** **OTP** llegan tarde")
+        );
+        assert_eq!(
+            snippet("Running the migrations", "run migration").as_deref(),
+            Some("**Running** the **migrations**")
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::browse::person;
 use super::login::UiSession;
-use super::page::{Page, Section, esc, linked, notice};
+use super::page::{Page, Section, esc, linked, marked, notice};
 use super::{UiError, UiState};
 use crate::ops::search::{self, Model, SearchFields};
 use axum::Extension;
@@ -39,7 +39,7 @@ pub(super) async fn search(
                     body,
                     "<section aria-labelledby=\"results\"><h2 id=\"results\">Results</h2>\
                      <pre class=\"text\">{}</pre></section>",
-                    linked(&result.text(person()))
+                    marked(&linked(&result.text(person())))
                 );
             }
             Err(e) if e.status.is_client_error() => body.push_str(&notice("error", &e.message)),

@@ -41,6 +41,29 @@ pub fn record_href(id: &str) -> String {
     format!("/ui/record/{}", url_part(id))
 }
 
+/// `html` (escaped text) with the words a snippet marks (`**renew_jwt**`,
+/// `solaria_shared::render::snippet`) highlighted as `<mark>`; a line whose marks
+/// do not pair is left as it is.
+pub fn marked(html: &str) -> String {
+    html.split('\n')
+        .map(|line| {
+            let parts: Vec<&str> = line.split("**").collect();
+            if parts.len() < 3 || parts.len().is_multiple_of(2) {
+                return line.to_string();
+            }
+            let mut out = String::with_capacity(line.len() + 16);
+            for (i, part) in parts.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(if i % 2 == 1 { "<mark>" } else { "</mark>" });
+                }
+                out.push_str(part);
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Renderer text, escaped, each citation (`[D#…]`, `[O#…]`) a link to its record.
 pub fn linked(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 64);
