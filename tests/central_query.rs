@@ -268,6 +268,10 @@ async fn a_fix_ranks_above_the_to_do_lists_that_name_it_and_each_hit_shows_its_w
     for hit in &found.hits {
         let snippet = hit.snippet.as_deref().unwrap_or_default();
         assert!(snippet.contains("**websocket_reconnect**"), "{hit:?}");
+        assert!(
+            !snippet.contains("stdout") && !snippet.contains("\":"),
+            "what the call says, not its JSON: {snippet}"
+        );
     }
     // As a page (an edge's `search --remote`, central's MCP tool): one line for the list.
     let page = solaria_shared::render::hits::remote_page(&found);

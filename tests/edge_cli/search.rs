@@ -472,6 +472,10 @@ fn the_answer_ranks_above_to_do_lists_which_fold_into_one_line_and_each_hit_show
     for h in hits {
         let snippet = h["snippet"].as_str().unwrap_or_default();
         assert!(snippet.contains("**renew_jwt**"), "{h}");
+        assert!(
+            !snippet.contains("\":") && !snippet.contains("\\n"),
+            "what the call says, not its JSON: {snippet}"
+        );
         assert_eq!(h["author"]["machine"], "test-machine", "{h}");
     }
     let text = m.ok_in(&p, &["search", "renew_jwt"]);

@@ -352,7 +352,11 @@ impl Storage {
                 continue;
             }
             let text = match table {
-                Table::Observations => "title || E'\\n' || input || E'\\n' || response",
+                // A tool call's strings, not its JSON (`solaria_searchable`, as searched).
+                Table::Observations => {
+                    "title || E'\\n' || solaria_searchable(input) || E'\\n' \
+                     || solaria_searchable(response)"
+                }
                 Table::Summaries => {
                     "summary || E'\\n' || coalesce((SELECT string_agg(p, E'\\n')
                          FROM jsonb_array_elements_text(CASE jsonb_typeof(key_points)

@@ -1,27 +1,47 @@
 //! The text of a search hit's record, whole, that its snippet is cut from
-//! (`solaria_shared::render::snippet`): an event's title, input and output; a
+//! (`solaria_shared::render::snippet`): an event's title, input and output read as
+//! a person would (`store::text::readable`: a tool call's strings, not its JSON); a
 //! summary's text and key points; a knowledge record's title and indexed text.
 
 use super::StoreError;
 use super::search::Hit;
+use super::text::readable;
 use rusqlite::{Connection, OptionalExtension};
 use solaria_shared::RecordType;
 
 /// The text of `hit`'s record, or `None` when it is gone.
 pub fn text_of(conn: &Connection, hit: &Hit) -> Result<Option<String>, StoreError> {
-    let sql = if hit.record_type == RecordType::Summary {
-        "SELECT text || char(10) || coalesce((
+    if hit.record_type == RecordType::Summary {
+        return one_text(
+            conn,
+            "SELECT text || char(10) || coalesce((
                     SELECT group_concat(value, char(10)) FROM json_each(
                         CASE WHEN json_valid(key_points) THEN key_points ELSE '[]' END)), '')
-         FROM summaries WHERE id = ?1 AND deleted = 0"
-    } else if hit.record_type.knowledge_kind().is_some() {
-        "SELECT title || char(10) || text FROM knowledge WHERE id = ?1 AND deleted = 0"
-    } else {
-        "SELECT title || char(10) || input || char(10) || response
-         FROM observations WHERE id = ?1 AND deleted = 0"
-    };
+             FROM summaries WHERE id = ?1 AND deleted = 0",
+            &hit.id,
+        );
+    }
+    if hit.record_type.knowledge_kind().is_some() {
+        return one_text(
+            conn,
+            "SELECT title || char(10) || text FROM knowledge WHERE id = ?1 AND deleted = 0",
+            &hit.id,
+        );
+    }
+    let event: Option<(String, String, String)> = conn
+        .prepare_cached(
+            "SELECT title, input, response FROM observations WHERE id = ?1 AND deleted = 0",
+        )?
+        .query_row([&hit.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    Ok(event.map(|(title, input, response)| {
+        format!("{title}\n{}\n{}", readable(&input), readable(&response))
+    }))
+}
+
+fn one_text(conn: &Connection, sql: &str, id: &str) -> Result<Option<String>, StoreError> {
     Ok(conn
         .prepare_cached(sql)?
-        .query_row([&hit.id], |r| r.get(0))
+        .query_row([id], |r| r.get(0))
         .optional()?)
 }
