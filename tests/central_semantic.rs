@@ -22,6 +22,7 @@ use solaria_tests::records::{observation, session, stamp};
 use solaria_tests::semantic::{
     configure_model, copy_model, corrupt_weights, laptop_and_desktop, minilm, multilingual, queued,
 };
+use std::path::Path;
 
 const MODEL: &str = "test-model/8d";
 
@@ -465,6 +466,21 @@ fn english_work(edge: &Edge) {
     }
 }
 
+/// A central service over TLS, and a laptop and a desktop of one account with the
+/// model in `model`: the laptop's [`english_work`] embedded and pushed.
+async fn english_work_on_central(model: &Path) -> (Central, Edge, Edge) {
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let (laptop, desktop) = laptop_and_desktop(&c, model).await;
+    english_work(&laptop);
+    laptop.ok(&["embed"]);
+    laptop.ok(&["sync"]);
+    (c, laptop, desktop)
+}
+
 /// `solaria search --remote --json --mode MODE Q`: the hits' titles and stderr.
 fn remote_titles(edge: &Edge, mode: &str, q: &str) -> (Vec<String>, String) {
     let out = edge.run(&["search", "--remote", "--json", "--mode", mode, q]);
@@ -484,15 +500,7 @@ fn remote_titles(edge: &Edge, mode: &str, q: &str) -> (Vec<String>, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_in_spanish_finds_english_records_on_central_by_meaning() {
     let Some(model) = multilingual() else { return };
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
-    let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
-    english_work(&laptop);
-    laptop.ok(&["embed"]);
-    laptop.ok(&["sync"]);
+    let (c, laptop, desktop) = english_work_on_central(&model).await;
     // Another account's machine holds a near twin of the record.
     let globex = c.account("globex").await;
     let stranger = Edge::new("stranger");
@@ -682,15 +690,7 @@ async fn a_remote_search_with_a_broken_model_runs_by_words_unless_meaning_was_as
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_search_by_meaning_has_the_running_daemon_embed_its_query() {
     let Some(model) = multilingual() else { return };
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
-    let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
-    english_work(&laptop);
-    laptop.ok(&["embed"]);
-    laptop.ok(&["sync"]);
+    let (_central, _laptop, desktop) = english_work_on_central(&model).await;
 
     // No daemon: the search loads the model for one query, and says so.
     let (titles, said) = remote_titles(&desktop, "semantic", CAMERA_IN_SPANISH);
@@ -739,6 +739,10 @@ async fn a_remote_search_by_meaning_has_the_running_daemon_embed_its_query() {
         );
         let (status, empty) = embed(json!({"text": "  "}));
         assert_eq!(status, 400, "{empty}");
+        let (status, long) = embed(json!({"text": "x".repeat(1_001)}));
+        assert_eq!(status, 400, "{long}");
+        let (status, odd) = embed(json!({"text": "ok", "model": "other"}));
+        assert_eq!(status, 400, "an unknown field is refused: {odd}");
         drop(serve);
     });
     // Without it, the search loads the broken weights itself, and fails plainly.
@@ -750,4 +754,9 @@ async fn a_remote_search_by_meaning_has_the_running_daemon_embed_its_query() {
         CAMERA_IN_SPANISH,
     ]);
     assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("solaria model install"),
+        "says how to mend it: {said}"
+    );
 }

@@ -286,11 +286,10 @@ fn a_prompt_naming_an_option_a_decision_set_aside_recalls_it_and_says_why() {
 fn a_rejected_option_in_other_order_and_form_is_recalled_where_its_subject_is_the_daily_topic() {
     let edge = Edge::new("laptop");
     // The demo's decision, in a project where refresh tokens are talked of daily.
-    let d = edge.json(
+    let id = edge.written_id(
         &edge.project,
         &[
             "decide",
-            "--json",
             "--title",
             "Rotate refresh tokens on every renewal",
             "--chosen",
@@ -303,7 +302,6 @@ fn a_rejected_option_in_other_order_and_form_is_recalled_where_its_subject_is_th
             "a stolen refresh token then works once at most",
         ],
     );
-    let id = d["record"]["id"].as_str().expect("id").to_string();
     for n in 0..12 {
         edge.prompt(
             &format!("day{n}"),

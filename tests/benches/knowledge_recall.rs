@@ -102,10 +102,9 @@ fn memory(records: &[Record], model: Option<&Path>) -> Memory {
                 )
             })
             .clone();
-        let written = if r.kind == "decision" {
+        let id = if r.kind == "decision" {
             let mut args = vec![
                 "decide",
-                "--json",
                 "--title",
                 &r.title,
                 "--chosen",
@@ -116,17 +115,10 @@ fn memory(records: &[Record], model: Option<&Path>) -> Memory {
             for a in &r.alternatives {
                 args.extend(["-a", a.as_str()]);
             }
-            edge.json(&dir, &args)
+            edge.written_id(&dir, &args)
         } else {
-            edge.json(
-                &dir,
-                &["remember", "--json", "-t", &r.memory_type, &r.content],
-            )
+            edge.written_id(&dir, &["remember", "-t", &r.memory_type, &r.content])
         };
-        let id = written["record"]["id"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{}: {written}", r.key))
-            .to_string();
         ids.insert(r.key.clone(), id);
     }
     if model.is_some() {

@@ -272,11 +272,10 @@ impl Edge {
     /// the billing tables", chosen plain SQL through sqlx, because billing reports
     /// need window functions an ORM hides); its id.
     pub fn decide_no_orm(&self) -> String {
-        let d = self.json(
+        self.written_id(
             &self.project,
             &[
                 "decide",
-                "--json",
                 "--title",
                 "No ORM for the billing tables",
                 "--chosen",
@@ -284,8 +283,19 @@ impl Edge {
                 "--rationale",
                 "billing reports need window functions an ORM hides",
             ],
-        );
-        d["record"]["id"].as_str().expect("id").to_string()
+        )
+    }
+
+    /// Runs a knowledge write (`decide …`, `remember …`: `args` without `--json`)
+    /// in `cwd`; the id of the record it wrote.
+    pub fn written_id(&self, cwd: &Path, args: &[&str]) -> String {
+        let mut with_json = args.to_vec();
+        with_json.insert(1.min(with_json.len()), "--json");
+        let written = self.json(cwd, &with_json);
+        written["record"]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{args:?} wrote a record: {written}"))
+            .to_string()
     }
 
     /// Runs `solaria hook EVENT` with `stdin` and checks the hook contract: exit 0

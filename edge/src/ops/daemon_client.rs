@@ -11,7 +11,9 @@ use super::search::SearchRequest;
 use crate::api_proof;
 use crate::config::Paths;
 use crate::present::search::SearchResult;
+use reqwest::blocking::Response;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use solaria_shared::UnixMillis;
 use solaria_shared::wire::QueryVector;
 use std::net::SocketAddr;
@@ -39,12 +41,8 @@ pub fn search(paths: &Paths, request: &SearchRequest) -> Option<SearchResult> {
         .get(format!("http://{}/api/search", daemon.addr))
         .bearer_auth(&daemon.token)
         .query(&params(request))
-        .send()
-        .ok()?;
-    if !answer.status().is_success() {
-        return None;
-    }
-    answer.json().ok()
+        .send();
+    answered(answer)
 }
 
 /// `POST /api/embed` on the daemon: `text`'s vector by the model it keeps loaded.
@@ -56,12 +54,8 @@ pub fn embed(paths: &Paths, text: &str) -> Option<QueryVector> {
         .post(format!("http://{}/api/embed", daemon.addr))
         .bearer_auth(&daemon.token)
         .json(&serde_json::json!({ "text": text }))
-        .send()
-        .ok()?;
-    if !answer.status().is_success() {
-        return None;
-    }
-    answer.json().ok()
+        .send();
+    answered(answer)
 }
 
 /// `POST /api/recall` on the daemon, answered within `wait` (connecting and proving
@@ -82,12 +76,8 @@ pub fn recall(
         .timeout(left)
         .bearer_auth(&daemon.token)
         .json(request)
-        .send()
-        .ok()?;
-    if !answer.status().is_success() {
-        return None;
-    }
-    answer.json().ok()
+        .send();
+    answered(answer)
 }
 
 /// The address of the viewer's login page, with a one-time code from the daemon
@@ -103,16 +93,22 @@ pub fn viewer_login(paths: &Paths) -> Option<String> {
         .client
         .post(format!("http://{}/api/ui/login", daemon.addr))
         .bearer_auth(&daemon.token)
-        .send()
-        .ok()?;
-    if !answer.status().is_success() {
-        return None;
-    }
-    let login: Login = answer.json().ok()?;
+        .send();
+    let login: Login = answered(answer)?;
     login
         .path
         .starts_with("/ui/login?")
         .then(|| format!("http://{}{}", daemon.addr, login.path))
+}
+
+/// The body of a daemon's 200 answer; `None` for no answer, another status, or a
+/// body of another shape (another version's).
+fn answered<T: DeserializeOwned>(answer: reqwest::Result<Response>) -> Option<T> {
+    let answer = answer.ok()?;
+    if !answer.status().is_success() {
+        return None;
+    }
+    answer.json().ok()
 }
 
 /// Whether a daemon of this version serves the data dir of `paths` (it answered
