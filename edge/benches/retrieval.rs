@@ -28,8 +28,10 @@ mod two_models;
 use two_models::ModelRun;
 
 use serde::Deserialize;
+use solaria_edge::config::RecallConfig;
 use solaria_edge::semantic::{self, PassOptions};
 use solaria_edge::store::Store;
+use solaria_edge::store::both_ways::{self, BothWays};
 use solaria_edge::store::hybrid::{self, Fusion, SearchMode};
 use solaria_edge::store::search::{self, SearchQuery};
 use solaria_edge::store::vectors::EmbedBound;
@@ -834,10 +836,7 @@ fn recall_calibration(
     queries: &[Query],
     keys: &HashMap<String, String>,
 ) {
-    let by_meaning = |text: &str| {
-        let vector = model.embed_query(text).expect("embed");
-        hybrid::by_meaning(store.conn(), &five(text), &vector, None).expect("by meaning")
-    };
+    let embed = |text: &str| model.embed_query(text).expect("embed");
     threshold_table(
         &format!(
             "Recall by meaning ({}): threshold on the centred similarity",
@@ -848,9 +847,32 @@ fn recall_calibration(
         ["paraphrase", "cross"],
         queries,
         keys,
-        by_meaning,
+        |text| {
+            best_five(store, text, Some(&embed(text)), |c| {
+                c.meaning.unwrap_or(0.0)
+            })
+        },
     );
     recall_by_words_calibration(store, queries, keys);
+    let recall = RecallConfig::default();
+    threshold_table(
+        &format!(
+            "Recall by words and meaning ({}): threshold on the one score \
+             (`RecallConfig::score`, min_similarity {:.2})",
+            model.info().name,
+            recall.min_similarity
+        ),
+        "min score",
+        &[0.3, 0.35, 0.4, 0.45, 0.5],
+        ["paraphrase", "cross"],
+        queries,
+        keys,
+        |text| {
+            best_five(store, text, Some(&embed(text)), |c| {
+                recall.score(c.words, c.meaning)
+            })
+        },
+    );
 }
 
 /// The words' half of [`recall_calibration`] (`[recall] min_score`); no model.
@@ -862,11 +884,31 @@ fn recall_by_words_calibration(store: &Store, queries: &[Query], keys: &HashMap<
         ["exact", "keyword"],
         queries,
         keys,
-        |text| {
-            let weights = search::Rarity::of(store.conn(), text).expect("rarity");
-            search::search_with_share(store.conn(), &five(text), None, &weights).expect("search")
-        },
+        |text| best_five(store, text, None, |c| c.words),
     );
+}
+
+/// A text's recall candidates (by meaning too with `vector`), each measured both
+/// ways: the five best of `score`.
+fn best_five(
+    store: &Store,
+    text: &str,
+    vector: Option<&[f32]>,
+    score: impl Fn(&BothWays) -> f64,
+) -> Vec<(solaria_edge::store::search::Hit, f64)> {
+    let weights = search::Rarity::of(store.conn(), text).expect("rarity");
+    let mut scored: Vec<_> =
+        both_ways::candidates(store.conn(), &five(text), None, &weights, vector)
+            .expect("candidates")
+            .into_iter()
+            .map(|c| {
+                let s = score(&c);
+                (c.hit, s)
+            })
+            .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scored.truncate(5);
+    scored
 }
 
 /// A search for `text`'s five best, with no current project.

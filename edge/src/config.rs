@@ -100,12 +100,12 @@ pub struct RecallConfig {
     pub enabled: bool,
     /// Most items added to one prompt.
     pub max_items: usize,
-    /// The least match (0–1: the share of the prompt's weighted words a record
-    /// holds) an item needs to be added.
+    /// The least score an item needs to be added ([`RecallConfig::score`]): by
+    /// words alone, the share of the prompt's weighted words a record holds (0–1).
     pub min_score: f64,
-    /// The least similarity in meaning (cosine measured from the model's centre,
-    /// about 0 for unrelated texts) an item found by meaning alone needs; used when
-    /// the daemon answers with its loaded model.
+    /// The similarity in meaning (cosine measured from the model's centre, about 0
+    /// for unrelated texts) that reaches `min_score` alone; a little less does with
+    /// some of the prompt's words. Used when the daemon answers with its model.
     pub min_similarity: f64,
     /// How long a prompt's hook waits for the daemon's recall (by meaning and
     /// words) before recalling by words in process.
@@ -126,6 +126,32 @@ pub const DEFAULT_MIN_SCORE: f64 = 0.4;
 /// either model; there 0.56 (MiniLM) and 0.80 (multilingual-e5) of the items it lets
 /// through are the queries' targets (docs/BENCHMARKS.md, "Recall by meaning").
 pub const DEFAULT_MIN_SIMILARITY: f64 = 0.45;
+
+impl RecallConfig {
+    /// **The recall rule**: one score of how well an item matches a prompt, its
+    /// words and its meaning together, compared with `min_score`. The words count
+    /// as their share ([`DEFAULT_MIN_SCORE`]); a similarity in meaning (when the
+    /// prompt and the record have vectors) adds from [`MEANING_RAMP`] under
+    /// `min_similarity` up, so steeply that `min_similarity` alone reaches
+    /// `min_score`. A record a little short by meaning is recalled when it also
+    /// holds some of the prompt's words, which an unrelated text near the
+    /// threshold rarely does; a similarity further down says nothing.
+    pub fn score(&self, words: f64, meaning: Option<f64>) -> f64 {
+        // 1 at `min_similarity`, 0 from MEANING_RAMP under it down.
+        let by_meaning = meaning.map_or(0.0, |s| {
+            ((s - self.min_similarity) / MEANING_RAMP + 1.0).max(0.0)
+        });
+        words + self.min_score * by_meaning
+    }
+}
+
+/// How far under `[recall] min_similarity` a similarity in meaning starts to count
+/// ([`RecallConfig::score`]). Chosen on the labelled set `eval/knowledge/` with
+/// both test models: unrelated prompts reach 0.43 there (one shares a word with
+/// its nearest record too) and stay under the minimum score, while paraphrases and
+/// Spanish questions at 0.40–0.45 that share a word or two with their record are
+/// recalled (docs/experiments/2026-12-06-one-recall-score.md).
+pub const MEANING_RAMP: f64 = 0.05;
 
 impl Default for RecallConfig {
     fn default() -> Self {
@@ -623,6 +649,38 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recall_weighs_words_and_meaning_as_one_score() {
+        let cfg = RecallConfig::default();
+        let passes = |words, meaning| cfg.score(words, meaning) >= cfg.min_score;
+        // Each way alone keeps its own minimum.
+        assert_eq!(
+            cfg.score(0.3, None),
+            0.3,
+            "by words alone, the share itself"
+        );
+        assert!(passes(cfg.min_score, None) && !passes(0.39, None));
+        assert!(passes(0.0, Some(cfg.min_similarity)) && !passes(0.0, Some(0.44)));
+        // A little short by meaning, with some of the prompt's words: recalled.
+        assert!(passes(0.2, Some(0.43)));
+        // One common word and a near miss: the labelled set's hardest unrelated
+        // prompt ("how many days are there in a leap year") stays out.
+        assert!(!passes(0.16, Some(0.43)));
+        assert!(
+            !passes(0.35, Some(0.40)),
+            "the floor: meaning adds nothing there"
+        );
+        // A similarity under the floor never takes away what words give.
+        assert_eq!(cfg.score(0.45, Some(-0.2)), 0.45);
+        // The floor follows a configured minimum similarity.
+        let lower = RecallConfig {
+            min_similarity: 0.30,
+            ..RecallConfig::default()
+        };
+        assert!(lower.score(0.0, Some(0.30)) >= lower.min_score);
+        assert!(lower.score(0.0, Some(0.24)) == 0.0 && lower.score(0.0, Some(0.29)) < 0.4);
+    }
 
     #[test]
     fn solaria_home_holds_config_and_data() {

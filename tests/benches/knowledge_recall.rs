@@ -18,133 +18,21 @@
 //! score and how it matched) to `FILE`, one JSON line per prompt and pass, for a
 //! study of the scores.
 
-use serde::Deserialize;
-use serde_json::Value;
-use solaria_tests::edge::Edge;
-use solaria_tests::payloads::project;
+use solaria_tests::knowledge_set::{self, Answer, Memory, NOTHING, Prompt, RELATED};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
-#[derive(Deserialize)]
-struct Record {
-    key: String,
-    project: String,
-    kind: String,
-    #[serde(default)]
-    title: String,
-    #[serde(default)]
-    chosen: String,
-    #[serde(default)]
-    alternatives: Vec<String>,
-    #[serde(default)]
-    rationale: String,
-    #[serde(default, rename = "type")]
-    memory_type: String,
-    #[serde(default)]
-    content: String,
-}
-
-#[derive(Deserialize)]
-struct Prompt {
-    id: String,
-    project: String,
-    kind: String,
-    text: String,
-    targets: Vec<String>,
-}
-
-/// The kinds whose prompts should recall their targets.
-const RELATED: &[&str] = &[
-    "named_option",
-    "paraphrase",
-    "cross_language",
-    "shared_words",
-];
-/// The kinds whose prompts should recall nothing.
-const NOTHING: &[&str] = &["unrelated", "other_project"];
-
-fn set_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval/knowledge")
-}
-
-fn read<T: for<'de> Deserialize<'de>>(name: &str) -> Vec<T> {
-    std::fs::read_to_string(set_dir().join(name))
-        .expect("the labelled set")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("a labelled line"))
-        .collect()
-}
-
-/// A machine holding the set's knowledge: its project directories, and each
-/// record's id by key.
-struct Memory {
-    edge: Edge,
-    projects: BTreeMap<String, PathBuf>,
-    ids: BTreeMap<String, String>,
-}
-
-fn memory(records: &[Record], model: Option<&Path>) -> Memory {
-    let edge = Edge::new("laptop");
-    if let Some(dir) = model {
-        edge.write_config(&format!("[search]\nmodel_dir = '{}'\n", dir.display()));
-    }
-    let mut projects = BTreeMap::new();
-    let mut ids = BTreeMap::new();
-    for r in records {
-        let dir = projects
-            .entry(r.project.clone())
-            .or_insert_with(|| {
-                project(
-                    edge.root.path(),
-                    &r.project,
-                    Some(&format!("https://github.com/acme/{}", r.project)),
-                )
-            })
-            .clone();
-        let id = if r.kind == "decision" {
-            let mut args = vec![
-                "decide",
-                "--title",
-                &r.title,
-                "--chosen",
-                &r.chosen,
-                "--rationale",
-                &r.rationale,
-            ];
-            for a in &r.alternatives {
-                args.extend(["-a", a.as_str()]);
-            }
-            edge.written_id(&dir, &args)
-        } else {
-            edge.written_id(&dir, &["remember", "-t", &r.memory_type, &r.content])
-        };
-        ids.insert(r.key.clone(), id);
-    }
-    if model.is_some() {
-        edge.ok(&["embed"]);
-    }
-    Memory {
-        edge,
-        projects,
-        ids,
-    }
-}
-
-/// What each prompt recalled: the chosen items' citations, and whether one of them
-/// was chosen for naming an option.
-fn recall_all(m: &Memory, prompts: &[Prompt], by_meaning: bool) -> Vec<(Vec<String>, bool)> {
+/// Every prompt asked; with `SOLARIA_RECALL_DUMP`, each answer appended to it.
+fn recall_all(m: &Memory, prompts: &[Prompt], by_meaning: bool) -> Vec<Answer> {
     prompts
         .iter()
         .map(|p| {
-            let v: Value = m
-                .edge
-                .json(&m.projects[&p.project], &["recall", "--json", &p.text]);
+            let a = m.ask(p);
             assert_eq!(
-                v["by_meaning"].as_bool().unwrap_or(false),
+                a.json["by_meaning"].as_bool().unwrap_or(false),
                 by_meaning,
-                "{}: {v}",
-                p.id
+                "{}: {}",
+                p.id,
+                a.json
             );
             if let Ok(dump) = std::env::var("SOLARIA_RECALL_DUMP") {
                 use std::io::Write;
@@ -155,76 +43,48 @@ fn recall_all(m: &Memory, prompts: &[Prompt], by_meaning: bool) -> Vec<(Vec<Stri
                     .expect("dump file");
                 let targets: Vec<&String> = p.targets.iter().map(|t| &m.ids[t]).collect();
                 let line = serde_json::json!({"id": p.id, "kind": p.kind, "by_meaning": by_meaning,
-                    "targets": targets, "considered": v["considered"]});
+                    "targets": targets, "considered": a.json["considered"]});
                 writeln!(f, "{line}").expect("dump");
             }
-            let chosen: Vec<&Value> = v["considered"]
-                .as_array()
-                .map(|c| c.iter().filter(|c| c["chosen"] == true).collect())
-                .unwrap_or_default();
-            (
-                chosen
-                    .iter()
-                    .filter_map(|c| c["cite"].as_str().map(str::to_string))
-                    .collect(),
-                chosen.iter().any(|c| !c["names_option"].is_null()),
-            )
+            a
         })
         .collect()
 }
 
 /// One column of the table: per kind, the share (related) or count (nothing).
-fn column(
-    m: &Memory,
-    prompts: &[Prompt],
-    recalled: &[(Vec<String>, bool)],
-) -> BTreeMap<String, String> {
+fn column(prompts: &[Prompt], answers: &[Answer]) -> BTreeMap<String, String> {
+    let tally = knowledge_set::tally(prompts, answers);
     let mut out = BTreeMap::new();
     for kind in RELATED.iter().chain(NOTHING) {
-        let of_kind: Vec<(&Prompt, &(Vec<String>, bool))> = prompts
-            .iter()
-            .zip(recalled)
-            .filter(|(p, _)| p.kind == *kind)
-            .collect();
-        let cell = if NOTHING.contains(kind) {
-            let told = of_kind
-                .iter()
-                .filter(|(_, (cites, _))| !cites.is_empty())
-                .count();
-            format!("{told} of {}", of_kind.len())
+        let (counted, of) = tally.get(*kind).copied().unwrap_or_default();
+        let mut cell = if NOTHING.contains(kind) {
+            format!("{counted} of {of}")
         } else {
-            let hit = of_kind
+            format!("{:.2} ({counted}/{of})", counted as f64 / of.max(1) as f64)
+        };
+        if *kind == "named_option" {
+            let named = prompts
                 .iter()
-                .filter(|(p, (cites, _))| {
-                    p.targets
-                        .iter()
-                        .any(|t| cites.iter().any(|c| c.contains(&m.ids[t])))
+                .zip(answers)
+                .filter(|(p, a)| {
+                    p.kind == *kind && a.chosen.iter().any(|c| !c["names_option"].is_null())
                 })
                 .count();
-            let mut cell = format!(
-                "{:.2} ({hit}/{})",
-                hit as f64 / of_kind.len().max(1) as f64,
-                of_kind.len()
-            );
-            if *kind == "named_option" {
-                let named = of_kind.iter().filter(|(_, (_, named))| *named).count();
-                cell.push_str(&format!(", {named} named"));
-            }
-            cell
-        };
+            cell.push_str(&format!(", {named} named"));
+        }
         out.insert(kind.to_string(), cell);
     }
     out
 }
 
 fn main() {
-    let records: Vec<Record> = read("knowledge.jsonl");
-    let prompts: Vec<Prompt> = read("prompts.jsonl");
+    let records = knowledge_set::records();
+    let prompts = knowledge_set::prompts();
     let mut columns: Vec<(String, BTreeMap<String, String>)> = Vec::new();
 
-    let words = memory(&records, None);
-    let recalled = recall_all(&words, &prompts, false);
-    columns.push(("words".into(), column(&words, &prompts, &recalled)));
+    let words = knowledge_set::memory(&records, None);
+    let answers = recall_all(&words, &prompts, false);
+    columns.push(("words".into(), column(&prompts, &answers)));
 
     for (name, dir) in [
         ("all-MiniLM-L6-v2", solaria_tests::semantic::minilm()),
@@ -237,14 +97,14 @@ fn main() {
             eprintln!("{name}: no model directory set, left out");
             continue;
         };
-        let m = memory(&records, Some(&dir));
+        let m = knowledge_set::memory(&records, Some(&dir));
         let serve = solaria_tests::daemon::serve_with(
             &m.edge,
             &format!("[search]\nmodel_dir = '{}'", dir.display()),
         );
-        let recalled = recall_all(&m, &prompts, true);
+        let answers = recall_all(&m, &prompts, true);
         drop(serve);
-        columns.push((format!("{name} + words"), column(&m, &prompts, &recalled)));
+        columns.push((format!("{name} + words"), column(&prompts, &answers)));
     }
 
     println!(

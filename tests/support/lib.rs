@@ -17,6 +17,7 @@ pub mod daemon;
 pub mod edge;
 pub mod git;
 pub mod isolation;
+pub mod knowledge_set;
 pub mod mcp;
 pub mod mirror;
 pub mod model;

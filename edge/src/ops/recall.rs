@@ -10,7 +10,7 @@
 use super::OpResult;
 use crate::app::App;
 use crate::config::RecallConfig;
-use crate::store::hybrid;
+use crate::store::both_ways::{self, BothWays};
 use crate::store::injected::{self, Handed};
 use crate::store::search::{self, Hit, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, knowledge as kstore, recalled, records};
@@ -35,10 +35,15 @@ pub struct Considered {
     pub author: Option<Author>,
     /// The line the agent is given.
     pub line: String,
-    /// The match: the share of the prompt's words (see [`crate::config::DEFAULT_MIN_SCORE`]), or
-    /// the similarity in meaning (see [`crate::config::DEFAULT_MIN_SIMILARITY`]), as `by` says.
+    /// How well the item matches the prompt: its words and its meaning weighed as
+    /// one ([`RecallConfig::score`]); what the minimum score is compared with.
     pub score: f64,
-    pub by: Match,
+    /// The share of the prompt's weighed words the record holds, 0..=1.
+    pub words: f64,
+    /// Its similarity in meaning to the prompt (measured from the model's centre),
+    /// when the prompt was weighed by meaning and the record has a vector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meaning: Option<f64>,
     /// For a decision: the option it set aside that the prompt names. Such a
     /// decision is recalled whatever its score.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,26 +53,10 @@ pub struct Considered {
     pub reason: String,
 }
 
-/// How an item matched the prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Match {
-    /// By its words (the score is their share of the prompt).
-    Words,
-    /// By meaning (the score is a similarity measured from the model's centre).
-    Meaning,
-}
-
 impl Considered {
-    /// Whether the item reaches the threshold of the way it matched.
+    /// Whether the item is close enough to be added.
     fn passes(&self, cfg: &RecallConfig) -> bool {
-        if self.names_option.is_some() {
-            return true;
-        }
-        match self.by {
-            Match::Words => self.score >= cfg.min_score,
-            Match::Meaning => self.score >= cfg.min_similarity,
-        }
+        self.names_option.is_some() || self.score >= cfg.min_score
     }
 }
 
@@ -113,8 +102,8 @@ impl Recall {
     pub fn text(&self) -> String {
         let mut out = if self.by_meaning {
             format!(
-                "Recall for {:?} by words and meaning (minimum score {:.2}, minimum \
-                 similarity {:.2}, at most {}):\n",
+                "Recall for {:?} by words and meaning (one score of both, minimum {:.2}, \
+                 which a similarity of {:.2} reaches alone; at most {}):\n",
                 self.prompt.chars().take(80).collect::<String>(),
                 self.min_score,
                 self.min_similarity,
@@ -141,14 +130,14 @@ impl Recall {
                     continue;
                 }
             }
+            let how = match c.meaning {
+                Some(meaning) => format!("words {:.2}, meaning {meaning:.2}", c.words),
+                None => format!("words {:.2}", c.words),
+            };
             out.push_str(&format!(
-                "  {} {:.2} {:<7} {}{}\n",
+                "  {} {:.2} ({how}) {}{}\n",
                 if c.chosen { "+" } else { "-" },
                 c.score,
-                match c.by {
-                    Match::Words => "words",
-                    Match::Meaning => "meaning",
-                },
                 c.line,
                 if c.chosen {
                     String::new()
@@ -208,54 +197,36 @@ pub fn for_prompt(
     let own_session = agent_session.map(|(_, s)| s.to_string());
     let mut knowledge: Vec<Considered> = Vec::new();
     let mut history: Vec<Considered> = Vec::new();
-    let mut consider = |hit: &Hit, score: f64, by: Match| -> Result<(), StoreError> {
-        let Some(c) = considered(store, hit, (score, by), prompt, own_session.as_deref(), now)?
-        else {
-            return Ok(());
+    // Only the prompt's project: another project's records (a local-only one's
+    // among them) are never candidates, and this one's fill the candidates.
+    let within = Some(project_key);
+    let weights = search::Rarity::of(conn, prompt)?;
+    let mut found = Vec::new();
+    for t in [RecordType::Decision, RecordType::Memory] {
+        found.extend(both_ways::candidates(
+            conn,
+            &query(Some(t)),
+            within,
+            &weights,
+            meaning,
+        )?);
+    }
+    found.extend(
+        both_ways::candidates(conn, &query(None), within, &weights, meaning)?
+            .into_iter()
+            .filter(|c| c.hit.record_type.knowledge_kind().is_none()),
+    );
+    for c in &found {
+        let Some(item) = considered(store, cfg, c, prompt, own_session.as_deref(), now)? else {
+            continue;
         };
-        let list = if hit.record_type.knowledge_kind().is_some() {
+        let list = if c.hit.record_type.knowledge_kind().is_some() {
             &mut knowledge
         } else {
             &mut history
         };
-        // Found both ways: the way that passes its own threshold (or, both passing
-        // or neither, the higher score) is kept.
-        match list.iter_mut().find(|o| o.cite == c.cite) {
-            Some(o) => {
-                let better = (c.passes(cfg) && !o.passes(cfg))
-                    || (c.passes(cfg) == o.passes(cfg) && c.score > o.score);
-                if better {
-                    *o = c;
-                }
-            }
-            None => list.push(c),
-        }
-        Ok(())
-    };
-    // Only the prompt's project: another project's records (a local-only one's
-    // among them) are never candidates, and this one's fill the candidates.
-    let within = Some(project_key);
-    if !search::query_terms(prompt).is_empty() {
-        let weights = search::Rarity::of(conn, prompt)?;
-        for t in [RecordType::Decision, RecordType::Memory] {
-            for (hit, score) in search::search_with_share(conn, &query(Some(t)), within, &weights)?
-            {
-                consider(&hit, score, Match::Words)?;
-            }
-        }
-        for (hit, score) in search::search_with_share(conn, &query(None), within, &weights)? {
-            if hit.record_type.knowledge_kind().is_none() {
-                consider(&hit, score, Match::Words)?;
-            }
-        }
-    }
-    if let Some(vector) = meaning {
-        for (hit, similarity) in hybrid::by_meaning(conn, &query(None), vector, within)? {
-            if hit.record_type.knowledge_kind().is_none()
-                || matches!(hit.record_type, RecordType::Decision | RecordType::Memory)
-            {
-                consider(&hit, similarity, Match::Meaning)?;
-            }
+        if !list.iter().any(|o| o.cite == item.cite) {
+            list.push(item);
         }
     }
     let by_score = |a: &Considered, b: &Considered| {
@@ -275,10 +246,7 @@ pub fn for_prompt(
             continue;
         }
         let reason = if !c.passes(cfg) {
-            match c.by {
-                Match::Words => "below the minimum score",
-                Match::Meaning => "below the minimum similarity",
-            }
+            "below the minimum score"
         } else if recalled.contains(&c.cite.to_string()) {
             "already recalled in this session"
         } else if chosen >= cfg.max_items {
@@ -305,12 +273,15 @@ pub fn for_prompt(
 /// own session, or knowledge that no longer stands.
 fn considered(
     store: &Store,
-    hit: &Hit,
-    (score, by): (f64, Match),
+    cfg: &RecallConfig,
+    found: &BothWays,
     prompt: &str,
     own_session: Option<&str>,
     now: UnixMillis,
 ) -> Result<Option<Considered>, StoreError> {
+    let hit = &found.hit;
+    let (words, meaning) = (found.words, found.meaning);
+    let score = cfg.score(words, meaning);
     if hit.record_type.knowledge_kind().is_some() {
         let Ok(id) = hit.id.parse::<KnowledgeId>() else {
             return Ok(None);
@@ -336,7 +307,8 @@ fn considered(
             author: Some(writer.author()),
             line,
             score,
-            by,
+            words,
+            meaning,
             names_option,
             chosen: false,
             reason: String::new(),
@@ -355,7 +327,8 @@ fn considered(
         author: writer.as_ref().map(MachineName::author),
         line: history_line(hit, writer.as_ref()),
         score,
-        by,
+        words,
+        meaning,
         names_option: None,
         chosen: false,
         reason: String::new(),

@@ -173,55 +173,19 @@ fn rank(
     Ok(hits)
 }
 
-/// The records nearest `vector` in meaning that pass `q`'s filters, best first,
-/// each with its similarity measured from the model's centre
-/// ([`vectors::centred_cosine`]: about 0 for unrelated texts with every model).
-/// What recall weighs against its threshold; searches rank with [`search`]. With
-/// `project_key`, only that project's records are neighbours
-/// ([`Resolved::within`]).
-pub fn by_meaning(
-    conn: &Connection,
-    q: &SearchQuery,
-    vector: &[f32],
-    project_key: Option<&str>,
-) -> Result<Vec<(Hit, f64)>, StoreError> {
-    let limit = q.limit.clamp(1, 500);
-    let Some(resolved) = Resolved::within(conn, q, project_key)? else {
-        return Ok(Vec::new());
-    };
-    let centre = vectors::centre(conn)?.unwrap_or_default();
-    let mut out = Vec::new();
-    for n in neighbours(conn, &resolved, vector, limit)? {
-        let Some(source) = source_of(n.candidate.table) else {
-            continue;
-        };
-        let Some(stored) = vectors::stored_vector(conn, source, n.candidate.rowid, vector.len())?
-        else {
-            continue;
-        };
-        out.push((
-            n.candidate.hit,
-            vectors::centred_cosine(&stored, vector, &centre),
-        ));
-    }
-    out.sort_by(|a, b| b.1.total_cmp(&a.1));
-    out.truncate(limit);
-    Ok(out)
-}
-
 /// A candidate's identity across the tables.
-fn key(c: &Candidate) -> (u8, i64) {
+pub(super) fn key(c: &Candidate) -> (u8, i64) {
     (c.table as u8, c.rowid)
 }
 
 /// A candidate found by meaning: its row's hit, weight and similarity.
-struct Neighbour {
-    candidate: Candidate,
-    similarity: f64,
+pub(super) struct Neighbour {
+    pub(super) candidate: Candidate,
+    pub(super) similarity: f64,
 }
 
 /// The vectors of a table's records.
-fn source_of(table: Table) -> Option<Source> {
+pub(super) fn source_of(table: Table) -> Option<Source> {
     match table {
         Table::Observations => Some(Source::Observations),
         Table::Summaries => Some(Source::Summaries),
@@ -230,7 +194,7 @@ fn source_of(table: Table) -> Option<Source> {
 }
 
 /// The nearest records of every wanted table that pass the query's filters.
-fn neighbours(
+pub(super) fn neighbours(
     conn: &Connection,
     r: &Resolved,
     vector: &[f32],
@@ -381,8 +345,8 @@ fn fuse(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
     use crate::store::vectors::IndexModel;
+    use crate::store::{Store, both_ways};
     use solaria_shared::{
         Observation, ObservationId, ObservationKind, Project, RecordMeta, UnixMillis,
     };
@@ -516,48 +480,118 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_project_key_keeps_the_words_to_that_project_before_the_newest_are_cut() {
-        // More newer matches of another project than one term's list reads.
-        let (_dir, store, id) = store_with_a_crowd(search::CANDIDATES + 50);
+    /// `text`'s candidates for recall in `project_key` (with `vector`, by meaning
+    /// too): their ids and projects.
+    fn recall_candidates(
+        store: &Store,
+        project_key: Option<&str>,
+        vector: Option<&[f32]>,
+    ) -> Vec<(String, String)> {
         let weights = search::Rarity::of(store.conn(), &query().text).expect("rarity");
-        let within =
-            search::search_with_share(store.conn(), &query(), Some("b"), &weights).expect("search");
+        both_ways::candidates(store.conn(), &query(), project_key, &weights, vector)
+            .expect("candidates")
+            .into_iter()
+            .map(|c| (c.hit.id, c.hit.project))
+            .collect()
+    }
+
+    #[test]
+    fn each_recall_candidate_is_measured_both_ways_whichever_way_found_it() {
+        // One note holds the prompt's words and means something else; one means the
+        // prompt and holds none of its words; one is neither, and not embedded.
+        let (_dir, mut store, ids) = store_of(&[
+            (
+                "p",
+                "upload retries flaky, said the weather report".to_string(),
+            ),
+            (
+                "p",
+                "transfers that fail now and then get sent again".to_string(),
+            ),
+            ("p", "gardening tips".to_string()),
+        ]);
+        embed(&mut store, |t| {
+            if t.contains("gardening") {
+                None
+            } else if t.contains("weather") {
+                Some(unit(4.0))
+            } else {
+                Some(unit(0.0))
+            }
+        });
+        let weights = search::Rarity::of(store.conn(), &query().text).expect("rarity");
+        let found = both_ways::candidates(store.conn(), &query(), None, &weights, Some(&unit(0.0)))
+            .expect("candidates");
+        let of = |id: &str| found.iter().find(|c| c.hit.id == id).expect("a candidate");
+        let words = of(&ids[0]);
+        assert!(
+            words.words >= 0.5,
+            "every word, none in its title: {words:?}"
+        );
+        let far = words
+            .meaning
+            .expect("its similarity, though found by words");
+        let meaning = of(&ids[1]);
         assert_eq!(
-            within.iter().map(|(h, _)| &h.id).collect::<Vec<_>>(),
-            [&id],
-            "only the project's record, found under the crowd: {within:#?}"
-        );
-        let anywhere =
-            search::search_with_share(store.conn(), &query(), None, &weights).expect("search");
-        assert!(
-            anywhere.iter().all(|(h, _)| h.project == "p"),
-            "without the key the crowd fills the candidates: {anywhere:#?}"
+            meaning.words, 0.0,
+            "found by meaning, it holds no word: {meaning:?}"
         );
         assert!(
-            search::search_with_share(store.conn(), &query(), Some("elsewhere"), &weights)
-                .expect("search")
-                .is_empty()
+            meaning.meaning.expect("its similarity") > far,
+            "the one that means the prompt is nearer: {found:#?}"
+        );
+        // Without the prompt's vector: by words alone, no similarity.
+        let by_words = both_ways::candidates(store.conn(), &query(), None, &weights, None)
+            .expect("candidates");
+        assert_eq!(
+            by_words
+                .iter()
+                .map(|c| (c.hit.id.as_str(), c.meaning))
+                .collect::<Vec<_>>(),
+            [(ids[0].as_str(), None)]
         );
     }
 
     #[test]
+    fn a_project_key_keeps_the_words_to_that_project_before_the_newest_are_cut() {
+        // More newer matches of another project than one term's list reads.
+        let (_dir, store, id) = store_with_a_crowd(search::CANDIDATES + 50);
+        let within = recall_candidates(&store, Some("b"), None);
+        assert_eq!(
+            within,
+            [(id, "b".to_string())],
+            "only the project's record, found under the crowd"
+        );
+        let anywhere = recall_candidates(&store, None, None);
+        assert!(
+            anywhere.iter().all(|(_, p)| p == "p"),
+            "without the key the crowd fills the candidates: {anywhere:#?}"
+        );
+        assert!(recall_candidates(&store, Some("elsewhere"), None).is_empty());
+    }
+
+    #[test]
     fn a_project_key_keeps_the_neighbours_to_that_project_before_they_are_counted() {
-        // More nearer records of another project than the neighbours read.
+        // More nearer records of another project than the neighbours read; the
+        // query's words are not its own, so only meaning finds anything.
         let (_dir, store, id) = store_with_a_crowd(NEIGHBOURS_FILTERED + 50);
         let mut vector = vec![0.0; 8];
         vector[0] = 1.0;
-        let within = by_meaning(store.conn(), &query(), &vector, Some("b")).expect("search");
-        assert_eq!(
-            within.iter().map(|(h, _)| &h.id).collect::<Vec<_>>(),
-            [&id],
-            "{within:#?}"
-        );
-        let anywhere = by_meaning(store.conn(), &query(), &vector, None).expect("search");
-        assert!(
-            anywhere.iter().all(|(h, _)| h.project == "p"),
-            "{anywhere:#?}"
-        );
+        let q = SearchQuery {
+            text: "nothing here".into(),
+            ..query()
+        };
+        let weights = search::Rarity::of(store.conn(), &q.text).expect("rarity");
+        let near = |key| {
+            both_ways::candidates(store.conn(), &q, key, &weights, Some(&vector))
+                .expect("candidates")
+                .into_iter()
+                .map(|c| (c.hit.id, c.hit.project, c.meaning.is_some()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(near(Some("b")), [(id.clone(), "b".to_string(), true)]);
+        let anywhere = near(None);
+        assert!(anywhere.iter().all(|(_, p, _)| p == "p"), "{anywhere:#?}");
         // `--project` (a name resolved to keys) narrows the same way.
         let named = SearchQuery {
             project: Some("b".into()),

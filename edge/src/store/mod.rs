@@ -5,6 +5,7 @@
 //! (`BEGIN IMMEDIATE`) and stamps records with the machine's hybrid logical clock,
 //! so concurrent hook processes serialise cleanly and stamps never go backwards.
 
+pub mod both_ways;
 pub mod browse;
 pub mod commits;
 pub mod distill;

@@ -132,38 +132,6 @@ pub fn search(conn: &Connection, q: &SearchQuery) -> Result<Vec<Hit>, StoreError
     Ok(hits)
 }
 
-/// A lexical search whose hits come with their share of the query: how much of
-/// its weight each holds, 0..=1 ([`Rarity::share`], `weights` being the query
-/// text's [`Rarity`]), so one threshold means the same for every query. Best score
-/// first. With `project_key`, only that project's records are candidates (see
-/// [`Resolved::within`]).
-pub fn search_with_share(
-    conn: &Connection,
-    q: &SearchQuery,
-    project_key: Option<&str>,
-    weights: &Rarity,
-) -> Result<Vec<(Hit, f64)>, StoreError> {
-    let limit = q.limit.clamp(1, 500);
-    let Some(resolved) = Resolved::within(conn, q, project_key)? else {
-        return Ok(Vec::new());
-    };
-    let mut found = lexical_candidates(conn, &resolved, limit)?;
-    found.sort_by(|a, b| {
-        b.hit
-            .score
-            .total_cmp(&a.hit.score)
-            .then(b.hit.created_at.cmp(&a.hit.created_at))
-    });
-    found.truncate(limit);
-    Ok(found
-        .into_iter()
-        .map(|c| {
-            let share = weights.share(c.held, c.held_in_title);
-            (c.hit, share)
-        })
-        .collect())
-}
-
 /// Best score first; the newer record first on a tie.
 pub(crate) fn sort_hits(hits: &mut [Hit]) {
     hits.sort_by(|a, b| {
