@@ -49,9 +49,17 @@ fn find_repo(start: &Path) -> Option<(PathBuf, Option<String>)> {
             };
             let target = target.trim();
             let target = dir.join(target);
-            // A worktree's config lives in the common dir.
+            // A worktree's config lives in the common dir, and so does its
+            // repository's identity: every worktree of a repository without a
+            // remote is known by the main worktree's root, so one removed later
+            // takes nothing away.
             match std::fs::read_to_string(target.join("commondir")) {
-                Ok(common) => target.join(common.trim()),
+                Ok(common) => {
+                    let common = target.join(common.trim());
+                    let config = std::fs::read_to_string(common.join("config")).ok();
+                    let url = config.as_deref().and_then(remote_url);
+                    return Some((main_root(&common).unwrap_or(dir.to_path_buf()), url));
+                }
                 Err(_) => target,
             }
         } else {
@@ -62,6 +70,17 @@ fn find_repo(start: &Path) -> Option<(PathBuf, Option<String>)> {
         return Some((dir.to_path_buf(), url));
     }
     None
+}
+
+/// The root of the main worktree whose git directory is `common` (its `.git`),
+/// normalised (`common` is often written relative, `…/worktrees/x/../..`); `None`
+/// for a bare repository's, which has no main worktree.
+fn main_root(common: &Path) -> Option<PathBuf> {
+    let common = std::fs::canonicalize(common).ok()?;
+    if common.file_name()? != ".git" {
+        return None;
+    }
+    common.parent().map(Path::to_path_buf)
 }
 
 /// The `url` of `[remote "origin"]`, else of the first remote, in a git config.
@@ -187,5 +206,43 @@ mod tests {
             p.name, "norepo",
             "the repository root names a remote-less repo"
         );
+    }
+
+    /// `git` with `args` in `dir`, which must succeed.
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    #[test]
+    fn a_worktree_is_its_repository_s_project_with_or_without_a_remote() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path().join("api");
+        std::fs::create_dir_all(&repo).expect("mkdir");
+        git(&repo, &["init", "-q"]);
+        git(&repo, &["commit", "-q", "--allow-empty", "-m", "first"]);
+        git(&repo, &["worktree", "add", "-q", "../api-fix", "-b", "fix"]);
+        let worktree = dir.path().join("api-fix");
+        std::fs::create_dir_all(worktree.join("src")).expect("mkdir");
+
+        let main = detect(&repo);
+        assert_eq!(
+            detect(&worktree.join("src")),
+            main,
+            "no remote: the main root"
+        );
+        assert_eq!(main.name, "api");
+
+        git(
+            &repo,
+            &["remote", "add", "origin", "git@github.com:acme/api.git"],
+        );
+        assert_eq!(detect(&worktree).key, "github.com/acme/api");
+        assert_eq!(detect(&repo).key, "github.com/acme/api");
     }
 }
