@@ -70,6 +70,107 @@ fn hook_overhead_in_claude_code() {
     }
 }
 
+/// Where a whole Claude Code session's time goes with SOLARIA (a benchmark, run by
+/// hand; docs/BENCHMARKS.md, "A whole session inside Claude Code"): the 5-tool
+/// session alone, with SOLARIA as installed (without and with its daemon, which a
+/// service install keeps running), with its hooks alone, with its MCP
+/// server alone, and with an MCP server that lists no tools (what any MCP server
+/// costs the agent, apart from ours), interleaved, `SOLARIA_BENCH_RUNS` times.
+///
+/// ```sh
+/// cargo build --release -p solaria-edge --bins && bash deploy/static-hook.sh release
+/// eval "$(bash deploy/agents.sh)"
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::overhead::session_cost_in_claude_code
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn session_cost_in_claude_code() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let exe = bench_exe();
+    let alone = Edge::new("alone");
+    let installed = Edge::new("laptop");
+    install_with(&installed, &exe);
+    let hooks_only = Edge::new("laptop");
+    install_with(&hooks_only, &exe);
+    without_mcp_server(&hooks_only);
+    let server_only = Edge::new("laptop");
+    install_with(&server_only, &exe);
+    without_hooks(&server_only);
+    let empty_server = Edge::new("laptop");
+    install_with(&empty_server, &exe);
+    without_hooks(&empty_server);
+    with_an_mcp_server_of_no_tools(&empty_server);
+    let with_daemon = Edge::new("laptop");
+    install_with(&with_daemon, &exe);
+    let _daemon = serve_with(&with_daemon, &exe);
+    let setups = [
+        ("the agent alone", &alone),
+        ("SOLARIA installed (hooks + MCP)", &installed),
+        ("SOLARIA installed, daemon running", &with_daemon),
+        ("SOLARIA hooks, no MCP server", &hooks_only),
+        ("SOLARIA MCP server, no hooks", &server_only),
+        ("an MCP server of no tools, no hooks", &empty_server),
+    ];
+    time_setups("`claude -p` (5 tools, 6 requests)", &setups, |edge| {
+        let model = ModelServer::start(coding_script(&edge.project));
+        run_claude(
+            &claude,
+            edge,
+            &model,
+            "Write a note about the deploy key",
+            "bench",
+        )
+    });
+}
+
+/// Leaves `edge`'s Claude Code without SOLARIA's hooks (its MCP server stays).
+fn without_hooks(edge: &Edge) {
+    let path = edge.home().join(".claude/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("settings.json"))
+            .expect("json");
+    settings["hooks"] = json!({});
+    std::fs::write(&path, settings.to_string()).expect("write settings.json");
+}
+
+/// Points `edge`'s `solaria` MCP server at a Python one that lists no tools: what
+/// an MCP server costs Claude Code whatever it offers.
+fn with_an_mcp_server_of_no_tools(edge: &Edge) {
+    let script = edge.home().join("no_tools_mcp.py");
+    std::fs::write(&script, NO_TOOLS_MCP).expect("write the server");
+    let path = edge.home().join(".claude.json");
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("~/.claude.json"))
+            .expect("json");
+    config["mcpServers"]["solaria"] = json!({
+        "type": "stdio",
+        "command": "python3",
+        "args": [script],
+    });
+    std::fs::write(&path, config.to_string()).expect("write ~/.claude.json");
+}
+
+/// An MCP server over stdio that offers nothing: it answers `initialize` and lists
+/// no tools.
+const NO_TOOLS_MCP: &str = r#"import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg.get("method") == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "none", "version": "0"}}
+    elif msg.get("method") == "tools/list":
+        result = {"tools": []}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"#;
+
 /// The same for OpenCode: the 5-tool session through the plugin. The no-op plugin is
 /// SOLARIA's with `true` as its hook command (the same events forwarded to a
 /// process that does nothing), so the ratio is what SOLARIA's work costs over the
@@ -511,8 +612,10 @@ fn time_setups(what: &str, setups: &[(&str, &Edge)], session: impl Fn(&Edge) -> 
         })
         .collect();
     println!("{runs} runs each, interleaved; wall time of {what}");
-    println!("| setup | median | p95 | median over the first | ratio to the no-op |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| setup | median | p95 | median over the first | × the first, median / p95 | ratio to the no-op |"
+    );
+    println!("|---|---|---|---|---|---|");
     let noop_cost = stats[1].0 - stats[0].0;
     for (n, ((name, _), (median, p95))) in setups.iter().zip(&stats).enumerate() {
         let cost = median - stats[0].0;
@@ -523,7 +626,11 @@ fn time_setups(what: &str, setups: &[(&str, &Edge)], session: impl Fn(&Edge) -> 
         } else {
             "n/a (the no-op costs nothing measurable)".to_string()
         };
-        println!("| {name} | {median:.0} ms | {p95:.0} ms | {cost:+.0} ms | {ratio} |");
+        println!(
+            "| {name} | {median:.0} ms | {p95:.0} ms | {cost:+.0} ms | {:.2} / {:.2} | {ratio} |",
+            median / stats[0].0,
+            p95 / stats[0].1
+        );
     }
     runs
 }
