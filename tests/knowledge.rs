@@ -574,3 +574,63 @@ fn confirming_a_proposed_memory_makes_it_stand_at_full_confidence() {
         "{refused:?}"
     );
 }
+
+#[test]
+fn a_session_in_a_worktree_gets_its_repository_s_memory_without_a_remote_too() {
+    use solaria_tests::git::git;
+    let edge = Edge::new("laptop");
+    let repo = edge.root.path().join("work/tool");
+    std::fs::create_dir_all(&repo).expect("repo dir");
+    git(&edge, &repo, &["init", "-q", "-b", "main"]);
+    git(&edge, &repo, &["config", "user.name", "Ada Lovelace"]);
+    git(&edge, &repo, &["config", "user.email", "ada@example.com"]);
+    git(
+        &edge,
+        &repo,
+        &["commit", "-q", "--allow-empty", "-m", "start"],
+    );
+    edge.ok_in(
+        &repo,
+        &[
+            "decide",
+            "--title",
+            "Flags are parsed with clap",
+            "--chosen",
+            "clap's derive API",
+            "--rationale",
+            "help texts stay beside the fields",
+        ],
+    );
+    git(
+        &edge,
+        &repo,
+        &["worktree", "add", "-q", "../tool-fix", "-b", "fix"],
+    );
+    let worktree = edge.root.path().join("work/tool-fix");
+
+    let start = edge.hook(
+        "session-start",
+        solaria_tests::payloads::session_start("w1", &worktree),
+    );
+    let context = String::from_utf8_lossy(&start.stdout);
+    assert!(context.contains("Flags are parsed with clap"), "{start:?}");
+    assert!(
+        edge.ok_in(&worktree, &["why", "clap"])
+            .contains("Flags are parsed with clap")
+    );
+
+    // The worktree gone, what was written in it stays the repository's.
+    edge.ok_in(
+        &worktree,
+        &["remember", "-t", "fact", "the fix branch pins clap 4.5"],
+    );
+    git(
+        &edge,
+        &repo,
+        &["worktree", "remove", "--force", "../tool-fix"],
+    );
+    assert!(
+        edge.ok_in(&repo, &["why", "clap"])
+            .contains("pins clap 4.5")
+    );
+}
