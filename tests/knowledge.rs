@@ -619,6 +619,23 @@ fn a_session_in_a_worktree_gets_its_repository_s_memory_without_a_remote_too() {
             .contains("Flags are parsed with clap")
     );
 
+    // Each event notes the branch it happened on: the worktree's own.
+    edge.hook(
+        "user-prompt-submit",
+        solaria_tests::payloads::prompt("w1", &worktree, "bump clap in the fix branch"),
+    );
+    edge.hook(
+        "user-prompt-submit",
+        solaria_tests::payloads::prompt("m1", &repo, "release notes for main"),
+    );
+    assert_eq!(
+        edge.strings(
+            "SELECT json_extract(metadata, '$.branch') FROM observations \
+             WHERE kind = 'prompt' ORDER BY created_at, rowid"
+        ),
+        ["fix", "main"]
+    );
+
     // The worktree gone, what was written in it stays the repository's.
     edge.ok_in(
         &worktree,

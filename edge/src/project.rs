@@ -36,19 +36,11 @@ fn path_project(dir: &Path) -> Project {
 /// `origin` (or the first remote), if any.
 fn find_repo(start: &Path) -> Option<(PathBuf, Option<String>)> {
     for dir in start.ancestors() {
-        let dot_git = dir.join(".git");
-        let git_dir = if dot_git.is_dir() {
-            dot_git
-        } else if dot_git.is_file() {
-            // A worktree or submodule: `.git` is a file `gitdir: <path>`.
-            let Ok(text) = std::fs::read_to_string(&dot_git) else {
-                continue;
-            };
-            let Some(target) = text.trim().strip_prefix("gitdir:") else {
-                continue;
-            };
-            let target = target.trim();
-            let target = dir.join(target);
+        let Some(own) = own_git_dir(dir) else {
+            continue;
+        };
+        let git_dir = if own.linked {
+            let target = own.path;
             // A worktree's config lives in the common dir, and so does its
             // repository's identity: every worktree of a repository without a
             // remote is known by the main worktree's root, so one removed later
@@ -63,13 +55,45 @@ fn find_repo(start: &Path) -> Option<(PathBuf, Option<String>)> {
                 Err(_) => target,
             }
         } else {
-            continue;
+            own.path
         };
         let config = std::fs::read_to_string(git_dir.join("config")).ok();
         let url = config.as_deref().and_then(remote_url);
         return Some((dir.to_path_buf(), url));
     }
     None
+}
+
+/// A directory's own git directory: `.git` itself, or where a `.git` file points
+/// (`linked`: a worktree's or a submodule's, `gitdir: <path>`).
+struct OwnGitDir {
+    path: PathBuf,
+    linked: bool,
+}
+
+fn own_git_dir(dir: &Path) -> Option<OwnGitDir> {
+    let dot_git = dir.join(".git");
+    if dot_git.is_dir() {
+        return Some(OwnGitDir {
+            path: dot_git,
+            linked: false,
+        });
+    }
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let target = text.trim().strip_prefix("gitdir:")?.trim();
+    Some(OwnGitDir {
+        path: dir.join(target),
+        linked: true,
+    })
+}
+
+/// The branch checked out where `cwd` is (each worktree has its own), read from
+/// its `HEAD`; `None` outside a repository or on a detached `HEAD`.
+pub fn branch(cwd: &Path) -> Option<String> {
+    let own = cwd.ancestors().find_map(own_git_dir)?;
+    let head = std::fs::read_to_string(own.path.join("HEAD")).ok()?;
+    let name = head.trim().strip_prefix("ref: refs/heads/")?;
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// The root of the main worktree whose git directory is `common` (its `.git`),
@@ -224,7 +248,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let repo = dir.path().join("api");
         std::fs::create_dir_all(&repo).expect("mkdir");
-        git(&repo, &["init", "-q"]);
+        git(&repo, &["init", "-q", "-b", "main"]);
         git(&repo, &["commit", "-q", "--allow-empty", "-m", "first"]);
         git(&repo, &["worktree", "add", "-q", "../api-fix", "-b", "fix"]);
         let worktree = dir.path().join("api-fix");

@@ -283,6 +283,8 @@ pub fn capture(
             name: redact(&p.name).into_owned(),
         }
     };
+    // The branch the event happened on, text the user controls like the path.
+    let branch = project::branch(Path::new(cwd)).map(|b| redact(&b).into_owned());
     if config
         .capture
         .skip_projects
@@ -333,7 +335,7 @@ pub fn capture(
             if prompt.trim().is_empty() {
                 return Ok(None);
             }
-            let content = observe::prompt(prompt, bounds);
+            let content = observe::prompt(prompt, bounds).on_branch(branch.as_deref());
             let write_prompt = |w: &mut Writer<'_>| {
                 let (session, _) = ensure_session(w, payload, agent, &project, now)?;
                 let prompt = insert(
@@ -419,7 +421,8 @@ pub fn capture(
                 payload.tool_use_id.as_deref(),
                 payload.cwd.as_deref(),
                 bounds,
-            );
+            )
+            .on_branch(branch.as_deref());
             let commits = match event {
                 HookEvent::PostToolUse if tool == "Bash" => seen_commits(payload, cwd),
                 _ => SeenCommits::default(),

@@ -106,6 +106,17 @@ pub fn tool_use(
     }
 }
 
+impl Content {
+    /// The content, noted as made on `branch` (the branch checked out where the
+    /// event happened), when there is one.
+    pub fn on_branch(mut self, branch: Option<&str>) -> Content {
+        if let (Some(branch), Some(fields)) = (branch, self.metadata.as_object_mut()) {
+            fields.insert("branch".into(), json!(branch));
+        }
+        self
+    }
+}
+
 /// The content of a UserPromptSubmit event.
 pub fn prompt(text: &str, bounds: Bounds) -> Content {
     let text = redact(text);
