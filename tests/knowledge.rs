@@ -636,6 +636,29 @@ fn a_session_in_a_worktree_gets_its_repository_s_memory_without_a_remote_too() {
         ["fix", "main"]
     );
 
+    // A branch's context brings its own sessions forward: two sessions a context
+    // here, three newer ones on main.
+    edge.write_config("[context]\nmax_sessions = 2\n");
+    for (n, session) in ["m2", "m3"].iter().enumerate() {
+        let text = format!("main work, part {n}");
+        edge.hook(
+            "user-prompt-submit",
+            solaria_tests::payloads::prompt(session, &repo, &text),
+        );
+    }
+    let context_in = |dir: &std::path::Path, session: &str| {
+        let start = edge.hook(
+            "session-start",
+            solaria_tests::payloads::session_start(session, dir),
+        );
+        String::from_utf8_lossy(&start.stdout).into_owned()
+    };
+    let on_fix = context_in(&worktree, "w2");
+    assert!(on_fix.contains("bump clap in the fix branch"), "{on_fix}");
+    let on_main = context_in(&repo, "m4");
+    assert!(!on_main.contains("bump clap"), "{on_main}");
+    assert!(on_main.contains("main work, part 1"), "{on_main}");
+
     // The worktree gone, what was written in it stays the repository's.
     edge.ok_in(
         &worktree,

@@ -327,7 +327,8 @@ fn main() {
     let mut ctx = Vec::new();
     for _ in 0..RUNS {
         let t = Instant::now();
-        let text = context::build(&store, &busy, &cfg, UnixMillis::now()).expect("context");
+        let text = context::build(&store, (&busy, Some("main")), &cfg, UnixMillis::now())
+            .expect("context");
         ctx.push(t.elapsed());
         std::hint::black_box(text);
     }

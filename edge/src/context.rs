@@ -29,10 +29,11 @@ pub struct Built {
 }
 
 /// The context for `project` (its text `None` when there is nothing to say), what
-/// it cites, and what was chosen and left out.
+/// it cites, and what was chosen and left out; on `branch`, that branch's recent
+/// sessions first.
 pub fn build(
     store: &Store,
-    project: &Project,
+    (project, branch): (&Project, Option<&str>),
     cfg: &ContextConfig,
     now: UnixMillis,
 ) -> Result<Built, StoreError> {
@@ -49,7 +50,7 @@ pub fn build(
         now,
     )?;
     let active_iteration = kstore::active_iteration(conn, &project.key)?;
-    let recent = views::recent_sessions(conn, &project.key, cfg.max_sessions)?;
+    let recent = views::recent_sessions(conn, &project.key, cfg.max_sessions, branch)?;
     let sessions: Vec<SessionLine<'_>> = recent.iter().map(views::RecentSession::line).collect();
     let scanned = views::recent_observation_heads(
         conn,

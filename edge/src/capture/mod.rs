@@ -315,7 +315,7 @@ pub fn capture(
     };
     match event {
         HookEvent::SessionStart => {
-            let built = context::build(store, &project, &config.context, now)?;
+            let built = context::build(store, (&project, branch.as_deref()), &config.context, now)?;
             slot.answered(built.text.as_deref());
             if answers_only {
                 return Ok(built.text);

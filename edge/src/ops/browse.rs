@@ -60,7 +60,7 @@ pub fn sessions(app: &App, key: &str) -> OpResult<SessionsPage> {
             name: key.chars().take(80).collect(),
             suggestions: Vec::new(),
         })?;
-    let sessions = views::recent_sessions(store.conn(), &project.key, MAX_SESSIONS)?;
+    let sessions = views::recent_sessions(store.conn(), &project.key, MAX_SESSIONS, None)?;
     let mut names = MachineNames::new(&store);
     for s in &sessions {
         names.name(s.session.meta.machine_id);

@@ -49,7 +49,17 @@ pub fn project(app: &App, store: &Store, name: Option<&str>) -> OpResult<Project
 pub fn context_of(app: &App, project_name: Option<&str>) -> OpResult<ProjectContext> {
     let store = app.store()?;
     let project = project(app, &store, project_name)?;
-    let built = context::build(&store, &project, &app.config.context, UnixMillis::now())?;
+    // The current directory's branch comes first when it is this project's.
+    let branch = std::env::current_dir()
+        .ok()
+        .filter(|cwd| crate::project::detect(cwd).key == project.key)
+        .and_then(|cwd| crate::project::branch(&cwd));
+    let built = context::build(
+        &store,
+        (&project, branch.as_deref()),
+        &app.config.context,
+        UnixMillis::now(),
+    )?;
     Ok(ProjectContext {
         tokens: built.text.as_deref().map_or(0, context::estimate_tokens),
         project,

@@ -272,14 +272,20 @@ impl RecentSession {
     }
 }
 
+/// How many times the sessions wanted are read when a branch is preferred: a
+/// session of the branch older than that many is not brought forward.
+const BRANCH_LOOKBACK: usize = 4;
+
 /// The most recent sessions of a project in which something was captured in that
 /// project, newest first (empty sessions are never listed). Only the project's own
 /// events count and are quoted: a session that moved into another project has
-/// those events under that project, and they stay out of this one's context.
+/// those events under that project, and they stay out of this one's context. With
+/// `branch`, the recent sessions that captured something on that branch come first.
 pub fn recent_sessions(
     conn: &Connection,
     project_key: &str,
     limit: usize,
+    branch: Option<&str>,
 ) -> Result<Vec<RecentSession>, StoreError> {
     let sql = format!(
         "SELECT {} FROM sessions s
@@ -296,12 +302,31 @@ pub fn recent_sessions(
         records::same_person_sql("o.machine_id", "s.machine_id")
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let sessions: Vec<Session> = stmt
-        .query_map(
-            params![project_key, limit as i64],
-            records::session_from_row,
-        )?
+    // On a branch, the newest few times as many, those on the branch first.
+    let read = if branch.is_some() {
+        limit.saturating_mul(BRANCH_LOOKBACK)
+    } else {
+        limit
+    };
+    let mut sessions: Vec<Session> = stmt
+        .query_map(params![project_key, read as i64], records::session_from_row)?
         .collect::<Result<_, _>>()?;
+    if let Some(branch) = branch {
+        let mut on_branch = conn.prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM observations WHERE session_id = ?1
+               AND project_key = ?2 AND deleted = 0
+               AND json_extract(metadata, '$.branch') = ?3)",
+        )?;
+        let mut keyed = Vec::with_capacity(sessions.len());
+        for s in sessions {
+            let here: bool = on_branch
+                .query_row(params![s.id.to_string(), project_key, branch], |r| r.get(0))?;
+            keyed.push((!here, s));
+        }
+        // Stable: each group keeps its newest-first order.
+        keyed.sort_by_key(|(elsewhere, _)| *elsewhere);
+        sessions = keyed.into_iter().map(|(_, s)| s).take(limit).collect();
+    }
     let mut out = Vec::with_capacity(sessions.len());
     for session in sessions {
         let id = session.id.to_string();
