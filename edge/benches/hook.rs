@@ -321,20 +321,27 @@ fn main() {
         summarize(&mut opencode_relayed),
     );
 
-    // The context builder alone, in process, for a busy project.
+    // The context builder alone, in process, for a busy project: outside a
+    // repository, and on a branch (its sessions brought forward), interleaved.
     let cfg = ContextConfig::default();
     let busy = project(0);
-    let mut ctx = Vec::new();
+    let (mut ctx, mut on_branch) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
-        let t = Instant::now();
-        let text = context::build(&store, (&busy, Some("main")), &cfg, UnixMillis::now())
-            .expect("context");
-        ctx.push(t.elapsed());
-        std::hint::black_box(text);
+        for (branch, times) in [(None, &mut ctx), (Some("main"), &mut on_branch)] {
+            let t = Instant::now();
+            let text =
+                context::build(&store, (&busy, branch), &cfg, UnixMillis::now()).expect("context");
+            times.push(t.elapsed());
+            std::hint::black_box(text);
+        }
     }
     row(
         "context::build, busiest project (in process)",
         summarize(&mut ctx),
+    );
+    row(
+        "context::build, busiest project, on a branch",
+        summarize(&mut on_branch),
     );
 }
 

@@ -280,7 +280,7 @@ const BRANCH_LOOKBACK: usize = 4;
 /// project, newest first (empty sessions are never listed). Only the project's own
 /// events count and are quoted: a session that moved into another project has
 /// those events under that project, and they stay out of this one's context. With
-/// `branch`, the recent sessions that captured something on that branch come first.
+/// `branch`, the recent sessions last seen on that branch come first.
 pub fn recent_sessions(
     conn: &Connection,
     project_key: &str,
@@ -312,16 +312,20 @@ pub fn recent_sessions(
         .query_map(params![project_key, read as i64], records::session_from_row)?
         .collect::<Result<_, _>>()?;
     if let Some(branch) = branch {
-        let mut on_branch = conn.prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM observations WHERE session_id = ?1
-               AND project_key = ?2 AND deleted = 0
-               AND json_extract(metadata, '$.branch') = ?3)",
+        // The branch a session was last seen on: its newest event's (one row read
+        // from the session's index, however long the session).
+        let mut last_branch = conn.prepare_cached(
+            "SELECT json_extract(metadata, '$.branch') FROM observations
+             WHERE session_id = ?1 AND project_key = ?2 AND deleted = 0
+             ORDER BY created_at DESC LIMIT 1",
         )?;
         let mut keyed = Vec::with_capacity(sessions.len());
         for s in sessions {
-            let here: bool = on_branch
-                .query_row(params![s.id.to_string(), project_key, branch], |r| r.get(0))?;
-            keyed.push((!here, s));
+            let seen: Option<String> = last_branch
+                .query_row(params![s.id.to_string(), project_key], |r| r.get(0))
+                .optional()?
+                .flatten();
+            keyed.push((seen.as_deref() != Some(branch), s));
         }
         // Stable: each group keeps its newest-first order.
         keyed.sort_by_key(|(elsewhere, _)| *elsewhere);
