@@ -39,6 +39,7 @@ pub struct Considered {
     /// one ([`RecallConfig::score`]); what the minimum score is compared with.
     pub score: f64,
     /// The share of the prompt's weighed words the record holds, 0..=1.
+    #[serde(default)]
     pub words: f64,
     /// Its similarity in meaning to the prompt (measured from the model's centre),
     /// when the prompt was weighed by meaning and the record has a vector.
