@@ -17,12 +17,13 @@
 //!
 //! Without `--model`, by words alone.
 
+mod support;
+
 use serde_json::Value;
-use solaria_edge::semantic::{self, PassOptions};
+use solaria_edge::semantic;
 use solaria_edge::store::Store;
 use solaria_edge::store::hybrid::{self, SearchMode};
 use solaria_edge::store::search::SearchQuery;
-use solaria_edge::store::vectors::EmbedBound;
 use solaria_embed::Embedder;
 use solaria_shared::{
     Observation, ObservationId, ObservationKind, Project, RecordMeta, Session, SessionId,
@@ -30,7 +31,6 @@ use solaria_shared::{
 };
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// LoCoMo's question categories, as its data numbers them.
 const CATEGORIES: &[(u64, &str)] = &[
@@ -85,17 +85,7 @@ fn main() {
         let (keys, questions) = load(&model_path, &samples);
         let mut store = Store::open(&model_path, "locomo").expect("open");
         semantic::prepare_index(&mut store, &model).expect("prepare");
-        semantic::run_pass(
-            &mut store,
-            &model,
-            PassOptions {
-                batch: 32,
-                bound: EmbedBound::Every,
-                budget: Duration::from_secs(3600),
-            },
-            |_| {},
-        )
-        .expect("embedding pass");
+        support::embed_every(&mut store, &model);
         for (label, mode) in [
             ("meaning", SearchMode::Semantic),
             ("hybrid", SearchMode::Hybrid),

@@ -29,12 +29,11 @@ use two_models::ModelRun;
 
 use serde::Deserialize;
 use solaria_edge::config::RecallConfig;
-use solaria_edge::semantic::{self, PassOptions};
+use solaria_edge::semantic;
 use solaria_edge::store::Store;
 use solaria_edge::store::both_ways::{self, BothWays};
 use solaria_edge::store::hybrid::{self, Fusion, SearchMode};
 use solaria_edge::store::search::{self, SearchQuery};
-use solaria_edge::store::vectors::EmbedBound;
 use solaria_embed::Embedder;
 use solaria_shared::embedding::{VectorEncoding, WireEmbedding};
 use solaria_shared::{
@@ -618,17 +617,7 @@ fn main() {
         let texts = queued_texts(&store);
         let cached = restore_vectors(&mut store, &texts, &cache);
         let t = Instant::now();
-        let report = semantic::run_pass(
-            &mut store,
-            &model,
-            PassOptions {
-                batch: 32,
-                bound: EmbedBound::Every,
-                budget: Duration::from_secs(3600),
-            },
-            |_| {},
-        )
-        .expect("embedding pass");
+        let report = support::embed_every(&mut store, &model);
         let pass = t.elapsed();
         println!(
             "\n### {} ({}d), loaded in {:.0} ms\n",

@@ -460,15 +460,20 @@ fn serve_with(edge: &Edge, exe: &Path) -> solaria_tests::daemon::Daemon {
 
 /// Drops the MCP server entry `solaria install` wrote into `edge`'s `~/.claude.json`.
 fn without_mcp_server(edge: &Edge) {
-    let path = edge.home().join(".claude.json");
-    let mut config: Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("~/.claude.json"))
-            .expect("json");
-    config["mcpServers"]
-        .as_object_mut()
-        .expect("mcpServers")
-        .remove("solaria");
-    std::fs::write(&path, config.to_string()).expect("write ~/.claude.json");
+    edit_json(&edge.home().join(".claude.json"), |config| {
+        config["mcpServers"]
+            .as_object_mut()
+            .expect("mcpServers")
+            .remove("solaria");
+    });
+}
+
+/// Reads the JSON file at `path`, lets `change` edit it, writes it back.
+fn edit_json(path: &Path, change: impl FnOnce(&mut Value)) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut value: Value = serde_json::from_str(&text).expect("json");
+    change(&mut value);
+    std::fs::write(path, value.to_string()).expect("write the JSON back");
 }
 
 /// The harness drives OpenCode too (the OpenCode memory tests build on this): its

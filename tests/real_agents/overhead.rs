@@ -23,17 +23,13 @@ fn hook_overhead_in_claude_code() {
         return;
     };
     let exe = bench_exe();
-    let solaria = Edge::new("laptop");
-    install_with(&solaria, &exe);
-    let hooks_only = Edge::new("laptop");
-    install_with(&hooks_only, &exe);
+    let solaria = installed(&exe);
+    let hooks_only = installed(&exe);
     without_mcp_server(&hooks_only);
-    let relayed = Edge::new("laptop");
-    install_with(&relayed, &exe);
+    let relayed = installed(&exe);
     without_mcp_server(&relayed);
     let _relaying = serve_with(&relayed, &exe);
-    let with_daemon = Edge::new("laptop");
-    install_with(&with_daemon, &exe);
+    let with_daemon = installed(&exe);
     let _daemon = serve_with(&with_daemon, &exe);
     let noop = Edge::new("noop");
     noop_hooks_like(&solaria, &noop);
@@ -49,16 +45,7 @@ fn hook_overhead_in_claude_code() {
     let runs = time_setups(
         "`claude -p` (5 tools, 6 requests, 9 hook calls)",
         &setups,
-        |edge| {
-            let model = ModelServer::start(coding_script(&edge.project));
-            run_claude(
-                &claude,
-                edge,
-                &model,
-                "Write a note about the deploy key",
-                "bench",
-            )
-        },
+        coding_session(&claude),
     );
     for edge in [&solaria, &relayed, &with_daemon] {
         edge.settled();
@@ -91,49 +78,59 @@ fn session_cost_in_claude_code() {
     };
     let exe = bench_exe();
     let alone = Edge::new("alone");
-    let installed = Edge::new("laptop");
-    install_with(&installed, &exe);
-    let hooks_only = Edge::new("laptop");
-    install_with(&hooks_only, &exe);
+    let solaria = installed(&exe);
+    let hooks_only = installed(&exe);
     without_mcp_server(&hooks_only);
-    let server_only = Edge::new("laptop");
-    install_with(&server_only, &exe);
+    let server_only = installed(&exe);
     without_hooks(&server_only);
-    let empty_server = Edge::new("laptop");
-    install_with(&empty_server, &exe);
+    let empty_server = installed(&exe);
     without_hooks(&empty_server);
     with_an_mcp_server_of_no_tools(&empty_server);
-    let with_daemon = Edge::new("laptop");
-    install_with(&with_daemon, &exe);
+    let with_daemon = installed(&exe);
     let _daemon = serve_with(&with_daemon, &exe);
     let setups = [
         ("the agent alone", &alone),
-        ("SOLARIA installed (hooks + MCP)", &installed),
+        ("SOLARIA installed (hooks + MCP)", &solaria),
         ("SOLARIA installed, daemon running", &with_daemon),
         ("SOLARIA hooks, no MCP server", &hooks_only),
         ("SOLARIA MCP server, no hooks", &server_only),
         ("an MCP server of no tools, no hooks", &empty_server),
     ];
-    time_setups("`claude -p` (5 tools, 6 requests)", &setups, |edge| {
+    time_setups(
+        "`claude -p` (5 tools, 6 requests)",
+        &setups,
+        coding_session(&claude),
+    );
+}
+
+/// A machine with SOLARIA installed for Claude Code, its hooks and MCP server
+/// running `exe`.
+fn installed(exe: &Path) -> Edge {
+    let edge = Edge::new("laptop");
+    install_with(&edge, exe);
+    edge
+}
+
+/// The benchmarks' Claude Code session: the 5-tool coding script against a fresh
+/// scripted endpoint.
+fn coding_session(claude: &Path) -> impl Fn(&Edge) -> AgentRun + '_ {
+    move |edge| {
         let model = ModelServer::start(coding_script(&edge.project));
         run_claude(
-            &claude,
+            claude,
             edge,
             &model,
             "Write a note about the deploy key",
             "bench",
         )
-    });
+    }
 }
 
 /// Leaves `edge`'s Claude Code without SOLARIA's hooks (its MCP server stays).
 fn without_hooks(edge: &Edge) {
-    let path = edge.home().join(".claude/settings.json");
-    let mut settings: Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("settings.json"))
-            .expect("json");
-    settings["hooks"] = json!({});
-    std::fs::write(&path, settings.to_string()).expect("write settings.json");
+    edit_json(&edge.home().join(".claude/settings.json"), |settings| {
+        settings["hooks"] = json!({});
+    });
 }
 
 /// Points `edge`'s `solaria` MCP server at a Python one that lists no tools: what
@@ -141,16 +138,13 @@ fn without_hooks(edge: &Edge) {
 fn with_an_mcp_server_of_no_tools(edge: &Edge) {
     let script = edge.home().join("no_tools_mcp.py");
     std::fs::write(&script, NO_TOOLS_MCP).expect("write the server");
-    let path = edge.home().join(".claude.json");
-    let mut config: Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("~/.claude.json"))
-            .expect("json");
-    config["mcpServers"]["solaria"] = json!({
-        "type": "stdio",
-        "command": "python3",
-        "args": [script],
+    edit_json(&edge.home().join(".claude.json"), |config| {
+        config["mcpServers"]["solaria"] = json!({
+            "type": "stdio",
+            "command": "python3",
+            "args": [script],
+        });
     });
-    std::fs::write(&path, config.to_string()).expect("write ~/.claude.json");
 }
 
 /// An MCP server over stdio that offers nothing: it answers `initialize` and lists
@@ -552,21 +546,20 @@ fn rewrite_hook_commands(edge: &Edge, to: &Rewrite<'_>) {
 /// Rewrites every hook command of the JSON settings at `path` (Claude Code's and
 /// Gemini's share the shape: `hooks` → event → groups → `hooks` → `command`).
 fn rewrite_json_hook_commands(path: &Path, to: &Rewrite<'_>) {
-    let text = std::fs::read_to_string(path).expect("settings.json");
-    let mut settings: Value = serde_json::from_str(&text).expect("json");
-    for groups in settings["hooks"]
-        .as_object_mut()
-        .expect("hooks")
-        .values_mut()
-    {
-        for group in groups.as_array_mut().expect("groups") {
-            for hook in group["hooks"].as_array_mut().expect("hooks") {
-                let ours = hook["command"].as_str().expect("command").to_owned();
-                hook["command"] = json!(to(&ours));
+    edit_json(path, |settings| {
+        for groups in settings["hooks"]
+            .as_object_mut()
+            .expect("hooks")
+            .values_mut()
+        {
+            for group in groups.as_array_mut().expect("groups") {
+                for hook in group["hooks"].as_array_mut().expect("hooks") {
+                    let ours = hook["command"].as_str().expect("command").to_owned();
+                    hook["command"] = json!(to(&ours));
+                }
             }
         }
-    }
-    std::fs::write(path, settings.to_string()).expect("write settings.json");
+    });
 }
 
 /// The `solaria` the benchmarks' hooks run: `SOLARIA_BENCH_SOLARIA` or this build's.

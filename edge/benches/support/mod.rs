@@ -313,3 +313,22 @@ pub fn header(title: &str) {
         "", "", "", "", ""
     );
 }
+
+/// Embeds every record of `store` that waits for a vector, with `model`, in one
+/// pass (no time budget, no age bound): what the evaluations measure against.
+pub fn embed_every(
+    store: &mut Store,
+    model: &solaria_embed::Embedder,
+) -> solaria_edge::semantic::PassReport {
+    solaria_edge::semantic::run_pass(
+        store,
+        model,
+        solaria_edge::semantic::PassOptions {
+            batch: 32,
+            bound: solaria_edge::store::vectors::EmbedBound::Every,
+            budget: Duration::from_secs(3600),
+        },
+        |_| {},
+    )
+    .expect("embedding pass")
+}
