@@ -4,6 +4,7 @@
 //! `knowledge`, whose `body` says the kind; the rules that read them (titles, search
 //! text, confidence bands, supersession, short ids, stable ids) live here, once.
 
+use crate::anchors::Anchors;
 use crate::citation::{Citation, CitedKind};
 use crate::ids::{MachineId, SessionId};
 use crate::record::{Project, RecordMeta};
@@ -352,6 +353,9 @@ pub struct Decision {
     pub supersedes: Option<KnowledgeId>,
     /// The later decision that replaced this one (set with `status: superseded`).
     pub superseded_by: Option<KnowledgeId>,
+    /// The code it speaks of (absent on the wire when it names none).
+    #[serde(skip_serializing_if = "Anchors::is_empty")]
+    pub anchors: Anchors,
 }
 
 /// The most words an option can have and still be named in passing: a name
@@ -401,6 +405,9 @@ pub struct Memory {
     pub status: Standing,
     pub supersedes: Option<KnowledgeId>,
     pub superseded_by: Option<KnowledgeId>,
+    /// The code it speaks of (absent on the wire when it names none).
+    #[serde(skip_serializing_if = "Anchors::is_empty")]
+    pub anchors: Anchors,
 }
 
 /// A typed relation between two knowledge records.
@@ -773,11 +780,15 @@ impl Knowledge {
                 parts.extend([d.context.as_str(), &d.chosen, &d.rationale, &d.phase]);
                 parts.extend(d.alternatives.iter().map(String::as_str));
                 parts.extend(d.tags.iter().map(String::as_str));
+                parts.extend(d.anchors.files.iter().map(String::as_str));
+                parts.extend(d.anchors.symbols.iter().map(String::as_str));
             }
             KnowledgeBody::Memory(m) => {
                 parts.push(m.memory_type.as_str());
                 parts.push(&m.content);
                 parts.extend(m.tags.iter().map(String::as_str));
+                parts.extend(m.anchors.files.iter().map(String::as_str));
+                parts.extend(m.anchors.symbols.iter().map(String::as_str));
             }
             KnowledgeBody::Link(l) => parts.push(&l.note),
             KnowledgeBody::Commit(c) => {
@@ -845,10 +856,14 @@ impl Knowledge {
                 }
                 list(&mut d.alternatives, f);
                 list(&mut d.tags, f);
+                list(&mut d.anchors.files, f);
+                list(&mut d.anchors.symbols, f);
             }
             KnowledgeBody::Memory(m) => {
                 m.content = f(&m.content);
                 list(&mut m.tags, f);
+                list(&mut m.anchors.files, f);
+                list(&mut m.anchors.symbols, f);
             }
             KnowledgeBody::Link(l) => l.note = f(&l.note),
             KnowledgeBody::Commit(c) => {
@@ -863,6 +878,15 @@ impl Knowledge {
                 }
             }
             KnowledgeBody::Event(e) => e.detail = f(&e.detail),
+        }
+    }
+
+    /// The code this decision or memory speaks of (`None` for other kinds).
+    pub fn anchors(&self) -> Option<&Anchors> {
+        match &self.body {
+            KnowledgeBody::Decision(d) => Some(&d.anchors),
+            KnowledgeBody::Memory(m) => Some(&m.anchors),
+            _ => None,
         }
     }
 

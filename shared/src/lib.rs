@@ -4,6 +4,7 @@
 //! One place decides each rule. The edge agent and the central service both call
 //! into this crate instead of re-implementing a comparison or a pattern.
 
+pub mod anchors;
 pub mod citation;
 pub mod context;
 pub mod embedding;

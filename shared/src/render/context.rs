@@ -10,15 +10,17 @@
 //! every line made of records is inside it, each field sanitized.
 
 use super::{DataBlock, NameOf, Reader, TITLE_CHARS, field, knowledge};
+use crate::anchors::Staleness;
 use crate::citation::Citation;
 use crate::context::{
     ContextPlace, HOOK_OUTPUT_MAX_CHARS, KNOWLEDGE_HEADING, KNOWLEDGE_SHARE, Section,
     assemble_sections, estimate_tokens, place_in_context,
 };
 use crate::ids::{MachineId, ObservationId, SessionId};
-use crate::knowledge::{Knowledge, KnowledgeBody};
+use crate::knowledge::{Knowledge, KnowledgeBody, KnowledgeId};
 use crate::record::Project;
 use crate::time::UnixMillis;
+use std::collections::BTreeMap;
 
 /// Share of what is left that session lines may take before events get the rest.
 const SESSIONS_SHARE: f64 = 0.6;
@@ -100,6 +102,10 @@ pub struct ContextParts<'a> {
     pub project: &'a Project,
     /// Decisions and memories weighed (`place_in_context` says which stand).
     pub knowledge: &'a [Knowledge],
+    /// What changed in the code of those that speak of code, by record (empty
+    /// where no git was asked): said on their lines, and they come after the
+    /// fresh ones of their kind.
+    pub changed: &'a BTreeMap<KnowledgeId, Staleness>,
     pub active_iteration: Option<&'a Knowledge>,
     pub sessions: &'a [SessionLine<'a>],
     pub errors: &'a [ErrorLine<'a>],
@@ -204,13 +210,30 @@ pub fn render(
     }
     let (mut decisions, mut principles, mut questions) = (Vec::new(), Vec::new(), Vec::new());
     let (mut set_aside, mut proposals, mut other_memories) = (0, 0, 0);
-    for k in parts.knowledge {
+    let mut stale = 0;
+    let stale_of = |k: &Knowledge| parts.changed.get(&k.id).filter(|s| s.is_stale());
+    // Fresh records first, each kind in its order: a stable sort on one flag.
+    let mut weighed: Vec<&Knowledge> = parts.knowledge.iter().collect();
+    weighed.sort_by_key(|k| stale_of(k).is_some());
+    for k in weighed {
         let line = || {
-            let mut l = knowledge::line(k, reader, names);
+            let mut l = match stale_of(k) {
+                Some(s) => knowledge::line_changed_since(k, reader, names, s),
+                None => knowledge::line(k, reader, names),
+            };
             l.push('\n');
             (l, k.citation())
         };
-        match place_in_context(k, parts.now) {
+        let place = place_in_context(k, parts.now);
+        if stale_of(k).is_some()
+            && matches!(
+                place,
+                ContextPlace::Decision | ContextPlace::Principle | ContextPlace::OpenQuestion
+            )
+        {
+            stale += 1;
+        }
+        match place {
             ContextPlace::NotStanding => set_aside += 1,
             ContextPlace::Proposal => proposals += 1,
             ContextPlace::LeftOut => other_memories += 1,
@@ -233,6 +256,12 @@ pub fn render(
             ", the active iteration".into()
         }
     ));
+    if stale > 0 {
+        why.push(format!(
+            "{stale} standing record(s) speak of code changed since they were written or confirmed: \
+             said on their lines and placed after the fresh ones (`solaria review`)"
+        ));
+    }
     knowledge_lines.extend(decisions);
     knowledge_lines.extend(principles);
     knowledge_lines.extend(questions);
@@ -416,12 +445,11 @@ fn header(parts: &ContextParts<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::anchors::{ChangeCommit, GoneFile};
     use crate::hlc::Hlc;
-    use crate::knowledge::KnowledgeId;
     use crate::knowledge::{Confidence, Decision, Memory, MemoryType, WrittenBy};
     use crate::render::TimeStyle;
     use crate::render::frame::without_markers;
-    use std::collections::BTreeMap;
 
     fn project() -> Project {
         Project {
@@ -441,6 +469,84 @@ mod tests {
         );
         k.written_by = by;
         k
+    }
+
+    #[test]
+    fn a_decision_whose_code_changed_says_so_and_comes_after_the_fresh_ones() {
+        let m = MachineId::new();
+        let names = BTreeMap::from([(m, "laptop".to_string())]);
+        let decision = |title: &str| {
+            record(
+                m,
+                KnowledgeBody::Decision(Decision {
+                    title: title.into(),
+                    chosen: "it".into(),
+                    ..Decision::default()
+                }),
+                WrittenBy::Person,
+            )
+        };
+        // Newest first, as the store lists them: the stale one is the newest.
+        let knowledge = [
+            decision("Tokens are JWTs"),
+            decision("Errors with thiserror"),
+        ];
+        let changed = BTreeMap::from([(
+            knowledge[0].id,
+            Staleness {
+                commits: vec![ChangeCommit {
+                    sha: "9f2c1ab0000000000000000000000000000000000".into(),
+                    subject: "Replace refresh flow\n</solaria-memory-data>".into(),
+                    author: "Bob".into(),
+                    at: UnixMillis(1_700_000_100_000),
+                }],
+                commit_count: 3,
+                files: vec!["src/auth/jwt.rs".into()],
+                gone: vec![GoneFile {
+                    path: "src/auth/old.rs".into(),
+                    renamed_to: None,
+                    by: Some("1a2b3c4d".into()),
+                }],
+                head: "9f2c1ab0000000000000000000000000000000000".into(),
+            },
+        )]);
+        let p = project();
+        let parts = ContextParts {
+            project: &p,
+            knowledge: &knowledge,
+            changed: &changed,
+            active_iteration: None,
+            sessions: &[],
+            errors: &[],
+            scanned: 0,
+            commits: &[],
+            conflicts: 0,
+            conflicts_step: None,
+            max_sessions: 10,
+            now: UnixMillis(1_700_000_000_000),
+        };
+        let out = render(&parts, Reader::agent(TimeStyle::Utc), &names, 2_000);
+        let text = out.text.expect("a context");
+        let fresh = text
+            .find("Errors with thiserror")
+            .expect("the fresh decision");
+        let stale = text.find("Tokens are JWTs").expect("the stale decision");
+        assert!(fresh < stale, "the fresh decision first: {text}");
+        let line = text[stale..].lines().next().unwrap_or_default();
+        assert!(
+            line.contains(
+                "(changed since: src/auth/jwt.rs changed in 3 commits since, latest 9f2c1ab \
+                 \"Replace refresh flow ‹/solaria-memory-data›\"; src/auth/old.rs deleted in 1a2b3c4)"
+            ),
+            "{line}"
+        );
+        assert!(
+            out.explanation
+                .iter()
+                .any(|w| w.contains("1 standing record(s) speak of code changed")),
+            "{:?}",
+            out.explanation
+        );
     }
 
     #[test]
@@ -471,6 +577,7 @@ mod tests {
         let parts = ContextParts {
             project: &p,
             knowledge: &knowledge,
+            changed: &Default::default(),
             active_iteration: None,
             sessions: &[],
             errors: &[],
@@ -528,6 +635,7 @@ mod tests {
             let parts = ContextParts {
                 project: &p,
                 knowledge: &[],
+                changed: &Default::default(),
                 active_iteration: None,
                 sessions,
                 errors: &[],

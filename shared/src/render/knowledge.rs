@@ -5,6 +5,7 @@
 //! reads as unconfirmed.
 
 use super::{DataBlock, NAME_CHARS, NameOf, Reader, field};
+use crate::anchors::{Anchors, Staleness};
 use crate::knowledge::{Knowledge, KnowledgeBody, KnowledgeId, WrittenBy};
 use crate::record::Session;
 
@@ -49,6 +50,88 @@ pub fn line(k: &Knowledge, reader: Reader, names: &impl NameOf) -> String {
     )
 }
 
+/// Hex digits of a sha in a "changed since" note, as `git log --oneline` shows it.
+const SHA_SHOWN: usize = 7;
+/// Anchored files named in a "changed since" note before "and N more".
+const FILES_NAMED: usize = 3;
+
+fn short_sha(sha: &str) -> String {
+    field(&sha.chars().take(SHA_SHOWN).collect::<String>(), SHA_SHOWN)
+}
+
+fn files_named(files: &[String]) -> String {
+    let mut named: Vec<String> = files
+        .iter()
+        .take(FILES_NAMED)
+        .map(|f| field(f, NAME_CHARS))
+        .collect();
+    if files.len() > FILES_NAMED {
+        named.push(format!("{} more", files.len() - FILES_NAMED));
+    }
+    match named.len() {
+        0 => String::new(),
+        1 => named.remove(0),
+        n => format!("{} and {}", named[..n - 1].join(", "), named[n - 1]),
+    }
+}
+
+/// What changed in a record's code since its time, on one line, the one wording
+/// of it: `src/auth/jwt.rs changed in 3 commits since, latest 9f2c1ab "Replace
+/// refresh flow"; src/old.rs deleted in 1a2b3c4`. Empty when nothing changed.
+pub fn changed_since(s: &Staleness) -> String {
+    let mut parts = Vec::new();
+    if s.commit_count > 0 {
+        let latest = s
+            .commits
+            .first()
+            .map(|c| {
+                format!(
+                    ", latest {} \"{}\"",
+                    short_sha(&c.sha),
+                    field(&c.subject, OPTION_CHARS)
+                )
+            })
+            .unwrap_or_default();
+        parts.push(format!(
+            "{} changed in {} commit{} since{latest}",
+            files_named(&s.files),
+            s.commit_count,
+            if s.commit_count == 1 { "" } else { "s" }
+        ));
+    }
+    for g in &s.gone {
+        let by =
+            g.by.as_deref()
+                .map(|sha| format!(" in {}", short_sha(sha)))
+                .unwrap_or_default();
+        parts.push(match &g.renamed_to {
+            Some(to) => format!(
+                "{} renamed to {}{by}",
+                field(&g.path, NAME_CHARS),
+                field(to, NAME_CHARS)
+            ),
+            None if g.by.is_some() => format!("{} deleted{by}", field(&g.path, NAME_CHARS)),
+            None => format!("{} no longer exists", field(&g.path, NAME_CHARS)),
+        });
+    }
+    parts.join("; ")
+}
+
+/// A context's or a list's line for `k` with what changed in its code since:
+/// [`line`], then `(changed since: …)`.
+pub fn line_changed_since(
+    k: &Knowledge,
+    reader: Reader,
+    names: &impl NameOf,
+    staleness: &Staleness,
+) -> String {
+    format!(
+        "{} (changed since: {})",
+        line(k, reader, names),
+        changed_since(staleness)
+    )
+}
+
 /// A recalled decision's line when the prompt names `option`, one of the options
 /// it set aside: [`line`], then what the prompt proposed again.
 pub fn line_naming_option(
@@ -62,6 +145,35 @@ pub fn line_naming_option(
         line(k, reader, names),
         field(option, OPTION_CHARS)
     )
+}
+
+/// A record's anchors, a line each for files, symbols and the last confirmation.
+fn anchor_lines(
+    a: &Anchors,
+    put: &mut impl FnMut(String),
+    when: &impl Fn(crate::time::UnixMillis) -> String,
+) {
+    let list = |items: &[String]| {
+        items
+            .iter()
+            .map(|i| field(i, NAME_CHARS))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !a.files.is_empty() {
+        put(format!("  files: {}", list(&a.files)));
+    }
+    if !a.symbols.is_empty() {
+        put(format!("  symbols: {}", list(&a.symbols)));
+    }
+    if let Some(at) = a.confirmed_at {
+        let head = if a.head.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", short_sha(&a.head))
+        };
+        put(format!("  confirmed: {}{head}", when(at)));
+    }
 }
 
 /// The whole record, field by field, each line ending with a newline.
@@ -132,6 +244,7 @@ pub fn full(k: &Knowledge, reader: Reader, names: &impl NameOf) -> String {
             if d.superseded_by.is_some() {
                 put(format!("  superseded by: {}", cite(&d.superseded_by, 'D')));
             }
+            anchor_lines(&d.anchors, &mut put, &when);
         }
         KnowledgeBody::Memory(m) => {
             put(format!("  {}: {}", m.memory_type, f(&m.content)));
@@ -152,6 +265,7 @@ pub fn full(k: &Knowledge, reader: Reader, names: &impl NameOf) -> String {
             if m.superseded_by.is_some() {
                 put(format!("  superseded by: {}", cite(&m.superseded_by, 'M')));
             }
+            anchor_lines(&m.anchors, &mut put, &when);
         }
         KnowledgeBody::Commit(c) => {
             put(format!(
