@@ -566,13 +566,150 @@ fn confirming_a_proposed_memory_makes_it_stand_at_full_confidence() {
         again["record"]["body"]["content"], "run migrations first",
         "{again}"
     );
+    // A decision is confirmed as it stands: changing its text is superseding it.
     let d = edge.decide_no_orm();
-    let refused = edge.run(&["confirm", &d]);
+    let refused = edge.run(&["confirm", &d, "--content", "something else"]);
     assert!(!refused.status.success());
     assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("is a decision, not a memory"),
+        String::from_utf8_lossy(&refused.stderr).contains("to change what it says, supersede it"),
         "{refused:?}"
     );
+    let held = edge.json(&edge.project, &["confirm", "--json", &d]);
+    assert_eq!(held["record"]["body"]["status"], "active", "{held}");
+    assert!(
+        held["record"]["body"]["anchors"]["confirmed_at"].is_number(),
+        "{held}"
+    );
+}
+
+#[test]
+fn a_decision_about_a_file_says_when_that_file_changed_until_a_person_confirms_it() {
+    use solaria_tests::git::{git, repository};
+    let edge = Edge::new("laptop");
+    let repo = repository(&edge);
+    std::fs::create_dir_all(repo.join("src/auth")).expect("dirs");
+    let write = |path: &str, text: &str| std::fs::write(repo.join(path), text).expect("write");
+    let commit = |message: &str| {
+        git(&edge, &repo, &["add", "-A"]);
+        git(&edge, &repo, &["commit", "-q", "-m", message]);
+        git(&edge, &repo, &["rev-parse", "HEAD"]).trim().to_string()
+    };
+    write("src/auth/jwt.rs", "pub fn verify() {}\n");
+    write("src/lib.rs", "pub mod auth;\n");
+    commit("Start");
+    // A session here tells the daemon where the project's repository is.
+    edge.hook(
+        "session-start",
+        solaria_tests::payloads::session_start("s1", &repo),
+    );
+    let written = edge.json(
+        &repo.join("src"),
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "Access tokens are short-lived JWTs",
+            "--chosen",
+            "15-minute JWTs with rotating refresh tokens",
+            "--file",
+            "auth/jwt.rs",
+            "--symbol",
+            "verify",
+        ],
+    );
+    let id = written["record"]["id"].as_str().expect("id").to_string();
+    let anchors = &written["record"]["body"]["anchors"];
+    assert_eq!(anchors["files"], json!(["src/auth/jwt.rs"]), "{written}");
+    assert_eq!(anchors["symbols"], json!(["verify"]), "{written}");
+    let outside = edge.run_in(
+        &repo,
+        &[
+            "decide",
+            "--title",
+            "t",
+            "--chosen",
+            "c",
+            "--file",
+            "../elsewhere.rs",
+        ],
+    );
+    assert!(!outside.status.success());
+    assert!(
+        String::from_utf8_lossy(&outside.stderr).contains("outside the repository"),
+        "{outside:?}"
+    );
+
+    // The commit that implements it (its trailer names it), then one elsewhere:
+    // neither is news.
+    let short = id.replace('-', "");
+    write("src/auth/jwt.rs", "pub fn verify() { /* 15 minutes */ }\n");
+    commit(&format!(
+        "Short-lived tokens\n\nDecision: D#{}",
+        &short[short.len() - 12..]
+    ));
+    write("src/lib.rs", "pub mod auth;\npub mod billing;\n");
+    commit("Add billing");
+    edge.ok_in(&repo, &["commits", "import"]);
+    edge.ok(&["serve", "--once"]);
+    let context_now = |session: &str| {
+        let start = edge.hook(
+            "session-start",
+            solaria_tests::payloads::session_start(session, &repo),
+        );
+        String::from_utf8_lossy(&start.stdout).into_owned()
+    };
+    let fresh = context_now("s2");
+    assert!(
+        fresh.contains("Access tokens are short-lived JWTs"),
+        "{fresh}"
+    );
+    assert!(!fresh.contains("changed since"), "{fresh}");
+
+    // A later change to the file is.
+    write("src/auth/jwt.rs", "pub fn verify() { /* sessions */ }\n");
+    let later = commit("Replace refresh flow");
+    edge.ok(&["serve", "--once"]);
+    let said = format!(
+        "changed since: src/auth/jwt.rs changed in 1 commit since, latest {} \\\"Replace refresh flow\\\"",
+        &later[..7]
+    );
+    let stale = context_now("s3");
+    assert!(stale.contains(&said), "{said} in {stale}");
+    let why = edge.ok_in(&repo, &["why", "access tokens"]);
+    assert!(
+        why.contains("changed since: src/auth/jwt.rs changed in 1 commit"),
+        "{why}"
+    );
+    assert!(why.contains("files: src/auth/jwt.rs"), "{why}");
+
+    // Deleted, it says so; `review` lists it with what to do.
+    git(&edge, &repo, &["rm", "-q", "src/auth/jwt.rs"]);
+    let removal = commit("Drop the JWT module");
+    let review = edge.ok_in(&repo, &["review"]);
+    assert!(
+        review.contains("To review in github.com/acme/api: 1 record(s)"),
+        "{review}"
+    );
+    assert!(
+        review.contains(&format!("src/auth/jwt.rs deleted in {}", &removal[..7])),
+        "{review}"
+    );
+    assert!(
+        review.contains(&format!("solaria confirm {}", &short[short.len() - 12..])),
+        "{review}"
+    );
+
+    // Confirmed, it is anchored at HEAD: nothing to review, nothing said.
+    edge.ok_in(&repo, &["confirm", &id]);
+    let review = edge.ok_in(&repo, &["review"]);
+    assert!(review.contains("Nothing to review"), "{review}");
+    edge.ok(&["serve", "--once"]);
+    let clear = context_now("s4");
+    assert!(
+        clear.contains("Access tokens are short-lived JWTs"),
+        "{clear}"
+    );
+    assert!(!clear.contains("changed since"), "{clear}");
 }
 
 #[test]

@@ -49,6 +49,8 @@ pub fn build(
         },
         now,
     )?;
+    // What the daemon last found changed in their code: read, never worked out here.
+    let changed = crate::store::staleness::of_project(conn, &project.key)?;
     let active_iteration = kstore::active_iteration(conn, &project.key)?;
     let recent = views::recent_sessions(conn, &project.key, cfg.max_sessions, branch)?;
     let sessions: Vec<SessionLine<'_>> = recent.iter().map(views::RecentSession::line).collect();
@@ -97,6 +99,7 @@ pub fn build(
     let parts = ContextParts {
         project,
         knowledge: &knowledge,
+        changed: &changed,
         active_iteration: active_iteration.as_ref(),
         sessions: &sessions,
         errors: &errors,

@@ -2,7 +2,8 @@
 //! default, with jitter so a fleet does not hit the server at once), applies the
 //! retention policy weekly, and makes the vectors of new and pulled records
 //! (semantic search) in batches between those, completes captured commits
-//! (author, file statistics: `git show`), has closed sessions summarized by a
+//! (author, file statistics: `git show`), works out which decisions and memories
+//! speak of code changed since (`git log`), has closed sessions summarized by a
 //! model when `[summarizer]` is on (`ops::distill`), while the local HTTP API
 //! (`crate::http`, on 127.0.0.1:37777 by default) answers on a thread of its own,
 //! and the hooks' socket (`crate::relay`) captures what `solaria-hook` sends.
@@ -29,9 +30,10 @@ pub const SCHEDULED_DEADLINE: Duration = Duration::from_secs(15 * 60);
 pub struct Options {
     /// Time between syncs (default: the config's `sync.interval_minutes`).
     pub every: Option<Duration>,
-    /// One round (sync if logged in, prune if due, complete commits, summarize the
-    /// sessions waiting when `[summarizer]` is on, embed what waits), then return,
-    /// without the local HTTP API.
+    /// One round (sync if logged in, prune if due, complete commits, check what
+    /// changed in anchored code, summarize the sessions waiting when
+    /// `[summarizer]` is on, embed what waits), then return, without the local
+    /// HTTP API.
     pub once: bool,
     /// Time between looks at the records waiting for vectors.
     pub embed_every: Duration,
@@ -87,6 +89,8 @@ impl Options {
         let mut commits_tried = std::collections::HashSet::new();
         // Records were re-indexed since the full-text index was last merged.
         let mut merge_due = false;
+        // Where each project's staleness was last worked out.
+        let mut staleness = crate::ops::staleness::Memo::default();
         let mut next_round = std::time::Instant::now();
         loop {
             if std::time::Instant::now() >= next_round {
@@ -94,6 +98,7 @@ impl Options {
                 next_round = std::time::Instant::now() + jittered(every);
             }
             complete_commits(app, &mut commits_tried);
+            check_staleness(app, &mut staleness);
             index_identifier_pairs(app, &mut merge_due);
             summarize_sessions(app);
             embedder.pass(app);
@@ -345,6 +350,23 @@ fn complete_commits(app: &App, tried: &mut std::collections::HashSet<solaria_sha
             }
         }
         Err(e) => log(app, &format!("commit completion failed: {e}")),
+    }
+}
+
+/// Works out which anchored records speak of code changed since, for each
+/// project whose repository is here and moved (`git log`, never in a hook).
+fn check_staleness(app: &App, memo: &mut crate::ops::staleness::Memo) {
+    let result = app
+        .store()
+        .map_err(crate::ops::OpError::from)
+        .and_then(|mut store| crate::ops::staleness::check_due(&mut store, memo));
+    match result {
+        Ok(lines) => {
+            for line in lines {
+                log(app, &format!("staleness: {line}"));
+            }
+        }
+        Err(e) => log(app, &format!("staleness check failed: {e}")),
     }
 }
 

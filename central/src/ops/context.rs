@@ -133,6 +133,7 @@ pub async fn context(
     let parts = ContextParts {
         project: &shown,
         knowledge: &knowledge,
+        changed: &Default::default(),
         active_iteration: active_iteration.as_ref(),
         sessions: &sessions,
         errors: &errors,

@@ -3,6 +3,7 @@
 //! parses its flags into an operation's request and prints the result.
 
 use solaria_edge::app::App;
+use solaria_edge::ops::anchors::Requested;
 use solaria_edge::ops::knowledge::{
     self as ops, DecisionRequest, Expiry, ListRequest, MemoryRequest, Replacement, Scope,
     WhyRequest,
@@ -62,6 +63,13 @@ pub struct DecisionFields {
     /// The project (default: the current directory's).
     #[arg(long, short)]
     project: Option<String>,
+    /// A file of the repository it speaks of (repeat): it is marked when the file
+    /// changes. Paths its text names are found anyway.
+    #[arg(long = "file")]
+    files: Vec<String>,
+    /// A function, type or other name in the code it speaks of (repeat).
+    #[arg(long = "symbol")]
+    symbols: Vec<String>,
 }
 
 impl DecisionFields {
@@ -104,6 +112,10 @@ impl DecisionFields {
             phase: f.phase.unwrap_or_default(),
             tags: items(f.tags),
             iteration: f.iteration,
+            anchors: Requested {
+                files: f.files,
+                symbols: f.symbols,
+            },
         })
     }
 }
@@ -150,6 +162,13 @@ pub struct MemoryFields {
     /// The project (default: the current directory's).
     #[arg(long, short)]
     project: Option<String>,
+    /// A file of the repository it speaks of (repeat): it is marked when the file
+    /// changes. Paths its text names are found anyway.
+    #[arg(long = "file")]
+    files: Vec<String>,
+    /// A function, type or other name in the code it speaks of (repeat).
+    #[arg(long = "symbol")]
+    symbols: Vec<String>,
 }
 
 impl MemoryFields {
@@ -174,6 +193,10 @@ impl MemoryFields {
             confidence: self.confidence,
             tags: items(self.tags),
             expiry,
+            anchors: Requested {
+                files: self.files,
+                symbols: self.symbols,
+            },
         })
     }
 }
@@ -353,6 +376,10 @@ impl SupersedeArgs {
                 confidence: self.confidence,
                 tags: Vec::new(),
                 expiry: Expiry::ByType,
+                anchors: Requested {
+                    files: self.fields.files,
+                    symbols: self.fields.symbols,
+                },
             }),
             None => Replacement::Decision(self.fields.request()?),
         };
@@ -363,10 +390,10 @@ impl SupersedeArgs {
 }
 
 /// `solaria confirm ID`: a memory (a summarizer's proposal, or one inferred) taken
-/// as the user's word.
+/// as the user's word, or a decision whose code changed said to hold still.
 #[derive(Debug, clap::Args)]
 pub struct ConfirmArgs {
-    /// The memory ([M#…]) confirmed.
+    /// The memory ([M#…]) or decision ([D#…]) confirmed.
     id: String,
     /// Its text as it should stand (default: as it is, without a proposal's mark).
     #[arg(long)]

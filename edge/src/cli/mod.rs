@@ -15,6 +15,7 @@ mod model;
 mod model_offer;
 mod prune;
 mod recall;
+mod review;
 mod search;
 mod serve;
 mod show;
@@ -104,8 +105,11 @@ enum Command {
     Questions(knowledge::ListArgs),
     /// Replace a decision or a memory with a new version (the old one stays readable).
     Supersede(knowledge::SupersedeArgs),
-    /// Take a memory (a summarizer's proposal, an inferred one) as your word: full confidence.
+    /// Take a memory (a summarizer's proposal, an inferred one) as your word: full
+    /// confidence; or say a decision whose code changed still holds.
     Confirm(knowledge::ConfirmArgs),
+    /// Decisions and memories whose code changed since: confirm, supersede or forget each.
+    Review(review::Args),
     /// Link two knowledge records (implements, supports, contradicts, depends_on…).
     Link(knowledge::LinkArgs),
     /// Units of work: start, complete, show (with their decisions, commits and events).
@@ -172,6 +176,7 @@ impl Cli {
             Command::Questions(a) => a.questions(&app),
             Command::Supersede(a) => a.run(&app),
             Command::Confirm(a) => a.run(&app),
+            Command::Review(a) => a.run(&app),
             Command::Link(a) => a.run(&app),
             Command::Iteration(a) => a.run(&app),
             Command::Commits(a) => a.run(&app),

@@ -52,6 +52,14 @@ pub struct DecisionParams {
     /// The project (default: the current directory's).
     #[serde(default)]
     pub project: Option<String>,
+    /// Files of the repository it speaks of (from the repository's top, or the
+    /// current directory): it is flagged when they change. Paths named in the
+    /// text are found anyway.
+    #[serde(default)]
+    pub files: Option<Vec<String>>,
+    /// Functions, types or other names in the code it speaks of.
+    #[serde(default)]
+    pub symbols: Option<Vec<String>>,
 }
 
 impl DecisionParams {
@@ -69,6 +77,10 @@ impl DecisionParams {
             phase: self.phase.unwrap_or_default(),
             tags: self.tags.unwrap_or_default(),
             iteration: input::given(self.iteration),
+            anchors: crate::ops::anchors::Requested {
+                files: self.files.unwrap_or_default(),
+                symbols: self.symbols.unwrap_or_default(),
+            },
         })
     }
 }
@@ -95,6 +107,14 @@ pub struct RememberParams {
     /// The project (default: the current directory's).
     #[serde(default)]
     pub project: Option<String>,
+    /// Files of the repository it speaks of (from the repository's top, or the
+    /// current directory): it is flagged when they change. Paths named in the
+    /// text are found anyway.
+    #[serde(default)]
+    pub files: Option<Vec<String>>,
+    /// Functions, types or other names in the code it speaks of.
+    #[serde(default)]
+    pub symbols: Option<Vec<String>>,
 }
 
 impl RememberParams {
@@ -118,6 +138,10 @@ impl RememberParams {
                 Some(t) if t.trim().eq_ignore_ascii_case("never") => Expiry::Never,
                 other => input::when("expires", other, UnixMillis::now())?
                     .map_or(Expiry::ByType, Expiry::At),
+            },
+            anchors: crate::ops::anchors::Requested {
+                files: self.files.unwrap_or_default(),
+                symbols: self.symbols.unwrap_or_default(),
             },
         })
     }

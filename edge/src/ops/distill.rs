@@ -343,6 +343,7 @@ fn propose(w: &mut Writer<'_>, summary: &Summary, a: &Answer) -> Result<(), Stor
                 status: Standing::Active,
                 supersedes: None,
                 superseded_by: None,
+                anchors: Default::default(),
             }),
         )?;
     }

@@ -84,6 +84,130 @@ pub fn log(dir: &Path, since: Option<UnixMillis>, max: usize) -> Result<Vec<GitC
     }
 }
 
+/// A commit as the staleness check reads it: who, when, its parents and the
+/// files it changed (renames followed).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Change {
+    pub sha: String,
+    pub parents: Vec<String>,
+    pub author: String,
+    pub committed_at: UnixMillis,
+    /// Its message's first line.
+    pub subject: String,
+    pub files: Vec<FileChange>,
+}
+
+/// One path a commit changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    /// `D` deleted, `R` renamed (to `renamed_to`), anything else changed.
+    pub status: char,
+    pub renamed_to: Option<String>,
+}
+
+/// Fields as [`FORMAT`], with the parents and the subject only.
+const CHANGE_FORMAT: &str = "--format=%x00%H%x00%P%x00%an%x00%ct%x00%s%x00";
+
+/// The commits of `HEAD` in `dir` made since `since` (committer time), newest
+/// first, parents before children never, at most `max`: with the files each
+/// changed and renames followed. Merges are left out (their changes are their
+/// parents'). An empty repository has none.
+pub fn changes_since(dir: &Path, since: UnixMillis, max: usize) -> Result<Vec<Change>, GitError> {
+    let max = format!("--max-count={max}");
+    let since = format!("--since=@{}", since.0.div_euclid(1000));
+    let args = [
+        "log",
+        "--topo-order",
+        "--no-merges",
+        "--name-status",
+        "-M",
+        CHANGE_FORMAT,
+        &max,
+        &since,
+        "--end-of-options",
+        "HEAD",
+        "--",
+    ];
+    let text = match git(dir, &args) {
+        Ok(text) => text,
+        Err(GitError::Failed(e)) if e.contains("does not have any commits") => {
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(e),
+    };
+    let mut fields = text.split('\0').skip(1);
+    let mut out = Vec::new();
+    while let (Some(sha), Some(parents), Some(author), Some(time), Some(subject)) = (
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+    ) {
+        let status = fields.next().unwrap_or("");
+        let mut c = Change {
+            sha: sha.trim().to_ascii_lowercase(),
+            parents: parents
+                .split_whitespace()
+                .map(str::to_ascii_lowercase)
+                .collect(),
+            author: author.to_string(),
+            committed_at: UnixMillis(time.trim().parse::<i64>().unwrap_or(0) * 1000),
+            subject: subject.trim().to_string(),
+            files: Vec::new(),
+        };
+        for line in status.lines() {
+            let mut parts = line.split('\t');
+            let (Some(code), Some(path)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let Some(first) = code.chars().next() else {
+                continue;
+            };
+            let renamed_to = if first == 'R' {
+                parts.next().map(unquote)
+            } else {
+                None
+            };
+            if c.files.len() < MAX_FILES {
+                c.files.push(FileChange {
+                    path: unquote(path),
+                    status: first,
+                    renamed_to,
+                });
+            }
+        }
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// Every file at `HEAD` in `dir` (none in an empty repository).
+pub fn files_at_head(dir: &Path) -> Result<std::collections::HashSet<String>, GitError> {
+    // No `--` after the revision: after `--end-of-options`, ls-tree would take it
+    // for a path and list nothing.
+    match git(
+        dir,
+        &[
+            "ls-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            "--end-of-options",
+            "HEAD",
+        ],
+    ) {
+        Ok(text) => Ok(text
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()),
+        Err(GitError::Failed(e)) if e.contains("Not a valid object name") => Ok(Default::default()),
+        Err(e) => Err(e),
+    }
+}
+
 /// One commit of the repository at `dir` (a full or abbreviated sha; callers
 /// check what they pass, and git reads it as a revision whatever it is).
 pub fn show(dir: &Path, sha: &str) -> Result<GitCommit, GitError> {

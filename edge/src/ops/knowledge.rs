@@ -52,6 +52,8 @@ pub struct DecisionRequest {
     /// The iteration it belongs to (a reference); the active one (or the
     /// branch's) when `None`.
     pub iteration: Option<String>,
+    /// The files and symbols it speaks of, beyond those its text names.
+    pub anchors: super::anchors::Requested,
 }
 
 /// `solaria remember`, `memory_remember`.
@@ -63,6 +65,8 @@ pub struct MemoryRequest {
     pub confidence: Option<Confidence>,
     pub tags: Vec<String>,
     pub expiry: Expiry,
+    /// The files and symbols it speaks of, beyond those its text names.
+    pub anchors: super::anchors::Requested,
 }
 
 /// When a memory stops holding.
@@ -311,6 +315,7 @@ fn decision_body(r: &DecisionRequest, now: UnixMillis) -> OpResult<Decision> {
         status: Standing::Active,
         supersedes: None,
         superseded_by: None,
+        anchors: Default::default(),
     })
 }
 
@@ -332,7 +337,39 @@ fn memory_body(r: &MemoryRequest, now: UnixMillis) -> OpResult<Memory> {
         status: Standing::Active,
         supersedes: None,
         superseded_by: None,
+        anchors: Default::default(),
     })
+}
+
+/// A new version speaks of the code the old one did unless it names its own.
+fn carry_anchors(
+    old: &solaria_shared::anchors::Anchors,
+    asked: &super::anchors::Requested,
+    new: &mut solaria_shared::anchors::Anchors,
+) {
+    if asked.files.is_empty() {
+        for f in &old.files {
+            new.add_file(f.clone());
+        }
+    }
+    if asked.symbols.is_empty() {
+        for s in &old.symbols {
+            new.add_symbol(s.clone());
+        }
+    }
+}
+
+/// `d` anchored to the code of `project` it speaks of (`super::anchors`).
+fn anchor_decision(project: &Project, r: &DecisionRequest, d: &mut Decision) -> OpResult<()> {
+    let texts = [d.title.as_str(), &d.context, &d.chosen, &d.rationale];
+    d.anchors = super::anchors::for_new_record(project, &r.anchors, &texts)?;
+    Ok(())
+}
+
+/// `m` anchored to the code of `project` it speaks of (`super::anchors`).
+fn anchor_memory(project: &Project, r: &MemoryRequest, m: &mut Memory) -> OpResult<()> {
+    m.anchors = super::anchors::for_new_record(project, &r.anchors, &[m.content.as_str()])?;
+    Ok(())
 }
 
 /// Records a decision in its project (and iteration).
@@ -342,6 +379,7 @@ pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
     writable(app, &project)?;
     let now = UnixMillis::now();
     let mut body = decision_body(request, now)?;
+    anchor_decision(&project, request, &mut body)?;
     let branch = branch_for(&request.scope);
     let named = named_iteration(&store, request.iteration.as_deref())?;
     let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
@@ -367,6 +405,7 @@ pub fn remember(app: &App, request: &MemoryRequest) -> OpResult<Written> {
     let project = project_of(app, &store, &request.scope)?;
     writable(app, &project)?;
     let mut body = memory_body(request, UnixMillis::now())?;
+    anchor_memory(&project, request, &mut body)?;
     body.confidence = body.confidence.as_written_by(&app.writer);
     let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
     let record = store.write(|w| {
@@ -411,6 +450,8 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
     let (new_body, old_body) = match (replacement, &previous.body) {
         (Replacement::Decision(r), KnowledgeBody::Decision(d)) => {
             let mut next = decision_body(r, now)?;
+            anchor_decision(&previous.project, r, &mut next)?;
+            carry_anchors(&d.anchors, &r.anchors, &mut next.anchors);
             next.supersedes = Some(previous.id);
             next.iteration = d.iteration;
             let mut old = d.clone();
@@ -420,6 +461,8 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
         }
         (Replacement::Memory(r), KnowledgeBody::Memory(m)) => {
             let mut next = memory_body(r, now)?;
+            anchor_memory(&previous.project, r, &mut next)?;
+            carry_anchors(&m.anchors, &r.anchors, &mut next.anchors);
             next.confidence = next.confidence.as_written_by(&app.writer);
             next.supersedes = Some(previous.id);
             let mut old = m.clone();
@@ -452,18 +495,24 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
     })?)
 }
 
-/// Confirms a memory (`solaria confirm`): a new version in its place that stands at
-/// full confidence — the user's word — with its text as it was or as `content`
-/// says, and without the summarizer's proposal mark and tag when it was one.
+/// Confirms a decision or a memory (`solaria confirm`). A memory gets a new
+/// version in its place that stands at full confidence — the user's word — with
+/// its text as it was or as `content` says, and without the summarizer's proposal
+/// mark and tag when it was one. A decision is said to hold still: it is
+/// re-anchored where the repository's `HEAD` is now, so what changed in its code
+/// before is no longer news. Either way the "changed since" mark is cleared.
 pub fn confirm(app: &App, id: &str, content: Option<String>) -> OpResult<Written> {
     super::person_only(app, "confirming", "solaria confirm")?;
     let previous = {
         let store = app.store()?;
         find_one(&store, id, None)?
     };
+    if let KnowledgeBody::Decision(d) = &previous.body {
+        return reconfirm_decision(app, &previous, d, content);
+    }
     let KnowledgeBody::Memory(m) = &previous.body else {
         return Err(OpError::BadInput(format!(
-            "{} is a {}, not a memory",
+            "{} is a {}, not a decision or a memory",
             previous.citation(),
             previous.kind()
         )));
@@ -488,8 +537,52 @@ pub fn confirm(app: &App, id: &str, content: Option<String>) -> OpResult<Written
             confidence: Some(Confidence::STATED),
             tags,
             expiry: Expiry::ByType,
+            anchors: Default::default(),
         }),
     )
+}
+
+/// A decision confirmed where it stands: the same record, re-anchored at `HEAD`.
+fn reconfirm_decision(
+    app: &App,
+    previous: &Knowledge,
+    d: &Decision,
+    content: Option<String>,
+) -> OpResult<Written> {
+    if content.is_some() {
+        return Err(OpError::BadInput(format!(
+            "{} is a decision: to change what it says, supersede it \
+             (`solaria supersede {}`)",
+            previous.citation(),
+            previous.id.short()
+        )));
+    }
+    let now = UnixMillis::now();
+    if !previous.stands(now) {
+        return Err(OpError::BadInput(format!(
+            "{} is {}; confirm the version that stands",
+            previous.citation(),
+            previous.status()
+        )));
+    }
+    let mut store = app.store()?;
+    own_record(
+        &store,
+        previous.meta.machine_id,
+        &previous.citation().to_string(),
+        "confirmed",
+    )?;
+    let mut body = d.clone();
+    body.anchors = super::anchors::confirmed(&previous.project, body.anchors, now);
+    let record = store.write(|w| {
+        let record = w.revise_knowledge(previous, KnowledgeBody::Decision(body))?;
+        crate::store::staleness::clear(w.tx(), record.id)?;
+        Ok(record)
+    })?;
+    Ok(Written {
+        record,
+        touched: Vec::new(),
+    })
 }
 
 /// Links two knowledge records (`from` `relation` `to`). Linking the same pair
@@ -945,6 +1038,7 @@ pub fn why(app: &App, request: &WhyRequest) -> OpResult<(WhyAnswer, MachineLabel
             let r = related(&store, k)?;
             names.name(r.record.meta.machine_id);
             knowledge.push(RelatedPage {
+                changed_since: crate::store::staleness::of_record(store.conn(), r.record.id)?,
                 author: names.author(r.record.meta.machine_id),
                 record: r.record,
                 links: r.links,

@@ -5,6 +5,7 @@
 //! operation, and renders the result with `crate::present` (text) or as JSON.
 //! Nothing here prints, and nothing here knows which surface called.
 
+pub mod anchors;
 pub mod browse;
 pub mod commits;
 pub mod context;
@@ -21,6 +22,7 @@ pub mod recall;
 pub mod records;
 pub mod remote;
 pub mod search;
+pub mod staleness;
 pub mod status;
 pub mod sync;
 

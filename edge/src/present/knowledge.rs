@@ -124,6 +124,10 @@ pub struct RelatedPage {
     pub author: solaria_shared::wire::Author,
     pub links: Vec<Knowledge>,
     pub linked: Vec<Knowledge>,
+    /// What changed in the code it speaks of since it was written or confirmed,
+    /// as this machine's git last saw it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_since: Option<solaria_shared::anchors::Staleness>,
 }
 
 /// An iteration with its decisions, commits and events.
@@ -181,6 +185,13 @@ impl WhyAnswer {
         let r = reader.render(machines);
         for k in &self.knowledge {
             out.push_str(&render::knowledge::full(&k.record, r, machines));
+            if let Some(s) = &k.changed_since {
+                let _ = writeln!(
+                    out,
+                    "  changed since: {} (`solaria review` to confirm, supersede or forget it)",
+                    render::knowledge::changed_since(s)
+                );
+            }
             for rel in render::knowledge::relations(&k.record, &k.links, &k.linked) {
                 let _ = writeln!(out, "  {rel}");
             }
@@ -199,5 +210,70 @@ impl WhyAnswer {
             out,
             true,
         )
+    }
+}
+
+/// A standing record whose code changed since it was written or confirmed.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToReview {
+    pub record: Knowledge,
+    pub changed: solaria_shared::anchors::Staleness,
+}
+
+/// `solaria review`: what to re-confirm, supersede or forget.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReviewPage {
+    pub project: solaria_shared::Project,
+    /// The commit the check just ran at; `None` when the list is what the daemon
+    /// last found (the project's repository is not the current directory's).
+    pub head: Option<String>,
+    pub items: Vec<ToReview>,
+    #[serde(skip)]
+    pub machines: MachineLabels,
+}
+
+impl ReviewPage {
+    /// Each record's line, what changed, and the three things a person can do.
+    pub fn text(&self, reader: Reader) -> String {
+        let r = reader.render(&self.machines);
+        let mut out = String::new();
+        let when = match &self.head {
+            Some(head) => format!("at {}", head.chars().take(7).collect::<String>()),
+            None => "as the daemon last checked (run this in the repository to check now)".into(),
+        };
+        if self.items.is_empty() {
+            let _ = writeln!(
+                out,
+                "Nothing to review in {}: no decision or memory speaks of code changed since \
+                 it was written or confirmed ({when}).",
+                render::field(&self.project.key, 300)
+            );
+            return out;
+        }
+        let _ = writeln!(
+            out,
+            "To review in {}: {} record(s) speak of code changed since ({when}).\n",
+            render::field(&self.project.key, 300),
+            self.items.len()
+        );
+        for item in &self.items {
+            let id = item.record.id.short();
+            let _ = writeln!(
+                out,
+                "{}",
+                render::knowledge::line(&item.record, r, &self.machines)
+            );
+            let _ = writeln!(
+                out,
+                "  changed since: {}",
+                render::knowledge::changed_since(&item.changed)
+            );
+            let _ = writeln!(
+                out,
+                "  still holds: solaria confirm {id}   replaced: solaria supersede {id} …   \
+                 wrong: solaria forget {id}\n"
+            );
+        }
+        framed(reader, "what to review", out, true)
     }
 }

@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0014_machine_person.sql"),
     include_str!("../../../migrations/edge/0015_injections.sql"),
     include_str!("../../../migrations/edge/0016_summaries_by_id.sql"),
+    include_str!("../../../migrations/edge/0017_staleness.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

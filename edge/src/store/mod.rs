@@ -26,6 +26,7 @@ pub mod retention;
 pub mod scope;
 pub mod search;
 pub mod sight;
+pub mod staleness;
 pub mod sync;
 pub mod text;
 pub mod vectors;

@@ -333,6 +333,7 @@ pub(super) async fn supersede(
             confidence: None,
             tags: Vec::new(),
             expiry: Expiry::ByType,
+            anchors: Default::default(),
         }),
         None => Replacement::Decision(DecisionRequest {
             scope: Scope::default(),

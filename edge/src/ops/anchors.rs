@@ -1,0 +1,163 @@
+//! The anchors a new decision or memory gets: the files and symbols it was given
+//! (`--file`, `--symbol`, the MCP tools' `files` and `symbols`), the files of the
+//! repository its text names, and the commit `HEAD` is at. Files are named from
+//! the repository's top; a path outside it is refused. No process runs: `HEAD` is
+//! read from the git dir, a named file is looked for in the working tree.
+
+use super::{OpError, OpResult};
+use crate::gitdir;
+use solaria_shared::Project;
+use solaria_shared::anchors::{Anchors, check_anchor_file, check_anchor_symbol};
+use std::path::{Component, Path, PathBuf};
+
+/// Words of a record's text looked at as possible paths, at most.
+const WORDS_LOOKED_AT: usize = 400;
+
+/// What a write asks to anchor.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requested {
+    pub files: Vec<String>,
+    pub symbols: Vec<String>,
+}
+
+/// The repository of `project` when the current directory is in it.
+fn repository_here(project: &Project) -> Option<(gitdir::GitDirs, PathBuf)> {
+    let cwd = std::env::current_dir().ok()?;
+    let dirs = gitdir::locate(&cwd)?;
+    (super::commits::project_at(&dirs.work).key == project.key).then_some((dirs, cwd))
+}
+
+/// `path` without `.` and with each `..` taken back, as text (the file may not
+/// exist: it may be about to be written, or gone).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `given` (relative to `cwd`, or absolute) as a path from the top of `work`.
+fn from_top(given: &str, cwd: &Path, work: &Path) -> OpResult<String> {
+    let absolute = lexical(&cwd.join(given));
+    let inside = absolute
+        .strip_prefix(lexical(work))
+        .map_err(|_| {
+            OpError::BadInput(format!(
+                "{given:?} is outside the repository at {}: anchor files of this project only",
+                work.display()
+            ))
+        })?
+        .to_string_lossy()
+        .into_owned();
+    check_anchor_file(&inside).map_err(|e| OpError::BadInput(e.to_string()))
+}
+
+/// The paths `text` names that are files of the working tree at `work`.
+fn named_files(text: &str, work: &Path) -> Vec<String> {
+    let strip: &[char] = &[
+        '`', '"', '\'', '(', ')', '[', ']', '<', '>', ',', ';', ':', '.', '!', '?',
+    ];
+    text.split_whitespace()
+        .take(WORDS_LOOKED_AT)
+        .map(|w| w.trim_matches(strip))
+        .filter(|w| w.contains('/') || w.contains('.'))
+        .filter(|w| !w.contains("://"))
+        .filter_map(|w| check_anchor_file(w).ok())
+        .filter(|w| work.join(w).is_file())
+        .collect()
+}
+
+/// The anchors of a record of `project` written now with `texts`: what was
+/// asked, checked, then what the texts name, and where `HEAD` is. Away from the
+/// project's repository, asked files are taken as named from its top.
+pub fn for_new_record(project: &Project, asked: &Requested, texts: &[&str]) -> OpResult<Anchors> {
+    let mut anchors = Anchors::default();
+    let here = repository_here(project);
+    for f in &asked.files {
+        let path = match &here {
+            Some((dirs, cwd)) => from_top(f, cwd, &dirs.work)?,
+            None => check_anchor_file(f).map_err(|e| OpError::BadInput(e.to_string()))?,
+        };
+        anchors.add_file(path);
+    }
+    for s in &asked.symbols {
+        anchors.add_symbol(check_anchor_symbol(s).map_err(|e| OpError::BadInput(e.to_string()))?);
+    }
+    if let Some((dirs, _)) = &here {
+        for text in texts {
+            for f in named_files(text, &dirs.work) {
+                anchors.add_file(f);
+            }
+        }
+        anchors.head = dirs.head_sha().unwrap_or_default();
+    }
+    Ok(anchors)
+}
+
+/// `anchors` re-anchored where the project's repository is now: `HEAD` and the
+/// time of confirming. Away from the repository only the time moves (the
+/// commit's time then decides what is news).
+pub fn confirmed(
+    project: &Project,
+    mut anchors: Anchors,
+    now: solaria_shared::UnixMillis,
+) -> Anchors {
+    anchors.confirmed_at = Some(now);
+    anchors.head = repository_here(project)
+        .and_then(|(dirs, _)| dirs.head_sha())
+        .unwrap_or_default();
+    anchors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_named_from_the_top_and_never_outside() {
+        let work = Path::new("/repo");
+        let cwd = Path::new("/repo/src");
+        assert_eq!(
+            from_top("auth/jwt.rs", cwd, work).ok().as_deref(),
+            Some("src/auth/jwt.rs")
+        );
+        assert_eq!(
+            from_top("../README.md", cwd, work).ok().as_deref(),
+            Some("README.md")
+        );
+        assert_eq!(
+            from_top("/repo/a.rs", cwd, work).ok().as_deref(),
+            Some("a.rs")
+        );
+        assert_eq!(
+            from_top("--output=x", cwd, work).ok().as_deref(),
+            Some("src/--output=x"),
+            "a name like an option is a file name"
+        );
+        let outside = from_top("../../etc/passwd", cwd, work).expect_err("outside");
+        assert!(
+            outside.to_string().contains("outside the repository"),
+            "{outside}"
+        );
+        assert!(from_top("/etc/passwd", cwd, work).is_err());
+    }
+
+    #[test]
+    fn the_text_anchors_the_files_it_names_that_exist() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("src/auth")).expect("dirs");
+        std::fs::write(dir.path().join("src/auth/jwt.rs"), "fn verify() {}\n").expect("file");
+        let named = named_files(
+            "Tokens are checked in `src/auth/jwt.rs`. See https://example.com/a.rs and src/none.rs, e.g. this.",
+            dir.path(),
+        );
+        assert_eq!(named, vec!["src/auth/jwt.rs"]);
+    }
+}
