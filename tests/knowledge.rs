@@ -811,3 +811,104 @@ fn a_session_in_a_worktree_gets_its_repository_s_memory_without_a_remote_too() {
             .contains("pins clap 4.5")
     );
 }
+
+#[test]
+fn anchors_in_odd_repositories_say_what_they_can_and_never_lose_the_record() {
+    use solaria_tests::git::{git, repository};
+    let edge = Edge::new("laptop");
+    let repo = repository(&edge);
+    let commit = |dir: &std::path::Path, message: &str| {
+        git(&edge, dir, &["add", "-A"]);
+        git(&edge, dir, &["commit", "-q", "-m", message]);
+        git(&edge, dir, &["rev-parse", "HEAD"]).trim().to_string()
+    };
+    let decide_about = |dir: &std::path::Path, title: &str, file: &str| {
+        let written = edge.json(
+            dir,
+            &[
+                "decide", "--json", "--title", title, "--chosen", "it", "--file", file,
+            ],
+        );
+        written["record"]["body"]["anchors"].clone()
+    };
+
+    // A repository with no commit yet: the record keeps its file, nothing is news.
+    let anchors = decide_about(&repo, "Flags live in src/flags.rs", "src/flags.rs");
+    assert_eq!(anchors["files"], json!(["src/flags.rs"]), "{anchors}");
+    assert_eq!(anchors["head"], json!(""), "no HEAD to be at: {anchors}");
+    let review = edge.ok_in(&repo, &["review"]);
+    assert!(review.contains("Nothing to review"), "{review}");
+
+    // A file named like a git option is a file: git is never handed it.
+    std::fs::write(repo.join("--output=x"), "one\n").expect("write");
+    commit(&repo, "Start");
+    let review = edge.ok_in(&repo, &["review"]);
+    assert!(
+        review.contains("src/flags.rs no longer exists"),
+        "never confirmed, a file not in the repository is said: {review}"
+    );
+    decide_about(&repo, "The odd file stays", "./--output=x");
+    std::fs::write(repo.join("--output=x"), "two\n").expect("write");
+    let changed = commit(&repo, "Change the odd file");
+    let review = edge.ok_in(&repo, &["review"]);
+    assert!(
+        review.contains(&format!(
+            "--output=x changed in 1 commit since, latest {}",
+            &changed[..7]
+        )),
+        "{review}"
+    );
+    assert!(
+        !repo.join("x").exists(),
+        "git wrote no file named by the record"
+    );
+
+    // A shallow clone is read as far as it goes.
+    let shallow = edge.root.path().join("work/shallow");
+    let url = format!("file://{}", repo.display());
+    git(
+        &edge,
+        edge.root.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &url,
+            shallow.to_str().expect("utf8"),
+        ],
+    );
+    git(&edge, &shallow, &["config", "user.name", "Ada Lovelace"]);
+    git(
+        &edge,
+        &shallow,
+        &["config", "user.email", "ada@example.com"],
+    );
+    git(
+        &edge,
+        &shallow,
+        &["remote", "set-url", "origin", "git@github.com:acme/api.git"],
+    );
+    std::fs::write(shallow.join("--output=x"), "three\n").expect("write");
+    let in_shallow = commit(&shallow, "Change it in the clone");
+    let review = edge.ok_in(&shallow, &["review"]);
+    assert!(
+        review.contains(&format!("latest {}", &in_shallow[..7])),
+        "{review}"
+    );
+
+    // Without git, review says why and the record is untouched.
+    let out = edge
+        .cmd_in(&repo)
+        .env("PATH", edge.root.path().join("no-bin"))
+        .args(["review"])
+        .output()
+        .expect("run solaria");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot run `git`"), "{err}");
+    assert!(
+        edge.ok_in(&repo, &["why", "odd file"])
+            .contains("The odd file stays")
+    );
+}
