@@ -150,8 +150,6 @@ pub struct Staleness {
     pub files: Vec<String>,
     /// Anchored files no longer at `HEAD`.
     pub gone: Vec<GoneFile>,
-    /// The commit `HEAD` was at when this was worked out.
-    pub head: String,
 }
 
 impl Staleness {

@@ -243,6 +243,12 @@ pub(crate) fn project_at(dir: &Path) -> Project {
     }
 }
 
+/// The repository `dir` is in, if it holds `project` (the same key, after
+/// redaction): where git may be asked about the project's history.
+pub(crate) fn repository_of_project(dir: &Path, project: &Project) -> Option<gitdir::GitDirs> {
+    gitdir::locate(dir).filter(|dirs| project_at(&dirs.work).key == project.key)
+}
+
 fn git_error(e: GitError) -> OpError {
     OpError::BadInput(e.to_string())
 }
@@ -449,9 +455,7 @@ fn repository_of(store: &Store, k: &Knowledge) -> Result<Option<PathBuf>, StoreE
     if session.meta.machine_id != store.machine_id() || session.cwd.is_empty() {
         return Ok(None);
     }
-    Ok(gitdir::locate(Path::new(&session.cwd))
-        .map(|d| d.work)
-        .filter(|work| project_at(work).key == k.project.key))
+    Ok(repository_of_project(Path::new(&session.cwd), &k.project).map(|d| d.work))
 }
 
 /// Commits of a project (or of every project), newest first.

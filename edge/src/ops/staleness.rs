@@ -114,7 +114,7 @@ pub fn check(store: &mut Store, project: &Project, work: &Path) -> OpResult<Chec
         commits_read = history.len();
         let graph = Graph::new(&history);
         for a in &anchored {
-            let s = staleness_of(a, &graph, &tree, &head);
+            let s = staleness_of(a, &graph, &tree);
             if s.is_stale() {
                 stale.insert(a.record.id, s);
             }
@@ -177,11 +177,14 @@ fn anchored<'a>(records: &'a [Knowledge], commits: &'a [Knowledge]) -> Vec<Ancho
     out
 }
 
-/// The commits read, as a graph of their parents (within what was read).
+/// The commits read, as a graph of their parents (within what was read), with
+/// the commits that touched each path (changed it, deleted it or renamed it away).
 struct Graph<'a> {
     commits: &'a [Change],
     index: HashMap<&'a str, usize>,
     parents: Vec<Vec<usize>>,
+    /// Newest first, as the log reads.
+    by_path: HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Graph<'a> {
@@ -200,11 +203,23 @@ impl<'a> Graph<'a> {
                     .collect()
             })
             .collect();
+        let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, c) in commits.iter().enumerate() {
+            for f in &c.files {
+                by_path.entry(f.path.as_str()).or_default().push(i);
+            }
+        }
         Graph {
             commits,
             index,
             parents,
+            by_path,
         }
+    }
+
+    /// The commits read that touched `path`, newest first.
+    fn touching(&self, path: &str) -> &[usize] {
+        self.by_path.get(path).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// The commits read that `starts` (and each of them) descend from.
@@ -221,29 +236,18 @@ impl<'a> Graph<'a> {
     }
 }
 
-/// Whether `change` touches `file` (changed, deleted, or renamed away from it).
-fn touches(change: &Change, file: &str) -> bool {
-    change.files.iter().any(|f| f.path == file)
-}
-
-fn staleness_of(
-    a: &Anchored<'_>,
-    graph: &Graph<'_>,
-    tree: &HashSet<String>,
-    head: &str,
-) -> Staleness {
+fn staleness_of(a: &Anchored<'_>, graph: &Graph<'_>, tree: &HashSet<String>) -> Staleness {
     let implementing: HashSet<&str> = a.implemented_by.iter().copied().collect();
-    let touching: Vec<usize> = (0..graph.commits.len())
-        .filter(|i| {
-            let c = &graph.commits[*i];
-            !implementing.contains(c.sha.as_str()) && a.files.iter().any(|f| touches(c, f))
-        })
+    let mut touching: Vec<usize> = a
+        .files
+        .iter()
+        .flat_map(|f| graph.touching(f).iter().copied())
+        .filter(|i| !implementing.contains(graph.commits[*i].sha.as_str()))
         .collect();
+    touching.sort_unstable();
+    touching.dedup();
     let gone: Vec<&String> = a.files.iter().filter(|f| !tree.contains(*f)).collect();
-    let mut s = Staleness {
-        head: head.to_string(),
-        ..Staleness::default()
-    };
+    let mut s = Staleness::default();
     if touching.is_empty() && gone.is_empty() {
         return s;
     }
@@ -255,21 +259,20 @@ fn staleness_of(
     let known = graph.ancestors(known_starts.into_iter());
     // Commit times are in seconds: one made in the record's own second counts.
     let since_second = a.since.0 - a.since.0.rem_euclid(1000);
-    let news: Vec<&Change> = touching
-        .into_iter()
-        .filter(|i| !known[*i])
-        .map(|i| &graph.commits[i])
-        .filter(|c| head_read || c.committed_at.0 >= since_second)
+    let is_news =
+        |i: usize| !known[i] && (head_read || graph.commits[i].committed_at.0 >= since_second);
+    let news: Vec<usize> = touching.into_iter().filter(|i| is_news(*i)).collect();
+    s.files = a
+        .files
+        .iter()
+        .filter(|f| graph.touching(f).iter().any(|i| news.contains(i)))
+        .cloned()
         .collect();
-    for f in &a.files {
-        if news.iter().any(|c| touches(c, f)) {
-            s.files.push(f.clone());
-        }
-    }
     s.commit_count = news.len();
     s.commits = news
         .iter()
         .take(MAX_COMMITS_KEPT)
+        .map(|i| &graph.commits[*i])
         .map(|c| ChangeCommit {
             sha: c.sha.clone(),
             subject: redact(&c.subject).into_owned(),
@@ -278,21 +281,17 @@ fn staleness_of(
         })
         .collect();
     for path in gone {
-        // The newest commit read that removed it says how (the log is newest first).
-        let removal = (0..graph.commits.len()).find_map(|i| {
-            graph.commits[i]
+        // The newest commit read that removed it says how.
+        let removal = graph.touching(path).iter().find_map(|i| {
+            graph.commits[*i]
                 .files
                 .iter()
                 .find(|f| &f.path == path && matches!(f.status, 'D' | 'R'))
-                .map(|f| (i, f))
+                .map(|f| (*i, f))
         });
         // Gone before a person confirmed the record is not news; gone before it
         // was written, and never confirmed, is said (a name that may be wrong).
-        let news = !a.confirmed
-            || removal.is_some_and(|(i, _)| {
-                !known[i] && (head_read || graph.commits[i].committed_at.0 >= since_second)
-            });
-        if news {
+        if !a.confirmed || removal.is_some_and(|(i, _)| is_news(i)) {
             s.gone.push(GoneFile {
                 path: path.clone(),
                 renamed_to: removal.and_then(|(_, f)| f.renamed_to.clone()),
@@ -323,12 +322,9 @@ pub fn check_due(store: &mut Store, memo: &mut Memo) -> OpResult<Vec<String>> {
         if done.contains(&project.key) {
             continue;
         }
-        let Some(repo) = gitdir::locate(Path::new(&cwd)) else {
+        let Some(repo) = super::commits::repository_of_project(Path::new(&cwd), &project) else {
             continue;
         };
-        if super::commits::project_at(&repo.work).key != project.key {
-            continue;
-        }
         done.insert(project.key.clone());
         let stamp = (
             repo.head_sha().unwrap_or_default(),
@@ -337,22 +333,16 @@ pub fn check_due(store: &mut Store, memo: &mut Memo) -> OpResult<Vec<String>> {
         if memo.seen.get(&project.key) == Some(&stamp) {
             continue;
         }
+        // Whatever the outcome, not asked again until something moves: a broken
+        // repository is not re-read every pass.
+        memo.seen.insert(project.key.clone(), stamp);
         match check(store, &project, &repo.work) {
-            Ok(c) => {
-                if c.anchored > 0 {
-                    lines.push(format!(
-                        "{}: {} of {} anchored record(s) changed since ({} commit(s) read)",
-                        project.key, c.stale, c.anchored, c.commits_read
-                    ));
-                }
-                memo.seen.insert(project.key.clone(), stamp);
-            }
-            Err(e) => {
-                // Not asked again until something moves: a broken repository is
-                // not re-read every pass.
-                memo.seen.insert(project.key.clone(), stamp);
-                lines.push(format!("{}: {e}", project.key));
-            }
+            Ok(c) if c.anchored > 0 => lines.push(format!(
+                "{}: {} of {} anchored record(s) changed since ({} commit(s) read)",
+                project.key, c.stale, c.anchored, c.commits_read
+            )),
+            Ok(_) => {}
+            Err(e) => lines.push(format!("{}: {e}", project.key)),
         }
     }
     Ok(lines)
@@ -381,14 +371,12 @@ pub fn review(
             project: request.project.clone(),
         },
     )?;
-    let checked_now = match std::env::current_dir()
+    let here = std::env::current_dir()
         .ok()
-        .and_then(|d| gitdir::locate(&d))
-    {
-        Some(repo) if super::commits::project_at(&repo.work).key == project.key => {
-            Some(check(&mut store, &project, &repo.work)?)
-        }
-        _ => None,
+        .and_then(|d| super::commits::repository_of_project(&d, &project));
+    let checked_now = match here {
+        Some(repo) => Some(check(&mut store, &project, &repo.work)?),
+        None => None,
     };
     let stale = sstore::of_project(store.conn(), &project.key)?;
     let now = UnixMillis::now();
@@ -470,7 +458,7 @@ mod tests {
             since: record.created_at,
             confirmed: false,
         };
-        let s = staleness_of(&anchored("c1", vec![]), &graph, &tree, "c3");
+        let s = staleness_of(&anchored("c1", vec![]), &graph, &tree);
         assert_eq!(s.commit_count, 2, "{s:?}");
         assert_eq!(s.commits[0].sha, "c3");
         assert_eq!(s.files, vec!["src/a.rs", "src/b.rs"]);
@@ -480,15 +468,15 @@ mod tests {
             "never confirmed, a file not at HEAD is said"
         );
         // What implements it is not news, nor is what came before that.
-        let s = staleness_of(&anchored("c1", vec!["c2"]), &graph, &tree, "c3");
+        let s = staleness_of(&anchored("c1", vec!["c2"]), &graph, &tree);
         assert_eq!(
             s.commits.iter().map(|c| c.sha.as_str()).collect::<Vec<_>>(),
             ["c3"]
         );
-        let s = staleness_of(&anchored("c1", vec!["c3"]), &graph, &tree, "c3");
+        let s = staleness_of(&anchored("c1", vec!["c3"]), &graph, &tree);
         assert_eq!(s.commit_count, 0, "{s:?}");
         // Where HEAD was is unknown here: the clocks decide, c0's included.
-        let s = staleness_of(&anchored("elsewhere", vec![]), &graph, &tree, "c3");
+        let s = staleness_of(&anchored("elsewhere", vec![]), &graph, &tree);
         assert_eq!(
             s.commits.iter().map(|c| c.sha.as_str()).collect::<Vec<_>>(),
             ["c2", "c0"]

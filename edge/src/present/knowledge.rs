@@ -238,7 +238,7 @@ impl ReviewPage {
         let r = reader.render(&self.machines);
         let mut out = String::new();
         let when = match &self.head {
-            Some(head) => format!("at {}", head.chars().take(7).collect::<String>()),
+            Some(head) => format!("at {}", render::knowledge::short_sha(head)),
             None => "as the daemon last checked (run this in the repository to check now)".into(),
         };
         if self.items.is_empty() {

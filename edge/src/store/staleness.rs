@@ -8,13 +8,6 @@ use solaria_shared::anchors::Staleness;
 use solaria_shared::{KnowledgeId, UnixMillis};
 use std::collections::BTreeMap;
 
-/// When a project's staleness was last worked out, and at which commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checked {
-    pub head: String,
-    pub at: UnixMillis,
-}
-
 /// Replaces what is known of `project_key`'s records with `stale` (those with
 /// something changed; the others have no row), as seen at `head`.
 pub fn replace_project(

@@ -458,6 +458,30 @@ mod tests {
         }
     }
 
+    /// The parts of a context of `project` made of `knowledge` and `sessions`
+    /// alone, with what changed in `changed`.
+    fn parts<'a>(
+        project: &'a Project,
+        knowledge: &'a [Knowledge],
+        changed: &'a BTreeMap<KnowledgeId, Staleness>,
+        sessions: &'a [SessionLine<'a>],
+    ) -> ContextParts<'a> {
+        ContextParts {
+            project,
+            knowledge,
+            changed,
+            active_iteration: None,
+            sessions,
+            errors: &[],
+            scanned: 0,
+            commits: &[],
+            conflicts: 0,
+            conflicts_step: None,
+            max_sessions: 10,
+            now: UnixMillis(1_700_000_000_000),
+        }
+    }
+
     fn record(machine: MachineId, body: KnowledgeBody, by: WrittenBy) -> Knowledge {
         let mut k = Knowledge::new(
             KnowledgeId::new(),
@@ -507,25 +531,15 @@ mod tests {
                     renamed_to: None,
                     by: Some("1a2b3c4d".into()),
                 }],
-                head: "9f2c1ab0000000000000000000000000000000000".into(),
             },
         )]);
         let p = project();
-        let parts = ContextParts {
-            project: &p,
-            knowledge: &knowledge,
-            changed: &changed,
-            active_iteration: None,
-            sessions: &[],
-            errors: &[],
-            scanned: 0,
-            commits: &[],
-            conflicts: 0,
-            conflicts_step: None,
-            max_sessions: 10,
-            now: UnixMillis(1_700_000_000_000),
-        };
-        let out = render(&parts, Reader::agent(TimeStyle::Utc), &names, 2_000);
+        let out = render(
+            &parts(&p, &knowledge, &changed, &[]),
+            Reader::agent(TimeStyle::Utc),
+            &names,
+            2_000,
+        );
         let text = out.text.expect("a context");
         let fresh = text
             .find("Errors with thiserror")
@@ -574,21 +588,12 @@ mod tests {
         );
         let knowledge = [decision, agent_rule];
         let p = project();
-        let parts = ContextParts {
-            project: &p,
-            knowledge: &knowledge,
-            changed: &Default::default(),
-            active_iteration: None,
-            sessions: &[],
-            errors: &[],
-            scanned: 0,
-            commits: &[],
-            conflicts: 0,
-            conflicts_step: None,
-            max_sessions: 10,
-            now: UnixMillis(1_700_000_000_000),
-        };
-        let out = render(&parts, Reader::agent(TimeStyle::Utc), &names, 2_000);
+        let out = render(
+            &parts(&p, &knowledge, &BTreeMap::new(), &[]),
+            Reader::agent(TimeStyle::Utc),
+            &names,
+            2_000,
+        );
         let text = without_markers(&out.text.expect("a context"));
         let inside = text
             .split("<solaria-memory-data id=\"ID\">\n")
@@ -632,23 +637,14 @@ mod tests {
             events: 3,
         };
         let context = |sessions: &[SessionLine<'_>]| {
-            let parts = ContextParts {
-                project: &p,
-                knowledge: &[],
-                changed: &Default::default(),
-                active_iteration: None,
-                sessions,
-                errors: &[],
-                scanned: 0,
-                commits: &[],
-                conflicts: 0,
-                conflicts_step: None,
-                max_sessions: 10,
-                now: UnixMillis(1_700_000_000_000),
-            };
-            render(&parts, Reader::agent(TimeStyle::Utc), &names, 2_000)
-                .text
-                .expect("a context")
+            render(
+                &parts(&p, &[], &BTreeMap::new(), sessions),
+                Reader::agent(TimeStyle::Utc),
+                &names,
+                2_000,
+            )
+            .text
+            .expect("a context")
         };
         let one = context(&[
             line("codex", "fix the upload"),

@@ -55,7 +55,8 @@ const SHA_SHOWN: usize = 7;
 /// Anchored files named in a "changed since" note before "and N more".
 const FILES_NAMED: usize = 3;
 
-fn short_sha(sha: &str) -> String {
+/// A sha as `git log --oneline` shows it, safe to print.
+pub fn short_sha(sha: &str) -> String {
     field(&sha.chars().take(SHA_SHOWN).collect::<String>(), SHA_SHOWN)
 }
 
