@@ -664,6 +664,18 @@ fn a_decision_about_a_file_says_when_that_file_changed_until_a_person_confirms_i
         "{fresh}"
     );
     assert!(!fresh.contains("changed since"), "{fresh}");
+    // Two memories anchored by the path their text names.
+    let remember = |text: &str| {
+        let written = edge.json(&repo, &["remember", "--json", "-t", "fact", text]);
+        assert_eq!(
+            written["record"]["body"]["anchors"]["files"],
+            json!(["src/auth/jwt.rs"]),
+            "{written}"
+        );
+        written["record"]["id"].as_str().expect("id").to_string()
+    };
+    let wrong = remember("refresh tokens are checked in src/auth/jwt.rs");
+    let holds = remember("src/auth/jwt.rs must never log a token");
 
     // A later change to the file is.
     write("src/auth/jwt.rs", "pub fn verify() { /* sessions */ }\n");
@@ -681,13 +693,15 @@ fn a_decision_about_a_file_says_when_that_file_changed_until_a_person_confirms_i
         "{why}"
     );
     assert!(why.contains("files: src/auth/jwt.rs"), "{why}");
+    let why = edge.ok_in(&repo, &["why", "never log a token"]);
+    assert!(why.contains("changed since: src/auth/jwt.rs"), "{why}");
 
     // Deleted, it says so; `review` lists it with what to do.
     git(&edge, &repo, &["rm", "-q", "src/auth/jwt.rs"]);
     let removal = commit("Drop the JWT module");
     let review = edge.ok_in(&repo, &["review"]);
     assert!(
-        review.contains("To review in github.com/acme/api: 1 record(s)"),
+        review.contains("To review in github.com/acme/api: 3 record(s)"),
         "{review}"
     );
     assert!(
@@ -699,7 +713,15 @@ fn a_decision_about_a_file_says_when_that_file_changed_until_a_person_confirms_i
         "{review}"
     );
 
-    // Confirmed, it is anchored at HEAD: nothing to review, nothing said.
+    // Forgotten, its mark goes with it; confirmed, each is anchored at HEAD (the
+    // memory's new version too, though its file is gone): nothing to review,
+    // nothing said.
+    let marks = || edge.strings("SELECT knowledge_id FROM staleness ORDER BY 1");
+    assert_eq!(marks().len(), 3, "{:?}", marks());
+    edge.ok(&["forget", &wrong]);
+    assert!(!marks().contains(&wrong), "{:?}", marks());
+    assert_eq!(marks().len(), 2, "{:?}", marks());
+    edge.ok_in(&repo, &["confirm", &holds]);
     edge.ok_in(&repo, &["confirm", &id]);
     let review = edge.ok_in(&repo, &["review"]);
     assert!(review.contains("Nothing to review"), "{review}");

@@ -428,6 +428,24 @@ pub fn remember(app: &App, request: &MemoryRequest) -> OpResult<Written> {
 /// record keeps its author: only the new record is written, and its pointer marks
 /// the old one on every node.
 pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Written> {
+    replace(app, old, replacement, Confirming::No)
+}
+
+/// Whether a new version is a person's word that the old one holds (`confirm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Confirming {
+    Yes,
+    No,
+}
+
+/// [`supersede`]; a confirmation also marks the new version's anchors confirmed,
+/// so a file gone before it is no longer news.
+fn replace(
+    app: &App,
+    old: &str,
+    replacement: &Replacement,
+    confirming: Confirming,
+) -> OpResult<Written> {
     let mut store = app.store()?;
     let want = match replacement {
         Replacement::Decision(_) => KnowledgeKind::Decision,
@@ -463,6 +481,9 @@ pub fn supersede(app: &App, old: &str, replacement: &Replacement) -> OpResult<Wr
             let mut next = memory_body(r, now)?;
             anchor_memory(&previous.project, r, &mut next)?;
             carry_anchors(&m.anchors, &r.anchors, &mut next.anchors);
+            if confirming == Confirming::Yes {
+                next.anchors.confirmed_at = Some(now);
+            }
             next.confidence = next.confidence.as_written_by(&app.writer);
             next.supersedes = Some(previous.id);
             let mut old = m.clone();
@@ -527,7 +548,7 @@ pub fn confirm(app: &App, id: &str, content: Option<String>) -> OpResult<Written
         .filter(|t| t.as_str() != super::distill::PROPOSAL_TAG)
         .cloned()
         .collect();
-    supersede(
+    replace(
         app,
         id,
         &Replacement::Memory(MemoryRequest {
@@ -539,6 +560,7 @@ pub fn confirm(app: &App, id: &str, content: Option<String>) -> OpResult<Written
             expiry: Expiry::ByType,
             anchors: Default::default(),
         }),
+        Confirming::Yes,
     )
 }
 
