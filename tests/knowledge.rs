@@ -934,3 +934,229 @@ fn anchors_in_odd_repositories_say_what_they_can_and_never_lose_the_record() {
             .contains("The odd file stays")
     );
 }
+
+/// Contradictions proposed, never silent: a decision close in subject to a standing
+/// one is shown beside it with the three things a person can do, to a person at the
+/// command line and to an agent through MCP; nothing changes until one of them
+/// acts, `review` and the viewer's lists keep the pair until then, and each way of
+/// settling it works once.
+#[test]
+fn a_decision_close_to_a_standing_one_is_proposed_as_a_pair_and_nothing_changes_until_someone_chooses()
+ {
+    use solaria_tests::git::{git, repository};
+    let edge = Edge::new("laptop");
+    let repo = repository(&edge);
+    std::fs::write(repo.join("README.md"), "sessions\n").expect("write");
+    git(&edge, &repo, &["add", "-A"]);
+    git(&edge, &repo, &["commit", "-q", "-m", "Start"]);
+    let decide_here = |args: &[&str]| -> Value {
+        let mut all = vec!["decide", "--json"];
+        all.extend_from_slice(args);
+        edge.json(&repo, &all)
+    };
+    let short = |id: &str| id.replace('-', "")[20..].to_string();
+    let redis = decide_here(&[
+        "--title",
+        "Store sessions in Redis",
+        "--chosen",
+        "Redis with a 24h TTL",
+        "-a",
+        "PostgreSQL table",
+        "-r",
+        "Expiry comes free",
+        "--context",
+        "Where web sessions live",
+    ]);
+    let redis_id = redis["record"]["id"].as_str().expect("id").to_string();
+    assert!(
+        redis.get("close").is_none(),
+        "nothing to set it beside: {redis}"
+    );
+    let uploads = decide_here(&[
+        "--title",
+        "Store uploads in S3",
+        "--chosen",
+        "One S3 bucket per environment",
+        "-r",
+        "Cheap and durable",
+    ]);
+    assert!(uploads.get("close").is_none(), "another subject: {uploads}");
+
+    // The decision that turns the first around names the option it set aside.
+    let out = edge.ok_in(
+        &repo,
+        &[
+            "decide",
+            "--title",
+            "Store sessions in PostgreSQL",
+            "--chosen",
+            "A sessions table in PostgreSQL",
+            "-a",
+            "Redis",
+            "-r",
+            "Sessions were lost on every Redis restart; one database to run",
+        ],
+    );
+    let pg_id = cited_id(&out, 'D');
+    let (pg, old) = (short(&pg_id), short(&redis_id));
+    assert!(
+        out.contains("close to it in subject; nothing changed"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("solaria supersede {old} --by {pg}")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("solaria keep-both {pg} {old}")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("solaria link {pg} related {old}")),
+        "{out}"
+    );
+    assert!(
+        !out.contains("Store uploads in S3"),
+        "only the close one: {out}"
+    );
+    // Nothing was superseded: both stand.
+    let standing = edge.json(&repo, &["decisions", "--json"]);
+    let ids: Vec<&str> = standing
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|d| d["id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&redis_id.as_str()) && ids.contains(&pg_id.as_str()),
+        "{standing}"
+    );
+    let review = edge.json(&repo, &["review", "--json"]);
+    let pairs = review["pairs"].as_array().expect("pairs");
+    assert_eq!(pairs.len(), 1, "{review}");
+    assert_eq!(pairs[0]["record"]["id"], pg_id.as_str());
+    assert_eq!(pairs[0]["standing"]["id"], redis_id.as_str());
+    assert!(
+        pairs[0]["closeness"]["names_option"].is_string(),
+        "the option set aside is why: {review}"
+    );
+    let text = edge.ok_in(&repo, &["review"]);
+    assert!(text.contains("Close pairs in"), "{text}");
+
+    // An agent's write gets the pair in its answer, with the tools to settle it.
+    let mut mcp = McpStdio::start_in(&edge, &repo);
+    mcp.initialize("claude-code");
+    let answer = mcp.ok(
+        "memory_log_decision",
+        json!({
+            "title": "Store sessions in PostgreSQL with an expiry column",
+            "chosen": "PostgreSQL sessions table with an expires_at column",
+            "alternatives": ["Redis"],
+            "rationale": "Expiry by a periodic delete"
+        }),
+    );
+    let agent_id = cited_id(&answer, 'D');
+    assert!(answer.contains("nothing was superseded"), "{answer}");
+    assert!(
+        answer.contains(&format!(
+            "memory_supersede {{\"id\": \"{old}\", \"by\": \"{}\"}}",
+            short(&agent_id)
+        )),
+        "{answer}"
+    );
+    // Keeping both is a person's word, not an agent's.
+    let refused = edge
+        .cmd_in(&repo)
+        .env("CLAUDECODE", "1")
+        .args(["keep-both", &agent_id, &redis_id])
+        .output()
+        .expect("run");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("a person's word"));
+    // The agent settles its own pair by superseding through MCP.
+    let superseded = mcp.ok("memory_supersede", json!({ "id": pg_id, "by": agent_id }));
+    assert!(superseded.contains("[superseded]"), "{superseded}");
+    mcp.close();
+
+    // Bad choices are refused and change nothing.
+    for (args, says) in [
+        (
+            vec!["supersede", &old, "--by", &old],
+            "cannot supersede itself",
+        ),
+        (
+            vec!["supersede", &pg_id, "--by", &redis_id],
+            "superseded already",
+        ),
+        (
+            vec![
+                "keep-both",
+                &redis_id,
+                uploads["record"]["id"].as_str().expect("id"),
+            ],
+            "not a pair waiting",
+        ),
+    ] {
+        let out = edge.run_in(&repo, &args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let review = edge.json(&repo, &["review", "--json"]);
+    let pairs = review["pairs"].as_array().expect("pairs");
+    assert_eq!(
+        pairs.len(),
+        1,
+        "the agent's decision beside Redis waits: {review}"
+    );
+    assert_eq!(pairs[0]["record"]["id"], agent_id.as_str());
+
+    // A person keeps both: the pair goes, both stand.
+    let kept = edge.ok_in(&repo, &["keep-both", &agent_id, &redis_id]);
+    assert!(kept.contains("Kept both"), "{kept}");
+    let review = edge.json(&repo, &["review", "--json"]);
+    assert!(
+        review["pairs"].as_array().expect("pairs").is_empty(),
+        "{review}"
+    );
+    let why = edge.ok_in(&repo, &["why", "sessions"]);
+    assert!(
+        why.contains("Store sessions in Redis"),
+        "still stands: {why}"
+    );
+
+    // A pair of memories, settled by linking them as related.
+    let first = edge.json(
+        &repo,
+        &[
+            "remember",
+            "--json",
+            "The staging database is reset every Monday at 06:00 UTC",
+        ],
+    );
+    let second = edge.json(
+        &repo,
+        &[
+            "remember",
+            "--json",
+            "The staging database is reset every Monday at 07:00 UTC since the move",
+        ],
+    );
+    let close = second["close"].as_array().expect("a close memory");
+    assert_eq!(
+        close[0]["standing"]["id"], first["record"]["id"],
+        "{second}"
+    );
+    let (a, b) = (
+        second["record"]["id"].as_str().expect("id"),
+        first["record"]["id"].as_str().expect("id"),
+    );
+    edge.ok_in(&repo, &["link", a, "related", b]);
+    let review = edge.json(&repo, &["review", "--json"]);
+    assert!(
+        review["pairs"].as_array().expect("pairs").is_empty(),
+        "{review}"
+    );
+    let shown = edge.ok_in(&repo, &["show", a]);
+    assert!(shown.contains("related"), "{shown}");
+}

@@ -403,6 +403,8 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
              DROP TABLE injected_records; DROP TABLE injections;
              DROP TRIGGER staleness_erased; DROP TRIGGER staleness_removed;
              DROP TABLE staleness;
+             DROP TRIGGER close_pairs_erased; DROP TRIGGER close_pairs_removed;
+             DROP TABLE close_pairs;
              PRAGMA user_version = 5;",
         )
         .expect("downgrade");

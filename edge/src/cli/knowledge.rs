@@ -350,6 +350,10 @@ impl WhyArgs {
 pub struct SupersedeArgs {
     /// The decision ([D#…]) or memory ([M#…]) replaced.
     id: String,
+    /// A record already written that replaces it (one a write proposed beside
+    /// it): nothing new is written.
+    #[arg(long, conflicts_with_all = ["content", "confidence", "memory_type", "title", "chosen"])]
+    by: Option<String>,
     /// The new memory's content (a memory is superseded by a memory).
     #[arg(long)]
     content: Option<String>,
@@ -368,6 +372,11 @@ pub struct SupersedeArgs {
 
 impl SupersedeArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
+        if let Some(by) = &self.by {
+            let written = ops::supersede_by(app, &self.id, by)?;
+            let page = ops::page(app, written)?;
+            return super::print(self.json, &page, || page.text(person()));
+        }
         let replacement = match self.content {
             Some(content) => Replacement::Memory(MemoryRequest {
                 scope: Scope::default(),
@@ -408,6 +417,27 @@ impl ConfirmArgs {
         let written = ops::confirm(app, &self.id, self.content)?;
         let page = ops::page(app, written)?;
         super::print(self.json, &page, || page.text(person()))
+    }
+}
+
+/// `solaria keep-both A B`: two records a write proposed as a pair both hold.
+#[derive(Debug, clap::Args)]
+pub struct KeepBothArgs {
+    /// One record of the pair ([D#…] or [M#…]).
+    a: String,
+    /// The other.
+    b: String,
+}
+
+impl KeepBothArgs {
+    pub fn run(self, app: &App) -> anyhow::Result<()> {
+        let (a, b) = ops::keep_both(app, &self.a, &self.b)?;
+        println!(
+            "Kept both {} and {}: the pair is settled, neither record changed.",
+            a.citation(),
+            b.citation()
+        );
+        Ok(())
     }
 }
 

@@ -108,8 +108,11 @@ enum Command {
     /// Take a memory (a summarizer's proposal, an inferred one) as your word: full
     /// confidence; or say a decision whose code changed still holds.
     Confirm(knowledge::ConfirmArgs),
-    /// Decisions and memories whose code changed since: confirm, supersede or forget each.
+    /// Decisions and memories whose code changed since (confirm, supersede or forget
+    /// each), and new ones close to a standing one (supersede, keep both or link).
     Review(review::Args),
+    /// Two records a write proposed as a pair both hold: settle the pair.
+    KeepBoth(knowledge::KeepBothArgs),
     /// Link two knowledge records (implements, supports, contradicts, depends_on…).
     Link(knowledge::LinkArgs),
     /// Units of work: start, complete, show (with their decisions, commits and events).
@@ -177,6 +180,7 @@ impl Cli {
             Command::Supersede(a) => a.run(&app),
             Command::Confirm(a) => a.run(&app),
             Command::Review(a) => a.run(&app),
+            Command::KeepBoth(a) => a.run(&app),
             Command::Link(a) => a.run(&app),
             Command::Iteration(a) => a.run(&app),
             Command::Commits(a) => a.run(&app),

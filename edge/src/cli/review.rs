@@ -1,9 +1,9 @@
 //! `solaria review`: the decisions and memories whose code changed since they
-//! were written or confirmed, each with what to run to confirm, supersede or
-//! forget it.
+//! were written or confirmed, and the new ones close in subject to a standing
+//! one, each with what to run about it.
 
 use solaria_edge::app::App;
-use solaria_edge::ops::staleness::{ReviewRequest, review};
+use solaria_edge::ops::review::{ReviewScope, review};
 use solaria_edge::present::Reader;
 use solaria_shared::UnixMillis;
 
@@ -19,12 +19,11 @@ pub struct Args {
 
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
-        let page = review(
-            app,
-            &ReviewRequest {
-                project: self.project,
-            },
-        )?;
+        let scope = match self.project {
+            Some(name) => ReviewScope::Named(name),
+            None => ReviewScope::Current,
+        };
+        let page = review(app, &scope)?;
         super::print(self.json, &page, || {
             page.text(Reader::Person {
                 now: UnixMillis::now(),

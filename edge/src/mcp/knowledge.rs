@@ -159,6 +159,10 @@ pub struct SupersedeParams {
     /// For a memory: the new version.
     #[serde(default)]
     pub memory: Option<RememberParams>,
+    /// Instead of a new version: a record already written that replaces it (one
+    /// your write was told is close to it).
+    #[serde(default)]
+    pub by: Option<String>,
 }
 
 /// `memory_link` arguments.
@@ -301,20 +305,25 @@ of a memory. Do not store secrets. Returns the memory's citation [M#id]."
 
     #[tool(
         description = "Replace a decision or a memory that no longer holds with a new version: never edit, \
-supersede. Give `decision` (for a [D#…]) or `memory` (for a [M#…]) with the new content. The old version stays \
-readable, marked superseded and pointing to the new one."
+supersede. Give `decision` (for a [D#…]) or `memory` (for a [M#…]) with the new content, or `by`: a record \
+already written that replaces it (when your write was told the two are close). The old version stays readable, \
+marked superseded and pointing to the new one."
     )]
     async fn memory_supersede(
         &self,
         Parameters(p): Parameters<SupersedeParams>,
     ) -> Result<CallToolResult, McpError> {
         self.blocking(move |app| {
-            let replacement = match (p.decision, p.memory) {
-                (Some(d), None) => Replacement::Decision(d.request()?),
-                (None, Some(m)) => Replacement::Memory(m.request()?),
+            let replacement = match (p.decision, p.memory, p.by) {
+                (None, None, Some(by)) => {
+                    return written(app, ops::supersede_by(app, &p.id, &by)?);
+                }
+                (Some(d), None, None) => Replacement::Decision(d.request()?),
+                (None, Some(m), None) => Replacement::Memory(m.request()?),
                 _ => {
                     return Err(OpError::BadInput(
-                        "give exactly one of `decision` (for a [D#…]) or `memory` (for a [M#…])"
+                        "give exactly one of `decision` (for a [D#…]), `memory` (for a [M#…]) \
+                         or `by` (a record already written that replaces it)"
                             .into(),
                     ));
                 }

@@ -92,6 +92,19 @@ pub struct Written {
     pub record: Knowledge,
     /// Records updated alongside (the superseded version; an inferred iteration).
     pub touched: Vec<Knowledge>,
+    /// Standing records close to a new one in subject, proposed as pairs for a
+    /// person to settle (`super::close_pairs`).
+    pub close: Vec<crate::store::close_pairs::Close>,
+}
+
+impl Written {
+    fn new(record: Knowledge, touched: Vec<Knowledge>) -> Written {
+        Written {
+            record,
+            touched,
+            close: Vec::new(),
+        }
+    }
 }
 
 fn field(name: &str, text: &str) -> OpResult<String> {
@@ -383,7 +396,7 @@ pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
     let branch = branch_for(&request.scope);
     let named = named_iteration(&store, request.iteration.as_deref())?;
     let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
-    Ok(store.write(|w| {
+    let mut written = store.write(|w| {
         let (iteration, inferred) = iteration_for(w, &project, named, branch.as_deref())?;
         body.iteration = iteration;
         let record = w.record_knowledge(
@@ -392,11 +405,11 @@ pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
             session,
             KnowledgeBody::Decision(body),
         )?;
-        Ok(Written {
-            record,
-            touched: inferred.into_iter().collect(),
-        })
-    })?)
+        Ok(Written::new(record, inferred.into_iter().collect()))
+    })?;
+    drop(store);
+    written.close = super::close_pairs::propose(app, &written.record)?;
+    Ok(written)
 }
 
 /// Records a curated memory; below 0.5 confidence it is an open question.
@@ -416,10 +429,10 @@ pub fn remember(app: &App, request: &MemoryRequest) -> OpResult<Written> {
             KnowledgeBody::Memory(body),
         )
     })?;
-    Ok(Written {
-        record,
-        touched: Vec::new(),
-    })
+    drop(store);
+    let mut written = Written::new(record, Vec::new());
+    written.close = super::close_pairs::propose(app, &written.record)?;
+    Ok(written)
 }
 
 /// Replaces a decision or a memory with a new version: the new record points to
@@ -503,16 +516,10 @@ fn replace(
     Ok(store.write(|w| {
         let record = w.record_knowledge(new_id, &previous.project, session, new_body)?;
         if theirs {
-            return Ok(Written {
-                record,
-                touched: Vec::new(),
-            });
+            return Ok(Written::new(record, Vec::new()));
         }
         let old = w.revise_knowledge(&previous, old_body)?;
-        Ok(Written {
-            record,
-            touched: vec![old],
-        })
+        Ok(Written::new(record, vec![old]))
     })?)
 }
 
@@ -601,10 +608,100 @@ fn reconfirm_decision(
         crate::store::staleness::clear(w.tx(), record.id)?;
         Ok(record)
     })?;
-    Ok(Written {
-        record,
-        touched: Vec::new(),
-    })
+    Ok(Written::new(record, Vec::new()))
+}
+
+/// Marks `old` superseded by `new`, a record already written (`solaria supersede
+/// OLD --by NEW`): what a person does when a write proposed the two as a pair and
+/// the new one holds. `new` is this machine's own standing record of the same
+/// kind and project, replacing nothing yet; it gets a version that points to
+/// `old`, and that pointer marks `old` on every node (a teammate's too).
+pub fn supersede_by(app: &App, old: &str, new: &str) -> OpResult<Written> {
+    let mut store = app.store()?;
+    let previous = find_one(&store, old, None)?;
+    let next = find_one(&store, new, Some(previous.kind()))?;
+    writable(app, &previous.project)?;
+    let now = UnixMillis::now();
+    if previous.id == next.id {
+        return Err(OpError::BadInput("a record cannot supersede itself".into()));
+    }
+    if next.project.key != previous.project.key {
+        return Err(OpError::BadInput(format!(
+            "{} is of project {}, {} of {}: a record supersedes one of its own project",
+            next.citation(),
+            next.project.key,
+            previous.citation(),
+            previous.project.key
+        )));
+    }
+    for k in [&previous, &next] {
+        if !k.stands(now) {
+            return Err(OpError::BadInput(format!(
+                "{} is {} already; only standing records are set one over the other",
+                k.citation(),
+                k.status()
+            )));
+        }
+    }
+    if let Some(replaced) = next.replaces() {
+        return Err(OpError::BadInput(format!(
+            "{} already supersedes {}; supersede {} with a new version instead \
+             (`solaria supersede {} …`)",
+            next.citation(),
+            replaced.short(),
+            previous.citation(),
+            previous.id.short()
+        )));
+    }
+    own_record(
+        &store,
+        next.meta.machine_id,
+        &next.citation().to_string(),
+        "set over another",
+    )?;
+    let body = match next.body.clone() {
+        KnowledgeBody::Decision(mut d) => {
+            d.supersedes = Some(previous.id);
+            KnowledgeBody::Decision(d)
+        }
+        KnowledgeBody::Memory(mut m) => {
+            m.supersedes = Some(previous.id);
+            KnowledgeBody::Memory(m)
+        }
+        _ => {
+            return Err(OpError::BadInput(format!(
+                "{} is a {}: only decisions and memories supersede",
+                next.citation(),
+                next.kind()
+            )));
+        }
+    };
+    Ok(store.write(|w| {
+        crate::store::close_pairs::settle(w.tx(), previous.id, next.id)?;
+        let record = w.revise_knowledge(&next, body)?;
+        let old = kstore::get_knowledge(w.tx(), previous.id)?;
+        Ok(Written::new(record, old.into_iter().collect()))
+    })?)
+}
+
+/// Keeps two records a write proposed as a pair, both standing (`solaria
+/// keep-both A B`): a person's word that they do not contradict. Only the pair
+/// is settled; neither record changes.
+pub fn keep_both(app: &App, a: &str, b: &str) -> OpResult<(Knowledge, Knowledge)> {
+    super::person_only(app, "keeping both", "solaria keep-both")?;
+    let mut store = app.store()?;
+    let first = find_one(&store, a, None)?;
+    let second = find_one(&store, b, None)?;
+    let settled =
+        store.write(|w| crate::store::close_pairs::settle(w.tx(), first.id, second.id))?;
+    if !settled {
+        return Err(OpError::BadInput(format!(
+            "{} and {} are not a pair waiting to be settled (`solaria review` lists them)",
+            first.citation(),
+            second.citation()
+        )));
+    }
+    Ok((first, second))
 }
 
 /// Links two knowledge records (`from` `relation` `to`). Linking the same pair
@@ -630,14 +727,15 @@ pub fn link(app: &App, from: &str, relation: LinkKind, to: &str, note: &str) -> 
         relation,
         note: cut(note),
     });
-    let record = store.write(|w| match kstore::get_knowledge(w.tx(), id)? {
-        Some(existing) if !existing.meta.deleted => Ok(existing),
-        _ => w.record_knowledge(id, &a.project, None, body),
+    let record = store.write(|w| {
+        // Linking two records a write set side by side is one way a person settles them.
+        crate::store::close_pairs::settle(w.tx(), a.id, b.id)?;
+        match kstore::get_knowledge(w.tx(), id)? {
+            Some(existing) if !existing.meta.deleted => Ok(existing),
+            _ => w.record_knowledge(id, &a.project, None, body),
+        }
     })?;
-    Ok(Written {
-        record,
-        touched: Vec::new(),
-    })
+    Ok(Written::new(record, Vec::new()))
 }
 
 /// `solaria iteration start`, `memory_start_iteration`.
@@ -671,10 +769,7 @@ pub fn start_iteration(
                 }),
             )?;
             let event = record_event(w, &record, EventKind::Started, "")?;
-            Ok(Written {
-                record,
-                touched: vec![event],
-            })
+            Ok(Written::new(record, vec![event]))
         })
         .map_err(OpError::from)
 }
@@ -731,10 +826,7 @@ pub fn complete_iteration(
             body.completed_at = Some(UnixMillis(w.tick().physical_ms() as i64));
             let record = w.revise_knowledge(&iteration, KnowledgeBody::Iteration(body))?;
             let e = record_event(w, &record, event, note)?;
-            Ok(Written {
-                record,
-                touched: vec![e],
-            })
+            Ok(Written::new(record, vec![e]))
         })
         .map_err(OpError::from)
 }
@@ -807,11 +899,14 @@ pub fn page(app: &App, written: Written) -> OpResult<WrittenPage> {
     let store = app.store()?;
     let machines = labels(
         &store,
-        std::iter::once(&written.record).chain(&written.touched),
+        std::iter::once(&written.record)
+            .chain(&written.touched)
+            .chain(written.close.iter().map(|c| &c.standing)),
     );
     Ok(WrittenPage {
         record: written.record,
         touched: written.touched,
+        close: written.close,
         machines,
     })
 }

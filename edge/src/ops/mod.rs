@@ -7,6 +7,7 @@
 
 pub mod anchors;
 pub mod browse;
+pub mod close_pairs;
 pub mod commits;
 pub mod context;
 mod daemon_client;
@@ -21,6 +22,7 @@ pub mod project;
 pub mod recall;
 pub mod records;
 pub mod remote;
+pub mod review;
 pub mod search;
 pub mod staleness;
 pub mod status;

@@ -348,57 +348,6 @@ pub fn check_due(store: &mut Store, memo: &mut Memo) -> OpResult<Vec<String>> {
     Ok(lines)
 }
 
-/// `solaria review`: what to re-confirm, supersede or forget in a project.
-#[derive(Debug, Clone, Default)]
-pub struct ReviewRequest {
-    /// A project as `--project` names it; the current directory's when `None`.
-    pub project: Option<String>,
-}
-
-/// Standing decisions and memories of a project whose code changed since they
-/// were written or confirmed, newest first. Run in the project's repository, the
-/// check runs first (so the list is as of `HEAD`); elsewhere it is what the
-/// daemon last found.
-pub fn review(
-    app: &crate::app::App,
-    request: &ReviewRequest,
-) -> OpResult<crate::present::knowledge::ReviewPage> {
-    let mut store = app.store()?;
-    let project = super::knowledge::project_of(
-        app,
-        &store,
-        &super::knowledge::Scope {
-            project: request.project.clone(),
-        },
-    )?;
-    let here = std::env::current_dir()
-        .ok()
-        .and_then(|d| super::commits::repository_of_project(&d, &project));
-    let checked_now = match here {
-        Some(repo) => Some(check(&mut store, &project, &repo.work)?),
-        None => None,
-    };
-    let stale = sstore::of_project(store.conn(), &project.key)?;
-    let now = UnixMillis::now();
-    let mut items = Vec::new();
-    let mut names = super::MachineNames::new(&store);
-    for (id, changed) in stale {
-        if let Some(k) = kstore::get_knowledge(store.conn(), id)?
-            && k.stands(now)
-        {
-            names.name(k.meta.machine_id);
-            items.push(crate::present::knowledge::ToReview { record: k, changed });
-        }
-    }
-    items.sort_by_key(|i| std::cmp::Reverse(i.record.created_at));
-    Ok(crate::present::knowledge::ReviewPage {
-        project,
-        head: checked_now.map(|c| c.head),
-        items,
-        machines: names.labels(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,6 +89,10 @@ fn framed(reader: Reader, what: &str, text: String, has_records: bool) -> String
 pub struct WrittenPage {
     pub record: Knowledge,
     pub touched: Vec<Knowledge>,
+    /// Standing records close to the new one in subject, proposed as pairs; nothing
+    /// was done to them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub close: Vec<crate::store::close_pairs::Close>,
     #[serde(skip)]
     pub machines: MachineLabels,
 }
@@ -112,8 +116,82 @@ impl WrittenPage {
         for t in &self.touched {
             let _ = writeln!(out, "  also: {}", line(t, reader, m));
         }
-        framed(reader, "what was recorded", out, true)
+        for c in &self.close {
+            let _ = writeln!(
+                out,
+                "  close to: {}\n    ({})",
+                line(&c.standing, reader, m),
+                closeness(&c.closeness)
+            );
+        }
+        let mut out = framed(reader, "what was recorded", out, true);
+        if !self.close.is_empty() {
+            out.push_str(&pairs_intro(reader, self.close.len()));
+            for c in &self.close {
+                out.push_str(&pair_actions(reader, &self.record, &c.standing));
+            }
+        }
+        out
     }
+}
+
+/// What a write says before the pairs' actions.
+fn pairs_intro(reader: Reader, n: usize) -> String {
+    let what = if n == 1 {
+        "A standing record of its project is".to_string()
+    } else {
+        format!("{n} standing records of its project are")
+    };
+    match reader {
+        Reader::Person { .. } => format!(
+            "\n{what} close to it in subject; nothing changed. Choose for each, now or \
+             in `solaria review`:\n"
+        ),
+        Reader::Agent => format!(
+            "\n{what} close to it in subject; nothing was superseded. For each, if the \
+             new record replaces the old one, supersede it; if both hold and bear on each \
+             other, link them; otherwise leave both (the user settles the pair in `solaria \
+             review`):\n"
+        ),
+    }
+}
+
+/// The three things to do with a pair (`new` written after `standing`), as the
+/// reader does them: `solaria` commands, or MCP tool calls for an agent.
+fn pair_actions(reader: Reader, new: &Knowledge, standing: &Knowledge) -> String {
+    let (n, o) = (new.id.short(), standing.id.short());
+    match reader {
+        Reader::Person { .. } => format!(
+            "  {}:\n    the new one replaces it:  solaria supersede {o} --by {n}\n    \
+             both hold:                solaria keep-both {n} {o}\n    \
+             both hold and relate:     solaria link {n} related {o}\n",
+            standing.citation()
+        ),
+        Reader::Agent => format!(
+            "- {}: memory_supersede {{\"id\": \"{o}\", \"by\": \"{n}\"}} · \
+             memory_link {{\"from\": \"{n}\", \"relation\": \"related\", \"to\": \"{o}\"}}\n",
+            standing.citation()
+        ),
+    }
+}
+
+/// Why two records were set side by side, in a few words.
+pub fn closeness(c: &crate::store::close_pairs::Closeness) -> String {
+    let mut out = format!(
+        "{:.0}% of the new one's weighed words in it",
+        c.words.clamp(0.0, 1.0) * 100.0
+    );
+    if let Some(m) = c.meaning {
+        let _ = write!(out, ", {m:.2} alike in meaning");
+    }
+    if let Some(option) = &c.names_option {
+        let _ = write!(
+            out,
+            "; one names {:?}, an option the other set aside",
+            render::field(option, 120)
+        );
+    }
+    out
 }
 
 /// A record with its links both ways (`solaria show`, `why`).
@@ -220,60 +298,123 @@ pub struct ToReview {
     pub changed: solaria_shared::anchors::Staleness,
 }
 
-/// `solaria review`: what to re-confirm, supersede or forget.
+/// `solaria review`: what to re-confirm, supersede or forget, and the pairs a
+/// write proposed.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReviewPage {
-    pub project: solaria_shared::Project,
+    /// The project reviewed; `None` for every project (the viewer's list).
+    pub project: Option<solaria_shared::Project>,
     /// The commit the check just ran at; `None` when the list is what the daemon
     /// last found (the project's repository is not the current directory's).
     pub head: Option<String>,
     pub items: Vec<ToReview>,
+    /// New records close in subject to standing ones, waiting for a person.
+    pub pairs: Vec<crate::store::close_pairs::PendingPair>,
     #[serde(skip)]
     pub machines: MachineLabels,
 }
 
 impl ReviewPage {
-    /// Each record's line, what changed, and the three things a person can do.
+    /// Whether nothing waits for a person.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.pairs.is_empty()
+    }
+
+    /// Where the review looked.
+    fn place(&self) -> String {
+        match &self.project {
+            Some(p) => render::field(&p.key, 300),
+            None => "every project".into(),
+        }
+    }
+
+    /// Each changed record's line, what changed, and the three things a person
+    /// can do; then each pair, with the three things a person can do.
     pub fn text(&self, reader: Reader) -> String {
-        let r = reader.render(&self.machines);
-        let mut out = String::new();
         let when = match &self.head {
             Some(head) => format!("at {}", render::knowledge::short_sha(head)),
             None => "as the daemon last checked (run this in the repository to check now)".into(),
         };
-        if self.items.is_empty() {
-            let _ = writeln!(
-                out,
+        if self.is_empty() {
+            return format!(
                 "Nothing to review in {}: no decision or memory speaks of code changed since \
-                 it was written or confirmed ({when}).",
-                render::field(&self.project.key, 300)
+                 it was written or confirmed ({when}), and no new one waits beside a close \
+                 standing one.\n",
+                self.place()
             );
-            return out;
         }
-        let _ = writeln!(
-            out,
-            "To review in {}: {} record(s) speak of code changed since ({when}).\n",
-            render::field(&self.project.key, 300),
+        let mut out = self.changed_text(reader, &when);
+        out.push_str(&self.pairs_text(reader));
+        out
+    }
+
+    /// One entry per record whose code changed (`each_changed`), under a heading.
+    fn changed_text(&self, reader: Reader, when: &str) -> String {
+        if self.items.is_empty() {
+            return String::new();
+        }
+        let mut out = format!(
+            "To review in {}: {} record(s) speak of code changed since ({when}).\n\n",
+            self.place(),
             self.items.len()
         );
-        for item in &self.items {
-            let id = item.record.id.short();
-            let _ = writeln!(
-                out,
-                "{}",
-                render::knowledge::line(&item.record, r, &self.machines)
-            );
-            let _ = writeln!(
-                out,
-                "  changed since: {}",
-                render::knowledge::changed_since(&item.changed)
-            );
-            let _ = writeln!(
-                out,
-                "  still holds: solaria confirm {id}   replaced: solaria supersede {id} …   \
-                 wrong: solaria forget {id}\n"
-            );
+        for entry in self.each_changed(reader) {
+            out.push_str(&entry);
+            out.push('\n');
         }
         framed(reader, "what to review", out, true)
+    }
+
+    /// Each record whose code changed: its line, what changed, what to do.
+    pub fn each_changed(&self, reader: Reader) -> Vec<String> {
+        let r = reader.render(&self.machines);
+        self.items
+            .iter()
+            .map(|item| {
+                let id = item.record.id.short();
+                format!(
+                    "{}\n  changed since: {}\n  still holds: solaria confirm {id}   \
+                     replaced: solaria supersede {id} …   wrong: solaria forget {id}\n",
+                    render::knowledge::line(&item.record, r, &self.machines),
+                    render::knowledge::changed_since(&item.changed)
+                )
+            })
+            .collect()
+    }
+
+    /// One entry per pair (`each_pair`), under a heading.
+    fn pairs_text(&self, reader: Reader) -> String {
+        if self.pairs.is_empty() {
+            return String::new();
+        }
+        let mut out = format!(
+            "{}Close pairs in {}: {} new record(s) close in subject to a standing one; \
+             nothing changes until you choose.\n\n",
+            if self.items.is_empty() { "" } else { "\n" },
+            self.place(),
+            self.pairs.len()
+        );
+        for entry in self.each_pair(reader) {
+            out.push_str(&entry);
+            out.push('\n');
+        }
+        framed(reader, "close pairs to settle", out, true)
+    }
+
+    /// Each pair: the new record, the standing one, how close, what to do.
+    pub fn each_pair(&self, reader: Reader) -> Vec<String> {
+        let r = reader.render(&self.machines);
+        self.pairs
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}\n  close to: {}\n    ({})\n{}",
+                    render::knowledge::line(&p.record, r, &self.machines),
+                    render::knowledge::line(&p.standing, r, &self.machines),
+                    closeness(&p.closeness),
+                    pair_actions(reader, &p.record, &p.standing)
+                )
+            })
+            .collect()
     }
 }

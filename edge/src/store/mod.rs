@@ -7,6 +7,7 @@
 
 pub mod both_ways;
 pub mod browse;
+pub mod close_pairs;
 pub mod commits;
 pub mod distill;
 #[cfg(test)]

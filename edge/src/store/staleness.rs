@@ -55,8 +55,18 @@ pub fn of_project(
     conn: &Connection,
     project_key: &str,
 ) -> Result<BTreeMap<KnowledgeId, Staleness>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT knowledge_id, state FROM staleness WHERE project_key = ?1")?;
+    of_projects(conn, Some(project_key))
+}
+
+/// What changed in the code of `project_key`'s records (every project's when
+/// `None`), by record.
+pub fn of_projects(
+    conn: &Connection,
+    project_key: Option<&str>,
+) -> Result<BTreeMap<KnowledgeId, Staleness>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT knowledge_id, state FROM staleness WHERE ?1 IS NULL OR project_key = ?1",
+    )?;
     let rows = stmt.query_map([project_key], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let mut out = BTreeMap::new();
     for row in rows {
