@@ -654,3 +654,84 @@ fn rotating_the_api_token_logs_every_browser_out() {
         StatusCode::SEE_OTHER
     );
 }
+
+/// The viewer's "To review" list: a pair a write proposed waits there (counted in
+/// the navigation) with the three choices; a choice it does not know changes
+/// nothing, and "New one replaces the old" settles it as `solaria supersede OLD
+/// --by NEW` does.
+#[test]
+fn a_close_pair_waits_in_to_review_until_a_person_chooses_in_the_viewer() {
+    let edge = Edge::new(MACHINE);
+    let decide = |title: &str, chosen: &str, set_aside: &str| -> String {
+        let out = edge.json(
+            &edge.project,
+            &[
+                "decide",
+                "--json",
+                "--title",
+                title,
+                "--chosen",
+                chosen,
+                "-a",
+                set_aside,
+                "-r",
+                "as measured",
+            ],
+        );
+        out["record"]["id"].as_str().expect("id").to_string()
+    };
+    let old = decide(
+        "Store sessions in Redis",
+        "Redis with a 24h TTL",
+        "PostgreSQL",
+    );
+    let new = decide(
+        "Store sessions in PostgreSQL",
+        "A sessions table in PostgreSQL",
+        "Redis",
+    );
+    let viewer = LoggedIn::serve(&edge);
+    let (api, cookie, http) = (&viewer.api, viewer.cookie.as_str(), &viewer.http);
+    let html = viewer.page("/ui/review");
+    let shown = visible(&html);
+    assert!(shown.contains("To review (1)"), "{shown}");
+    assert!(shown.contains("Close pairs (1)"), "{shown}");
+    assert!(shown.contains("Store sessions in Redis"), "{shown}");
+    for choice in ["New one replaces the old", "Keep both", "Link as related"] {
+        assert!(html.contains(choice), "{choice}");
+    }
+    let token = form_token(&html);
+    let own = format!("http://{}", api.addr);
+    let post = |choice: &str| {
+        http.post(api.url("/ui/pair"))
+            .header("cookie", cookie)
+            .header("origin", &own)
+            .form(&[
+                ("form_token", token.as_str()),
+                ("record", new.as_str()),
+                ("standing", old.as_str()),
+                ("choice", choice),
+            ])
+            .send()
+            .expect("answers")
+    };
+    let answer = post("delete-both");
+    assert_eq!(answer.status(), StatusCode::BAD_REQUEST);
+    assert!(visible(&answer.text().expect("page")).contains("no choice named"));
+    assert!(visible(&viewer.page("/ui/review")).contains("Close pairs (1)"));
+
+    let answer = post("supersede");
+    assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+    let after = visible(&viewer.page("/ui/review?done=superseded"));
+    assert!(after.contains("marked superseded"), "{after}");
+    assert!(!after.contains("Close pairs"), "{after}");
+    assert!(!after.contains("To review ("), "{after}");
+    let standing = edge.json(&edge.project, &["decisions", "--json"]);
+    let ids: Vec<&str> = standing
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|d| d["id"].as_str())
+        .collect();
+    assert_eq!(ids, vec![new.as_str()], "{standing}");
+}

@@ -24,6 +24,7 @@ mod knowledge;
 mod live;
 pub mod login;
 mod page;
+mod review;
 mod sync;
 
 use super::{ApiToken, Logger};
@@ -103,8 +104,9 @@ impl UiState {
         }
     }
 
-    /// The frame of a page for `session`: its form token, and the proposals waiting
-    /// (none said when they cannot be counted: the page itself still shows).
+    /// The frame of a page for `session`: its form token, the proposals waiting and
+    /// what there is to review (none said when they cannot be counted: the page
+    /// itself still shows).
     async fn frame(&self, session: &UiSession) -> page::Frame {
         let waiting = self
             .blocking(|app| {
@@ -117,9 +119,18 @@ impl UiState {
             })
             .await
             .unwrap_or(0);
+        let to_review = self
+            .blocking(|app| {
+                let page =
+                    crate::ops::review::review(app, &crate::ops::review::ReviewScope::Every)?;
+                Ok(page.items.len() + page.pairs.len())
+            })
+            .await
+            .unwrap_or(0);
         page::Frame {
             form_token: session.form_token(&self.token),
             waiting,
+            to_review,
         }
     }
 
@@ -164,6 +175,8 @@ pub fn router(state: UiState) -> Router {
             "/ui/forget/{id}",
             get(knowledge::forget_form).post(knowledge::forget),
         )
+        .route("/ui/review", get(review::page))
+        .route("/ui/pair", post(review::settle))
         .route("/ui/sync", get(sync::page).post(sync::sync_now))
         .route("/ui/conflicts/acknowledge", post(sync::acknowledge))
         .route("/ui/live", get(live::stream))

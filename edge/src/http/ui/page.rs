@@ -117,11 +117,12 @@ pub enum Section {
     Memories,
     Questions,
     Proposals,
+    Review,
     Sync,
     None,
 }
 
-const SECTIONS: [(Section, &str, &str); 7] = [
+const SECTIONS: [(Section, &str, &str); 8] = [
     (Section::Projects, "/ui/", "Projects"),
     (Section::Search, "/ui/search", "Search"),
     (
@@ -140,15 +141,19 @@ const SECTIONS: [(Section, &str, &str); 7] = [
         "/ui/knowledge?what=proposals",
         "To confirm",
     ),
+    (Section::Review, "/ui/review", "To review"),
     (Section::Sync, "/ui/sync", "Sync"),
 ];
 
 /// What the frame of a logged-in page shows: the session's form token (for the
-/// log-out form) and how many proposals wait for a person (beside "To confirm").
+/// log-out form) and how many proposals wait for a person (beside "To confirm")
+/// and how much there is to review.
 #[derive(Debug, Clone)]
 pub struct Frame {
     pub form_token: String,
     pub waiting: usize,
+    /// Records whose code changed and pairs to settle (beside "To review").
+    pub to_review: usize,
 }
 
 /// A whole page: its title, its section, its frame (`None` on the pages shown
@@ -174,6 +179,7 @@ impl Page<'_> {
                 };
                 let waiting = match section {
                     Section::Proposals if frame.waiting > 0 => format!(" ({})", frame.waiting),
+                    Section::Review if frame.to_review > 0 => format!(" ({})", frame.to_review),
                     _ => String::new(),
                 };
                 let _ = write!(
