@@ -1160,3 +1160,225 @@ fn a_decision_close_to_a_standing_one_is_proposed_as_a_pair_and_nothing_changes_
     let shown = edge.ok_in(&repo, &["show", a]);
     assert!(shown.contains("related"), "{shown}");
 }
+
+/// A symbol is an anchor too: the files that hold it at `HEAD` are the record's,
+/// so a change to one of them is news; a symbol no file holds any more is said;
+/// confirming drops it. A symbol that looks like a git option is only ever a
+/// pattern. An agent anchors through MCP's `files` and `symbols`.
+#[test]
+fn a_decision_about_a_symbol_follows_the_file_that_holds_it_and_says_when_it_is_gone() {
+    use solaria_tests::git::{git, repository};
+    let edge = Edge::new("laptop");
+    let repo = repository(&edge);
+    std::fs::create_dir_all(repo.join("src/auth")).expect("dirs");
+    let write = |path: &str, text: &str| std::fs::write(repo.join(path), text).expect("write");
+    let commit = |message: &str| {
+        git(&edge, &repo, &["add", "-A"]);
+        git(&edge, &repo, &["commit", "-q", "-m", message]);
+    };
+    write("src/auth/tokens.rs", "pub fn verify_token() {}\n");
+    write("README.md", "tokens\n");
+    commit("Start");
+    let written = edge.json(
+        &repo,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "Tokens are verified in one place",
+            "--chosen",
+            "Every request goes through one verifier",
+            "--symbol",
+            "verify_token",
+            "--symbol=--output=pwned",
+        ],
+    );
+    let id = written["record"]["id"].as_str().expect("id").to_string();
+    assert_eq!(
+        written["record"]["body"]["anchors"]["symbols"],
+        json!(["verify_token", "--output=pwned"]),
+        "{written}"
+    );
+    let listed = |review: &Value| -> Vec<String> {
+        review["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|i| i["record"]["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    let review = edge.json(&repo, &["review", "--json"]);
+    assert_eq!(listed(&review), vec![id.clone()], "{review}");
+    let changed = &review["items"][0]["changed"];
+    assert_eq!(
+        changed["gone_symbols"],
+        json!(["--output=pwned"]),
+        "{review}"
+    );
+    assert_eq!(changed["commit_count"], 0, "{review}");
+    assert!(!repo.join("pwned").exists(), "a pattern, never an option");
+
+    // A change elsewhere is not news; a change to the file holding the symbol is.
+    write("README.md", "tokens, verified\n");
+    commit("Docs");
+    let review = edge.json(&repo, &["review", "--json"]);
+    assert_eq!(review["items"][0]["changed"]["commit_count"], 0, "{review}");
+    write(
+        "src/auth/tokens.rs",
+        "pub fn verify_token() { /* audience */ }\n",
+    );
+    commit("Check the audience");
+    let text = edge.ok_in(&repo, &["review"]);
+    assert!(
+        text.contains("src/auth/tokens.rs changed in 1 commit since")
+            && text.contains("Check the audience"),
+        "{text}"
+    );
+
+    // The function renamed: the symbol is found nowhere, and said so.
+    write("src/auth/tokens.rs", "pub fn check_token() {}\n");
+    commit("Rename the verifier");
+    let text = edge.ok_in(&repo, &["review"]);
+    assert!(
+        text.contains("verify_token found nowhere in the code"),
+        "{text}"
+    );
+
+    // Confirming drops the symbols no file holds; nothing is left to review.
+    edge.ok_in(&repo, &["confirm", &id]);
+    let shown = edge.json(&repo, &["show", "--json", &id]);
+    let anchors = &shown[0]["body"]["anchors"];
+    assert_eq!(anchors["symbols"], json!([]), "{shown}");
+    let review = edge.json(&repo, &["review", "--json"]);
+    assert!(listed(&review).is_empty(), "{review}");
+
+    // An agent anchors a memory through MCP.
+    let mut mcp = McpStdio::start_in(&edge, &repo);
+    mcp.initialize("claude-code");
+    let answer = mcp.ok(
+        "memory_remember",
+        json!({
+            "content": "Token checks read the audience claim",
+            "type": "fact",
+            "confidence": 1.0,
+            "files": ["src/auth/tokens.rs"],
+            "symbols": ["check_token"]
+        }),
+    );
+    mcp.close();
+    let memory = cited_id(&answer, 'M');
+    let shown = edge.json(&repo, &["show", "--json", &memory]);
+    let anchors = &shown[0]["body"]["anchors"];
+    assert_eq!(anchors["files"], json!(["src/auth/tokens.rs"]), "{shown}");
+    assert_eq!(anchors["symbols"], json!(["check_token"]), "{shown}");
+}
+
+/// A decision that names no file borrows the files its session just edited; one
+/// that names its files keeps only those; a file edited outside the repository
+/// is never borrowed.
+#[test]
+fn a_decision_that_names_no_file_is_anchored_to_what_its_session_just_edited() {
+    use solaria_tests::git::{git, repository};
+    use solaria_tests::payloads::{session_start, tool};
+    let edge = Edge::new("laptop");
+    let repo = repository(&edge);
+    std::fs::create_dir_all(repo.join("src")).expect("dirs");
+    std::fs::write(repo.join("src/billing.rs"), "pub fn invoice() {}\n").expect("write");
+    std::fs::write(repo.join("src/lib.rs"), "pub mod billing;\n").expect("write");
+    git(&edge, &repo, &["add", "-A"]);
+    git(&edge, &repo, &["commit", "-q", "-m", "Start"]);
+    edge.hook("session-start", session_start("s1", &repo));
+    let elsewhere = edge.home().join("notes.md");
+    std::fs::write(&elsewhere, "x\n").expect("write");
+    for (name, path) in [
+        ("Read", repo.join("src/lib.rs")),
+        ("Edit", repo.join("src/billing.rs")),
+        ("Write", elsewhere.clone()),
+    ] {
+        edge.hook(
+            "post-tool-use",
+            tool(
+                "s1",
+                &repo,
+                name,
+                json!({"file_path": path.to_string_lossy()}),
+                json!({"success": true}),
+            ),
+        );
+    }
+    let anchors_of = |args: &[&str]| -> Value {
+        let mut all = vec!["decide", "--json"];
+        all.extend_from_slice(args);
+        edge.json(&repo, &all)["record"]["body"]["anchors"]["files"].clone()
+    };
+    assert_eq!(
+        anchors_of(&[
+            "--title",
+            "Invoices are immutable",
+            "--chosen",
+            "Credit notes"
+        ]),
+        json!(["src/billing.rs"]),
+        "only what the session edited in the repository, not what it read"
+    );
+    assert_eq!(
+        anchors_of(&[
+            "--title",
+            "Modules are declared in one place",
+            "--chosen",
+            "lib.rs lists them",
+            "--file",
+            "src/lib.rs",
+        ]),
+        json!(["src/lib.rs"]),
+        "a record that names its files keeps only those"
+    );
+}
+
+/// A repository of 100,000 commits: one check reads the newest 20,000 and says
+/// so; what changed since a record in them is found by history all the same.
+#[test]
+fn a_history_of_a_hundred_thousand_commits_is_read_as_far_as_the_bound_and_said() {
+    use solaria_tests::git::{git, long_history, repository};
+    let edge = Edge::new("laptop");
+    let repo = repository(&edge);
+    long_history(&edge, &repo, 100_000, 100);
+    assert_eq!(
+        git(&edge, &repo, &["rev-list", "--count", "HEAD"]).trim(),
+        "100000"
+    );
+    let written = edge.json(
+        &repo,
+        &[
+            "decide",
+            "--json",
+            "--title",
+            "Module seven stays small",
+            "--chosen",
+            "Split it past 500 lines",
+            "--file",
+            "src/f7.rs",
+        ],
+    );
+    let id = written["record"]["id"].as_str().expect("id").to_string();
+    let review = edge.ok_in(&repo, &["review"]);
+    assert!(review.contains("Nothing to review"), "{review}");
+    assert!(
+        review.contains("longer than 20000 commits, so only the newest were read"),
+        "{review}"
+    );
+    std::fs::write(repo.join("src/f7.rs"), "// grown\n").expect("write");
+    std::fs::write(repo.join("src/f8.rs"), "// grown\n").expect("write");
+    git(&edge, &repo, &["commit", "-q", "-am", "Grow module seven"]);
+    let review = edge.json(&repo, &["review", "--json"]);
+    let items = review["items"].as_array().expect("items");
+    assert_eq!(items.len(), 1, "{review}");
+    assert_eq!(items[0]["record"]["id"], id.as_str());
+    assert_eq!(items[0]["changed"]["commit_count"], 1, "{review}");
+    assert_eq!(
+        items[0]["changed"]["files"],
+        json!(["src/f7.rs"]),
+        "{review}"
+    );
+    assert_eq!(review["history_cut"], 20_000, "{review}");
+}

@@ -150,12 +150,15 @@ pub struct Staleness {
     pub files: Vec<String>,
     /// Anchored files no longer at `HEAD`.
     pub gone: Vec<GoneFile>,
+    /// Symbols it names that no file at `HEAD` holds any more.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gone_symbols: Vec<String>,
 }
 
 impl Staleness {
     /// Whether anything changed at all.
     pub fn is_stale(&self) -> bool {
-        self.commit_count > 0 || !self.gone.is_empty()
+        self.commit_count > 0 || !self.gone.is_empty() || !self.gone_symbols.is_empty()
     }
 }
 

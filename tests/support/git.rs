@@ -37,6 +37,52 @@ pub fn repository(m: &Edge) -> PathBuf {
     dir
 }
 
+/// Adds `commits` commits to the empty repository at `dir` in one `git
+/// fast-import`, each changing one of `files` files (`src/f{i}.rs`, all created
+/// by the first), one second apart and ending a minute ago; then checks `main`
+/// out. What a long history costs to build by hand, in a few seconds.
+pub fn long_history(m: &Edge, dir: &Path, commits: usize, files: usize) {
+    use std::io::Write;
+    let mut child = command(m, dir)
+        .args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("fast-import");
+    {
+        let mut input = std::io::BufWriter::new(child.stdin.take().expect("stdin"));
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("time")
+            .as_secs() as usize;
+        let start = now - 60 - commits;
+        for c in 0..commits {
+            let message = format!("change {c}");
+            let mut text = format!(
+                "commit refs/heads/main\nmark :{}\ncommitter Ada Lovelace <ada@example.com> {} +0000\ndata {}\n{message}\n",
+                c + 1,
+                start + c,
+                message.len()
+            );
+            let changed: Vec<usize> = if c == 0 {
+                (0..files).collect()
+            } else {
+                text.push_str(&format!("from :{c}\n"));
+                vec![c % files]
+            };
+            for f in changed {
+                let body = format!("// {c}\n");
+                text.push_str(&format!(
+                    "M 644 inline src/f{f}.rs\ndata {}\n{body}",
+                    body.len()
+                ));
+            }
+            input.write_all(text.as_bytes()).expect("write");
+        }
+    }
+    assert!(child.wait().expect("fast-import").success());
+    git(m, dir, &["checkout", "-q", "-f", "main"]);
+}
+
 /// Runs `command` in a shell in `dir`, as an agent's Bash tool does; its stdout.
 pub fn bash(m: &Edge, dir: &Path, command: &str) -> String {
     let out = Command::new("sh")

@@ -1,6 +1,7 @@
 //! The anchors a new decision or memory gets: the files and symbols it was given
 //! (`--file`, `--symbol`, the MCP tools' `files` and `symbols`), the files of the
-//! repository its text names, and the commit `HEAD` is at. Files are named from
+//! repository its text names (or, when it names none, those its session just
+//! edited), and the commit `HEAD` is at. Files are named from
 //! the repository's top; a path outside it is refused. No process runs: `HEAD` is
 //! read from the git dir, a named file is looked for in the working tree.
 
@@ -100,18 +101,66 @@ pub fn for_new_record(project: &Project, asked: &Requested, texts: &[&str]) -> O
     Ok(anchors)
 }
 
+/// How far back a session's edits count as "around" a record written in it.
+pub const SESSION_EDITS_WINDOW_MS: i64 = 30 * 60 * 1000;
+/// The most files a record borrows from its session's edits.
+pub const MOST_SESSION_FILES: usize = 5;
+
+/// A record that names no file of its own borrows the files its session edited
+/// just before it was written (`edited`, newest first, as the agent named them):
+/// those still in the working tree of `project`'s repository, at most
+/// [`MOST_SESSION_FILES`]. A record that names its files knows them better than
+/// the session's other edits do.
+pub fn add_session_edits(project: &Project, anchors: &mut Anchors, edited: &[String]) {
+    if !anchors.files.is_empty() {
+        return;
+    }
+    let Some((dirs, _)) = repository_here(project) else {
+        return;
+    };
+    let work = lexical(&dirs.work);
+    let mut added = 0;
+    for path in edited {
+        if added >= MOST_SESSION_FILES {
+            break;
+        }
+        let p = Path::new(path);
+        let inside = if p.is_absolute() {
+            lexical(p).strip_prefix(&work).ok().map(Path::to_path_buf)
+        } else {
+            Some(lexical(p))
+        };
+        let Some(inside) = inside.and_then(|i| check_anchor_file(&i.to_string_lossy()).ok()) else {
+            continue;
+        };
+        if dirs.work.join(&inside).is_file() && !anchors.files.contains(&inside) {
+            anchors.add_file(inside);
+            added += 1;
+        }
+    }
+}
+
 /// `anchors` re-anchored where the project's repository is now: `HEAD` and the
 /// time of confirming. Away from the repository only the time moves (the
-/// commit's time then decides what is news).
+/// commit's time then decides what is news). A symbol no file at `HEAD` holds is
+/// dropped: the person said the record holds without it.
 pub fn confirmed(
     project: &Project,
     mut anchors: Anchors,
     now: solaria_shared::UnixMillis,
 ) -> Anchors {
     anchors.confirmed_at = Some(now);
-    anchors.head = repository_here(project)
+    let here = repository_here(project);
+    anchors.head = here
+        .as_ref()
         .and_then(|(dirs, _)| dirs.head_sha())
         .unwrap_or_default();
+    if let Some((dirs, _)) = &here
+        && !anchors.head.is_empty()
+        && let Ok(found) = super::gitlog::symbol_files(&dirs.work, &anchors.symbols)
+    {
+        anchors.symbols.retain(|s| found.contains_key(s));
+    }
     anchors
 }
 

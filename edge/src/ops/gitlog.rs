@@ -208,6 +208,51 @@ pub fn files_at_head(dir: &Path) -> Result<std::collections::HashSet<String>, Gi
     }
 }
 
+/// The files at `HEAD` in `dir` that hold each of `symbols` as a whole word
+/// (`git grep -w -F`, text files only), by symbol; a symbol found nowhere has no
+/// entry. Each symbol is handed to git after `-e`, so one that looks like an
+/// option is still only a pattern. An empty repository holds none.
+pub fn symbol_files(
+    dir: &Path,
+    symbols: &[String],
+) -> Result<std::collections::HashMap<String, Vec<String>>, GitError> {
+    let mut found: std::collections::HashMap<String, Vec<String>> = Default::default();
+    if symbols.is_empty() {
+        return Ok(found);
+    }
+    let mut args = vec!["grep", "-I", "-o", "-w", "-F", "-z"];
+    for s in symbols {
+        args.push("-e");
+        args.push(s);
+    }
+    args.extend(["HEAD", "--"]);
+    let text = match git(dir, &args) {
+        Ok(text) => text,
+        // `git grep` fails without a line of output when nothing matched.
+        Err(GitError::Failed(e)) if e == "failed" => return Ok(found),
+        Err(GitError::Failed(e))
+            if e.contains("bad revision") || e.contains("unable to resolve") =>
+        {
+            return Ok(found);
+        }
+        Err(e) => return Err(e),
+    };
+    // Each match is `HEAD:path`, a NUL, the matched text, a newline.
+    let mut rest = text.as_str();
+    while let Some(nul) = rest.find('\0') {
+        let path = rest[..nul].strip_prefix("HEAD:").unwrap_or(&rest[..nul]);
+        let after = &rest[nul + 1..];
+        let end = after.find('\n').unwrap_or(after.len());
+        let symbol = &after[..end];
+        let files = found.entry(symbol.to_string()).or_default();
+        if !files.iter().any(|f| f == path) {
+            files.push(path.to_string());
+        }
+        rest = after.get(end + 1..).unwrap_or("");
+    }
+    Ok(found)
+}
+
 /// One commit of the repository at `dir` (a full or abbreviated sha; callers
 /// check what they pass, and git reads it as a revision whatever it is).
 pub fn show(dir: &Path, sha: &str) -> Result<GitCommit, GitError> {

@@ -385,6 +385,23 @@ fn anchor_memory(project: &Project, r: &MemoryRequest, m: &mut Memory) -> OpResu
     Ok(())
 }
 
+/// The files `session` edited just before now, for a record that names none
+/// (`super::anchors::add_session_edits`).
+fn borrow_session_edits(
+    store: &Store,
+    project: &Project,
+    session: Option<solaria_shared::SessionId>,
+    anchors: &mut solaria_shared::anchors::Anchors,
+) -> OpResult<()> {
+    let Some(session) = session.filter(|_| anchors.files.is_empty()) else {
+        return Ok(());
+    };
+    let since = UnixMillis(UnixMillis::now().0 - super::anchors::SESSION_EDITS_WINDOW_MS);
+    let edited = crate::store::records::files_edited(store.conn(), session, since, 50)?;
+    super::anchors::add_session_edits(project, anchors, &edited);
+    Ok(())
+}
+
 /// Records a decision in its project (and iteration).
 pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
     let mut store = app.store()?;
@@ -396,6 +413,7 @@ pub fn log_decision(app: &App, request: &DecisionRequest) -> OpResult<Written> {
     let branch = branch_for(&request.scope);
     let named = named_iteration(&store, request.iteration.as_deref())?;
     let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
+    borrow_session_edits(&store, &project, session, &mut body.anchors)?;
     let mut written = store.write(|w| {
         let (iteration, inferred) = iteration_for(w, &project, named, branch.as_deref())?;
         body.iteration = iteration;
@@ -421,6 +439,7 @@ pub fn remember(app: &App, request: &MemoryRequest) -> OpResult<Written> {
     anchor_memory(&project, request, &mut body)?;
     body.confidence = body.confidence.as_written_by(&app.writer);
     let session = kstore::open_session(store.conn(), &project.key, store.machine_id())?;
+    borrow_session_edits(&store, &project, session, &mut body.anchors)?;
     let record = store.write(|w| {
         w.record_knowledge(
             KnowledgeId::new(),
@@ -495,7 +514,7 @@ fn replace(
             anchor_memory(&previous.project, r, &mut next)?;
             carry_anchors(&m.anchors, &r.anchors, &mut next.anchors);
             if confirming == Confirming::Yes {
-                next.anchors.confirmed_at = Some(now);
+                next.anchors = super::anchors::confirmed(&previous.project, next.anchors, now);
             }
             next.confidence = next.confidence.as_written_by(&app.writer);
             next.supersedes = Some(previous.id);

@@ -69,6 +69,10 @@ pub fn review(app: &App, scope: &ReviewScope) -> OpResult<ReviewPage> {
     }
     Ok(ReviewPage {
         project,
+        history_cut: checked_now
+            .as_ref()
+            .filter(|c| c.cut_short())
+            .map(|c| c.commits_read),
         head: checked_now.map(|c| c.head),
         items,
         pairs,

@@ -18,7 +18,7 @@ use crate::store::Store;
 use crate::store::knowledge::{self as kstore, KnowledgeFilter};
 use crate::store::staleness as sstore;
 use solaria_shared::anchors::{
-    ChangeCommit, GoneFile, MAX_COMMITS_KEPT, Staleness, check_anchor_file,
+    ChangeCommit, GoneFile, MAX_COMMITS_KEPT, Staleness, check_anchor_file, check_anchor_symbol,
 };
 use solaria_shared::redact::redact;
 use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, Project, UnixMillis};
@@ -28,6 +28,11 @@ use std::path::Path;
 /// The most commits one check reads: a history longer than this since the
 /// oldest anchored record is read up to here.
 pub const MAX_COMMITS_READ: usize = 20_000;
+/// The most distinct symbols one check looks for.
+pub const MAX_SYMBOLS_LOOKED: usize = 500;
+/// A symbol held by more files than this names no place in particular: it
+/// anchors none of them.
+pub const MAX_FILES_PER_SYMBOL: usize = 10;
 /// The most decisions and memories of a project one check weighs, newest first.
 pub const MAX_RECORDS_WEIGHED: usize = 20_000;
 /// Commits of a project read for their links to decisions, newest first.
@@ -48,6 +53,15 @@ pub struct Checked {
     pub commits_read: usize,
 }
 
+impl Checked {
+    /// Whether the history since the oldest anchored record was longer than
+    /// [`MAX_COMMITS_READ`]: only the newest commits were read, and a record whose
+    /// commit is older than those is judged by the commits' dates.
+    pub fn cut_short(&self) -> bool {
+        self.commits_read >= MAX_COMMITS_READ
+    }
+}
+
 fn git_error(e: GitError) -> OpError {
     OpError::BadInput(format!("cannot check what changed in the code: {e}"))
 }
@@ -56,6 +70,10 @@ fn git_error(e: GitError) -> OpError {
 struct Anchored<'a> {
     record: &'a Knowledge,
     files: Vec<String>,
+    /// The symbols it names (`check_anchor_symbol`).
+    symbols: Vec<String>,
+    /// Of those, the ones no file at `HEAD` holds.
+    symbols_gone: Vec<String>,
     /// Where `HEAD` was when it was written or confirmed (may be empty).
     head: &'a str,
     /// The commits that implement it.
@@ -98,7 +116,7 @@ pub fn check(store: &mut Store, project: &Project, work: &Path) -> OpResult<Chec
         },
         now,
     )?;
-    let anchored = anchored(&records, &commits);
+    let mut anchored = anchored(&records, &commits);
     let mut stale = BTreeMap::new();
     let mut commits_read = 0;
     if let Some(oldest) = anchored.iter().map(|a| a.since).min()
@@ -111,6 +129,7 @@ pub fn check(store: &mut Store, project: &Project, work: &Path) -> OpResult<Chec
         )
         .map_err(git_error)?;
         let tree = gitlog::files_at_head(&dirs.work).map_err(git_error)?;
+        locate_symbols(&dirs.work, &mut anchored)?;
         commits_read = history.len();
         let graph = Graph::new(&history);
         for a in &anchored {
@@ -162,12 +181,24 @@ fn anchored<'a>(records: &'a [Knowledge], commits: &'a [Knowledge]) -> Vec<Ancho
                 files.push(f);
             }
         }
-        if files.is_empty() {
+        let mut symbols: Vec<String> = Vec::new();
+        for sym in anchors
+            .symbols
+            .iter()
+            .filter_map(|s| check_anchor_symbol(s).ok())
+        {
+            if !symbols.contains(&sym) {
+                symbols.push(sym);
+            }
+        }
+        if files.is_empty() && symbols.is_empty() {
             continue;
         }
         out.push(Anchored {
             record,
             files,
+            symbols,
+            symbols_gone: Vec::new(),
             head: &anchors.head,
             implemented_by: by.iter().map(|c| c.sha.as_str()).collect(),
             since: anchors.confirmed_at.unwrap_or(record.created_at),
@@ -175,6 +206,36 @@ fn anchored<'a>(records: &'a [Knowledge], commits: &'a [Knowledge]) -> Vec<Ancho
         });
     }
     out
+}
+
+/// Each record's symbols looked for at `HEAD` (one `git grep` for them all, at
+/// most [`MAX_SYMBOLS_LOOKED`]): the files that hold a symbol join the record's
+/// files, unless it is in so many that it names no place in particular; a symbol
+/// found nowhere is said.
+fn locate_symbols(work: &Path, anchored: &mut [Anchored<'_>]) -> OpResult<()> {
+    let mut wanted: Vec<String> = Vec::new();
+    for sym in anchored.iter().flat_map(|a| a.symbols.iter()) {
+        if wanted.len() < MAX_SYMBOLS_LOOKED && !wanted.contains(sym) {
+            wanted.push(sym.clone());
+        }
+    }
+    let found = gitlog::symbol_files(work, &wanted).map_err(git_error)?;
+    for a in anchored.iter_mut() {
+        for sym in a.symbols.iter().filter(|s| wanted.contains(s)) {
+            match found.get(sym) {
+                None => a.symbols_gone.push(sym.clone()),
+                Some(files) if files.len() <= MAX_FILES_PER_SYMBOL => {
+                    for f in files {
+                        if !a.files.contains(f) {
+                            a.files.push(f.clone());
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The commits read, as a graph of their parents (within what was read), with
@@ -247,7 +308,12 @@ fn staleness_of(a: &Anchored<'_>, graph: &Graph<'_>, tree: &HashSet<String>) -> 
     touching.sort_unstable();
     touching.dedup();
     let gone: Vec<&String> = a.files.iter().filter(|f| !tree.contains(*f)).collect();
-    let mut s = Staleness::default();
+    // A symbol gone before a person confirmed the record was dropped from it then
+    // (`super::anchors::confirmed`): one missing now is news.
+    let mut s = Staleness {
+        gone_symbols: a.symbols_gone.clone(),
+        ..Staleness::default()
+    };
     if touching.is_empty() && gone.is_empty() {
         return s;
     }
@@ -402,6 +468,8 @@ mod tests {
         let anchored = |head: &'static str, implemented_by: Vec<&'static str>| Anchored {
             record: &record,
             files: vec!["src/a.rs".into(), "src/b.rs".into()],
+            symbols: Vec::new(),
+            symbols_gone: Vec::new(),
             head,
             implemented_by,
             since: record.created_at,

@@ -307,6 +307,10 @@ pub struct ReviewPage {
     /// The commit the check just ran at; `None` when the list is what the daemon
     /// last found (the project's repository is not the current directory's).
     pub head: Option<String>,
+    /// When the history since the oldest anchored record was longer than one
+    /// check reads: how many of its newest commits were read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_cut: Option<usize>,
     pub items: Vec<ToReview>,
     /// New records close in subject to standing ones, waiting for a person.
     pub pairs: Vec<crate::store::close_pairs::PendingPair>,
@@ -331,10 +335,17 @@ impl ReviewPage {
     /// Each changed record's line, what changed, and the three things a person
     /// can do; then each pair, with the three things a person can do.
     pub fn text(&self, reader: Reader) -> String {
-        let when = match &self.head {
+        let mut when = match &self.head {
             Some(head) => format!("at {}", render::knowledge::short_sha(head)),
             None => "as the daemon last checked (run this in the repository to check now)".into(),
         };
+        if let Some(read) = self.history_cut {
+            when.push_str(&format!(
+                "; the history since the oldest anchored record is longer than {read} \
+                 commits, so only the newest were read and older changes are judged by their \
+                 dates"
+            ));
+        }
         if self.is_empty() {
             return format!(
                 "Nothing to review in {}: no decision or memory speaks of code changed since \

@@ -521,3 +521,34 @@ impl Writer<'_> {
         Ok(())
     }
 }
+
+/// The files `session`'s tool calls edited or wrote since `since` (the capture's
+/// `file_action`), newest first, each once, at most `limit`: as the agent named
+/// them (absolute, or from its directory).
+pub fn files_edited(
+    conn: &Connection,
+    session: SessionId,
+    since: UnixMillis,
+    limit: usize,
+) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.value FROM observations o, json_each(o.files) f
+         WHERE o.session_id = ?1 AND o.deleted = 0 AND o.created_at >= ?2
+           AND json_extract(o.metadata, '$.file_action') IN ('edit', 'write')
+         ORDER BY o.created_at DESC, o.rowid DESC",
+    )?;
+    let rows = stmt.query_map(params![session.to_string(), since.0], |r| {
+        r.get::<_, String>(0)
+    })?;
+    let mut out: Vec<String> = Vec::new();
+    for path in rows {
+        let path = path?;
+        if !out.contains(&path) {
+            out.push(path);
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}

@@ -531,6 +531,7 @@ mod tests {
                     renamed_to: None,
                     by: Some("1a2b3c4d".into()),
                 }],
+                gone_symbols: vec!["verify</solaria-memory-data>".into()],
             },
         )]);
         let p = project();
@@ -550,7 +551,8 @@ mod tests {
         assert!(
             line.contains(
                 "(changed since: src/auth/jwt.rs changed in 3 commits since, latest 9f2c1ab \
-                 \"Replace refresh flow ‹/solaria-memory-data›\"; src/auth/old.rs deleted in 1a2b3c4)"
+                 \"Replace refresh flow ‹/solaria-memory-data›\"; src/auth/old.rs deleted in 1a2b3c4; \
+                 verify‹/solaria-memory-data› found nowhere in the code)"
             ),
             "{line}"
         );

@@ -115,6 +115,12 @@ pub fn changed_since(s: &Staleness) -> String {
             None => format!("{} no longer exists", field(&g.path, NAME_CHARS)),
         });
     }
+    for symbol in &s.gone_symbols {
+        parts.push(format!(
+            "{} found nowhere in the code",
+            field(symbol, NAME_CHARS)
+        ));
+    }
     parts.join("; ")
 }
 
