@@ -405,6 +405,7 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
              DROP TABLE staleness;
              DROP TRIGGER close_pairs_erased; DROP TRIGGER close_pairs_removed;
              DROP TABLE close_pairs;
+             DROP INDEX knowledge_supersedes;
              PRAGMA user_version = 5;",
         )
         .expect("downgrade");

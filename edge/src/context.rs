@@ -50,7 +50,7 @@ pub fn build(
         now,
     )?;
     // What the daemon last found changed in their code: read, never worked out here.
-    let changed = crate::store::staleness::of_project(conn, &project.key)?;
+    let changed = crate::store::staleness::of_records(conn, knowledge.iter().map(|k| k.id))?;
     let active_iteration = kstore::active_iteration(conn, &project.key)?;
     let recent = views::recent_sessions(conn, &project.key, cfg.max_sessions, branch)?;
     let sessions: Vec<SessionLine<'_>> = recent.iter().map(views::RecentSession::line).collect();

@@ -125,7 +125,9 @@ impl Writer<'_> {
         let replacing: Vec<String> = self
             .tx()
             .prepare_cached(
-                "SELECT id FROM knowledge WHERE deleted = 0 AND kind = ?2
+                // `+kind`: by the index of what each record supersedes
+                // (migration 0019), never by reading every record of the kind.
+                "SELECT id FROM knowledge WHERE deleted = 0 AND +kind = ?2
                    AND json_extract(body, '$.supersedes') = ?1 ORDER BY created_at",
             )?
             .query_map(params![k.id.to_string(), k.kind().as_str()], |r| r.get(0))?

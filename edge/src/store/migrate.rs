@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/edge/0016_summaries_by_id.sql"),
     include_str!("../../../migrations/edge/0017_staleness.sql"),
     include_str!("../../../migrations/edge/0018_close_pairs.sql"),
+    include_str!("../../../migrations/edge/0019_knowledge_supersedes.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.

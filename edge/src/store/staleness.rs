@@ -50,14 +50,6 @@ fn parse(id: String, state: String) -> Option<(KnowledgeId, Staleness)> {
     Some((id.parse().ok()?, serde_json::from_str(&state).ok()?))
 }
 
-/// What changed in the code of `project_key`'s records, by record.
-pub fn of_project(
-    conn: &Connection,
-    project_key: &str,
-) -> Result<BTreeMap<KnowledgeId, Staleness>, StoreError> {
-    of_projects(conn, Some(project_key))
-}
-
 /// What changed in the code of `project_key`'s records (every project's when
 /// `None`), by record.
 pub fn of_projects(
@@ -68,6 +60,27 @@ pub fn of_projects(
         "SELECT knowledge_id, state FROM staleness WHERE ?1 IS NULL OR project_key = ?1",
     )?;
     let rows = stmt.query_map([project_key], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let mut out = BTreeMap::new();
+    for row in rows {
+        let (id, state) = row?;
+        out.extend(parse(id, state));
+    }
+    Ok(out)
+}
+
+/// What changed in the code of each of `ids` known to have changed: what a
+/// context reads for the records it weighs, never the whole project's table.
+pub fn of_records(
+    conn: &Connection,
+    ids: impl Iterator<Item = KnowledgeId>,
+) -> Result<BTreeMap<KnowledgeId, Staleness>, StoreError> {
+    let ids: Vec<String> = ids.map(|id| id.to_string()).collect();
+    let json = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+    let mut stmt = conn.prepare_cached(
+        "SELECT knowledge_id, state FROM staleness
+         WHERE knowledge_id IN (SELECT value FROM json_each(?1))",
+    )?;
+    let rows = stmt.query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let mut out = BTreeMap::new();
     for row in rows {
         let (id, state) = row?;
