@@ -168,9 +168,18 @@ fn session_start(home: &Path, cwd: &Path, n: usize) -> Duration {
 }
 
 fn main() {
-    let root = tempfile::tempdir().expect("tempdir");
-    let repo = root.path().join("repo");
-    let home = root.path().join("home");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().to_path_buf();
+    // With SOLARIA_BENCH_KEEP the repository and the store stay, for a profiler.
+    let _removed_at_the_end = match std::env::var_os("SOLARIA_BENCH_KEEP") {
+        Some(_) => {
+            eprintln!("kept in {}", dir.keep().display());
+            None
+        }
+        None => Some(dir),
+    };
+    let repo = root.join("repo");
+    let home = root.join("home");
     std::fs::create_dir_all(&repo).expect("repo");
     std::fs::create_dir_all(&home).expect("home");
     let t = Instant::now();

@@ -277,23 +277,41 @@ pub fn list_knowledge(
         .projects
         .as_ref()
         .map(|p| serde_json::to_string(p).unwrap_or_else(|_| "[]".into()));
+    // Only the filters given, so that a project's records are found by the index
+    // on (project, kind, time) alone; and only row ids sorted, each record read
+    // after: sorting whole records of a project of thousands spilled to disk.
+    let mut conditions = String::new();
+    if !filter.kinds.is_empty() {
+        conditions.push_str(" AND kind IN (SELECT value FROM json_each(?1))");
+    }
+    if projects_json.is_some() {
+        conditions.push_str(" AND project_key IN (SELECT value FROM json_each(?2))");
+    }
+    // Both parameters are named whatever the filters (`?1 = ?1`), as the
+    // statement binds both; tombstones are skipped as read (the index holds no
+    // `deleted`).
     let sql = format!(
-        "SELECT {KNOWLEDGE_COLUMNS} FROM knowledge
-         WHERE deleted = 0
-           AND (?1 = '[]' OR kind IN (SELECT value FROM json_each(?1)))
-           AND (?2 IS NULL OR project_key IN (SELECT value FROM json_each(?2)))
+        "SELECT rowid FROM knowledge WHERE ?1 = ?1 AND ?2 IS ?2{conditions}
          ORDER BY created_at DESC, rowid DESC"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params![kinds_json, projects_json], knowledge_from_row)?;
+    let rowids = stmt.query_map(params![kinds_json, projects_json], |r| r.get::<_, i64>(0))?;
+    let mut read = conn.prepare_cached(&format!(
+        "SELECT {KNOWLEDGE_COLUMNS} FROM knowledge WHERE rowid = ?1"
+    ))?;
     let limit = if filter.limit == 0 {
         usize::MAX
     } else {
         filter.limit
     };
     let mut out = Vec::new();
-    for k in rows {
-        let k = k?;
+    for rowid in rowids {
+        let Some(k) = read.query_row([rowid?], knowledge_from_row).optional()? else {
+            continue;
+        };
+        if k.meta.deleted {
+            continue;
+        }
         if filter.include_inactive || k.stands(now) {
             out.push(k);
             if out.len() == limit {
