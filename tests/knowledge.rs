@@ -1311,16 +1311,23 @@ fn a_decision_that_names_no_file_is_anchored_to_what_its_session_just_edited() {
         all.extend_from_slice(args);
         edge.json(&repo, &all)["record"]["body"]["anchors"]["files"].clone()
     };
-    assert_eq!(
-        anchors_of(&[
+    let invoices = edge.json(
+        &repo,
+        &[
+            "decide",
+            "--json",
             "--title",
             "Invoices are immutable",
             "--chosen",
-            "Credit notes"
-        ]),
-        json!(["src/billing.rs"]),
-        "only what the session edited in the repository, not what it read"
+            "Credit notes",
+        ],
     );
+    assert_eq!(
+        invoices["record"]["body"]["anchors"]["files"],
+        json!(["src/billing.rs"]),
+        "only what the session edited in the repository, not what it read: {invoices}"
+    );
+    let invoices = invoices["record"]["id"].as_str().expect("id").to_string();
     assert_eq!(
         anchors_of(&[
             "--title",
@@ -1332,6 +1339,44 @@ fn a_decision_that_names_no_file_is_anchored_to_what_its_session_just_edited() {
         ]),
         json!(["src/lib.rs"]),
         "a record that names its files keeps only those"
+    );
+
+    // A commit linked to the decision as implementing it is not news; the next is.
+    let change = |text: &str, message: &str| -> String {
+        std::fs::write(repo.join("src/billing.rs"), text).expect("write");
+        git(&edge, &repo, &["commit", "-q", "-am", message]);
+        git(&edge, &repo, &["rev-parse", "HEAD"]).trim().to_string()
+    };
+    let implementing = change("pub fn credit_note() {}\n", "Credit notes");
+    edge.ok_in(&repo, &["commits", "import"]);
+    edge.ok_in(&repo, &["link", &implementing, "implements", &invoices]);
+    let listed = |review: &Value| -> Vec<String> {
+        review["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|i| i["record"]["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert!(listed(&edge.json(&repo, &["review", "--json"])).is_empty());
+    change("pub fn credit_note() { /* v2 */ }\n", "Credit notes v2");
+    let review = edge.json(&repo, &["review", "--json"]);
+    assert_eq!(listed(&review), vec![invoices.clone()], "{review}");
+    assert_eq!(review["items"][0]["changed"]["commit_count"], 1, "{review}");
+
+    // A name the text writes as code is a symbol when the code holds it.
+    let named = edge.json(
+        &repo,
+        &[
+            "remember",
+            "--json",
+            "Credit notes are made by `credit_note()`, never by `edit_invoice`",
+        ],
+    );
+    assert_eq!(
+        named["record"]["body"]["anchors"]["symbols"],
+        json!(["credit_note"]),
+        "{named}"
     );
 }
 

@@ -1,9 +1,10 @@
 //! The anchors a new decision or memory gets: the files and symbols it was given
 //! (`--file`, `--symbol`, the MCP tools' `files` and `symbols`), the files of the
 //! repository its text names (or, when it names none, those its session just
-//! edited), and the commit `HEAD` is at. Files are named from
-//! the repository's top; a path outside it is refused. No process runs: `HEAD` is
-//! read from the git dir, a named file is looked for in the working tree.
+//! edited), the names it writes as code that the code holds, and the commit `HEAD`
+//! is at. Files are named from the repository's top; a path outside it is refused.
+//! `HEAD` is read from the git dir and a named file is looked for in the working
+//! tree; only names written as code take a process (`git grep`).
 
 use super::{OpError, OpResult};
 use crate::gitdir;
@@ -74,9 +75,34 @@ fn named_files(text: &str, work: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The most names written as code in a record's text looked for in the code.
+const CODE_NAMES_LOOKED_AT: usize = 10;
+
+/// The names `text` writes as code (between backticks, `verify_token` or
+/// `verify_token()`) that look like one identifier of three characters or more:
+/// candidates for symbols, kept only when the code holds them.
+fn code_names(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for span in text.split('`').skip(1).step_by(2) {
+        let name = span.trim().trim_end_matches("()");
+        let identifier = name.chars().count() >= 3
+            && name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if identifier && !out.iter().any(|o| o == name) && out.len() < CODE_NAMES_LOOKED_AT {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
 /// The anchors of a record of `project` written now with `texts`: what was
-/// asked, checked, then what the texts name, and where `HEAD` is. Away from the
-/// project's repository, asked files are taken as named from its top.
+/// asked, checked, then what the texts name (files of the working tree, and names
+/// written as code that the code at `HEAD` holds: one `git grep`, never on a
+/// hook's path), and where `HEAD` is. Away from the project's repository, asked
+/// files are taken as named from its top.
 pub fn for_new_record(project: &Project, asked: &Requested, texts: &[&str]) -> OpResult<Anchors> {
     let mut anchors = Anchors::default();
     let here = repository_here(project);
@@ -91,12 +117,26 @@ pub fn for_new_record(project: &Project, asked: &Requested, texts: &[&str]) -> O
         anchors.add_symbol(check_anchor_symbol(s).map_err(|e| OpError::BadInput(e.to_string()))?);
     }
     if let Some((dirs, _)) = &here {
+        let mut names: Vec<String> = Vec::new();
         for text in texts {
             for f in named_files(text, &dirs.work) {
                 anchors.add_file(f);
             }
+            for n in code_names(text) {
+                if !anchors.symbols.contains(&n) && !names.contains(&n) {
+                    names.push(n);
+                }
+            }
         }
         anchors.head = dirs.head_sha().unwrap_or_default();
+        if !names.is_empty()
+            && !anchors.head.is_empty()
+            && let Ok(found) = super::gitlog::symbol_files(&dirs.work, &names)
+        {
+            for n in names.into_iter().filter(|n| found.contains_key(n)) {
+                anchors.add_symbol(n);
+            }
+        }
     }
     Ok(anchors)
 }
@@ -167,6 +207,16 @@ pub fn confirmed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_written_as_code_are_single_identifiers() {
+        assert_eq!(
+            code_names("call `verify_token()` then `Session`, not `a`, `x.rs`, `a b` or `--x`"),
+            vec!["verify_token", "Session"]
+        );
+        assert!(code_names("no code here").is_empty());
+        assert!(code_names("an `unclosed span").is_empty());
+    }
 
     #[test]
     fn a_file_is_named_from_the_top_and_never_outside() {

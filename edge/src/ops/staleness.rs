@@ -116,7 +116,17 @@ pub fn check(store: &mut Store, project: &Project, work: &Path) -> OpResult<Chec
         },
         now,
     )?;
-    let mut anchored = anchored(&records, &commits);
+    let links = kstore::list_knowledge(
+        store.conn(),
+        &KnowledgeFilter {
+            kinds: vec![KnowledgeKind::Link],
+            projects: Some(vec![project.key.clone()]),
+            include_inactive: false,
+            limit: COMMITS_WEIGHED,
+        },
+        now,
+    )?;
+    let mut anchored = anchored(&records, &commits, &links);
     let mut stale = BTreeMap::new();
     let mut commits_read = 0;
     if let Some(oldest) = anchored.iter().map(|a| a.since).min()
@@ -149,14 +159,33 @@ pub fn check(store: &mut Store, project: &Project, work: &Path) -> OpResult<Chec
     Ok(report)
 }
 
-/// The records that speak of files, with the commits implementing them.
-fn anchored<'a>(records: &'a [Knowledge], commits: &'a [Knowledge]) -> Vec<Anchored<'a>> {
+/// The records that speak of files, with the commits implementing them: those
+/// whose trailers name them, and those linked to them as implementing them.
+fn anchored<'a>(
+    records: &'a [Knowledge],
+    commits: &'a [Knowledge],
+    links: &[Knowledge],
+) -> Vec<Anchored<'a>> {
     let mut implementing: HashMap<KnowledgeId, Vec<&'a solaria_shared::knowledge::Commit>> =
         HashMap::new();
+    let mut by_id: HashMap<KnowledgeId, &'a solaria_shared::knowledge::Commit> = HashMap::new();
     for k in commits {
         if let KnowledgeBody::Commit(c) = &k.body {
+            by_id.insert(k.id, c);
             for d in &c.decisions {
                 implementing.entry(*d).or_default().push(c);
+            }
+        }
+    }
+    for l in links {
+        if let KnowledgeBody::Link(link) = &l.body
+            && link.relation == solaria_shared::knowledge::LinkKind::Implements
+            && let (Some(from), Some(to)) = (link.from, link.to)
+            && let Some(c) = by_id.get(&from)
+        {
+            let list = implementing.entry(to).or_default();
+            if !list.iter().any(|x| x.sha == c.sha) {
+                list.push(c);
             }
         }
     }
