@@ -540,7 +540,7 @@ fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
             complete: false,
             ..Commit::default()
         };
-        out.found.push((ops::commits::project_at(&work), commit));
+        out.found.push((ops::repository::project_at(&work), commit));
     }
     out
 }

@@ -25,7 +25,7 @@ pub struct Requested {
 /// The repository of `project` when the current directory is in it.
 fn repository_here(project: &Project) -> Option<(gitdir::GitDirs, PathBuf)> {
     let cwd = std::env::current_dir().ok()?;
-    super::commits::repository_of_project(&cwd, project).map(|dirs| (dirs, cwd))
+    super::repository::repository_of_project(&cwd, project).map(|dirs| (dirs, cwd))
 }
 
 /// `path` without `.` and with each `..` taken back, as text (the file may not

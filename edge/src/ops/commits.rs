@@ -13,6 +13,7 @@
 use super::gitlog::{self, GitCommit, GitError};
 use super::input::{clip, given};
 use super::knowledge::{MAX_FIELD_CHARS, Scope, branch_at, find_one, iteration_for, project_of};
+use super::repository::{project_at, repository_of_project};
 use super::{OpError, OpResult};
 use crate::app::App;
 use crate::gitdir;
@@ -232,21 +233,6 @@ fn from_git(g: GitCommit, branch: &str) -> Commit {
         iteration: None,
         complete: true,
     }
-}
-
-/// The project of a repository directory, redacted like every captured path.
-pub(crate) fn project_at(dir: &Path) -> Project {
-    let p = crate::project::detect(dir);
-    Project {
-        key: redact(&p.key).into_owned(),
-        name: redact(&p.name).into_owned(),
-    }
-}
-
-/// The repository `dir` is in, if it holds `project` (the same key, after
-/// redaction): where git may be asked about the project's history.
-pub(crate) fn repository_of_project(dir: &Path, project: &Project) -> Option<gitdir::GitDirs> {
-    gitdir::locate(dir).filter(|dirs| project_at(&dirs.work).key == project.key)
 }
 
 fn git_error(e: GitError) -> OpError {

@@ -22,6 +22,7 @@ pub mod project;
 pub mod recall;
 pub mod records;
 pub mod remote;
+pub(crate) mod repository;
 pub mod review;
 pub mod search;
 pub mod staleness;

@@ -43,7 +43,7 @@ pub fn review(app: &App, scope: &ReviewScope) -> OpResult<ReviewPage> {
     };
     let here = project.as_ref().and_then(|p| {
         let dir = std::env::current_dir().ok()?;
-        super::commits::repository_of_project(&dir, p).map(|repo| (p, repo))
+        super::repository::repository_of_project(&dir, p).map(|repo| (p, repo))
     });
     let checked_now = match here {
         Some((p, repo)) => Some(super::staleness::check(&mut store, p, &repo.work)?),

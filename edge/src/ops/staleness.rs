@@ -417,7 +417,7 @@ pub fn check_due(store: &mut Store, memo: &mut Memo) -> OpResult<Vec<String>> {
         if done.contains(&project.key) {
             continue;
         }
-        let Some(repo) = super::commits::repository_of_project(Path::new(&cwd), &project) else {
+        let Some(repo) = super::repository::repository_of_project(Path::new(&cwd), &project) else {
             continue;
         };
         done.insert(project.key.clone());
