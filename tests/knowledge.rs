@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 use solaria_tests::central::Central;
 use solaria_tests::edge::Edge;
+use solaria_tests::git::{commit_all, git, long_history, repository};
 use solaria_tests::mcp::McpStdio;
 
 const SECRET: &str = "ghp_FAKEabcdefghijklmnopqrstuvwxyz012345";
@@ -24,6 +25,16 @@ fn decide(edge: &Edge, args: &[&str]) -> Value {
     let mut all = vec!["decide", "--json"];
     all.extend_from_slice(args);
     edge.json(&edge.project, &all)
+}
+
+/// The records `solaria review --json` lists as changed since, by id.
+fn review_ids(review: &Value) -> Vec<String> {
+    review["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["record"]["id"].as_str().map(str::to_string))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -584,16 +595,11 @@ fn confirming_a_proposed_memory_makes_it_stand_at_full_confidence() {
 
 #[test]
 fn a_decision_about_a_file_says_when_that_file_changed_until_a_person_confirms_it() {
-    use solaria_tests::git::{git, repository};
     let edge = Edge::new("laptop");
     let repo = repository(&edge);
     std::fs::create_dir_all(repo.join("src/auth")).expect("dirs");
     let write = |path: &str, text: &str| std::fs::write(repo.join(path), text).expect("write");
-    let commit = |message: &str| {
-        git(&edge, &repo, &["add", "-A"]);
-        git(&edge, &repo, &["commit", "-q", "-m", message]);
-        git(&edge, &repo, &["rev-parse", "HEAD"]).trim().to_string()
-    };
+    let commit = |message: &str| commit_all(&edge, &repo, message);
     write("src/auth/jwt.rs", "pub fn verify() {}\n");
     write("src/lib.rs", "pub mod auth;\n");
     commit("Start");
@@ -736,7 +742,6 @@ fn a_decision_about_a_file_says_when_that_file_changed_until_a_person_confirms_i
 
 #[test]
 fn a_session_in_a_worktree_gets_its_repository_s_memory_without_a_remote_too() {
-    use solaria_tests::git::git;
     let edge = Edge::new("laptop");
     let repo = edge.root.path().join("work/tool");
     std::fs::create_dir_all(&repo).expect("repo dir");
@@ -836,14 +841,9 @@ fn a_session_in_a_worktree_gets_its_repository_s_memory_without_a_remote_too() {
 
 #[test]
 fn anchors_in_odd_repositories_say_what_they_can_and_never_lose_the_record() {
-    use solaria_tests::git::{git, repository};
     let edge = Edge::new("laptop");
     let repo = repository(&edge);
-    let commit = |dir: &std::path::Path, message: &str| {
-        git(&edge, dir, &["add", "-A"]);
-        git(&edge, dir, &["commit", "-q", "-m", message]);
-        git(&edge, dir, &["rev-parse", "HEAD"]).trim().to_string()
-    };
+    let commit = |dir: &std::path::Path, message: &str| commit_all(&edge, dir, message);
     let decide_about = |dir: &std::path::Path, title: &str, file: &str| {
         let written = edge.json(
             dir,
@@ -943,12 +943,10 @@ fn anchors_in_odd_repositories_say_what_they_can_and_never_lose_the_record() {
 #[test]
 fn a_decision_close_to_a_standing_one_is_proposed_as_a_pair_and_nothing_changes_until_someone_chooses()
  {
-    use solaria_tests::git::{git, repository};
     let edge = Edge::new("laptop");
     let repo = repository(&edge);
     std::fs::write(repo.join("README.md"), "sessions\n").expect("write");
-    git(&edge, &repo, &["add", "-A"]);
-    git(&edge, &repo, &["commit", "-q", "-m", "Start"]);
+    commit_all(&edge, &repo, "Start");
     let decide_here = |args: &[&str]| -> Value {
         let mut all = vec!["decide", "--json"];
         all.extend_from_slice(args);
@@ -1079,7 +1077,21 @@ fn a_decision_close_to_a_standing_one_is_proposed_as_a_pair_and_nothing_changes_
     mcp.close();
 
     // Bad choices are refused and change nothing.
+    let note = edge.written_id(&repo, &["remember", "Idle sessions expire after a day"]);
     for (args, says) in [
+        (
+            vec!["supersede", &redis_id, "--by", &note],
+            "a decision is superseded by a decision only",
+        ),
+        (
+            vec![
+                "supersede",
+                &redis_id,
+                "--by",
+                "0192b2c3-0000-7000-8000-000000000001",
+            ],
+            "no record with id",
+        ),
         (
             vec!["supersede", &old, "--by", &old],
             "cannot supersede itself",
@@ -1167,15 +1179,11 @@ fn a_decision_close_to_a_standing_one_is_proposed_as_a_pair_and_nothing_changes_
 /// pattern. An agent anchors through MCP's `files` and `symbols`.
 #[test]
 fn a_decision_about_a_symbol_follows_the_file_that_holds_it_and_says_when_it_is_gone() {
-    use solaria_tests::git::{git, repository};
     let edge = Edge::new("laptop");
     let repo = repository(&edge);
     std::fs::create_dir_all(repo.join("src/auth")).expect("dirs");
     let write = |path: &str, text: &str| std::fs::write(repo.join(path), text).expect("write");
-    let commit = |message: &str| {
-        git(&edge, &repo, &["add", "-A"]);
-        git(&edge, &repo, &["commit", "-q", "-m", message]);
-    };
+    let commit = |message: &str| commit_all(&edge, &repo, message);
     write("src/auth/tokens.rs", "pub fn verify_token() {}\n");
     write("README.md", "tokens\n");
     commit("Start");
@@ -1199,16 +1207,8 @@ fn a_decision_about_a_symbol_follows_the_file_that_holds_it_and_says_when_it_is_
         json!(["verify_token", "--output=pwned"]),
         "{written}"
     );
-    let listed = |review: &Value| -> Vec<String> {
-        review["items"]
-            .as_array()
-            .expect("items")
-            .iter()
-            .filter_map(|i| i["record"]["id"].as_str().map(str::to_string))
-            .collect()
-    };
     let review = edge.json(&repo, &["review", "--json"]);
-    assert_eq!(listed(&review), vec![id.clone()], "{review}");
+    assert_eq!(review_ids(&review), vec![id.clone()], "{review}");
     let changed = &review["items"][0]["changed"];
     assert_eq!(
         changed["gone_symbols"],
@@ -1250,7 +1250,7 @@ fn a_decision_about_a_symbol_follows_the_file_that_holds_it_and_says_when_it_is_
     let anchors = &shown[0]["body"]["anchors"];
     assert_eq!(anchors["symbols"], json!([]), "{shown}");
     let review = edge.json(&repo, &["review", "--json"]);
-    assert!(listed(&review).is_empty(), "{review}");
+    assert!(review_ids(&review).is_empty(), "{review}");
 
     // An agent anchors a memory through MCP.
     let mut mcp = McpStdio::start_in(&edge, &repo);
@@ -1278,15 +1278,13 @@ fn a_decision_about_a_symbol_follows_the_file_that_holds_it_and_says_when_it_is_
 /// is never borrowed.
 #[test]
 fn a_decision_that_names_no_file_is_anchored_to_what_its_session_just_edited() {
-    use solaria_tests::git::{git, repository};
     use solaria_tests::payloads::{session_start, tool};
     let edge = Edge::new("laptop");
     let repo = repository(&edge);
     std::fs::create_dir_all(repo.join("src")).expect("dirs");
     std::fs::write(repo.join("src/billing.rs"), "pub fn invoice() {}\n").expect("write");
     std::fs::write(repo.join("src/lib.rs"), "pub mod billing;\n").expect("write");
-    git(&edge, &repo, &["add", "-A"]);
-    git(&edge, &repo, &["commit", "-q", "-m", "Start"]);
+    commit_all(&edge, &repo, "Start");
     edge.hook("session-start", session_start("s1", &repo));
     let elsewhere = edge.home().join("notes.md");
     std::fs::write(&elsewhere, "x\n").expect("write");
@@ -1350,18 +1348,10 @@ fn a_decision_that_names_no_file_is_anchored_to_what_its_session_just_edited() {
     let implementing = change("pub fn credit_note() {}\n", "Credit notes");
     edge.ok_in(&repo, &["commits", "import"]);
     edge.ok_in(&repo, &["link", &implementing, "implements", &invoices]);
-    let listed = |review: &Value| -> Vec<String> {
-        review["items"]
-            .as_array()
-            .expect("items")
-            .iter()
-            .filter_map(|i| i["record"]["id"].as_str().map(str::to_string))
-            .collect()
-    };
-    assert!(listed(&edge.json(&repo, &["review", "--json"])).is_empty());
+    assert!(review_ids(&edge.json(&repo, &["review", "--json"])).is_empty());
     change("pub fn credit_note() { /* v2 */ }\n", "Credit notes v2");
     let review = edge.json(&repo, &["review", "--json"]);
-    assert_eq!(listed(&review), vec![invoices.clone()], "{review}");
+    assert_eq!(review_ids(&review), vec![invoices.clone()], "{review}");
     assert_eq!(review["items"][0]["changed"]["commit_count"], 1, "{review}");
 
     // A name the text writes as code is a symbol when the code holds it.
@@ -1384,7 +1374,6 @@ fn a_decision_that_names_no_file_is_anchored_to_what_its_session_just_edited() {
 /// so; what changed since a record in them is found by history all the same.
 #[test]
 fn a_history_of_a_hundred_thousand_commits_is_read_as_far_as_the_bound_and_said() {
-    use solaria_tests::git::{git, long_history, repository};
     let edge = Edge::new("laptop");
     let repo = repository(&edge);
     long_history(&edge, &repo, 100_000, 100);

@@ -42,10 +42,12 @@ pub fn build(
     let knowledge = kstore::list_knowledge(
         conn,
         &KnowledgeFilter {
-            kinds: vec![KnowledgeKind::Decision, KnowledgeKind::Memory],
-            projects: Some(vec![project.key.clone()]),
             include_inactive: true,
-            limit: KNOWLEDGE_WEIGHED,
+            ..KnowledgeFilter::standing_in(
+                &project.key,
+                &[KnowledgeKind::Decision, KnowledgeKind::Memory],
+                KNOWLEDGE_WEIGHED,
+            )
         },
         now,
     )?;
@@ -74,12 +76,7 @@ pub fn build(
     let errors = errors(&heads);
     let commits = kstore::list_knowledge(
         conn,
-        &KnowledgeFilter {
-            kinds: vec![KnowledgeKind::Commit],
-            projects: Some(vec![project.key.clone()]),
-            include_inactive: false,
-            limit: COMMITS_WEIGHED,
-        },
+        &KnowledgeFilter::standing_in(&project.key, &[KnowledgeKind::Commit], COMMITS_WEIGHED),
         now,
     )?;
     let conflicts = usize::try_from(views::open_conflicts(conn)?).unwrap_or_default();

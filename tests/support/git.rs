@@ -24,6 +24,13 @@ pub fn git(m: &Edge, dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf8")
 }
 
+/// Stages everything in `dir` and commits it as `message`; the new commit's sha.
+pub fn commit_all(m: &Edge, dir: &Path, message: &str) -> String {
+    git(m, dir, &["add", "-A"]);
+    git(m, dir, &["commit", "-q", "-m", message]);
+    git(m, dir, &["rev-parse", "HEAD"]).trim().to_string()
+}
+
 /// An empty repository of the project `github.com/acme/api` at `work/api` under
 /// `m`'s root, on branch `main`, with its own author.
 pub fn repository(m: &Edge) -> PathBuf {

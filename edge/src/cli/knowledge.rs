@@ -431,7 +431,7 @@ pub struct KeepBothArgs {
 
 impl KeepBothArgs {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
-        let (a, b) = ops::keep_both(app, &self.a, &self.b)?;
+        let (a, b) = solaria_edge::ops::close_pairs::keep_both(app, &self.a, &self.b)?;
         println!(
             "Kept both {} and {}: the pair is settled, neither record changed.",
             a.citation(),

@@ -45,7 +45,13 @@ fn subject(k: &Knowledge) -> Option<String> {
 /// both standing, and a closeness of at least [`MIN_CLOSENESS`], or of
 /// [`MIN_CLOSENESS_NAMING_OPTION`] when one decision names an option the other set
 /// aside.
-fn close(app: &App, record: &Knowledge, other: &Knowledge, found: &BothWays) -> Option<Closeness> {
+/// Its score comes with it, to rank the pairs.
+fn close(
+    app: &App,
+    record: &Knowledge,
+    other: &Knowledge,
+    found: &BothWays,
+) -> Option<(f64, Closeness)> {
     if other.id == record.id || other.kind() != record.kind() || record.replaces() == Some(other.id)
     {
         return None;
@@ -63,11 +69,14 @@ fn close(app: &App, record: &Knowledge, other: &Knowledge, found: &BothWays) -> 
     } else {
         MIN_CLOSENESS
     };
-    (score >= least).then_some(Closeness {
-        words: found.words,
-        meaning: found.meaning,
-        names_option,
-    })
+    (score >= least).then_some((
+        score,
+        Closeness {
+            words: found.words,
+            meaning: found.meaning,
+            names_option,
+        },
+    ))
 }
 
 /// The standing records of `record`'s project close to it, closest first (those
@@ -105,8 +114,7 @@ pub fn find(app: &App, store: &Store, record: &Knowledge) -> OpResult<Vec<Close>
         if !other.stands(now) || out.iter().any(|(_, c)| c.standing.id == other.id) {
             continue;
         }
-        if let Some(closeness) = close(app, record, &other, f) {
-            let score = app.config.recall.score(f.words, f.meaning);
+        if let Some((score, closeness)) = close(app, record, &other, f) {
             out.push((
                 score,
                 Close {
@@ -189,4 +197,22 @@ pub fn pending(store: &Store, project_key: Option<&str>) -> OpResult<Vec<Pending
         }
     }
     Ok(out)
+}
+
+/// Keeps two records a write proposed as a pair, both standing (`solaria
+/// keep-both A B`): a person's word that they do not contradict. Only the pair
+/// is settled; neither record changes.
+pub fn keep_both(app: &App, a: &str, b: &str) -> OpResult<(Knowledge, Knowledge)> {
+    super::person_only(app, "keeping both", "solaria keep-both")?;
+    let mut store = app.store()?;
+    let first = super::knowledge::find_one(&store, a, None)?;
+    let second = super::knowledge::find_one(&store, b, None)?;
+    if !store.write(|w| pstore::settle(w.tx(), first.id, second.id))? {
+        return Err(super::OpError::BadInput(format!(
+            "{} and {} are not a pair waiting to be settled (`solaria review` lists them)",
+            first.citation(),
+            second.citation()
+        )));
+    }
+    Ok((first, second))
 }

@@ -638,11 +638,20 @@ fn reconfirm_decision(
 pub fn supersede_by(app: &App, old: &str, new: &str) -> OpResult<Written> {
     let mut store = app.store()?;
     let previous = find_one(&store, old, None)?;
-    let next = find_one(&store, new, Some(previous.kind()))?;
+    let next = find_one(&store, new, None)?;
     writable(app, &previous.project)?;
     let now = UnixMillis::now();
     if previous.id == next.id {
         return Err(OpError::BadInput("a record cannot supersede itself".into()));
+    }
+    if next.kind() != previous.kind() {
+        return Err(OpError::BadInput(format!(
+            "{} is a {}: a {} is superseded by a {} only",
+            next.citation(),
+            next.kind(),
+            previous.kind(),
+            previous.kind()
+        )));
     }
     if next.project.key != previous.project.key {
         return Err(OpError::BadInput(format!(
@@ -701,26 +710,6 @@ pub fn supersede_by(app: &App, old: &str, new: &str) -> OpResult<Written> {
         let old = kstore::get_knowledge(w.tx(), previous.id)?;
         Ok(Written::new(record, old.into_iter().collect()))
     })?)
-}
-
-/// Keeps two records a write proposed as a pair, both standing (`solaria
-/// keep-both A B`): a person's word that they do not contradict. Only the pair
-/// is settled; neither record changes.
-pub fn keep_both(app: &App, a: &str, b: &str) -> OpResult<(Knowledge, Knowledge)> {
-    super::person_only(app, "keeping both", "solaria keep-both")?;
-    let mut store = app.store()?;
-    let first = find_one(&store, a, None)?;
-    let second = find_one(&store, b, None)?;
-    let settled =
-        store.write(|w| crate::store::close_pairs::settle(w.tx(), first.id, second.id))?;
-    if !settled {
-        return Err(OpError::BadInput(format!(
-            "{} and {} are not a pair waiting to be settled (`solaria review` lists them)",
-            first.citation(),
-            second.citation()
-        )));
-    }
-    Ok((first, second))
 }
 
 /// Links two knowledge records (`from` `relation` `to`). Linking the same pair

@@ -96,36 +96,16 @@ pub fn check(store: &mut Store, project: &Project, work: &Path) -> OpResult<Chec
     })?;
     let head = dirs.head_sha().unwrap_or_default();
     let now = UnixMillis::now();
-    let records = kstore::list_knowledge(
-        store.conn(),
-        &KnowledgeFilter {
-            kinds: vec![KnowledgeKind::Decision, KnowledgeKind::Memory],
-            projects: Some(vec![project.key.clone()]),
-            include_inactive: false,
-            limit: MAX_RECORDS_WEIGHED,
-        },
-        now,
+    let list = |kinds: &[KnowledgeKind], limit| {
+        let filter = KnowledgeFilter::standing_in(&project.key, kinds, limit);
+        kstore::list_knowledge(store.conn(), &filter, now)
+    };
+    let records = list(
+        &[KnowledgeKind::Decision, KnowledgeKind::Memory],
+        MAX_RECORDS_WEIGHED,
     )?;
-    let commits = kstore::list_knowledge(
-        store.conn(),
-        &KnowledgeFilter {
-            kinds: vec![KnowledgeKind::Commit],
-            projects: Some(vec![project.key.clone()]),
-            include_inactive: false,
-            limit: COMMITS_WEIGHED,
-        },
-        now,
-    )?;
-    let links = kstore::list_knowledge(
-        store.conn(),
-        &KnowledgeFilter {
-            kinds: vec![KnowledgeKind::Link],
-            projects: Some(vec![project.key.clone()]),
-            include_inactive: false,
-            limit: COMMITS_WEIGHED,
-        },
-        now,
-    )?;
+    let commits = list(&[KnowledgeKind::Commit], COMMITS_WEIGHED)?;
+    let links = list(&[KnowledgeKind::Link], COMMITS_WEIGHED)?;
     let mut anchored = anchored(&records, &commits, &links);
     let mut stale = BTreeMap::new();
     let mut commits_read = 0;

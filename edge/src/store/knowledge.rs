@@ -265,6 +265,23 @@ pub struct KnowledgeFilter {
     pub limit: usize,
 }
 
+impl KnowledgeFilter {
+    /// The standing records of `kinds` in the project `project_key`, newest
+    /// first, at most `limit`.
+    pub fn standing_in(
+        project_key: &str,
+        kinds: &[KnowledgeKind],
+        limit: usize,
+    ) -> KnowledgeFilter {
+        KnowledgeFilter {
+            kinds: kinds.to_vec(),
+            projects: Some(vec![project_key.to_string()]),
+            include_inactive: false,
+            limit,
+        }
+    }
+}
+
 /// Live knowledge records, newest first.
 pub fn list_knowledge(
     conn: &Connection,

@@ -59,7 +59,15 @@ pub fn of_projects(
     let mut stmt = conn.prepare_cached(
         "SELECT knowledge_id, state FROM staleness WHERE ?1 IS NULL OR project_key = ?1",
     )?;
-    let rows = stmt.query_map([project_key], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    read_rows(&mut stmt, project_key)
+}
+
+/// The `(knowledge_id, state)` rows `stmt` selects with `param`, by record.
+fn read_rows(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    param: impl rusqlite::ToSql,
+) -> Result<BTreeMap<KnowledgeId, Staleness>, StoreError> {
+    let rows = stmt.query_map([param], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let mut out = BTreeMap::new();
     for row in rows {
         let (id, state) = row?;
@@ -80,13 +88,7 @@ pub fn of_records(
         "SELECT knowledge_id, state FROM staleness
          WHERE knowledge_id IN (SELECT value FROM json_each(?1))",
     )?;
-    let rows = stmt.query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let mut out = BTreeMap::new();
-    for row in rows {
-        let (id, state) = row?;
-        out.extend(parse(id, state));
-    }
-    Ok(out)
+    read_rows(&mut stmt, json)
 }
 
 /// What changed in `id`'s code, if anything is known to have.

@@ -155,7 +155,7 @@ pub(super) async fn settle(
                     "superseded"
                 }
                 "keep" => {
-                    kops::keep_both(app, &record, &standing)?;
+                    crate::ops::close_pairs::keep_both(app, &record, &standing)?;
                     "kept"
                 }
                 "related" => {
