@@ -239,23 +239,9 @@ fn with_daemon(home: &std::path::Path, path: &std::path::Path, model_dir: &std::
     let _ = daemon.wait();
 }
 
-/// Runs `solaria hook EVENT` with `payload` on stdin; its wall time.
+/// `solaria hook EVENT` with `payload` on stdin; its wall time.
 fn hook(home: &std::path::Path, event: &str, payload: &str) -> Duration {
-    use std::io::Write;
-    let t = Instant::now();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_solaria"))
-        .args(["hook", event])
-        .env("SOLARIA_HOME", home)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(payload.as_bytes());
-    }
-    child.wait().expect("hook");
-    t.elapsed()
+    hook_process(home, None, event, payload)
 }
 
 fn hooks(home: &std::path::Path, title: &str) {

@@ -48,6 +48,17 @@ fn file_name(i: usize) -> String {
     format!("src/m{}/f{}.rs", i % 40, i)
 }
 
+/// One file of a fast-import commit: file `f` with `body`.
+fn file_change(input: &mut impl Write, f: usize, body: &str) {
+    writeln!(
+        input,
+        "M 644 inline {}\ndata {}\n{body}",
+        file_name(f),
+        body.len()
+    )
+    .expect("write");
+}
+
 /// A repository of [`COMMITS`] commits at `dir`, each changing one of [`FILES`]
 /// files (a few busy, most quiet), one second apart and ending now.
 fn repository(dir: &Path) -> Vec<String> {
@@ -81,26 +92,12 @@ fn repository(dir: &Path) -> Vec<String> {
         if c == 0 {
             // Every file exists from the first commit.
             for f in 0..FILES {
-                let body = format!("pub fn f{f}() {{}}\n");
-                writeln!(
-                    input,
-                    "M 644 inline {}\ndata {}\n{body}",
-                    file_name(f),
-                    body.len()
-                )
-                .expect("write");
+                file_change(&mut input, f, &format!("pub fn f{f}() {{}}\n"));
             }
         } else {
             writeln!(input, "from :{c}").expect("write");
             let f = rng.zipf(FILES);
-            let body = format!("pub fn f{f}() {{ {c} }}\n");
-            writeln!(
-                input,
-                "M 644 inline {}\ndata {}\n{body}",
-                file_name(f),
-                body.len()
-            )
-            .expect("write");
+            file_change(&mut input, f, &format!("pub fn f{f}() {{ {c} }}\n"));
         }
     }
     drop(input);
@@ -118,7 +115,7 @@ fn add_memories(store: &mut Store, project: &solaria_shared::Project, history: &
     let mut rng = Rng::new(5);
     store
         .write(|w| {
-            for i in 0..MEMORIES {
+            for _ in 0..MEMORIES {
                 let files = (0..1 + rng.below(3))
                     .map(|_| file_name(rng.zipf(FILES)))
                     .collect();
@@ -133,7 +130,6 @@ fn add_memories(store: &mut Store, project: &solaria_shared::Project, history: &
                     },
                     ..Memory::default()
                 });
-                let _ = i;
                 w.record_knowledge(KnowledgeId::new(), project, None, body)?;
             }
             Ok(())
@@ -150,21 +146,7 @@ fn session_start(home: &Path, cwd: &Path, n: usize) -> Duration {
         "source": "startup"
     })
     .to_string();
-    let t = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_solaria"))
-        .args(["hook", "session-start"])
-        .env("SOLARIA_HOME", home)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(payload.as_bytes());
-    }
-    child.wait().expect("hook");
-    t.elapsed()
+    hook_process(home, Some(cwd), "session-start", &payload)
 }
 
 fn main() {

@@ -332,3 +332,26 @@ pub fn embed_every(
     )
     .expect("embedding pass")
 }
+
+/// Runs the `solaria` binary's `hook EVENT` with `payload` on stdin, in `cwd`
+/// (this process's directory when `None`), on the store at `home`; its wall time.
+pub fn hook_process(home: &Path, cwd: Option<&Path>, event: &str, payload: &str) -> Duration {
+    use std::io::Write;
+    let t = std::time::Instant::now();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_solaria"));
+    command
+        .args(["hook", event])
+        .env("SOLARIA_HOME", home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some(dir) = cwd {
+        command.current_dir(dir);
+    }
+    let mut child = command.spawn().expect("spawn the hook");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(payload.as_bytes());
+    }
+    child.wait().expect("hook");
+    t.elapsed()
+}
