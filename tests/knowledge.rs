@@ -1018,16 +1018,10 @@ fn a_decision_close_to_a_standing_one_is_proposed_as_a_pair_and_nothing_changes_
         "only the close one: {out}"
     );
     // Nothing was superseded: both stand.
-    let standing = edge.json(&repo, &["decisions", "--json"]);
-    let ids: Vec<&str> = standing
-        .as_array()
-        .expect("list")
-        .iter()
-        .filter_map(|d| d["id"].as_str())
-        .collect();
+    let standing = edge.standing_decisions(&repo);
     assert!(
-        ids.contains(&redis_id.as_str()) && ids.contains(&pg_id.as_str()),
-        "{standing}"
+        standing.contains(&redis_id) && standing.contains(&pg_id),
+        "{standing:?}"
     );
     let review = edge.json(&repo, &["review", "--json"]);
     let pairs = review["pairs"].as_array().expect("pairs");

@@ -286,6 +286,17 @@ impl Edge {
         )
     }
 
+    /// The ids of the decisions that stand in `cwd`'s project, newest first
+    /// (`solaria decisions --json`).
+    pub fn standing_decisions(&self, cwd: &Path) -> Vec<String> {
+        let list = self.json(cwd, &["decisions", "--json"]);
+        list.as_array()
+            .unwrap_or_else(|| panic!("a list of decisions: {list}"))
+            .iter()
+            .filter_map(|d| d["id"].as_str().map(str::to_string))
+            .collect()
+    }
+
     /// Runs a knowledge write (`decide …`, `remember …`: `args` without `--json`)
     /// in `cwd`; the id of the record it wrote.
     pub fn written_id(&self, cwd: &Path, args: &[&str]) -> String {
