@@ -1,26 +1,14 @@
 //! Accounts, enrollment tokens and machines: who may sync, and as whom.
 
-use super::people::{PersonId, Role, audit, checked_email};
-use super::visibility::Viewer;
-use super::{Storage, StorageError};
+use super::Storage;
+use super::base::{AccountId, PersonId, Role, StorageError, Viewer, audit};
+use super::people::checked_email;
 use crate::secret::{hash_token, random_token};
 use serde::Serialize;
 use solaria_shared::MachineId;
 use solaria_shared::wire::EnrollResponse;
 use sqlx::Row;
-use std::fmt;
 use uuid::Uuid;
-
-/// One account (tenant): the unit of isolation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(transparent)]
-pub struct AccountId(pub Uuid);
-
-impl fmt::Display for AccountId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 /// Why an enrollment was refused. Deliberately vague towards the caller: an
 /// unknown, used or expired token all read the same.

@@ -15,8 +15,9 @@
 //! personal project keeps that part out of a teammate's context, and a record that
 //! names someone else's session is never read as theirs.
 
-use super::visibility::{Viewer, same_person_sql, visible_sql};
-use super::{AccountId, Storage, StorageError, key_condition};
+use super::base::{AccountId, StorageError, Viewer};
+use super::visibility::{same_person_sql, visible_sql};
+use super::{Storage, key_condition};
 use solaria_shared::{MachineId, ObservationId, SessionId, UnixMillis};
 use sqlx::{AssertSqlSafe, Row};
 use uuid::Uuid;

@@ -23,9 +23,12 @@
 //! `ON DELETE CASCADE`, so nothing of it is left, and its machines' tokens stop
 //! working because the machines are gone.
 
-use super::people::{PersonId, Role};
+use super::Storage;
+use super::base::{
+    AccountId, KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, PersonId, Role, SESSIONS_TABLE,
+    SUMMARIES_TABLE, StorageError, audit,
+};
 use super::visibility::{own_sql, shared_sql, visible_sql};
-use super::{AccountId, Storage, StorageError};
 use serde::Serialize;
 use solaria_shared::hlc::{Hlc, HlcClock};
 use solaria_shared::{MachineId, UnixMillis};
@@ -136,19 +139,19 @@ struct Table {
 }
 
 const OBSERVATIONS: Table = Table {
-    name: "memory_observations_remote",
+    name: OBSERVATIONS_TABLE,
     wipe: "title = '', input = '', response = '', files = '[]'::jsonb, metadata = '{}'::jsonb, tags = '[]'::jsonb",
 };
 const SUMMARIES: Table = Table {
-    name: "memory_summaries_remote",
+    name: SUMMARIES_TABLE,
     wipe: "summary = '', key_points = '[]'::jsonb, tags = '[]'::jsonb",
 };
 const SESSIONS: Table = Table {
-    name: "memory_sessions",
+    name: SESSIONS_TABLE,
     wipe: "cwd = ''",
 };
 const KNOWLEDGE: Table = Table {
-    name: "memory_knowledge",
+    name: KNOWLEDGE_TABLE,
     wipe: "body = '{}'::jsonb, title = '', search_text = ''",
 };
 
@@ -353,7 +356,7 @@ impl Storage {
                 .execute(&mut *tx)
                 .await?;
         }
-        super::people::audit(
+        audit(
             &mut tx,
             account,
             &format!("machine {by}"),

@@ -7,9 +7,10 @@
 //! fields are the `body` JSON (`KnowledgeBody::fields`), read back with
 //! `KnowledgeBody::from_fields`, so the shape of a body is decided in one place.
 
+use super::base::{AccountId, StorageError, Viewer};
 use super::records::{SESSION_COLS, meta, project, replaces_where, session_row};
-use super::visibility::{Viewer, key_shared_sql, own_sql, same_person_sql, visible_sql};
-use super::{AccountId, Storage, StorageError, key_condition, read_snapshot};
+use super::visibility::{key_shared_sql, own_sql, same_person_sql, visible_sql};
+use super::{Storage, key_condition, read_snapshot};
 use solaria_shared::wire::WireRecord;
 use solaria_shared::{
     Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, Session, SessionId, UnixMillis,
@@ -21,9 +22,6 @@ use uuid::Uuid;
 /// The columns [`knowledge_row`] maps.
 pub(super) const KNOWLEDGE_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, \
     project_name, session_id, kind, body, created_at, written_by";
-
-/// The table.
-pub(super) const KNOWLEDGE_TABLE: &str = "memory_knowledge";
 
 /// Maps a row selected with [`KNOWLEDGE_COLS`]. A tombstone's body is `{}`: the
 /// kind's erased body.

@@ -19,9 +19,10 @@
 //! leave the page short: then the same statement runs again without the index,
 //! exactly over the scope, and no page is emptied by a filter.
 
+use super::base::{AccountId, StorageError, Viewer};
 use super::vector_models::{ModelRef, VectorModels};
-use super::visibility::{Viewer, visible_sql};
-use super::{Storage, StorageError, key_condition};
+use super::visibility::visible_sql;
+use super::{Storage, key_condition};
 use solaria_shared::{MachineId, RecordType};
 use sqlx::{AssertSqlSafe, Row};
 use uuid::Uuid;
@@ -248,7 +249,7 @@ impl Storage {
     /// (a hybrid search's lexical candidates the neighbours did not include).
     pub(super) async fn similarities(
         &self,
-        account: super::AccountId,
+        account: AccountId,
         model: ModelRef,
         query: &[f32],
         ids: &[Uuid],

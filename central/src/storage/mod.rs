@@ -1,7 +1,12 @@
 //! PostgreSQL storage: the only place SQL lives (beside `migrations/central/`).
 //! Every query names its account; none can cross from one account to another.
+//!
+//! The words every file here shares (the error, account, person, role, viewer, the
+//! record tables' names, the audit line) are in `base`, which imports none of them;
+//! who sees what is `visibility`, on top of it.
 
 mod accounts;
+mod base;
 mod context;
 mod erase;
 mod knowledge;
@@ -15,41 +20,23 @@ mod vector_models;
 mod vectors;
 mod visibility;
 
-pub use accounts::{AccountId, EnrollmentError, Identity, MachineInfo, MachineStatus};
+pub use accounts::{EnrollmentError, Identity, MachineInfo, MachineStatus};
+pub use base::{AccountId, PersonId, Role, StorageError, Viewer};
 pub use context::{ContextSession, RecentEvent};
 pub use erase::{AccountErasure, ErasedCounts, ErasureTarget, Reach};
 pub use knowledge::{DecisionQuery, IterationQuery, IterationRecords};
 pub use meaning::{EF_SEARCH, HNSW_EF_CONSTRUCTION, HNSW_M, Meaning};
-pub use people::{AuditEntry, PersonId, PersonInfo, Removal, Role};
+pub use people::{AuditEntry, PersonInfo, Removal};
 pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
 pub use timeline::Timeline;
 pub use vector_models::VectorModels;
-pub use visibility::{Shared, SharedProject, Viewer, like_pattern};
+pub use visibility::{Shared, SharedProject, like_pattern};
 
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgPool, Postgres, Transaction};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
-
-/// Errors of the storage layer.
-#[derive(Debug, thiserror::Error)]
-pub enum StorageError {
-    #[error("database error: {0}")]
-    Db(#[from] sqlx::Error),
-    #[error("migration failed: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
-    #[error("{0} not found")]
-    NotFound(String),
-    #[error("{0}")]
-    Conflict(String),
-    /// A request the storage refuses as it stands (the message says what to change).
-    #[error("{0}")]
-    Invalid(String),
-    /// An act the person's role does not allow (the message says whose it is).
-    #[error("{0}")]
-    NotAllowed(String),
-}
 
 /// The embedded migrations of `migrations/central/`.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/central");

@@ -1,8 +1,9 @@
 //! Names to ids within one account: a project by its key or name, a machine by its
 //! id or name, and the names of machines (to label what they wrote).
 
-use super::visibility::{Viewer, visible_sql};
-use super::{AccountId, Storage, StorageError};
+use super::Storage;
+use super::base::{AccountId, StorageError, Viewer};
+use super::visibility::visible_sql;
 use solaria_shared::render::person_handle;
 use solaria_shared::wire::MachineName;
 use solaria_shared::{MachineId, Project};

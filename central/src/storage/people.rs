@@ -3,54 +3,13 @@
 //! is the person of the machine that wrote it; removing a person revokes their
 //! machines in the same transaction, so they are refused from their next request.
 
-use super::erase::ErasureTarget;
-use super::{AccountId, Storage, StorageError};
+use super::Storage;
+use super::base::{AccountId, PersonId, Role, StorageError, audit};
+use super::erase::{ErasureTarget, Reach};
 use serde::Serialize;
 use solaria_shared::MachineId;
-use sqlx::{Postgres, Row, Transaction};
-use std::fmt;
-use std::str::FromStr;
+use sqlx::Row;
 use uuid::Uuid;
-
-/// A person of an account (their id; people are named by their email).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(transparent)]
-pub struct PersonId(pub Uuid);
-
-impl fmt::Display for PersonId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-/// What a person may do: an admin manages people, machines and sharing; a member
-/// their own machines and records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Admin,
-    Member,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::Member => "member",
-        }
-    }
-}
-
-impl FromStr for Role {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Role, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "admin" => Ok(Role::Admin),
-            "member" => Ok(Role::Member),
-            other => Err(format!("`{other}` is not a role: admin or member")),
-        }
-    }
-}
 
 /// A person as listed to operators.
 #[derive(Debug, Clone, Serialize)]
@@ -261,7 +220,7 @@ impl Storage {
                         account,
                         MachineId::from_uuid(by),
                         &ErasureTarget::Person(removal.person.0),
-                        super::erase::Reach::Operator,
+                        Reach::Operator,
                     )
                     .await?;
                 removal.records_erased = erased.map_or(0, |c| c.total());
@@ -403,26 +362,6 @@ impl Storage {
     }
 }
 
-/// Writes one audit line in `tx`: the action is logged if and only if it happens.
-pub(super) async fn audit(
-    tx: &mut Transaction<'_, Postgres>,
-    account: AccountId,
-    actor: &str,
-    action: &str,
-    detail: &str,
-) -> Result<(), StorageError> {
-    sqlx::query(
-        "INSERT INTO audit_log (account_id, actor, action, detail) VALUES ($1, $2, $3, $4)",
-    )
-    .bind(account.0)
-    .bind(actor)
-    .bind(action)
-    .bind(detail)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,12 +383,5 @@ mod tests {
         ] {
             assert!(checked_email(bad).is_err(), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn roles_read_as_written() {
-        assert_eq!("Admin".parse::<Role>(), Ok(Role::Admin));
-        assert_eq!("member".parse::<Role>(), Ok(Role::Member));
-        assert!("owner".parse::<Role>().is_err());
     }
 }

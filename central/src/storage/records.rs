@@ -20,12 +20,13 @@
 //! account therefore commit in seq order, and a reader that has seen seq N will never
 //! later find a committed row below N: no change is skipped.
 
-use super::knowledge::{
-    KNOWLEDGE_COLS, KNOWLEDGE_TABLE, knowledge_row, settle_supersession, upsert_knowledge,
+use super::base::{
+    AccountId, KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, PersonId, SESSIONS_TABLE, SUMMARIES_TABLE,
+    StorageError, Viewer,
 };
-use super::people::PersonId;
-use super::visibility::{Viewer, own_sql, visible_sql};
-use super::{AccountId, Storage, StorageError, read_snapshot};
+use super::knowledge::{KNOWLEDGE_COLS, knowledge_row, settle_supersession, upsert_knowledge};
+use super::visibility::{own_sql, visible_sql};
+use super::{Storage, read_snapshot};
 use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS};
 use solaria_shared::private::strip_private;
 use solaria_shared::redact::redact;
@@ -547,9 +548,6 @@ pub(crate) fn summary_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
     }))
 }
 
-/// The table of observations (what a teammate's machine pulls only when asked).
-const OBSERVATIONS_TABLE: &str = "memory_observations_remote";
-
 /// Maps a row of one record table to its record.
 pub(super) type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
 
@@ -558,9 +556,9 @@ pub(super) type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
 /// which every edge parses; the last, knowledge, goes only to a reader that asks
 /// for it ([`FeedTypes`]).
 pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 4] = [
-    ("memory_sessions", SESSION_COLS, session_row),
+    (SESSIONS_TABLE, SESSION_COLS, session_row),
     (OBSERVATIONS_TABLE, OBSERVATION_COLS, observation_row),
-    ("memory_summaries_remote", SUMMARY_COLS, summary_row),
+    (SUMMARIES_TABLE, SUMMARY_COLS, summary_row),
     (KNOWLEDGE_TABLE, KNOWLEDGE_COLS, knowledge_row),
 ];
 

@@ -40,11 +40,12 @@
 //! only some of the words. Without a vector or without pgvector the search runs by
 //! words and the answer says why.
 
+use super::base::{StorageError, Viewer};
 use super::meaning::NearScope;
 use super::records::strings;
 use super::vector_models::ModelRef;
-use super::visibility::{Viewer, visible_sql};
-use super::{Storage, StorageError, key_condition};
+use super::visibility::visible_sql;
+use super::{Storage, key_condition};
 use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, Calibration, NEIGHBOURS, RankContext};
 use solaria_shared::render::snippet::snippet;

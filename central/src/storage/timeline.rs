@@ -5,12 +5,15 @@
 //! wrote (`visibility::same_person_sql`, the session rule), under the visibility
 //! rule: a record that names someone else's session is never shown as part of it.
 
+use super::base::{
+    KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, SESSIONS_TABLE, SUMMARIES_TABLE, StorageError, Viewer,
+};
 use super::knowledge::{KNOWLEDGE_COLS, knowledge_row};
 use super::records::{
     OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, observation_row, session_row, summary_row,
 };
-use super::visibility::{Viewer, same_person_sql, visible_sql};
-use super::{Storage, StorageError, read_snapshot};
+use super::visibility::{same_person_sql, visible_sql};
+use super::{Storage, read_snapshot};
 use solaria_shared::wire::{MachineName, RestorePage, WireRecord};
 use solaria_shared::{Knowledge, Observation, Session, Summary};
 use sqlx::AssertSqlSafe;
@@ -148,14 +151,10 @@ impl Storage {
             return Ok(Vec::new());
         }
         let tables: [(&str, &str, super::records::Mapper); 4] = [
-            (
-                "memory_observations_remote",
-                OBSERVATION_COLS,
-                observation_row,
-            ),
-            ("memory_sessions", SESSION_COLS, session_row),
-            ("memory_summaries_remote", SUMMARY_COLS, summary_row),
-            ("memory_knowledge", KNOWLEDGE_COLS, knowledge_row),
+            (OBSERVATIONS_TABLE, OBSERVATION_COLS, observation_row),
+            (SESSIONS_TABLE, SESSION_COLS, session_row),
+            (SUMMARIES_TABLE, SUMMARY_COLS, summary_row),
+            (KNOWLEDGE_TABLE, KNOWLEDGE_COLS, knowledge_row),
         ];
         let mut tx = read_snapshot(self).await?;
         let mut out = Vec::new();

@@ -12,7 +12,8 @@
 //! meaning reads only a model its own account uses, so nothing of another
 //! account's models can be seen or squatted.
 
-use super::{AccountId, Storage, StorageError};
+use super::Storage;
+use super::base::{AccountId, StorageError};
 use solaria_shared::embedding::{MAX_MODEL_LEN, fingerprint_dimension};
 use sqlx::{AssertSqlSafe, Postgres, Transaction};
 use std::sync::Arc;

@@ -4,10 +4,11 @@
 //! model. With pgvector the values live in the indexed `embedding` column, else as
 //! bytes in `data` (`meaning`). Every query names its account.
 
+use super::Storage;
+use super::base::{AccountId, StorageError, Viewer};
 use super::meaning::from_le_bytes;
 use super::vector_models::{ModelRef, register_account};
-use super::visibility::{Viewer, own_sql};
-use super::{AccountId, Storage, StorageError};
+use super::visibility::own_sql;
 use solaria_shared::embedding::{EmbeddingRefusal, VectorEncoding, WireEmbedding};
 use solaria_shared::{Hlc, MachineId};
 use sqlx::Row;

@@ -1,7 +1,7 @@
 //! Who sees what. **The one rule**: a person sees a record when one of their own
 //! machines wrote it, or when its project is shared with the whole account (a key
 //! that matches one of the account's shared patterns). Every other project is
-//! personal. Every read of records takes a [`Viewer`] and puts [`visible_sql`] in its
+//! personal. Every read of records takes a [`Viewer`](super::base::Viewer) and puts [`visible_sql`] in its
 //! `WHERE`; a record the rule hides reads exactly like one that does not exist.
 //!
 //! Sharing is an admin's act, logged in the audit log. Sharing a pattern announces
@@ -11,17 +11,11 @@
 //! pulled stay there (nothing reaches into another person's machine to delete what
 //! it was once allowed to hold).
 
-use super::people::{PersonId, audit};
-use super::{AccountId, Storage, StorageError};
+use super::Storage;
+use super::base::{AccountId, StorageError, audit};
+use super::records::RECORD_TABLES;
 use serde::Serialize;
 use sqlx::Row;
-
-/// The person a read is made for, in their account.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Viewer {
-    pub account: AccountId,
-    pub person: PersonId,
-}
 
 /// A shared project pattern as listed.
 #[derive(Debug, Clone, Serialize)]
@@ -161,7 +155,7 @@ impl Storage {
             });
         }
         let mut next = base;
-        for table in super::records::RECORD_TABLES.map(|(t, _, _)| t) {
+        for table in RECORD_TABLES.map(|(t, _, _)| t) {
             // Table names are constants; the pattern is a parameter.
             let n = sqlx::query(sqlx::AssertSqlSafe(format!(
                 "WITH targets AS (
