@@ -1,52 +1,23 @@
 //! Knowledge records in PostgreSQL (`memory_knowledge`): their upsert (called by
-//! `apply_batch`, under the same keep-or-replace rule as every record), their row
-//! mapping, and the reads behind the decision list and the iteration view.
+//! `apply_batch`, under the same keep-or-replace rule as every record) and the
+//! supersession it settles, and the reads behind the decision list and the
+//! iteration view.
 //!
 //! What search and lists filter on is stored in columns, computed by the shared
 //! rules at ingest (`Knowledge::title`, `search_text`, `status`); the kind's own
 //! fields are the `body` JSON (`KnowledgeBody::fields`), read back with
-//! `KnowledgeBody::from_fields`, so the shape of a body is decided in one place.
+//! `KnowledgeBody::from_fields` (`rows::knowledge_row`), so the shape of a body is
+//! decided in one place.
 
 use super::base::{AccountId, StorageError, Viewer};
-use super::records::{SESSION_COLS, meta, project, replaces_where, session_row};
+use super::rows::{KNOWLEDGE_COLS, SESSION_COLS, knowledge_row, replaces_where, session_row};
 use super::visibility::{key_shared_sql, own_sql, same_person_sql, visible_sql};
 use super::{Storage, key_condition, read_snapshot};
 use solaria_shared::wire::WireRecord;
-use solaria_shared::{
-    Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, Session, SessionId, UnixMillis,
-};
+use solaria_shared::{Knowledge, KnowledgeKind, Session, UnixMillis};
 use sqlx::postgres::PgRow;
-use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
+use sqlx::{AssertSqlSafe, Postgres, Transaction};
 use uuid::Uuid;
-
-/// The columns [`knowledge_row`] maps.
-pub(super) const KNOWLEDGE_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, \
-    project_name, session_id, kind, body, created_at, written_by";
-
-/// Maps a row selected with [`KNOWLEDGE_COLS`]. A tombstone's body is `{}`: the
-/// kind's erased body.
-pub(crate) fn knowledge_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
-    let kind: String = row.try_get("kind")?;
-    let kind: KnowledgeKind = kind
-        .parse()
-        .map_err(|e: solaria_shared::knowledge::ParseNameError| sqlx::Error::Decode(e.into()))?;
-    let fields: serde_json::Value = row.try_get("body")?;
-    let body =
-        KnowledgeBody::from_fields(kind, fields).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-    Ok(WireRecord::Knowledge(Knowledge {
-        id: KnowledgeId::from_uuid(row.try_get("id")?),
-        meta: meta(row)?,
-        project: project(row)?,
-        session_id: row
-            .try_get::<Option<Uuid>, _>("session_id")?
-            .map(SessionId::from_uuid),
-        written_by: row.try_get::<String, _>("written_by")?.parse().map_err(
-            |e: solaria_shared::knowledge::ParseNameError| sqlx::Error::Decode(e.into()),
-        )?,
-        created_at: UnixMillis(row.try_get("created_at")?),
-        body,
-    }))
-}
 
 /// Supersession across people (`Knowledge::mark_superseded_by`) around the
 /// knowledge records `writer` just `written`: the record each replaces is marked
@@ -132,7 +103,7 @@ async fn rewrite_standing(
 }
 
 /// Inserts or replaces knowledge rows (`seq` each), keeping the stored version
-/// where it wins ([`replaces_where!`](super::records)); the ids written.
+/// where it wins (`rows::replaces_where!`); the ids written.
 pub(super) async fn upsert_knowledge(
     tx: &mut Transaction<'_, Postgres>,
     account: AccountId,

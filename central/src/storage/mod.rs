@@ -14,6 +14,7 @@ mod meaning;
 mod names;
 mod people;
 mod records;
+mod rows;
 mod search;
 mod timeline;
 mod vector_models;

@@ -1,7 +1,7 @@
 //! Applying pushed batches (idempotent, last-write-wins) and reading the change feed.
 //!
 //! Which version is kept is decided by [`replaces`] (the shared rule,
-//! `solaria_shared::RecordMeta::replaces`), mirrored in SQL by [`replaces_where!`]
+//! `solaria_shared::RecordMeta::replaces`), mirrored in SQL by `rows::replaces_where!`
 //! in every upsert:
 //!
 //! - **Erasure is final.** A tombstone (`deleted`) is never replaced by a live
@@ -20,22 +20,17 @@
 //! account therefore commit in seq order, and a reader that has seen seq N will never
 //! later find a committed row below N: no change is skipped.
 
-use super::base::{
-    AccountId, KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, PersonId, SESSIONS_TABLE, SUMMARIES_TABLE,
-    StorageError, Viewer,
-};
-use super::knowledge::{KNOWLEDGE_COLS, knowledge_row, settle_supersession, upsert_knowledge};
+use super::base::{AccountId, KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, PersonId, StorageError, Viewer};
+use super::knowledge::{settle_supersession, upsert_knowledge};
+use super::rows::{RECORD_TABLES, replaces_where};
 use super::visibility::{own_sql, visible_sql};
 use super::{Storage, read_snapshot};
-use solaria_shared::hlc::{Hlc, MAX_DRIFT_MS};
+use solaria_shared::hlc::MAX_DRIFT_MS;
 use solaria_shared::private::strip_private;
 use solaria_shared::redact::redact;
 use solaria_shared::sharing::may_name_session;
 use solaria_shared::wire::{Change, ChangesPage, RecordOutcome, WireRecord};
-use solaria_shared::{
-    MachineId, Observation, ObservationKind, Project, RecordMeta, Session, Summary, UnixMillis,
-};
-use sqlx::postgres::PgRow;
+use solaria_shared::{MachineId, Observation, Session, Summary, UnixMillis};
 use sqlx::{Postgres, Row, Transaction};
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -79,20 +74,10 @@ fn json_list(items: &[String]) -> String {
 }
 
 /// Whether the version `new` replaces the stored `old` (see the module doc: erasure
-/// is final, else last write wins). [`replaces_where!`] says the same in SQL.
+/// is final, else last write wins). `rows::replaces_where!` says the same in SQL.
 pub fn replaces(new: &WireRecord, old: &WireRecord) -> bool {
     new.meta().replaces(old.meta())
 }
-
-/// [`replaces`] as the condition of an upsert's `DO UPDATE` (`t`: the stored row,
-/// `EXCLUDED`: the version pushed).
-macro_rules! replaces_where {
-    () => {
-        " WHERE (EXCLUDED.deleted AND NOT t.deleted) OR (EXCLUDED.deleted = t.deleted AND (EXCLUDED.updated, EXCLUDED.machine_id) > (t.updated, t.machine_id))"
-    };
-}
-// The knowledge upsert (`knowledge.rs`) keeps the same rule.
-pub(super) use replaces_where;
 
 /// Why a record is refused before any storage happens.
 fn validate(record: &WireRecord, pusher: MachineId, now: UnixMillis) -> Option<String> {
@@ -466,101 +451,6 @@ async fn upsert_summaries(
     .await?;
     Ok(ids)
 }
-
-/// The columns [`session_row`] maps.
-pub(super) const SESSION_COLS: &str = "id, machine_id, updated, deleted, seq, project_key, project_name, agent, \
-    agent_session_id, cwd, source, started_at, ended_at";
-/// The columns [`observation_row`] maps.
-pub(super) const OBSERVATION_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
-    project_name, kind, tool_name, title, input, response, files, metadata, tags, created_at";
-/// The columns [`summary_row`] maps.
-pub(super) const SUMMARY_COLS: &str = "id, session_id, machine_id, updated, deleted, seq, project_key, \
-    project_name, summary, key_points, tags, observations_count, created_at";
-
-pub(super) fn meta(row: &PgRow) -> Result<RecordMeta, sqlx::Error> {
-    Ok(RecordMeta {
-        machine_id: MachineId::from_uuid(row.try_get("machine_id")?),
-        updated: Hlc::from_i64(row.try_get("updated")?),
-        deleted: row.try_get("deleted")?,
-    })
-}
-
-pub(super) fn project(row: &PgRow) -> Result<Project, sqlx::Error> {
-    Ok(Project {
-        key: row.try_get("project_key")?,
-        name: row.try_get("project_name")?,
-    })
-}
-
-/// A JSON array of strings column (empty when it holds anything else).
-pub(super) fn strings(row: &PgRow, col: &str) -> Result<Vec<String>, sqlx::Error> {
-    let v: serde_json::Value = row.try_get(col)?;
-    Ok(serde_json::from_value(v).unwrap_or_default())
-}
-
-/// Maps a row selected with [`SESSION_COLS`].
-pub(crate) fn session_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
-    Ok(WireRecord::Session(Session {
-        id: solaria_shared::SessionId::from_uuid(row.try_get("id")?),
-        meta: meta(row)?,
-        project: project(row)?,
-        agent_session_id: row.try_get("agent_session_id")?,
-        cwd: row.try_get("cwd")?,
-        agent: row.try_get("agent")?,
-        source: row.try_get("source")?,
-        started_at: UnixMillis(row.try_get("started_at")?),
-        ended_at: row.try_get::<Option<i64>, _>("ended_at")?.map(UnixMillis),
-    }))
-}
-
-/// Maps a row selected with [`OBSERVATION_COLS`].
-pub(crate) fn observation_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
-    let kind: String = row.try_get("kind")?;
-    Ok(WireRecord::Observation(Observation {
-        id: solaria_shared::ObservationId::from_uuid(row.try_get("id")?),
-        meta: meta(row)?,
-        session_id: solaria_shared::SessionId::from_uuid(row.try_get("session_id")?),
-        project: project(row)?,
-        kind: kind.parse().unwrap_or(ObservationKind::Note),
-        tool_name: row.try_get("tool_name")?,
-        title: row.try_get("title")?,
-        input: row.try_get("input")?,
-        response: row.try_get("response")?,
-        files: strings(row, "files")?,
-        metadata: row.try_get("metadata")?,
-        tags: strings(row, "tags")?,
-        created_at: UnixMillis(row.try_get("created_at")?),
-    }))
-}
-
-/// Maps a row selected with [`SUMMARY_COLS`].
-pub(crate) fn summary_row(row: &PgRow) -> Result<WireRecord, sqlx::Error> {
-    Ok(WireRecord::Summary(Summary {
-        id: solaria_shared::SummaryId::from_uuid(row.try_get("id")?),
-        meta: meta(row)?,
-        session_id: solaria_shared::SessionId::from_uuid(row.try_get("session_id")?),
-        project: project(row)?,
-        text: row.try_get("summary")?,
-        key_points: strings(row, "key_points")?,
-        tags: strings(row, "tags")?,
-        observation_count: row.try_get::<i32, _>("observations_count")?.max(0) as u32,
-        created_at: UnixMillis(row.try_get("created_at")?),
-    }))
-}
-
-/// Maps a row of one record table to its record.
-pub(super) type Mapper = fn(&PgRow) -> Result<WireRecord, sqlx::Error>;
-
-/// The record tables: name, columns selected, and their mapper. Names and columns
-/// are constants, never input. The first three are the first release's types,
-/// which every edge parses; the last, knowledge, goes only to a reader that asks
-/// for it ([`FeedTypes`]).
-pub(super) const RECORD_TABLES: [(&str, &str, Mapper); 4] = [
-    (SESSIONS_TABLE, SESSION_COLS, session_row),
-    (OBSERVATIONS_TABLE, OBSERVATION_COLS, observation_row),
-    (SUMMARIES_TABLE, SUMMARY_COLS, summary_row),
-    (KNOWLEDGE_TABLE, KNOWLEDGE_COLS, knowledge_row),
-];
 
 /// The record types a reader of the change feed (or of restore) can parse beyond
 /// the first release's three: an edge of that release parses only sessions,

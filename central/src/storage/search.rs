@@ -42,7 +42,7 @@
 
 use super::base::{StorageError, Viewer};
 use super::meaning::NearScope;
-use super::records::strings;
+use super::rows::strings;
 use super::vector_models::ModelRef;
 use super::visibility::visible_sql;
 use super::{Storage, key_condition};

@@ -8,9 +8,9 @@
 use super::base::{
     KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, SESSIONS_TABLE, SUMMARIES_TABLE, StorageError, Viewer,
 };
-use super::knowledge::{KNOWLEDGE_COLS, knowledge_row};
-use super::records::{
-    OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, observation_row, session_row, summary_row,
+use super::rows::{
+    KNOWLEDGE_COLS, Mapper, OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, knowledge_row,
+    observation_row, session_row, summary_row,
 };
 use super::visibility::{same_person_sql, visible_sql};
 use super::{Storage, read_snapshot};
@@ -150,7 +150,7 @@ impl Storage {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let tables: [(&str, &str, super::records::Mapper); 4] = [
+        let tables: [(&str, &str, Mapper); 4] = [
             (OBSERVATIONS_TABLE, OBSERVATION_COLS, observation_row),
             (SESSIONS_TABLE, SESSION_COLS, session_row),
             (SUMMARIES_TABLE, SUMMARY_COLS, summary_row),

@@ -13,7 +13,7 @@
 
 use super::Storage;
 use super::base::{AccountId, StorageError, audit};
-use super::records::RECORD_TABLES;
+use super::rows::RECORD_TABLES;
 use serde::Serialize;
 use sqlx::Row;
 
