@@ -7,8 +7,10 @@
 
 mod accounts;
 mod base;
+mod batch;
 mod context;
 mod erase;
+mod feed;
 mod knowledge;
 mod meaning;
 mod names;
@@ -23,12 +25,13 @@ mod visibility;
 
 pub use accounts::{EnrollmentError, Identity, MachineInfo, MachineStatus};
 pub use base::{AccountId, PersonId, Role, StorageError, Viewer};
+pub use batch::SyncKind;
 pub use context::{ContextSession, RecentEvent};
 pub use erase::{AccountErasure, ErasedCounts, ErasureTarget, Reach};
+pub use feed::{FeedTypes, changes};
 pub use knowledge::{DecisionQuery, IterationQuery, IterationRecords};
 pub use meaning::{EF_SEARCH, HNSW_EF_CONSTRUCTION, HNSW_M, Meaning};
 pub use people::{AuditEntry, PersonInfo, Removal};
-pub use records::{FeedTypes, SyncKind, changes};
 pub use search::SearchRequest;
 pub use timeline::Timeline;
 pub use vector_models::VectorModels;

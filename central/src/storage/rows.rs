@@ -14,7 +14,7 @@ use sqlx::Row;
 use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
-/// The keep-or-replace rule (erasure is final, else last write wins: see `records`)
+/// The keep-or-replace rule (erasure is final, else last write wins: `batch`'s module doc)
 /// as the condition of an upsert's `DO UPDATE` (`t`: the stored row, `EXCLUDED`: the
 /// version pushed). Every upsert ends with it, so that each kind keeps the version
 /// `RecordMeta::replaces` would keep.

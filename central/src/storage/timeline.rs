@@ -8,6 +8,7 @@
 use super::base::{
     KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, SESSIONS_TABLE, SUMMARIES_TABLE, StorageError, Viewer,
 };
+use super::feed::{FeedTypes, changes};
 use super::rows::{
     KNOWLEDGE_COLS, Mapper, OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, knowledge_row,
     observation_row, session_row, summary_row,
@@ -219,10 +220,10 @@ impl Storage {
         viewer: Viewer,
         since: i64,
         limit: usize,
-        types: super::FeedTypes,
+        types: FeedTypes,
     ) -> Result<RestorePage, StorageError> {
         // The change feed's page, less its tombstones: one reader of the feed.
-        let page = super::records::changes(self, viewer, since, limit, types).await?;
+        let page = changes(self, viewer, since, limit, types).await?;
         Ok(RestorePage {
             records: page
                 .changes
