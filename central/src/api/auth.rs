@@ -2,8 +2,8 @@
 //! and expiry, its machine checked against revocation on every request (so a revoked
 //! machine is refused at once), then the per-machine rate limit.
 
-use super::AppState;
 use super::error::ApiError;
+use super::state::AppState;
 use crate::ops::Caller;
 use crate::storage::{AccountId, MachineStatus};
 use axum::extract::FromRequestParts;

@@ -1,9 +1,9 @@
 //! Enrollment (a token and a name → a machine and its credential) and the exchange
 //! of a machine credential for a short-lived JWT.
 
-use super::AppState;
 use super::error::ApiError;
 use super::json::ApiJson;
+use super::state::AppState;
 use crate::storage::{EnrollmentError, MachineStatus};
 use axum::Json;
 use axum::extract::State;

@@ -11,7 +11,9 @@
 //! answers 404, the same whether it is unknown or another account's.
 
 use super::error::ApiError;
-use super::{AppState, Caller, metrics};
+use super::metrics;
+use super::state::AppState;
+use crate::ops::Caller;
 use crate::storage::{AccountErasure, ErasedCounts, ErasureTarget, Reach, Role, StorageError};
 use axum::Json;
 use axum::extract::{Path, State};

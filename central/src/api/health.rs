@@ -1,7 +1,7 @@
 //! Liveness and readiness.
 
-use super::AppState;
 use super::error::ApiError;
+use super::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 

@@ -5,8 +5,8 @@
 //! Behind a reverse proxy every client has the proxy's address, so they share one
 //! allowance: raise the limit there, or limit at the proxy.
 
-use super::AppState;
 use super::error::ApiError;
+use super::state::AppState;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};

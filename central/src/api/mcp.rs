@@ -19,7 +19,9 @@
 //! The server is stateless (no MCP sessions): any replica answers any request, like
 //! the rest of the API.
 
-use super::{ApiError, AppState, Caller};
+use super::error::ApiError;
+use super::state::AppState;
+use crate::ops::Caller;
 use crate::ops::{self, OpError};
 use axum::extract::{Request, State};
 use axum::http::request::Parts;

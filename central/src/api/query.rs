@@ -11,7 +11,8 @@
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::{AppState, Caller};
+use super::state::AppState;
+use crate::ops::Caller;
 use crate::ops::{
     self, ContextParams, DecisionsAnswer, DecisionsParams, IterationAnswer, IterationParams,
     RestoreParams, SearchParams,

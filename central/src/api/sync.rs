@@ -7,7 +7,8 @@
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::{AppState, Caller};
+use super::state::AppState;
+use crate::ops::Caller;
 use crate::storage::{self, FeedTypes, SyncKind};
 use axum::Json;
 use axum::extract::{Query, State};
