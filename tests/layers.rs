@@ -1,9 +1,10 @@
-//! The edge's layers as `docs/ARCHITECTURE.md` draws them, checked against the
-//! imports as written (tests excluded): every top-level module of `edge/src` sits in
-//! one layer of the ```layers block there, imports only its own layer and those
-//! below, and no modules import each other in a circle. SQL stays in the store
-//! (`rusqlite` is named nowhere else), and the hook client's crate links no model,
-//! HTTP, async runtime or database (its dependencies in `Cargo.lock`).
+//! What the compiler cannot see of the layers, checked against the imports as
+//! written (tests excluded). The crates draw the big lines (shared → store, install →
+//! edge → …; each crate's `Cargo.toml`). Inside the edge, every top-level module of
+//! `edge/src` sits in one layer of `docs/ARCHITECTURE.md`'s ```layers block and imports
+//! only its own layer and those below. In every crate, no files import each other in
+//! a circle. SQLite is the store crate's dependency alone, and the hook client's crate
+//! links no model, HTTP, async runtime or database (its dependencies in `Cargo.lock`).
 //!
 //! The picture in the architecture page is the rule: change the two together.
 
@@ -310,18 +311,278 @@ fn the_check_sees_a_circle_and_an_import_hidden_in_a_group() {
     );
 }
 
+/// The `[dependencies]` and `[dev-dependencies]` every workspace member names.
+fn member_manifests() -> Vec<(String, String)> {
+    let root = std::fs::read_to_string(workspace().join("Cargo.toml")).expect("Cargo.toml");
+    let members = root
+        .split("members = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("the workspace lists its members");
+    members
+        .split(',')
+        .map(|m| m.trim().trim_matches('"'))
+        .filter(|m| !m.is_empty())
+        .map(|m| {
+            let manifest = std::fs::read_to_string(workspace().join(m).join("Cargo.toml"))
+                .unwrap_or_else(|e| panic!("{m}/Cargo.toml: {e}"));
+            (m.to_owned(), manifest)
+        })
+        .collect()
+}
+
 #[test]
-fn sql_is_written_only_in_the_store() {
-    let src = workspace().join("edge/src");
-    let outside: Vec<String> = sources(&src)
+fn sqlite_is_a_dependency_of_the_store_crate_alone() {
+    let naming: Vec<String> = member_manifests()
         .into_iter()
-        .filter(|f| !f.starts_with(src.join("store")))
+        .filter(|(_, manifest)| {
+            manifest
+                .lines()
+                .any(|l| l.trim_start().starts_with("rusqlite"))
+        })
+        .map(|(member, _)| member)
+        .collect();
+    assert_eq!(
+        naming,
+        ["store"],
+        "rusqlite must be named by store/Cargo.toml alone (SQL stays in the store)"
+    );
+    // The store hands its driver on (`solaria_store::rusqlite`) for tests and
+    // benchmarks that open a file themselves; shipped code elsewhere never uses it.
+    let outside: Vec<String> = ["edge/src", "central/src", "install/src", "shared/src"]
+        .into_iter()
+        .flat_map(|dir| sources(&workspace().join(dir)))
         .filter(|f| shipped_code(&std::fs::read_to_string(f).expect("source")).contains("rusqlite"))
         .map(|f| f.display().to_string())
         .collect();
     assert!(
         outside.is_empty(),
-        "rusqlite (SQL) outside edge/src/store/: {outside:?}"
+        "rusqlite named outside the store: {outside:?}"
+    );
+}
+
+/// A module's path inside its crate (`["ops", "knowledge"]`; the root is empty).
+type ModulePath = Vec<String>;
+
+/// The files of the crate whose root is `root`, by module path: followed from the
+/// root through each `mod name;` the shipped code declares (test modules left out).
+fn crate_files(root: &Path) -> BTreeMap<ModulePath, PathBuf> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![(root.to_path_buf(), ModulePath::new())];
+    while let Some((file, path)) = stack.pop() {
+        let code = shipped_code(&std::fs::read_to_string(&file).expect("source"));
+        let owns_dir = matches!(
+            file.file_name().and_then(|n| n.to_str()),
+            Some("lib.rs" | "main.rs" | "mod.rs")
+        );
+        let parent = file.parent().expect("a file has a folder");
+        let dir = if owns_dir {
+            parent.to_path_buf()
+        } else {
+            parent.join(file.file_stem().expect("a file has a name"))
+        };
+        for line in code.lines() {
+            let line = line.trim();
+            let declared = line
+                .strip_prefix("pub mod ")
+                .or_else(|| line.strip_prefix("pub(crate) mod "))
+                .or_else(|| line.strip_prefix("mod "));
+            let Some(name) = declared.and_then(|rest| rest.strip_suffix(';')) else {
+                continue;
+            };
+            let child = [
+                dir.join(format!("{name}.rs")),
+                dir.join(name).join("mod.rs"),
+            ]
+            .into_iter()
+            .find(|f| f.is_file())
+            .unwrap_or_else(|| panic!("{} declares `mod {name};`: no file", file.display()));
+            let mut child_path = path.clone();
+            child_path.push(name.to_owned());
+            stack.push((child, child_path));
+        }
+        files.insert(path, file);
+    }
+    files
+}
+
+/// Every path `code` names from `crate::`, `super::` or `self::`, resolved against
+/// `at` (the module the code is in) and with `use` groups spread out:
+/// `use super::{a::X, b}` in `m::n` gives `m::a::X` and `m::b`.
+fn named_paths(code: &str, at: &[String]) -> Vec<ModulePath> {
+    fn ident(s: &str) -> (&str, &str) {
+        let end = s
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(s.len());
+        s.split_at(end)
+    }
+    fn skip_space(s: &str, at: usize) -> usize {
+        at + (s[at..].len() - s[at..].trim_start().len())
+    }
+    /// The paths of the use tree at the start of `s`, each after `prefix`; returns
+    /// how many bytes the tree took.
+    fn tree(s: &str, prefix: &ModulePath, out: &mut Vec<ModulePath>) -> usize {
+        let mut path = prefix.clone();
+        let mut at = 0;
+        loop {
+            at = skip_space(s, at);
+            if s[at..].starts_with('{') {
+                at += 1;
+                loop {
+                    at = skip_space(s, at);
+                    match s[at..].chars().next() {
+                        None => return at,
+                        Some('}') => return at + 1,
+                        Some(',') => at += 1,
+                        Some(_) => at += tree(&s[at..], &path, out).max(1),
+                    }
+                }
+            }
+            let (name, _) = ident(&s[at..]);
+            if name.is_empty() {
+                break;
+            }
+            at += name.len();
+            if name != "self" {
+                path.push(name.to_owned());
+            }
+            if s[at..].starts_with("::") {
+                at += 2;
+            } else {
+                break;
+            }
+        }
+        out.push(path);
+        at
+    }
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
+        let boundary = i == 0
+            || !code[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '$');
+        let next_char = rest.chars().next().map_or(1, char::len_utf8);
+        let (base, skip) = if !boundary {
+            (None, next_char)
+        } else if let Some(after) = rest.strip_prefix("crate::") {
+            (Some(ModulePath::new()), rest.len() - after.len())
+        } else if rest.starts_with("super::") {
+            let mut base = at.to_vec();
+            let mut after = rest;
+            while let Some(next) = after.strip_prefix("super::") {
+                base.pop();
+                after = next;
+            }
+            (Some(base), rest.len() - after.len())
+        } else if let Some(after) = rest.strip_prefix("self::") {
+            (Some(at.to_vec()), rest.len() - after.len())
+        } else {
+            (None, next_char)
+        };
+        i += skip;
+        if let Some(base) = base {
+            i += tree(&code[i..], &base, &mut found);
+        }
+    }
+    found
+}
+
+/// For each file of the crate rooted at `root`: the files of the same crate it
+/// imports, with the names. A module's own ancestors and descendants are its tree,
+/// not imports: only files beside each other count.
+fn file_imports(root: &Path) -> Imports {
+    let files = crate_files(root);
+    let top = workspace();
+    let show = |f: &Path| f.strip_prefix(&top).unwrap_or(f).display().to_string();
+    let mut imports = Imports::new();
+    for (at, file) in &files {
+        let code = shipped_code(&std::fs::read_to_string(file).expect("source"));
+        for path in named_paths(&code, at) {
+            let Some(target) = (0..=path.len())
+                .rev()
+                .map(|n| path[..n].to_vec())
+                .find(|p| files.contains_key(p))
+            else {
+                continue;
+            };
+            if target.starts_with(at) || at.starts_with(&target) {
+                continue;
+            }
+            imports
+                .entry(show(file))
+                .or_default()
+                .entry(show(&files[&target]))
+                .or_default()
+                .insert(path.join("::"));
+        }
+    }
+    imports
+}
+
+#[test]
+fn no_files_of_a_crate_import_each_other_in_a_circle() {
+    let roots = [
+        "shared/src/lib.rs",
+        "hook/src/lib.rs",
+        "embed/src/lib.rs",
+        "store/src/lib.rs",
+        "install/src/lib.rs",
+        "edge/src/lib.rs",
+        "edge/src/main.rs",
+        "central/src/lib.rs",
+        "central/src/main.rs",
+    ];
+    let mut circles = Vec::new();
+    for root in roots {
+        let imports = file_imports(&workspace().join(root));
+        if let Some(found) = circle(&imports) {
+            let steps: Vec<String> = found
+                .windows(2)
+                .map(|w| {
+                    let names = &imports[&w[0]][&w[1]];
+                    format!(
+                        "  {} -> {}: {}",
+                        w[0],
+                        w[1],
+                        names.iter().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
+            circles.push(format!("in the crate of {root}:\n{}", steps.join("\n")));
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "files that import each other in a circle:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn the_file_check_spreads_groups_and_resolves_super() {
+    let at: ModulePath = vec!["ops".into(), "knowledge".into()];
+    let code = shipped_code(
+        "use super::{recall::{self, Recall}, search};\nuse crate::store::Store;\n\
+         fn f() { super::super::config::load(); self::inner::g(); }\n\
+         #[cfg(test)]\nmod tests { use crate::http; }\n",
+    );
+    let found: Vec<String> = named_paths(&code, &at)
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "ops::recall",
+            "ops::recall::Recall",
+            "ops::search",
+            "store::Store",
+            "config::load",
+            "ops::knowledge::inner::g",
+        ]
     );
 }
 

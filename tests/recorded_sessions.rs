@@ -2,6 +2,7 @@
 //! everything captured, the planted secrets absent from every file of the store,
 //! the private span kept on the machine, and the next session's context cited.
 
+use solaria_store::rusqlite;
 use solaria_tests::{binary, recorded_session, run_hook, workspace};
 use std::process::Command;
 

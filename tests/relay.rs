@@ -8,6 +8,7 @@
 //! that holds no event dropped, and a spool removed under a running daemon.
 
 use serde_json::{Value, json};
+use solaria_store::rusqlite;
 use solaria_tests::binary;
 use solaria_tests::daemon::*;
 use solaria_tests::edge::Edge;

@@ -4,6 +4,7 @@
 //! refused machines stay out; a server outage loses nothing.
 
 use serde_json::json;
+use solaria_store::rusqlite;
 use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::Edge;
 use solaria_tests::payloads;

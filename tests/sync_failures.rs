@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 use solaria_shared::Hlc;
+use solaria_store::rusqlite;
 use solaria_tests::central::{Central, Options};
 use solaria_tests::edge::{Edge, enroll_token, write_ca};
 use std::collections::BTreeMap;

@@ -6,6 +6,7 @@
 //! and one already in the victim's store (applied by an older edge) is never given
 //! to git by the completion pass. No file appears in the victim's HOME.
 
+use solaria_store::rusqlite;
 use solaria_tests::central::Central;
 use solaria_tests::edge::Edge;
 use solaria_tests::git::{self, git};

@@ -21,6 +21,7 @@
 //! `--embeddings-days N` as under `[retention] embeddings_days = N`); then both
 //! figures side by side, kind by kind, with hybrid against its best part.
 
+use solaria_store::rusqlite;
 mod as_shipped;
 mod support;
 mod two_models;
@@ -33,6 +34,7 @@ use solaria_edge::semantic;
 use solaria_edge::store::Store;
 use solaria_edge::store::both_ways::{self, BothWays};
 use solaria_edge::store::hybrid::{self, Fusion, SearchMode};
+use solaria_edge::store::rarity;
 use solaria_edge::store::search::{self, SearchQuery};
 use solaria_embed::Embedder;
 use solaria_shared::embedding::{VectorEncoding, WireEmbedding};
@@ -885,7 +887,7 @@ fn best_five(
     vector: Option<&[f32]>,
     score: impl Fn(&BothWays) -> f64,
 ) -> Vec<(solaria_edge::store::search::Hit, f64)> {
-    let weights = search::Rarity::of(store.conn(), text).expect("rarity");
+    let weights = rarity::Rarity::of(store.conn(), text).expect("rarity");
     let mut scored: Vec<_> =
         both_ways::candidates(store.conn(), &five(text), None, &weights, vector)
             .expect("candidates")

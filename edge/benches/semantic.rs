@@ -12,6 +12,7 @@
 //! how many there are: so the first EMBEDDED records get real vectors (that is the
 //! throughput measurement) and the others get a real vector plus noise, normalised.
 
+use solaria_store::rusqlite;
 mod support;
 
 use solaria_edge::semantic::{self, PassOptions};

@@ -14,6 +14,7 @@
 //!     cargo build --release -p solaria-edge --bins
 //!     cargo bench -p solaria-edge --bench staleness
 
+use solaria_store::rusqlite;
 mod support;
 
 use solaria_edge::ops::staleness;

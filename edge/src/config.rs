@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use solaria_hook::dirs::DataDirSource;
 use solaria_hook::files::private_dir;
+pub use solaria_store::retention::RetentionConfig;
 use std::path::{Path, PathBuf};
 
 /// The error for a config file that exists but cannot be used.
@@ -161,37 +162,6 @@ impl Default for RecallConfig {
             min_score: DEFAULT_MIN_SCORE,
             min_similarity: DEFAULT_MIN_SIMILARITY,
             daemon_wait_ms: 100,
-        }
-    }
-}
-
-/// How long records are kept locally. Whether retention runs at all is decided in
-/// one place, `store::retention::Retention::decide`: with a central service, only
-/// what it acknowledged goes; without one, nothing goes unless `local` is set.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RetentionConfig {
-    /// Prune even without a central service, where this machine holds the only
-    /// copy (what goes is gone for good). Off by default.
-    pub local: bool,
-    /// Observations (raw events) older than this go.
-    pub observations_days: i64,
-    /// Summaries older than this go; their own rule, never tied to observations.
-    pub summaries_days: i64,
-    /// When set, records older than this get no vector made (a machine short of
-    /// space or time). Unset, the default: every record kept gets one, so what
-    /// words find, meaning finds too. A vector, once made, stays as long as its
-    /// record.
-    pub embeddings_days: Option<i64>,
-}
-
-impl Default for RetentionConfig {
-    fn default() -> Self {
-        RetentionConfig {
-            local: false,
-            observations_days: 30,
-            summaries_days: 365,
-            embeddings_days: None,
         }
     }
 }

@@ -6,8 +6,8 @@
 
 use crate::anchors::Anchors;
 use crate::citation::{Citation, CitedKind};
+use crate::envelope::{Project, RecordMeta};
 use crate::ids::{MachineId, SessionId};
-use crate::record::{Project, RecordMeta};
 use crate::text::clip_line;
 use crate::time::UnixMillis;
 use serde::{Deserialize, Serialize};

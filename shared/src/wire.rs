@@ -9,7 +9,7 @@ use crate::record::{Observation, Session, Summary};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-fn map_project(p: &mut crate::record::Project, f: &mut dyn FnMut(&str) -> String) {
+fn map_project(p: &mut crate::envelope::Project, f: &mut dyn FnMut(&str) -> String) {
     p.key = f(&p.key);
     p.name = f(&p.name);
 }
@@ -52,7 +52,7 @@ impl WireRecord {
     }
 
     /// The project it belongs to.
-    pub fn project(&self) -> &crate::record::Project {
+    pub fn project(&self) -> &crate::envelope::Project {
         match self {
             WireRecord::Session(s) => &s.project,
             WireRecord::Observation(o) => &o.project,
@@ -84,7 +84,7 @@ impl WireRecord {
     }
 
     /// The sync envelope.
-    pub fn meta(&self) -> &crate::record::RecordMeta {
+    pub fn meta(&self) -> &crate::envelope::RecordMeta {
         match self {
             WireRecord::Session(s) => &s.meta,
             WireRecord::Observation(o) => &o.meta,
@@ -355,8 +355,9 @@ mod tests {
 // Cross-device queries: `GET /memory/search`, `/memory/context/{project}`,
 // `/memory/timeline/{session}` and `/memory/restore`.
 
+use crate::envelope::Project;
 use crate::ids::{ObservationId, SessionId};
-use crate::record::{Project, RecordType};
+use crate::record::RecordType;
 use crate::search_mode::SearchMode;
 use crate::time::UnixMillis;
 

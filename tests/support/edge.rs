@@ -5,6 +5,7 @@ use crate::binary;
 use crate::central::Central;
 use serde_json::{Value, json};
 use solaria_central::storage::{AccountId, PersonId};
+use solaria_store::rusqlite;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

@@ -79,7 +79,7 @@ pub struct AroundRequest {
 }
 
 /// A session's timeline around a record, as the edge shows it
-/// (`edge/src/store/views.rs`): the events `before` and `after` the anchor (an
+/// (`store/src/views.rs`): the events `before` and `after` the anchor (an
 /// observation asked for), or the first ones, and the knowledge recorded in it.
 #[derive(Debug, Clone)]
 pub struct Around {

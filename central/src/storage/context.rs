@@ -1,6 +1,6 @@
 //! What a project's context is read from besides its knowledge (`knowledge.rs`):
 //! its recent sessions with something in them and the heads of its recent events,
-//! as the edge reads them from SQLite (`edge/src/store/views.rs`), for the shared
+//! as the edge reads them from SQLite (`store/src/views.rs`), for the shared
 //! renderer's `ContextParts`; and the log of each context served.
 //!
 //! Every read names its account and its projects and is bounded: sessions walk the

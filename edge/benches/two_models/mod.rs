@@ -9,6 +9,7 @@ use solaria_edge::store::hybrid::{self, SearchMode};
 use solaria_edge::store::search::SearchQuery;
 use solaria_edge::store::vectors::{self, IndexModel};
 use solaria_embed::Embedder;
+use solaria_store::rusqlite;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How deep each model's list is read before fusing.

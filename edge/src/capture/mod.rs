@@ -27,12 +27,12 @@ use crate::ops;
 use crate::project;
 use crate::store::injected::{self, Handed};
 use crate::store::{Store, StoreError, Writer, records};
-use crate::summary;
 use observe::Bounds;
 use payload::Payload;
 use solaria_hook::protocol::{Event, HookEvent};
 use solaria_shared::knowledge::Commit;
 use solaria_shared::redact::redact;
+use solaria_shared::summary;
 use solaria_shared::{
     Observation, ObservationId, ObservationKind, RecordMeta, Session, SessionId, Summary,
     SummaryId, UnixMillis,

@@ -1,10 +1,10 @@
 //! Turning one hook event into the content of an observation: a title an agent can
 //! scan, the files touched, whether it failed, and bounded, redacted text.
 
-use crate::summary::one_line;
 use serde_json::{Value, json};
 use solaria_shared::private::cut_middle;
 use solaria_shared::redact::{redact, redact_json};
+use solaria_shared::summary::one_line;
 
 /// The content of one observation, ready to store.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,8 @@ use super::model_offer::{self, Wish};
 use anyhow::Context;
 use solaria_edge::config::Env;
 use solaria_edge::install::claude_code::{self, Scope, Target};
-use solaria_edge::install::service::{self, InstallOutcome};
 use solaria_edge::install::{Presence, codex, gemini, opencode};
+use solaria_edge::service::{self, InstallOutcome};
 use solaria_hook::spool;
 use std::path::Path;
 

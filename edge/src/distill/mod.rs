@@ -3,7 +3,7 @@
 //! it, which are stored unconfirmed. Its parts: what is sent (`prompt`), what is
 //! accepted back (`answer`) and how it is called (`runner`); what it spent and
 //! tried is the store's (`store::distill`). The pass that uses them runs in the daemon (`ops::distill`),
-//! never in a hook; on any failure the deterministic summary (`crate::summary`)
+//! never in a hook; on any failure the deterministic summary (`solaria_shared::summary`)
 //! stays.
 
 pub mod answer;

@@ -10,7 +10,8 @@ use super::OpResult;
 use crate::app::App;
 use crate::store::both_ways::{self, BothWays};
 use crate::store::close_pairs::{self as pstore, Close, Closeness, PendingPair};
-use crate::store::search::{Rarity, RecordType, SearchQuery};
+use crate::store::rarity::Rarity;
+use crate::store::search::{RecordType, SearchQuery};
 use crate::store::{Store, knowledge as kstore};
 use solaria_shared::{Knowledge, KnowledgeBody, KnowledgeId, KnowledgeKind, UnixMillis};
 
@@ -205,8 +206,8 @@ pub fn pending(store: &Store, project_key: Option<&str>) -> OpResult<Vec<Pending
 pub fn keep_both(app: &App, a: &str, b: &str) -> OpResult<(Knowledge, Knowledge)> {
     super::person_only(app, "keeping both", "solaria keep-both")?;
     let mut store = app.store()?;
-    let first = super::knowledge::find_one(&store, a, None)?;
-    let second = super::knowledge::find_one(&store, b, None)?;
+    let first = super::reference::find_one(&store, a, None)?;
+    let second = super::reference::find_one(&store, b, None)?;
     if !store.write(|w| pstore::settle(w.tx(), first.id, second.id))? {
         return Err(super::OpError::BadInput(format!(
             "{} and {} are not a pair waiting to be settled (`solaria review` lists them)",

@@ -12,7 +12,8 @@
 
 use super::gitlog::{self, GitCommit, GitError};
 use super::input::{clip, given};
-use super::knowledge::{MAX_FIELD_CHARS, Scope, branch_at, find_one, iteration_for, project_of};
+use super::knowledge::{MAX_FIELD_CHARS, Scope, branch_at, iteration_for, project_of};
+use super::reference::find_one;
 use super::repository::{project_at, repository_of_project};
 use super::{OpError, OpResult};
 use crate::app::App;

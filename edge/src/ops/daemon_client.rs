@@ -1,20 +1,19 @@
-//! A search asked of this machine's running daemon (`solaria serve`), whose
+//! Requests asked of this machine's running daemon (`solaria serve`), whose
 //! embedding model is already loaded, instead of loading the model for one query
-//! (multilingual-e5-small takes ~1.5 s to load, ~20 ms to use).
+//! (multilingual-e5-small takes ~1.5 s to load, ~20 ms to use): the transport
+//! (find the daemon, check it proves the token, send, read a 200), for the
+//! operations that know what they ask (`search`, `recall`, `remote`, `status`).
 //!
 //! Best effort by design: no daemon, a stale address file, another version, a
 //! listener that cannot prove it holds the token (`crate::api_proof`), a refused
 //! token or any other answer than 200 make the caller search in process, which
 //! gives the same results (and the same errors) more slowly.
 
-use super::search::SearchRequest;
 use crate::api_proof;
 use crate::config::Paths;
-use crate::present::search::SearchResult;
 use reqwest::blocking::Response;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use solaria_shared::UnixMillis;
+use serde::{Deserialize, Serialize};
 use solaria_shared::wire::QueryVector;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -32,15 +31,15 @@ const CONNECT_TIMEOUT: Duration = Duration::from_millis(300);
 /// A search that takes longer is better done in process.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// `GET /api/search` on the daemon serving the data dir of `paths` (docs/LOCAL_API.md).
-/// `None` when no daemon of this version answers.
-pub fn search(paths: &Paths, request: &SearchRequest) -> Option<SearchResult> {
+/// `GET path?query` on the daemon serving the data dir of `paths`
+/// (docs/LOCAL_API.md): its answer, or `None` when no daemon of this version answers.
+pub fn get<T: DeserializeOwned>(paths: &Paths, path: &str, query: &[(&str, String)]) -> Option<T> {
     let daemon = connect(paths)?;
     let answer = daemon
         .client
-        .get(format!("http://{}/api/search", daemon.addr))
+        .get(format!("http://{}{path}", daemon.addr))
         .bearer_auth(&daemon.token)
-        .query(&params(request))
+        .query(query)
         .send();
     answered(answer)
 }
@@ -58,24 +57,25 @@ pub fn embed(paths: &Paths, text: &str) -> Option<QueryVector> {
     answered(answer)
 }
 
-/// `POST /api/recall` on the daemon, answered within `wait` (connecting and proving
-/// included), or `None`: the caller then recalls by words in process.
-pub fn recall(
+/// `POST path` with `body` as JSON on the daemon, answered within `wait`
+/// (connecting and proving included), or `None`: the caller then works in process.
+pub fn post_within<B: Serialize, T: DeserializeOwned>(
     paths: &Paths,
-    request: &super::recall::RecallRequest,
+    path: &str,
+    body: &B,
     wait: Duration,
-) -> Option<super::recall::Recall> {
+) -> Option<T> {
     // One wait for the whole exchange: a daemon slow to prove itself leaves the
-    // recall only what remains, so a hook never waits twice.
+    // request only what remains, so a hook never waits twice.
     let started = std::time::Instant::now();
     let daemon = connect_within(paths, wait)?;
     let left = wait.checked_sub(started.elapsed())?;
     let answer = daemon
         .client
-        .post(format!("http://{}/api/recall", daemon.addr))
+        .post(format!("http://{}{path}", daemon.addr))
         .timeout(left)
         .bearer_auth(&daemon.token)
-        .json(request)
+        .json(body)
         .send();
     answered(answer)
 }
@@ -171,29 +171,4 @@ fn connect_within(paths: &Paths, wait: Duration) -> Option<Daemon> {
         addr,
         token,
     })
-}
-
-/// The request as `/api/search` takes it.
-fn params(request: &SearchRequest) -> Vec<(&'static str, String)> {
-    let q = &request.query;
-    let instant = |t: Option<UnixMillis>| {
-        t.and_then(|t| chrono::DateTime::from_timestamp_millis(t.0))
-            .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-    };
-    let optional = [
-        ("mode", request.mode.map(|m| m.to_string())),
-        ("project", q.project.clone()),
-        ("type", q.record_type.map(|t| t.as_str().to_string())),
-        ("machine", q.machine.clone()),
-        ("since", instant(q.since)),
-        ("until", instant(q.until)),
-        ("current_project", q.current_project.clone()),
-    ];
-    let mut params = vec![("q", q.text.clone()), ("limit", q.limit.to_string())];
-    params.extend(
-        optional
-            .into_iter()
-            .filter_map(|(name, value)| value.map(|v| (name, v))),
-    );
-    params
 }

@@ -5,6 +5,7 @@
 //! `solaria_shared::knowledge`; here they are applied to this machine's store.
 
 use super::input::{clip, given};
+use super::reference::find_one;
 use super::{OpError, OpResult};
 use crate::app::App;
 use crate::present::MachineLabels;
@@ -197,39 +198,6 @@ pub fn branch_at(dir: &Path) -> Option<String> {
             .map(str::to_string);
     }
     None
-}
-
-/// One reference resolved to one live record (of `kind`, when given). An
-/// ambiguous short id is an error that lists the candidates.
-pub fn find_one(
-    store: &Store,
-    reference: &str,
-    kind: Option<KnowledgeKind>,
-) -> OpResult<Knowledge> {
-    let bare = strip_citation(reference);
-    let mut found = kstore::find_knowledge(store.conn(), &bare, kind)?;
-    match found.len() {
-        0 => Err(OpError::NotFound(vec![clip(reference)])),
-        1 => Ok(found.remove(0)),
-        _ => Err(OpError::BadInput(format!(
-            "{:?} names {} records ({}); give more of the id",
-            clip(reference),
-            found.len(),
-            found
-                .iter()
-                .map(|k| k.citation().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
-}
-
-/// `[D#id]`, `D#id` or a bare id → the id text.
-fn strip_citation(reference: &str) -> String {
-    match solaria_shared::Citation::parse_lenient(reference) {
-        Ok(Some(c)) => c.id,
-        _ => reference.trim().to_string(),
-    }
 }
 
 /// The iteration a new record of `project` belongs to: the one named; else the

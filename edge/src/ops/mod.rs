@@ -21,6 +21,7 @@ pub mod maintenance;
 pub mod project;
 pub mod recall;
 pub mod records;
+pub mod reference;
 pub mod remote;
 pub(crate) mod repository;
 pub mod review;

@@ -12,7 +12,8 @@ use crate::app::App;
 use crate::config::RecallConfig;
 use crate::store::both_ways::{self, BothWays};
 use crate::store::injected::{self, Handed};
-use crate::store::search::{self, Hit, RecordType, SearchQuery};
+use crate::store::rarity;
+use crate::store::search::{Hit, RecordType, SearchQuery};
 use crate::store::{Store, StoreError, knowledge as kstore, recalled, records};
 use serde::{Deserialize, Serialize};
 use solaria_shared::render::{self, DataBlock};
@@ -201,7 +202,7 @@ pub fn for_prompt(
     // Only the prompt's project: another project's records (a local-only one's
     // among them) are never candidates, and this one's fill the candidates.
     let within = Some(project_key);
-    let weights = search::Rarity::of(conn, prompt)?;
+    let weights = rarity::Rarity::of(conn, prompt)?;
     let mut found = Vec::new();
     for t in [RecordType::Decision, RecordType::Memory] {
         found.extend(both_ways::candidates(
@@ -443,7 +444,7 @@ pub fn for_hook(
         agent_session: Some((agent_session.to_string(), session)),
     };
     let wait = hook_wait(config);
-    if let Some(recall) = super::daemon_client::recall(paths, &request, wait) {
+    if let Some(recall) = super::daemon_client::post_within(paths, "/api/recall", &request, wait) {
         return Ok(recall);
     }
     for_prompt(
@@ -523,7 +524,9 @@ pub fn explain(app: &App, prompt: &str) -> OpResult<Recall> {
         project_key: project.key.clone(),
         agent_session: None,
     };
-    if let Some(recall) = super::daemon_client::recall(&app.paths, &request, EXPLAIN_DAEMON_WAIT) {
+    if let Some(recall) =
+        super::daemon_client::post_within(&app.paths, "/api/recall", &request, EXPLAIN_DAEMON_WAIT)
+    {
         return Ok(recall);
     }
     let store = app.store()?;

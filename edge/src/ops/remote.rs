@@ -12,7 +12,9 @@ use crate::store::search::SearchQuery;
 use crate::sync::SyncError;
 use crate::sync::client::Client;
 use crate::sync::credentials::Credentials;
-use solaria_shared::wire::{QueryVector, SearchHit, SearchResponse};
+use solaria_shared::wire::{
+    QueryVector, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchHit, SearchResponse,
+};
 use solaria_shared::{SearchMode, UnixMillis};
 use std::time::Duration;
 
@@ -35,8 +37,8 @@ pub fn search(
     let limit = input::bounded(
         "limit",
         Some(query.limit),
-        super::search::DEFAULT_LIMIT,
-        1..=super::search::MAX_LIMIT,
+        SEARCH_DEFAULT_LIMIT,
+        1..=SEARCH_MAX_LIMIT,
     )?;
     let query = &SearchQuery {
         project: query.project.as_deref().map(|p| project_key(app, p)),
@@ -149,7 +151,7 @@ pub(crate) fn search_pruned_range(
         until: Some(until),
         ..query.clone()
     };
-    let limit = query.limit.clamp(1, super::search::MAX_LIMIT);
+    let limit = query.limit.clamp(1, SEARCH_MAX_LIMIT);
     Ok(ask(&client, creds, &query, limit, mode, vector)?.hits)
 }
 

@@ -9,14 +9,14 @@ use crate::semantic::{self, ModelSource};
 use crate::store::search::{Hit, SearchQuery};
 use crate::store::{Store, retention};
 use crate::timefmt;
-use solaria_shared::SearchMode;
 use solaria_shared::render::hits::folded;
 use solaria_shared::wire::QueryVector;
+use solaria_shared::{SearchMode, UnixMillis};
 
-/// The most results one search returns.
-pub const MAX_LIMIT: usize = 100;
+/// The most results one search returns (the same bound as the central service's).
+pub const MAX_LIMIT: usize = solaria_shared::wire::SEARCH_MAX_LIMIT;
 /// The results a search returns unless asked otherwise.
-pub const DEFAULT_LIMIT: usize = 20;
+pub const DEFAULT_LIMIT: usize = solaria_shared::wire::SEARCH_DEFAULT_LIMIT;
 /// How many more hits than asked a search reads, to fold the alike ones.
 const FOLD_ROOM: usize = 3;
 
@@ -101,7 +101,7 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
     let request = &with_project_resolved(&store, request)?;
     if model == Model::DaemonOrLoad
         && needs_model(app, &store, request)?
-        && let Some(answer) = daemon_client::search(&app.paths, request)
+        && let Some(answer) = daemon_client::get(&app.paths, "/api/search", &params(request))
     {
         return Ok(answer);
     }
@@ -289,4 +289,29 @@ pub fn cite(store: &Store, hits: Vec<Hit>) -> Vec<CitedHit> {
             }
         })
         .collect()
+}
+
+/// The request as the daemon's `/api/search` takes it (docs/LOCAL_API.md).
+fn params(request: &SearchRequest) -> Vec<(&'static str, String)> {
+    let q = &request.query;
+    let instant = |t: Option<UnixMillis>| {
+        t.and_then(|t| chrono::DateTime::from_timestamp_millis(t.0))
+            .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+    };
+    let optional = [
+        ("mode", request.mode.map(|m| m.to_string())),
+        ("project", q.project.clone()),
+        ("type", q.record_type.map(|t| t.as_str().to_string())),
+        ("machine", q.machine.clone()),
+        ("since", instant(q.since)),
+        ("until", instant(q.until)),
+        ("current_project", q.current_project.clone()),
+    ];
+    let mut params = vec![("q", q.text.clone()), ("limit", q.limit.to_string())];
+    params.extend(
+        optional
+            .into_iter()
+            .filter_map(|(name, value)| value.map(|v| (name, v))),
+    );
+    params
 }

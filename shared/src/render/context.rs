@@ -16,9 +16,9 @@ use crate::context::{
     ContextPlace, HOOK_OUTPUT_MAX_CHARS, KNOWLEDGE_HEADING, KNOWLEDGE_SHARE, Section,
     assemble_sections, estimate_tokens, place_in_context,
 };
+use crate::envelope::Project;
 use crate::ids::{MachineId, ObservationId, SessionId};
 use crate::knowledge::{Knowledge, KnowledgeBody, KnowledgeId};
-use crate::record::Project;
 use crate::time::UnixMillis;
 use std::collections::BTreeMap;
 

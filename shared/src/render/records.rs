@@ -156,8 +156,9 @@ pub fn page(records: &[Full<'_>], reader: Reader, names: &impl NameOf) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::envelope::{Project, RecordMeta};
     use crate::ids::{MachineId, ObservationId, SessionId};
-    use crate::record::{ObservationKind, Project, RecordMeta};
+    use crate::record::ObservationKind;
     use crate::render::TimeStyle;
     use std::collections::BTreeMap;
 
