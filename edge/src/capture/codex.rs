@@ -12,11 +12,10 @@
 //!   with the context again, as for Claude Code.
 
 use super::payload::{self, Payload};
-use super::{HookError, StoreSlot, transcript};
-use crate::config::{Config, Env, Paths};
+use super::{Capturing, HookError, transcript};
+use crate::config::Env;
 use serde_json::{Value, json};
 use solaria_hook::protocol::{CODEX_EVENTS, Event, HookEvent};
-use solaria_shared::UnixMillis;
 
 /// The agent name recorded on sessions captured from Codex CLI.
 pub const AGENT: &str = "codex";
@@ -36,16 +35,13 @@ pub fn event(arg: &str) -> Option<HookEvent> {
     CODEX_EVENTS.into_iter().find(|e| e.arg() == arg)
 }
 
-/// One Codex hook event captured into `slot`'s store; what the hook prints (the
+/// One Codex hook event captured as `cx` says; what the hook prints (the
 /// context at a session's start or compaction, a prompt's recall), as the JSON
 /// Codex reads. The hook process and the daemon's relay both answer here.
 pub fn handle(
     arg: &str,
     bytes: &[u8],
-    at: UnixMillis,
-    config: &Config,
-    paths: &Paths,
-    slot: &mut StoreSlot,
+    cx: &mut Capturing<'_>,
 ) -> Result<Option<String>, HookError> {
     let hook =
         event(arg).ok_or_else(|| HookError::UnknownCodexEvent(arg.escape_debug().to_string()))?;
@@ -57,7 +53,7 @@ pub fn handle(
         name: hook.claude_name(),
         agent: AGENT,
     };
-    answer.capture(hook, &payload, at, config, paths, slot)
+    answer.capture(hook, &payload, cx)
 }
 
 /// A shell command's output text becomes the response shape the capture reads

@@ -19,12 +19,11 @@
 //!   context again, before what it recalls.
 
 use super::payload::{self, Payload};
-use super::{HookError, StoreSlot, transcript};
-use crate::config::{Config, Env, Paths};
+use super::{Capturing, HookError, transcript};
+use crate::config::Env;
 use crate::context;
 use serde_json::{Value, json};
 use solaria_hook::protocol::{Event, GEMINI_COMMAND_MARKER, HookEvent, gemini_event};
-use solaria_shared::UnixMillis;
 use solaria_shared::render::context::CONTEXT_HEADING;
 
 /// The agent name recorded on sessions captured from Gemini CLI.
@@ -41,15 +40,12 @@ pub fn run(event: &str, env: &Env) {
     super::process::run_guarded(&label, env, Event::Gemini(event.to_owned()));
 }
 
-/// One Gemini hook event captured into `slot`'s store; what the hook prints (the
+/// One Gemini hook event captured as `cx` says; what the hook prints (the
 /// context at a session's start, a prompt's recall), as the JSON Gemini reads.
 pub fn handle(
     arg: &str,
     bytes: &[u8],
-    at: UnixMillis,
-    config: &Config,
-    paths: &Paths,
-    slot: &mut StoreSlot,
+    cx: &mut Capturing<'_>,
 ) -> Result<Option<String>, HookError> {
     let (name, hook) = gemini_event(arg)
         .ok_or_else(|| HookError::UnknownGeminiEvent(arg.escape_debug().to_string()))?;
@@ -60,20 +56,12 @@ pub fn handle(
         });
     if !context_again {
         let answer = super::Answering { name, agent: AGENT };
-        return answer.capture(hook, &payload, at, config, paths, slot);
+        return answer.capture(hook, &payload, cx);
     }
     // Answered once both are known: the context again, then what the prompt recalls.
-    slot.forget_early();
-    let start = super::capture(
-        HookEvent::SessionStart,
-        &payload,
-        AGENT,
-        at,
-        config,
-        paths,
-        slot,
-    )?;
-    let recalled = super::capture(hook, &payload, AGENT, at, config, paths, slot)?;
+    cx.slot.forget_early();
+    let start = super::capture(HookEvent::SessionStart, &payload, AGENT, cx)?;
+    let recalled = super::capture(hook, &payload, AGENT, cx)?;
     let both: Vec<String> = start.into_iter().chain(recalled).collect();
     Ok((!both.is_empty()).then(|| context::hook_output(name, &both.join("\n\n"))))
 }

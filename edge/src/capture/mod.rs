@@ -1,12 +1,18 @@
-//! `solaria hook <event>`: capture of Claude Code hook events (and, through
-//! `opencode.rs`, of OpenCode's plugin events) straight into the store. The
+//! `solaria hook <event>`: what the four agents do, captured into the store. The
 //! contract: never break or slow the agent. Every failure is logged to the hook log
-//! and the process still exits 0; only SessionStart (the context) and
-//! UserPromptSubmit (what the prompt recalls, when anything does) print, and only
-//! Claude Code's `hookSpecificOutput` JSON (OpenCode's `context` request prints the
-//! plain text). `process.rs` holds a hook process's side of that contract; the
-//! daemon's relay captures through the same [`handle_event`].
+//! and the process still exits 0; only a session's start (the context) and a prompt
+//! (what it recalls, when anything does) print.
+//!
+//! The path of one event, in order: the hook process (`process.rs`) or the
+//! daemon's relay (`relayed.rs`: [`handle_event`]) hands the event with a
+//! [`Capturing`] (when, the config, the paths, the store's [`StoreSlot`]) to its
+//! agent's adapter (`claude_code.rs`, `opencode.rs`, `codex.rs`, `gemini.rs`),
+//! which maps it to the payload Claude Code sends; [`capture`] finds its project
+//! and skips what the config skips; then one step per kind of event
+//! (`session_started`, `prompt_submitted`, `tool_used`, `session_stopped`) reads
+//! and writes the store.
 
+mod claude_code;
 pub mod codex;
 mod commit;
 pub mod gemini;
@@ -15,21 +21,26 @@ pub mod opencode;
 pub mod payload;
 mod process;
 mod relayed;
+mod slot;
 mod transcript;
 
+pub use claude_code::{AGENT, handle, run};
 pub use relayed::{
     Captured, SpoolFile, capture_logged, capture_spool_file, forget_spooled, handle_event,
 };
+pub use slot::StoreSlot;
+/// The largest payload read from stdin; beyond it the event is dropped.
+pub use solaria_hook::protocol::MAX_PAYLOAD_BYTES;
 
-use crate::config::{Config, Env, Paths};
+use crate::config::{Config, Paths};
 use crate::context;
 use crate::ops;
 use crate::project;
 use crate::store::injected::{self, Handed};
-use crate::store::{Store, StoreError, Writer, records};
+use crate::store::{StoreError, Writer, records};
 use observe::Bounds;
 use payload::Payload;
-use solaria_hook::protocol::{Event, HookEvent};
+use solaria_hook::protocol::HookEvent;
 use solaria_shared::knowledge::Commit;
 use solaria_shared::redact::redact;
 use solaria_shared::summary;
@@ -38,41 +49,6 @@ use solaria_shared::{
     SummaryId, UnixMillis,
 };
 use std::path::Path;
-
-/// The agent name recorded on sessions captured by these hooks.
-pub const AGENT: &str = "claude-code";
-/// The largest payload read from stdin; beyond it the event is dropped.
-pub use solaria_hook::protocol::MAX_PAYLOAD_BYTES;
-
-/// Runs one Claude Code hook. Never fails and never panics outward: what goes
-/// wrong is logged.
-pub fn run(event: HookEvent, env: &Env) {
-    process::run_guarded(
-        event.claude_name(),
-        env,
-        Event::ClaudeCode(event.arg().to_owned()),
-    );
-}
-
-/// One Claude Code hook event's payload, captured into `slot`'s store as of `at`
-/// (when the hook ran); what the hook prints (Claude Code's `hookSpecificOutput`
-/// JSON), if anything. The hook process and the daemon's relay (`crate::relay`)
-/// both answer through this.
-pub fn handle(
-    event: HookEvent,
-    bytes: &[u8],
-    at: UnixMillis,
-    config: &Config,
-    paths: &Paths,
-    slot: &mut StoreSlot,
-) -> Result<Option<String>, HookError> {
-    let payload = payload::parse(bytes)?;
-    let answer = Answering {
-        name: event.claude_name(),
-        agent: AGENT,
-    };
-    answer.capture(event, &payload, at, config, paths, slot)
-}
 
 /// How an agent whose hooks read `hookSpecificOutput` JSON (Claude Code, Codex and
 /// Gemini CLI) is answered: under its name for the event, by the agent name its
@@ -92,146 +68,13 @@ impl Answering {
         self,
         event: HookEvent,
         payload: &Payload,
-        at: UnixMillis,
-        config: &Config,
-        paths: &Paths,
-        slot: &mut StoreSlot,
+        cx: &mut Capturing<'_>,
     ) -> Result<Option<String>, HookError> {
         let name = self.name;
-        slot.format_early(move |t| context::hook_output(name, &t));
-        let text = capture(event, payload, self.agent, at, config, paths, slot)?;
+        cx.slot
+            .format_early(move |t| context::hook_output(name, &t));
+        let text = capture(event, payload, self.agent, cx)?;
         Ok(text.map(|t| context::hook_output(name, &t)))
-    }
-}
-
-/// The store a hook writes to, opened when first needed (an event skipped by the
-/// config never opens it): a hook process opens one for its one event; the daemon's
-/// relay keeps one open for its life, which spares each event the open, and
-/// recalls with its own model instead of asking itself over HTTP.
-#[derive(Debug)]
-pub struct StoreSlot {
-    path: std::path::PathBuf,
-    machine_name: String,
-    clock_skew_ms: i64,
-    store: Option<Store>,
-    daemon: Option<crate::app::App>,
-    /// Who waits for what this event's hook prints (the daemon's client): told as
-    /// soon as it is known, before the event's own writes.
-    early: Option<EarlyAnswer>,
-    /// Only answers: the event's writes are left to the capture that follows, and
-    /// the connection itself refuses any (`PRAGMA query_only`).
-    answers_only: bool,
-}
-
-/// Hands what a hook prints to whoever waits for it.
-struct EarlyAnswer(Box<dyn FnOnce(Option<String>) + Send>);
-
-impl std::fmt::Debug for EarlyAnswer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("EarlyAnswer")
-    }
-}
-
-impl StoreSlot {
-    /// The store of `paths`, not opened yet; writes stamped `clock_skew_ms` off.
-    pub fn new(paths: &Paths, config: &Config, clock_skew_ms: i64) -> StoreSlot {
-        StoreSlot {
-            path: paths.store(),
-            machine_name: config.machine_name(),
-            clock_skew_ms,
-            store: None,
-            daemon: None,
-            early: None,
-            answers_only: false,
-        }
-    }
-
-    /// Has the next event's answer (what its hook prints, `None` for nothing)
-    /// given to `answer` as soon as it is known, before that event's writes; the
-    /// daemon's relay answers its client so. Neither answer depends on those
-    /// writes: a session's context does not list the session starting, and a
-    /// prompt's recall leaves out the prompt's own session.
-    pub fn answer_early(&mut self, answer: impl FnOnce(Option<String>) + Send + 'static) {
-        self.early = Some(EarlyAnswer(Box::new(answer)));
-    }
-
-    /// Drops an early answer that was not given.
-    pub fn forget_early(&mut self) {
-        self.early = None;
-    }
-
-    /// Puts `format` between the answer and whoever waits for it (the JSON Claude
-    /// Code reads).
-    fn format_early(&mut self, format: impl FnOnce(String) -> String + Send + 'static) {
-        if let Some(EarlyAnswer(answer)) = self.early.take() {
-            self.early = Some(EarlyAnswer(Box::new(move |text: Option<String>| {
-                answer(text.map(format))
-            })));
-        }
-    }
-
-    /// Gives the early answer, if someone waits for one.
-    fn answered(&mut self, text: Option<&str>) {
-        if let Some(EarlyAnswer(answer)) = self.early.take() {
-            answer(text.map(str::to_owned));
-        }
-    }
-
-    /// The daemon's slot: its store, which leaves checkpoints to the daemon's
-    /// checkpointer (`crate::relay::server`), and its model for recall.
-    pub fn in_daemon(app: &crate::app::App) -> StoreSlot {
-        StoreSlot {
-            daemon: Some(app.clone()),
-            ..StoreSlot::new(&app.paths, &app.config, app.clock_skew_ms)
-        }
-    }
-
-    /// The daemon's read path: a slot that answers what a hook prints (a session's
-    /// context, a prompt's recall) from reads alone and writes nothing, for when
-    /// the capture thread is held up behind a write another process blocks. The
-    /// event itself is still captured by that thread, later.
-    pub fn answering_in_daemon(app: &crate::app::App) -> StoreSlot {
-        StoreSlot {
-            answers_only: true,
-            ..StoreSlot::in_daemon(app)
-        }
-    }
-
-    /// A hook process's slot that answers what its hook prints from reads alone
-    /// and writes nothing: for when the store is held by another process and the
-    /// event waits in the spool (see [`StoreSlot::answering_in_daemon`]).
-    fn answering(paths: &Paths, config: &Config, clock_skew_ms: i64) -> StoreSlot {
-        StoreSlot {
-            answers_only: true,
-            ..StoreSlot::new(paths, config, clock_skew_ms)
-        }
-    }
-
-    /// The store, opened on first use.
-    pub fn get(&mut self) -> Result<&mut Store, StoreError> {
-        match &mut self.store {
-            Some(store) => Ok(store),
-            empty => {
-                let store = Store::open(&self.path, &self.machine_name)?
-                    .with_clock_skew(self.clock_skew_ms);
-                if self.answers_only {
-                    store.conn().pragma_update(None, "query_only", true)?;
-                } else if self.daemon.is_some() {
-                    // A hook waits on these writes: the daemon checkpoints apart.
-                    store.defer_checkpoints()?;
-                } else {
-                    // A hook process: its agent waits (see `HOOK_STORE_WAIT`).
-                    store.conn().busy_timeout(process::HOOK_STORE_WAIT)?;
-                }
-                Ok(empty.insert(store))
-            }
-        }
-    }
-
-    /// Closes the store (the next use opens it again): after an error, so that a
-    /// connection in a bad state is not kept.
-    pub fn close(&mut self) {
-        self.store = None;
     }
 }
 
@@ -262,238 +105,266 @@ pub enum HookError {
     Store(#[from] StoreError),
 }
 
-/// Captures one parsed payload for `agent` (the name recorded on its session) as
-/// of `now`, when its hook ran (a relayed event may be written a moment later);
+/// One event being captured: when its hook ran (`at`; a relayed event may be
+/// written a moment later), the config and paths in force, and the store it goes
+/// into. Every agent's handler and every event's step take this one value.
+#[derive(Debug)]
+pub struct Capturing<'a> {
+    pub at: UnixMillis,
+    pub config: &'a Config,
+    pub paths: &'a Paths,
+    pub slot: &'a mut StoreSlot,
+}
+
+/// What one event is and where it happened: its payload, the agent recorded on
+/// its session, and the project and branch of its directory.
+struct Arrival<'p> {
+    event: HookEvent,
+    payload: &'p Payload,
+    agent: &'p str,
+    project: solaria_shared::Project,
+    branch: Option<String>,
+}
+
+/// Captures one parsed payload for `agent` (the name recorded on its session);
 /// returns what to print (SessionStart's context, UserPromptSubmit's recall).
+/// Events of a skipped project or tool are not captured; each event kind is one
+/// step below.
 pub fn capture(
     event: HookEvent,
     payload: &Payload,
     agent: &str,
-    now: UnixMillis,
-    config: &Config,
-    paths: &Paths,
-    slot: &mut StoreSlot,
+    cx: &mut Capturing<'_>,
 ) -> Result<Option<String>, StoreError> {
-    let cwd = payload.cwd.as_deref().unwrap_or("/");
+    let cwd = Path::new(payload.cwd.as_deref().unwrap_or("/"));
     let project = {
         // A path is text the user controls too: no secret reaches disk through it.
-        let p = project::detect(Path::new(cwd));
+        let p = project::detect(cwd);
         solaria_shared::Project {
             key: redact(&p.key).into_owned(),
             name: redact(&p.name).into_owned(),
         }
     };
-    // The branch the event happened on, text the user controls like the path.
-    let branch = project::branch(Path::new(cwd)).map(|b| redact(&b).into_owned());
-    if config
-        .capture
+    let capture = &cx.config.capture;
+    if capture
         .skip_projects
         .iter()
         .any(|p| *p == project.key || *p == project.name)
     {
         return Ok(None);
     }
-    if matches!(
-        event,
-        HookEvent::PostToolUse | HookEvent::PostToolUseFailure
-    ) {
+    if let HookEvent::PostToolUse | HookEvent::PostToolUseFailure = event {
         let tool = payload.tool_name.as_deref().unwrap_or("");
         let input = payload
             .tool_input
             .as_ref()
             .unwrap_or(&serde_json::Value::Null);
-        if config.capture.skip_tools.iter().any(|t| t == tool) || observe::is_own_tool(tool, input)
-        {
+        if capture.skip_tools.iter().any(|t| t == tool) || observe::is_own_tool(tool, input) {
             return Ok(None);
         }
     }
-    let answers_only = slot.answers_only;
-    let store = slot.get()?;
-    let bounds = Bounds {
-        max_input_bytes: config.capture.max_input_bytes,
-        max_response_bytes: config.capture.max_response_bytes,
+    let arrival = Arrival {
+        event,
+        payload,
+        agent,
+        project,
+        // The branch the event happened on, text the user controls like the path.
+        branch: project::branch(cwd).map(|b| redact(&b).into_owned()),
     };
     match event {
-        HookEvent::SessionStart => {
-            let built = context::build(store, (&project, branch.as_deref()), &config.context, now)?;
-            slot.answered(built.text.as_deref());
-            if answers_only {
-                return Ok(built.text);
-            }
-            slot.get()?.write(|w| {
-                let (session, created) = ensure_session(w, payload, agent, &project, now)?;
-                if !created && session.ended_at.is_some() {
-                    w.set_session_ended(session.id, None)?;
-                }
-                // What the agent was handed, for the viewer to say why it knew it.
-                injected::record(w, session.id, Handed::Context, &built.cited, now)
-            })?;
-            Ok(built.text)
-        }
-        HookEvent::UserPromptSubmit => {
-            let prompt = payload.prompt.as_deref().unwrap_or("");
-            if prompt.trim().is_empty() {
-                return Ok(None);
-            }
-            let content = observe::prompt(prompt, bounds).on_branch(branch.as_deref());
-            let write_prompt = |w: &mut Writer<'_>| {
-                let (session, _) = ensure_session(w, payload, agent, &project, now)?;
-                let prompt = insert(
-                    w,
-                    &session,
-                    &project,
-                    ObservationKind::Prompt,
-                    None,
-                    content,
-                    now,
-                )?;
-                Ok((session.id, prompt))
-            };
-            // A session already known is recalled against (and answered) before its
-            // prompt is written; a new one is written first, to have its id.
-            let known = records::find_session_by_agent(store.conn(), agent, &payload.session_id)?
-                .map(|s| s.id);
-            let (session, mut write_prompt, mut prompt_id) = match known {
-                Some(id) => (id, Some(write_prompt), None),
-                // A session with nothing stored yet has no records to leave out.
-                None if answers_only => (SessionId::new(), None, None),
-                None => {
-                    let (session, prompt) = store.write(write_prompt)?;
-                    (session, None, Some(prompt))
-                }
-            };
-            // Recall fails open (logged, nothing added).
-            let recalled = recall(
-                slot,
-                config,
-                paths,
-                prompt,
-                &project.key,
-                (payload.session_id.as_str(), session),
-                now,
-            );
-            let text = match &recalled {
-                Ok(Some(recall)) => recall.additional_context(),
-                _ => None,
-            };
-            slot.answered(text.as_deref());
-            if answers_only {
-                return Ok(text);
-            }
-            if let Some(write) = write_prompt.take() {
-                prompt_id = Some(slot.get()?.write(write)?.1);
-            }
-            // Remembered, so that the session is not told the same thing twice, and
-            // so that the viewer can say which prompt recalled what.
-            let remembered = recalled.and_then(|recall| match (recall, prompt_id) {
-                (Some(recall), Some(prompt)) => crate::ops::recall::remember_recalled(
-                    slot.get()?,
-                    (&payload.session_id, session),
-                    prompt,
-                    &recall,
-                    now,
-                ),
-                _ => Ok(()),
-            });
-            if let Err(e) = remembered {
-                log_line(paths, event.claude_name(), &format!("recall skipped: {e}"));
-                return Ok(None);
-            }
-            Ok(text)
-        }
-        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
-            let tool = payload
-                .tool_name
-                .clone()
-                .unwrap_or_else(|| "unknown".into());
-            let response = match event {
-                HookEvent::PostToolUseFailure => serde_json::json!({
-                    "error": payload.error.clone().unwrap_or_else(|| "tool failed".into()),
-                    "is_error": true,
-                    "interrupted": payload.is_interrupt.unwrap_or(false),
-                }),
-                _ => payload.tool_response.clone().unwrap_or_default(),
-            };
-            let content = observe::tool_use(
-                &tool,
-                payload.tool_input.clone().unwrap_or_default(),
-                response,
-                payload.tool_use_id.as_deref(),
-                payload.cwd.as_deref(),
-                bounds,
-            )
-            .on_branch(branch.as_deref());
-            let commits = match event {
-                HookEvent::PostToolUse if tool == "Bash" => seen_commits(payload, cwd),
-                _ => SeenCommits::default(),
-            };
-            // The commits go in the observation's transaction: one lock, one fsync.
-            let notes = store.write(|w| {
-                let (session, _) = ensure_session(w, payload, agent, &project, now)?;
-                insert(
-                    w,
-                    &session,
-                    &project,
-                    ObservationKind::ToolUse,
-                    Some(tool),
-                    content,
-                    now,
-                )?;
-                let mut notes = Vec::new();
-                for (commit_project, c) in commits.found {
-                    let stored =
-                        ops::commits::store_commit(w, &commit_project, Some(session.id), c, true)?;
-                    notes.extend(stored.unresolved.iter().map(|r| {
-                        format!(
-                            "commit {}: trailer D#{r} names no decision here; not linked",
-                            stored.record.citation()
-                        )
-                    }));
-                }
-                Ok(notes)
-            })?;
-            for note in commits.unresolved.iter().chain(&notes) {
-                log_line(paths, event.claude_name(), note);
-            }
-            Ok(None)
-        }
-        HookEvent::Stop | HookEvent::SessionEnd => {
-            let outcome = payload.last_assistant_message.clone().or_else(|| {
-                payload
-                    .transcript_path
-                    .as_deref()
-                    .and_then(transcript::last_assistant_text)
-            });
-            store.write(|w| {
-                let (session, _) = ensure_session(w, payload, agent, &project, now)?;
-                let observations = records::observations_summarized(w.tx(), session.id)?;
-                // The agent's last words belong to where it stopped, as its events do:
-                // said in another project, they stay out of this project's summary.
-                let outcome = outcome.filter(|_| project.key == session.project.key);
-                let draft = summary::summarize(&observations, outcome.as_deref());
-                let previous = records::summary_of_session(w.tx(), session.id)?;
-                let stamp = w.tick();
-                let machine_id = w.machine_id();
-                w.upsert_summary(&Summary {
-                    id: previous.as_ref().map_or_else(SummaryId::new, |p| p.id),
-                    meta: RecordMeta {
-                        machine_id,
-                        updated: stamp,
-                        deleted: false,
-                    },
-                    session_id: session.id,
-                    project: session.project.clone(),
-                    text: draft.text,
-                    key_points: draft.key_points,
-                    tags: draft.tags,
-                    observation_count: observations.len() as u32,
-                    created_at: previous.map_or(now, |p| p.created_at),
-                })?;
-                w.set_session_ended(session.id, Some(now))
-            })?;
-            Ok(None)
-        }
+        HookEvent::SessionStart => session_started(&arrival, cx),
+        HookEvent::UserPromptSubmit => prompt_submitted(&arrival, cx),
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => tool_used(&arrival, cx),
+        HookEvent::Stop | HookEvent::SessionEnd => session_stopped(&arrival, cx),
     }
+}
+
+/// How much of a tool call's input and response is kept.
+fn bounds(config: &Config) -> Bounds {
+    Bounds {
+        max_input_bytes: config.capture.max_input_bytes,
+        max_response_bytes: config.capture.max_response_bytes,
+    }
+}
+
+/// SessionStart: the project's context, answered first; then the session, opened
+/// again if it had ended, and what it was handed.
+fn session_started(a: &Arrival<'_>, cx: &mut Capturing<'_>) -> Result<Option<String>, StoreError> {
+    let now = cx.at;
+    let store = cx.slot.get()?;
+    let built = context::build(
+        store,
+        (&a.project, a.branch.as_deref()),
+        &cx.config.context,
+        now,
+    )?;
+    cx.slot.answered(built.text.as_deref());
+    if cx.slot.answers_only {
+        return Ok(built.text);
+    }
+    cx.slot.get()?.write(|w| {
+        let (session, created) = ensure_session(w, a, now)?;
+        if !created && session.ended_at.is_some() {
+            w.set_session_ended(session.id, None)?;
+        }
+        // What the agent was handed, for the viewer to say why it knew it.
+        injected::record(w, session.id, Handed::Context, &built.cited, now)
+    })?;
+    Ok(built.text)
+}
+
+/// UserPromptSubmit: what the prompt recalls, answered as soon as it is known; the
+/// prompt itself; and what was recalled, remembered for the session and the viewer.
+fn prompt_submitted(a: &Arrival<'_>, cx: &mut Capturing<'_>) -> Result<Option<String>, StoreError> {
+    let prompt = a.payload.prompt.as_deref().unwrap_or("");
+    if prompt.trim().is_empty() {
+        return Ok(None);
+    }
+    let now = cx.at;
+    let answers_only = cx.slot.answers_only;
+    let content = observe::prompt(prompt, bounds(cx.config)).on_branch(a.branch.as_deref());
+    let write_prompt = |w: &mut Writer<'_>| {
+        let (session, _) = ensure_session(w, a, now)?;
+        let kind = ObservationKind::Prompt;
+        let prompt = insert(w, &session, &a.project, kind, None, content, now)?;
+        Ok((session.id, prompt))
+    };
+    // A session already known is recalled against (and answered) before its
+    // prompt is written; a new one is written first, to have its id.
+    let store = cx.slot.get()?;
+    let known =
+        records::find_session_by_agent(store.conn(), a.agent, &a.payload.session_id)?.map(|s| s.id);
+    let (session, mut write_prompt, mut prompt_id) = match known {
+        Some(id) => (id, Some(write_prompt), None),
+        // A session with nothing stored yet has no records to leave out.
+        None if answers_only => (SessionId::new(), None, None),
+        None => {
+            let (session, prompt) = store.write(write_prompt)?;
+            (session, None, Some(prompt))
+        }
+    };
+    let agent_session = (a.payload.session_id.as_str(), session);
+    // Recall fails open (logged, nothing added).
+    let recalled = recall(cx, prompt, &a.project.key, agent_session);
+    let text = match &recalled {
+        Ok(Some(recall)) => recall.additional_context(),
+        _ => None,
+    };
+    cx.slot.answered(text.as_deref());
+    if answers_only {
+        return Ok(text);
+    }
+    if let Some(write) = write_prompt.take() {
+        prompt_id = Some(cx.slot.get()?.write(write)?.1);
+    }
+    // Remembered, so that the session is not told the same thing twice, and so
+    // that the viewer can say which prompt recalled what.
+    let remembered = recalled.and_then(|recall| match (recall, prompt_id) {
+        (Some(recall), Some(prompt)) => {
+            ops::recall::remember_recalled(cx.slot.get()?, agent_session, prompt, &recall, now)
+        }
+        _ => Ok(()),
+    });
+    if let Err(e) = remembered {
+        let message = format!("recall skipped: {e}");
+        log_line(cx.paths, a.event.claude_name(), &message);
+        return Ok(None);
+    }
+    Ok(text)
+}
+
+/// PostToolUse (and its failure): the call, and the commits a shell command made,
+/// in one transaction.
+fn tool_used(a: &Arrival<'_>, cx: &mut Capturing<'_>) -> Result<Option<String>, StoreError> {
+    let payload = a.payload;
+    let tool = payload
+        .tool_name
+        .clone()
+        .unwrap_or_else(|| "unknown".into());
+    let response = match a.event {
+        HookEvent::PostToolUseFailure => serde_json::json!({
+            "error": payload.error.clone().unwrap_or_else(|| "tool failed".into()),
+            "is_error": true,
+            "interrupted": payload.is_interrupt.unwrap_or(false),
+        }),
+        _ => payload.tool_response.clone().unwrap_or_default(),
+    };
+    let content = observe::tool_use(
+        &tool,
+        payload.tool_input.clone().unwrap_or_default(),
+        response,
+        payload.tool_use_id.as_deref(),
+        payload.cwd.as_deref(),
+        bounds(cx.config),
+    )
+    .on_branch(a.branch.as_deref());
+    let commits = match a.event {
+        HookEvent::PostToolUse if tool == "Bash" => seen_commits(payload),
+        _ => SeenCommits::default(),
+    };
+    let now = cx.at;
+    // The commits go in the observation's transaction: one lock, one fsync.
+    let notes = cx.slot.get()?.write(|w| {
+        let (session, _) = ensure_session(w, a, now)?;
+        let kind = ObservationKind::ToolUse;
+        insert(w, &session, &a.project, kind, Some(tool), content, now)?;
+        let mut notes = Vec::new();
+        for (commit_project, c) in commits.found {
+            let stored = ops::commits::store_commit(w, &commit_project, Some(session.id), c, true)?;
+            notes.extend(stored.unresolved.iter().map(|r| {
+                format!(
+                    "commit {}: trailer D#{r} names no decision here; not linked",
+                    stored.record.citation()
+                )
+            }));
+        }
+        Ok(notes)
+    })?;
+    for note in commits.unresolved.iter().chain(&notes) {
+        log_line(cx.paths, a.event.claude_name(), note);
+    }
+    Ok(None)
+}
+
+/// Stop and SessionEnd: the session's summary written again from its events and
+/// the agent's last words, and the session marked ended.
+fn session_stopped(a: &Arrival<'_>, cx: &mut Capturing<'_>) -> Result<Option<String>, StoreError> {
+    let payload = a.payload;
+    let outcome = payload.last_assistant_message.clone().or_else(|| {
+        payload
+            .transcript_path
+            .as_deref()
+            .and_then(transcript::last_assistant_text)
+    });
+    let now = cx.at;
+    cx.slot.get()?.write(|w| {
+        let (session, _) = ensure_session(w, a, now)?;
+        let observations = records::observations_summarized(w.tx(), session.id)?;
+        // The agent's last words belong to where it stopped, as its events do:
+        // said in another project, they stay out of this project's summary.
+        let outcome = outcome.filter(|_| a.project.key == session.project.key);
+        let draft = summary::summarize(&observations, outcome.as_deref());
+        let previous = records::summary_of_session(w.tx(), session.id)?;
+        let stamp = w.tick();
+        let machine_id = w.machine_id();
+        w.upsert_summary(&Summary {
+            id: previous.as_ref().map_or_else(SummaryId::new, |p| p.id),
+            meta: RecordMeta {
+                machine_id,
+                updated: stamp,
+                deleted: false,
+            },
+            session_id: session.id,
+            project: session.project.clone(),
+            text: draft.text,
+            key_points: draft.key_points,
+            tags: draft.tags,
+            observation_count: observations.len() as u32,
+            created_at: previous.map_or(now, |p| p.created_at),
+        })?;
+        w.set_session_ended(session.id, Some(now))
+    })?;
+    Ok(None)
 }
 
 /// The commits a Bash call made (see `commit.rs`), each with its project and
@@ -505,8 +376,9 @@ struct SeenCommits {
     unresolved: Vec<String>,
 }
 
-fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
+fn seen_commits(payload: &Payload) -> SeenCommits {
     let mut out = SeenCommits::default();
+    let cwd = payload.cwd.as_deref().unwrap_or("/");
     let command = payload
         .tool_input
         .as_ref()
@@ -548,36 +420,35 @@ fn seen_commits(payload: &Payload, cwd: &str) -> SeenCommits {
 /// What the memory holds that `prompt` touches (`None` when recall is off),
 /// recalled with the daemon's model when the daemon captures.
 fn recall(
-    slot: &mut StoreSlot,
-    config: &Config,
-    paths: &Paths,
+    cx: &mut Capturing<'_>,
     prompt: &str,
     project_key: &str,
-    (agent_session, session): (&str, solaria_shared::SessionId),
-    now: UnixMillis,
-) -> Result<Option<crate::ops::recall::Recall>, StoreError> {
+    agent_session: (&str, SessionId),
+) -> Result<Option<ops::recall::Recall>, StoreError> {
+    let config = cx.config;
     if !config.recall.enabled {
         return Ok(None);
     }
-    let daemon = slot.daemon.clone();
-    let store = slot.get()?;
+    let daemon = cx.slot.daemon.clone();
+    let store = cx.slot.get()?;
+    let now = cx.at;
     let recall = match &daemon {
-        Some(app) => crate::ops::recall::for_relayed_hook(
+        Some(app) => ops::recall::for_relayed_hook(
             app,
             config,
             store,
             prompt,
             project_key,
-            (agent_session, session),
+            agent_session,
             now,
         )?,
-        None => crate::ops::recall::for_hook(
+        None => ops::recall::for_hook(
             store,
             config,
-            paths,
+            cx.paths,
             prompt,
             project_key,
-            (agent_session, session),
+            agent_session,
             now,
         )?,
     };
@@ -588,11 +459,10 @@ fn recall(
 /// SessionStart must not lose the events that follow it).
 fn ensure_session(
     w: &mut Writer<'_>,
-    payload: &Payload,
-    agent: &str,
-    project: &solaria_shared::Project,
+    a: &Arrival<'_>,
     now: UnixMillis,
 ) -> Result<(Session, bool), StoreError> {
+    let (payload, agent, project) = (a.payload, a.agent, &a.project);
     if let Some(s) = records::find_session_by_agent(w.tx(), agent, &payload.session_id)? {
         return Ok((s, false));
     }

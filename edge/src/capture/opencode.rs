@@ -10,12 +10,11 @@
 //! shapes. What it cannot use is an [`AdaptError`]: logged and dropped, exit 0.
 
 use super::payload::{JsonFault, Payload};
-use super::{HookError, StoreSlot};
-use crate::config::{Config, Env, Paths};
+use super::{Capturing, HookError};
+use crate::config::Env;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use solaria_hook::protocol::{Event, HookEvent, MCP_SERVER_NAME, OPENCODE_COMMAND_MARKER};
-use solaria_shared::UnixMillis;
 
 /// The agent name recorded on sessions captured from OpenCode.
 pub const AGENT: &str = "opencode";
@@ -78,30 +77,22 @@ pub fn run(event: &str, env: &Env) {
     super::process::run_guarded(&label, env, Event::OpenCode(event.to_owned()));
 }
 
-/// One OpenCode event captured into `slot`'s store; what to print: for
+/// One OpenCode event captured as `cx` says; what to print: for
 /// `chat.message` the recalled memory, which the plugin adds to that message, for
 /// `context` the context text, which it adds to the system prompt (other events'
 /// output it ignores). The hook process and the daemon's relay both answer here.
 pub fn handle(
     event: &str,
     bytes: &[u8],
-    at: UnixMillis,
-    config: &Config,
-    paths: &Paths,
-    slot: &mut StoreSlot,
+    cx: &mut Capturing<'_>,
 ) -> Result<Option<String>, HookError> {
     match adapt(event, bytes)? {
-        Action::Capture(hook, payload) => Ok(super::capture(
-            hook, &payload, AGENT, at, config, paths, slot,
-        )?),
+        Action::Capture(hook, payload) => Ok(super::capture(hook, &payload, AGENT, cx)?),
         Action::Context(payload) => Ok(super::capture(
             HookEvent::SessionStart,
             &payload,
             AGENT,
-            at,
-            config,
-            paths,
-            slot,
+            cx,
         )?),
         Action::Ignore => Ok(None),
     }

@@ -5,7 +5,8 @@
 //! waits there when no daemon runs (`solaria_hook::spool`).
 
 use super::{
-    HookError, MAX_PAYLOAD_BYTES, SpoolFile, StoreSlot, capture_spool_file, handle_event, log_line,
+    Capturing, HookError, MAX_PAYLOAD_BYTES, SpoolFile, StoreSlot, capture_spool_file,
+    handle_event, log_line,
 };
 use crate::config::{self, Config, Env, Paths};
 use crate::store::StoreError;
@@ -15,17 +16,11 @@ use solaria_shared::UnixMillis;
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 
-/// How long a hook process waits for a store another process is writing. Hooks'
-/// own writes take milliseconds; a lock held longer is a long `solaria sync`,
-/// `prune` or `embed`, and the agent must not wait for it: the event then waits in
-/// the spool instead (see [`run_guarded`]), well within the hook's watchdog.
-pub(super) const HOOK_STORE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
-
 /// The hook contract around one event of a hook process: config read leniently,
 /// a watchdog, stdin read within bounds, panics caught, failures logged under
 /// `label`, exit 0 whatever happens, stdout only for what the event's hook prints.
 ///
-/// When the store stays held by another process past [`HOOK_STORE_WAIT`], the
+/// When the store stays held by another process past `HOOK_STORE_WAIT`, the
 /// event is put in the spool rather than dropped (a daemon captures it when it
 /// starts or runs, or a later hook process that finds the store free), and a hook
 /// that prints is answered from a read of the store. A hook process that did
@@ -58,18 +53,31 @@ pub(super) fn run_guarded(label: &str, env: &Env, event: Event) {
         }
         let at = UnixMillis::now();
         let mut slot = StoreSlot::new(&paths, &config, skew);
-        match handle_event(&event, &bytes, at, &config, &paths, &mut slot) {
+        let (config, paths) = (&config, &paths);
+        let cx = &mut Capturing {
+            at,
+            config,
+            paths,
+            slot: &mut slot,
+        };
+        match handle_event(&event, &bytes, cx) {
             Err(HookError::Store(e)) if e.is_busy() => {
                 slot.close();
-                keep_in_spool(label, &event, at, &bytes, &paths, runtime_dir, &e);
+                keep_in_spool(label, &event, at, &bytes, paths, runtime_dir, &e);
                 if !event.prints() {
                     return Ok(None);
                 }
-                let mut reading = StoreSlot::answering(&paths, &config, skew);
-                handle_event(&event, &bytes, at, &config, &paths, &mut reading)
+                let mut reading = StoreSlot::answering(paths, config, skew);
+                let cx = &mut Capturing {
+                    at,
+                    config,
+                    paths,
+                    slot: &mut reading,
+                };
+                handle_event(&event, &bytes, cx)
             }
             Ok(answer) => {
-                drain_left_events(&paths, runtime_dir, &config, &mut slot);
+                drain_left_events(paths, runtime_dir, config, &mut slot);
                 Ok(answer)
             }
             failed => failed,
@@ -93,7 +101,7 @@ pub(super) fn run_guarded(label: &str, env: &Env, event: Event) {
 }
 
 /// Puts an event the store did not take (held by another process past
-/// [`HOOK_STORE_WAIT`]) into the spool, where it waits for the next capture;
+/// `HOOK_STORE_WAIT`) into the spool, where it waits for the next capture;
 /// logged either way. Where no spool can be made, the event is lost, as before.
 fn keep_in_spool(
     label: &str,

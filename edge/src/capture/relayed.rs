@@ -4,34 +4,33 @@
 //! thread (`crate::relay::capturer`) and a hook process's drain (`process.rs`) both
 //! capture spool files here, so the two agree on what stays and what goes.
 
-use super::{HookError, StoreSlot, codex, gemini, handle, log_line, opencode, payload};
+use super::{
+    Capturing, HookError, StoreSlot, claude_code, codex, gemini, log_line, opencode, payload,
+};
 use crate::config::{Config, Paths};
 use solaria_hook::protocol::{Event, HookEvent};
 use solaria_hook::spool::{Spool, SpoolError, Spooled};
 use solaria_shared::UnixMillis;
 use std::path::Path;
 
-/// One relayed or spooled event captured into `slot`'s store as of `at`: a Claude
+/// One relayed or spooled event captured as `cx` says: a Claude
 /// Code hook by its `solaria hook` argument, an OpenCode event by its name; what
 /// its hook prints. The hook process, the daemon's relay and the spool's drains
 /// all capture through this.
 pub fn handle_event(
     event: &Event,
     bytes: &[u8],
-    at: UnixMillis,
-    config: &Config,
-    paths: &Paths,
-    slot: &mut StoreSlot,
+    cx: &mut Capturing<'_>,
 ) -> Result<Option<String>, HookError> {
     match event {
         Event::ClaudeCode(name) => {
             let hook = HookEvent::from_arg(name)
                 .ok_or_else(|| HookError::UnknownEvent(name.escape_debug().to_string()))?;
-            handle(hook, bytes, at, config, paths, slot)
+            claude_code::handle(hook, bytes, cx)
         }
-        Event::OpenCode(name) => opencode::handle(name, bytes, at, config, paths, slot),
-        Event::Codex(name) => codex::handle(name, bytes, at, config, paths, slot),
-        Event::Gemini(name) => gemini::handle(name, bytes, at, config, paths, slot),
+        Event::OpenCode(name) => opencode::handle(name, bytes, cx),
+        Event::Codex(name) => codex::handle(name, bytes, cx),
+        Event::Gemini(name) => gemini::handle(name, bytes, cx),
     }
 }
 
@@ -48,16 +47,9 @@ pub struct Captured {
 /// [`handle_event`], its failure logged under the event's name (a panic too: the
 /// event is then dropped); after a failure `slot` is closed, so that the next
 /// event opens the store afresh rather than trust this connection.
-pub fn capture_logged(
-    event: &Event,
-    payload: &[u8],
-    at: UnixMillis,
-    config: &Config,
-    paths: &Paths,
-    slot: &mut StoreSlot,
-) -> Captured {
+pub fn capture_logged(event: &Event, payload: &[u8], cx: &mut Capturing<'_>) -> Captured {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        handle_event(event, payload, at, config, paths, slot)
+        handle_event(event, payload, cx)
     }));
     let (message, store_failed) = match outcome {
         Ok(Ok(answer)) => {
@@ -72,8 +64,8 @@ pub fn capture_logged(
             false,
         ),
     };
-    slot.close();
-    log_line(paths, &label(event), &message);
+    cx.slot.close();
+    log_line(cx.paths, &label(event), &message);
     Captured {
         answer: String::new(),
         store_failed,
@@ -118,8 +110,14 @@ pub fn capture_spool_file(
             at_ms,
             payload,
         }) => {
-            if capture_logged(&event, &payload, UnixMillis(at_ms), config, paths, slot).store_failed
-            {
+            let at = UnixMillis(at_ms);
+            let cx = &mut Capturing {
+                at,
+                config,
+                paths,
+                slot,
+            };
+            if capture_logged(&event, &payload, cx).store_failed {
                 SpoolFile::Kept("the store did not take it".to_owned())
             } else {
                 Spool::done(file);

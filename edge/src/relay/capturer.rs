@@ -287,7 +287,14 @@ pub(super) fn capture_event(
     payload: &[u8],
     at: UnixMillis,
 ) -> Captured {
-    capture::capture_logged(event, payload, at, &current_config(app), &app.paths, slot)
+    let config = current_config(app);
+    let cx = &mut capture::Capturing {
+        at,
+        config: &config,
+        paths: &app.paths,
+        slot,
+    };
+    capture::capture_logged(event, payload, cx)
 }
 
 /// The config, read again for each event: a skipped project or a changed bound
