@@ -4,11 +4,13 @@
 //! declared only in `main.rs`) is a thin surface over this.
 //!
 //! Layers, top to bottom (docs/ARCHITECTURE.md, checked by `tests/layers.rs`): the
-//! surfaces (`cli` in the binary, `mcp`, `http`, `daemon`, `relay`, `capture`,
-//! `install`) → the operations (`ops`, and `app`, the runtime context they are
-//! handed) → the services (`present`, `context`, `sync`, `semantic`, `distill`) →
-//! `store` → the foundation (`config`, `project`, …) → the crates `solaria_hook`
-//! and `solaria_shared`.
+//! surfaces (`mcp`, `http`, `daemon`, `relay`, `capture`, `service`) → the
+//! operations (`ops`, and `app`, the runtime context they are handed) → the
+//! services (`present`, `context`, `sync`, `semantic`, `distill`) → the foundation
+//! (`config`, `project`, …). Below the library are its own crates, named here as
+//! modules: `store` (`solaria_store`, all of the SQL) and `install`
+//! (`solaria_install`, the agents' installers); then `solaria_hook` and
+//! `solaria_shared`.
 
 pub mod api_proof;
 pub mod app;
@@ -19,7 +21,6 @@ pub mod daemon;
 pub mod distill;
 pub mod gitdir;
 pub mod http;
-pub use solaria_install as install;
 pub mod mcp;
 pub mod models;
 pub mod ops;
@@ -28,6 +29,9 @@ pub mod project;
 pub mod relay;
 pub mod semantic;
 pub mod service;
-pub use solaria_store as store;
 pub mod sync;
 pub mod timefmt;
+
+// The crates below the library, under the names every layer uses for them.
+pub use solaria_install as install;
+pub use solaria_store as store;
