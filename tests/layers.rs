@@ -1,8 +1,9 @@
 //! What the compiler cannot see of the layers, checked against the imports as
-//! written (tests excluded). The crates draw the big lines (shared → store, install →
-//! edge → …; each crate's `Cargo.toml`). Inside the edge, every top-level module of
-//! `edge/src` sits in one layer of `docs/ARCHITECTURE.md`'s ```layers block and imports
-//! only its own layer and those below. In every crate, no files import each other in
+//! written (tests excluded). The crates draw the big lines (shared → store, install
+//! → core → edge; each crate's `Cargo.toml`). Inside them, every top-level module of
+//! the edge's two libraries (`core/src`, `edge/src`) sits in one layer of
+//! `docs/ARCHITECTURE.md`'s ```layers block and imports only its own layer and those
+//! below. In every crate, no files import each other in
 //! a circle. SQLite is the store crate's dependency alone, and the hook client's crate
 //! links no model, HTTP, async runtime or database (its dependencies in `Cargo.lock`).
 //!
@@ -40,12 +41,21 @@ fn declared_layers() -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The top-level modules `edge/src/lib.rs` declares.
+/// The edge's two library crates, top first: the surfaces, then the core.
+const EDGE_SOURCES: [&str; 2] = ["edge/src", "core/src"];
+
+/// The top-level modules the edge's libraries declare (`lib.rs` of each).
 fn edge_modules() -> BTreeSet<String> {
-    let lib = std::fs::read_to_string(workspace().join("edge/src/lib.rs")).expect("lib.rs");
-    lib.lines()
-        .filter_map(|l| l.trim().strip_prefix("pub mod "))
-        .map(|m| m.trim_end_matches(';').to_owned())
+    EDGE_SOURCES
+        .iter()
+        .flat_map(|dir| {
+            let lib =
+                std::fs::read_to_string(workspace().join(dir).join("lib.rs")).expect("lib.rs");
+            lib.lines()
+                .filter_map(|l| l.trim().strip_prefix("pub mod "))
+                .map(|m| m.trim_end_matches(';').to_owned())
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
@@ -162,9 +172,11 @@ fn crate_paths(code: &str) -> Vec<(String, String)> {
 type Imports = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 
 fn edge_imports(modules: &BTreeSet<String>) -> Imports {
-    let src = workspace().join("edge/src");
     let mut imports: Imports = BTreeMap::new();
-    for file in sources(&src) {
+    for (src, file) in EDGE_SOURCES.iter().flat_map(|dir| {
+        let src = workspace().join(dir);
+        sources(&src).into_iter().map(move |f| (src.clone(), f))
+    }) {
         let rel = file.strip_prefix(&src).expect("under src");
         let top = rel
             .components()
@@ -236,7 +248,7 @@ fn every_edge_module_sits_in_one_layer_and_imports_only_downwards() {
             );
             assert!(
                 modules.contains(m),
-                "docs/ARCHITECTURE.md's layers name `{m}`, which edge/src/lib.rs does not declare"
+                "docs/ARCHITECTURE.md's layers name `{m}`, which neither edge/src/lib.rs nor core/src/lib.rs declares"
             );
         }
     }
@@ -349,12 +361,18 @@ fn sqlite_is_a_dependency_of_the_store_crate_alone() {
     );
     // The store hands its driver on (`solaria_store::rusqlite`) for tests and
     // benchmarks that open a file themselves; shipped code elsewhere never uses it.
-    let outside: Vec<String> = ["edge/src", "central/src", "install/src", "shared/src"]
-        .into_iter()
-        .flat_map(|dir| sources(&workspace().join(dir)))
-        .filter(|f| shipped_code(&std::fs::read_to_string(f).expect("source")).contains("rusqlite"))
-        .map(|f| f.display().to_string())
-        .collect();
+    let outside: Vec<String> = [
+        "edge/src",
+        "core/src",
+        "central/src",
+        "install/src",
+        "shared/src",
+    ]
+    .into_iter()
+    .flat_map(|dir| sources(&workspace().join(dir)))
+    .filter(|f| shipped_code(&std::fs::read_to_string(f).expect("source")).contains("rusqlite"))
+    .map(|f| f.display().to_string())
+    .collect();
     assert!(
         outside.is_empty(),
         "rusqlite named outside the store: {outside:?}"
@@ -530,6 +548,7 @@ fn no_files_of_a_crate_import_each_other_in_a_circle() {
         "embed/src/lib.rs",
         "store/src/lib.rs",
         "install/src/lib.rs",
+        "core/src/lib.rs",
         "edge/src/lib.rs",
         "edge/src/main.rs",
         "central/src/lib.rs",

@@ -1,5 +1,5 @@
 //! A project's context: the one context of `solaria_shared::render::context`, built
-//! from PostgreSQL exactly as the edge builds it from SQLite (`edge/src/context.rs`)
+//! from PostgreSQL exactly as the edge builds it from SQLite (`core/src/context.rs`)
 //! — the project's decisions and memories (`place_in_context` decides which stand),
 //! its active iteration, its recent sessions with something in them, the errors
 //! among its recent events with what came next, its recent commits — from every

@@ -480,7 +480,7 @@ fn vector_by(
 }
 
 /// What a prompt's hook adds when the daemon itself captures it (a hook relayed
-/// through its socket, `crate::relay`): by meaning too when the daemon's model gives
+/// through its socket, the edge's `relay`): by meaning too when the daemon's model gives
 /// the prompt's vector within `[recall] daemon_wait_ms` (a model still loading does
 /// not hold the hook), else by words — what [`for_hook`] gets from the local API.
 pub fn for_relayed_hook(

@@ -1,6 +1,6 @@
 //! Sync now and restore, as the user or the agent asks for them (`solaria sync`
 //! and `restore`, `/memory sync`, `memory_sync_remote`, `memory_restore`,
-//! `POST /api/sync`). The scheduled sync is the daemon's (`crate::daemon`).
+//! `POST /api/sync`). The scheduled sync is the daemon's (the edge's `daemon`).
 
 use super::{OpError, OpResult};
 use crate::app::App;

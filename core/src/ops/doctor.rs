@@ -15,7 +15,7 @@ use solaria_shared::UnixMillis;
 pub struct MemoryHealth {
     /// The daemon's address when a daemon of this version answers for this data dir.
     pub daemon: Option<String>,
-    /// The hooks' socket (`crate::relay`) when a daemon takes events on it.
+    /// The hooks' socket (the edge's `relay`) when a daemon takes events on it.
     pub hooks_socket: Option<String>,
     /// Hook events waiting in the spool (`solaria_hook::spool`): acknowledged by a
     /// daemon stopped before it captured them, or left by hook processes that found

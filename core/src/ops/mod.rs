@@ -23,7 +23,7 @@ pub mod recall;
 pub mod records;
 pub mod reference;
 pub mod remote;
-pub(crate) mod repository;
+pub mod repository;
 pub mod review;
 pub mod search;
 pub mod staleness;

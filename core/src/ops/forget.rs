@@ -12,7 +12,7 @@ pub use crate::present::maintenance::Forgotten;
 
 /// Forgets `target`. When it is a whole session, `spooled` first removes that
 /// session's events still waiting in the hooks' spool (payloads not yet redacted;
-/// `crate::capture::forget_spooled` knows how a payload names its session, which
+/// the edge's `capture::forget_spooled` knows how a payload names its session, which
 /// this layer cannot ask) and says how many: before the tombstones, so that an
 /// event captured meanwhile is in the store when they are written.
 pub fn forget(

@@ -8,7 +8,7 @@ use solaria_shared::redact::redact;
 use std::path::Path;
 
 /// The project of a repository directory, redacted like every captured path.
-pub(crate) fn project_at(dir: &Path) -> Project {
+pub fn project_at(dir: &Path) -> Project {
     let p = crate::project::detect(dir);
     Project {
         key: redact(&p.key).into_owned(),
@@ -18,6 +18,6 @@ pub(crate) fn project_at(dir: &Path) -> Project {
 
 /// The repository `dir` is in, if it holds `project` (the same key, after
 /// redaction): where git may be asked about the project's history.
-pub(crate) fn repository_of_project(dir: &Path, project: &Project) -> Option<gitdir::GitDirs> {
+pub fn repository_of_project(dir: &Path, project: &Project) -> Option<gitdir::GitDirs> {
     gitdir::locate(dir).filter(|dirs| project_at(&dirs.work).key == project.key)
 }

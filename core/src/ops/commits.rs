@@ -62,7 +62,7 @@ pub fn commit_id(project_key: &str, sha: &str) -> KnowledgeId {
 
 /// What [`store_commit`] did.
 #[derive(Debug, Clone)]
-pub(crate) struct Stored {
+pub struct Stored {
     pub record: Knowledge,
     pub outcome: Outcome,
     /// Trailer references that named no decision (or more than one).
@@ -73,7 +73,7 @@ pub(crate) struct Stored {
 /// known one with what `c` adds (statistics, decisions). Writes nothing when
 /// nothing is new. `infer_iteration`: a new record joins the active iteration or
 /// its branch's (not for imported history, which predates them).
-pub(crate) fn store_commit(
+pub fn store_commit(
     w: &mut Writer<'_>,
     project: &Project,
     session: Option<SessionId>,
