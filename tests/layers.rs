@@ -13,15 +13,38 @@ use solaria_tests::workspace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Each layer, top first, with its modules (`docs/ARCHITECTURE.md`, ```layers).
-fn declared_layers() -> Vec<(String, Vec<String>)> {
+/// A program whose top-level modules are drawn in layers: its library crates' source
+/// folders (top first) and the block of `docs/ARCHITECTURE.md` that draws them.
+#[derive(Debug, Clone, Copy)]
+struct System {
+    name: &'static str,
+    sources: &'static [&'static str],
+    block: &'static str,
+}
+
+/// The edge's two library crates, the surfaces then the core (```layers).
+const EDGE: System = System {
+    name: "edge",
+    sources: &["edge/src", "core/src"],
+    block: "layers",
+};
+
+/// The central service's library (```central-layers).
+const CENTRAL: System = System {
+    name: "central",
+    sources: &["central/src"],
+    block: "central-layers",
+};
+
+/// Each layer of `system`, top first, with its modules (`docs/ARCHITECTURE.md`).
+fn declared_layers(system: System) -> Vec<(String, Vec<String>)> {
     let doc = std::fs::read_to_string(workspace().join("docs/ARCHITECTURE.md"))
         .expect("docs/ARCHITECTURE.md");
     let block = doc
-        .split("```layers\n")
+        .split(&format!("```{}\n", system.block))
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("docs/ARCHITECTURE.md has a ```layers block");
+        .unwrap_or_else(|| panic!("docs/ARCHITECTURE.md has a ```{} block", system.block));
     block
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -41,12 +64,10 @@ fn declared_layers() -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The edge's two library crates, top first: the surfaces, then the core.
-const EDGE_SOURCES: [&str; 2] = ["edge/src", "core/src"];
-
-/// The top-level modules the edge's libraries declare (`lib.rs` of each).
-fn edge_modules() -> BTreeSet<String> {
-    EDGE_SOURCES
+/// The top-level modules `system`'s libraries declare (`lib.rs` of each).
+fn lib_modules(system: System) -> BTreeSet<String> {
+    system
+        .sources
         .iter()
         .flat_map(|dir| {
             let lib =
@@ -171,9 +192,9 @@ fn crate_paths(code: &str) -> Vec<(String, String)> {
 /// For each top-level module: the others it imports, each with where and what.
 type Imports = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 
-fn edge_imports(modules: &BTreeSet<String>) -> Imports {
+fn module_imports(system: System, modules: &BTreeSet<String>) -> Imports {
     let mut imports: Imports = BTreeMap::new();
-    for (src, file) in EDGE_SOURCES.iter().flat_map(|dir| {
+    for (src, file) in system.sources.iter().flat_map(|dir| {
         let src = workspace().join(dir);
         sources(&src).into_iter().map(move |f| (src.clone(), f))
     }) {
@@ -186,7 +207,7 @@ fn edge_imports(modules: &BTreeSet<String>) -> Imports {
             .trim_end_matches(".rs")
             .to_owned();
         if !modules.contains(&top) {
-            continue; // lib.rs, main.rs, the CLI (declared in main.rs only)
+            continue; // lib.rs, main.rs, a CLI (declared in main.rs only)
         }
         let code = shipped_code(&std::fs::read_to_string(&file).expect("source"));
         for (head, path) in crate_paths(&code) {
@@ -235,69 +256,89 @@ fn circle(imports: &Imports) -> Option<Vec<String>> {
         .find_map(|m| visit(m, imports, &mut Vec::new(), &mut done))
 }
 
-#[test]
-fn every_edge_module_sits_in_one_layer_and_imports_only_downwards() {
-    let layers = declared_layers();
-    let modules = edge_modules();
+/// Why `system`'s modules break its layers: a module in no layer or two, a layer
+/// naming no module, an import that runs up; or a circle of modules.
+fn layer_faults(system: System) -> Vec<String> {
+    let layers = declared_layers(system);
+    let modules = lib_modules(system);
+    let block = format!("docs/ARCHITECTURE.md's ```{} block", system.block);
+    let mut faults = Vec::new();
     let mut layer_of: BTreeMap<&str, usize> = BTreeMap::new();
     for (depth, (name, members)) in layers.iter().enumerate() {
         for m in members {
-            assert!(
-                layer_of.insert(m, depth).is_none(),
-                "`{m}` is in two layers of docs/ARCHITECTURE.md (the second: {name})"
-            );
-            assert!(
-                modules.contains(m),
-                "docs/ARCHITECTURE.md's layers name `{m}`, which neither edge/src/lib.rs nor core/src/lib.rs declares"
-            );
+            if layer_of.insert(m, depth).is_some() {
+                faults.push(format!(
+                    "`{m}` is in two layers of {block} (the second: {name})"
+                ));
+            }
+            if !modules.contains(m) {
+                faults.push(format!(
+                    "{block} names `{m}`, which no lib.rs of {:?} declares",
+                    system.sources
+                ));
+            }
         }
     }
     let unplaced: Vec<&String> = modules
         .iter()
         .filter(|m| !layer_of.contains_key(m.as_str()))
         .collect();
-    assert!(
-        unplaced.is_empty(),
-        "put these edge modules into a layer of docs/ARCHITECTURE.md's ```layers block: {unplaced:?}"
-    );
-    let mut upward = Vec::new();
-    for (from, targets) in edge_imports(&modules) {
+    if !unplaced.is_empty() {
+        faults.push(format!(
+            "put these {} modules into a layer of {block}: {unplaced:?}",
+            system.name
+        ));
+    }
+    let imports = module_imports(system, &modules);
+    for (from, targets) in &imports {
         for (to, places) in targets {
-            if layer_of[to.as_str()] < layer_of[from.as_str()] {
-                upward.push(format!(
-                    "{from} ({}) imports {to} ({}): {}",
-                    layers[layer_of[from.as_str()]].0,
-                    layers[layer_of[to.as_str()]].0,
+            let (Some(&from_at), Some(&to_at)) =
+                (layer_of.get(from.as_str()), layer_of.get(to.as_str()))
+            else {
+                continue;
+            };
+            if to_at < from_at {
+                faults.push(format!(
+                    "{from} ({}) imports {to} ({}), up the layers: {}",
+                    layers[from_at].0,
+                    layers[to_at].0,
                     places.iter().cloned().collect::<Vec<_>>().join(", ")
                 ));
             }
         }
     }
-    assert!(
-        upward.is_empty(),
-        "imports that run up the layers:\n{}",
-        upward.join("\n")
-    );
-}
-
-#[test]
-fn no_edge_modules_import_each_other_in_a_circle() {
-    let imports = edge_imports(&edge_modules());
     if let Some(found) = circle(&imports) {
         let steps: Vec<String> = found
             .windows(2)
             .map(|w| {
                 let places = &imports[&w[0]][&w[1]];
                 format!(
-                    "{} -> {}: {}",
+                    "  {} -> {}: {}",
                     w[0],
                     w[1],
                     places.iter().cloned().collect::<Vec<_>>().join(", ")
                 )
             })
             .collect();
-        panic!("a circle of modules:\n{}", steps.join("\n"));
+        faults.push(format!(
+            "a circle of {} modules:\n{}",
+            system.name,
+            steps.join("\n")
+        ));
     }
+    faults
+}
+
+#[test]
+fn every_edge_module_sits_in_one_layer_and_imports_only_downwards() {
+    let faults = layer_faults(EDGE);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn every_central_module_sits_in_one_layer_and_imports_only_downwards() {
+    let faults = layer_faults(CENTRAL);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
 }
 
 #[test]

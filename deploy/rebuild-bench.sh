@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# How long the `solaria` binary takes to build again after an edit to the viewer
+# (edge/src/http/ui/), here against a baseline revision measured in the same run:
+# rounds interleaved (baseline, then this tree), one file touched before each build,
+# both trees sharing one target directory, so both reuse the same compiled
+# dependencies and only the workspace's own crates are built. Prints each side's
+# median and p95 (seconds) and their ratio. docs/BENCHMARKS.md has the figures.
+#
+#   bash deploy/rebuild-bench.sh [BASE_REV] [ROUNDS]
+#
+# BASE_REV defaults to 4a3dd04 (the edge as one crate); ROUNDS to 7.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base_rev="${1:-4a3dd04}"
+rounds="${2:-7}"
+here="$(pwd)"
+target="${CARGO_TARGET_DIR:-$here/target}"
+base="$(mktemp -d /tmp/solaria-rebuild-base.XXXXXX)"
+trap 'git -C "$here" worktree remove --force "$base" >/dev/null 2>&1 || rm -rf "$base"' EXIT
+git worktree add --detach -q "$base" "$base_rev"
+
+build() { # DIR → seconds of `cargo build -p solaria-edge --bin solaria` after a touch
+    local dir="$1" start end
+    touch "$dir/edge/src/http/ui/mod.rs"
+    start="$(date +%s.%N)"
+    (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build -q -p solaria-edge --bin solaria)
+    end="$(date +%s.%N)"
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }'
+}
+
+# One build of each first: what is measured is the rebuild, not the first build.
+build "$base" >/dev/null
+build "$here" >/dev/null
+base_times=()
+here_times=()
+for _ in $(seq "$rounds"); do
+    base_times+=("$(build "$base")")
+    here_times+=("$(build "$here")")
+done
+
+python3 - "${base_times[*]}" "${here_times[*]}" "$base_rev" <<'PY'
+import statistics, sys
+base = sorted(float(x) for x in sys.argv[1].split())
+here = sorted(float(x) for x in sys.argv[2].split())
+def p95(xs):
+    return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
+for name, xs in ((f"baseline {sys.argv[3]}", base), ("this tree", here)):
+    print(f"{name}: median {statistics.median(xs):.2f} s, p95 {p95(xs):.2f} s ({len(xs)} rounds)")
+print(f"ratio (this tree / baseline): median {statistics.median(here) / statistics.median(base):.2f}, "
+      f"p95 {p95(here) / p95(base):.2f}")
+PY
