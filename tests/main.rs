@@ -11,6 +11,7 @@ mod central_mcp;
 mod central_ops;
 mod central_people;
 mod central_query;
+mod central_replicas;
 mod central_semantic;
 mod central_team;
 mod config_examples;

@@ -127,16 +127,23 @@ impl Storage {
     async fn try_prepare(&self) -> Result<Meaning, StorageError> {
         let mut conn = self.pool().acquire().await?;
         lock_setup(&mut conn).await?;
-        let mut outcome = self.prepare_locked(&mut conn).await;
         // The operator's models are registered either way (their vectors travel
-        // with the feed without pgvector); with it, each gets its index.
-        if let Ok(meaning) = &outcome
-            && let Err(e) = self.prepare_models(&mut conn, meaning.is_on()).await
-        {
-            outcome = Err(e);
-        }
+        // with the feed without pgvector); with it, each gets its index, built
+        // once the setup lock is released.
+        let outcome = match self.prepare_locked(&mut conn).await {
+            Ok(meaning) => self
+                .register_models(&mut conn)
+                .await
+                .map(|models| (meaning, models)),
+            Err(e) => Err(e),
+        };
         unlock_setup(&mut conn).await?;
-        outcome
+        drop(conn);
+        let (meaning, models) = outcome?;
+        if meaning.is_on() {
+            self.build_indexes(&models).await?;
+        }
+        Ok(meaning)
     }
 
     async fn prepare_locked(&self, conn: &mut sqlx::PgConnection) -> Result<Meaning, StorageError> {
@@ -172,9 +179,20 @@ impl Storage {
                 ),
             });
         }
-        sqlx::query("ALTER TABLE memory_vectors ADD COLUMN IF NOT EXISTS embedding vector")
-            .execute(&mut *conn)
-            .await?;
+        // Asked first: `ALTER TABLE` takes the table's strongest lock even when the
+        // column is there, and would wait behind another replica's index build.
+        let has_column: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+             WHERE table_schema = current_schema() AND table_name = 'memory_vectors'
+               AND column_name = 'embedding')",
+        )
+        .fetch_one(&mut *conn)
+        .await?;
+        if !has_column {
+            sqlx::query("ALTER TABLE memory_vectors ADD COLUMN IF NOT EXISTS embedding vector")
+                .execute(&mut *conn)
+                .await?;
+        }
         let moved = move_stored_vectors(conn).await?;
         if moved > 0 {
             tracing::info!(
@@ -192,9 +210,14 @@ impl Storage {
         self.set_vector_models(models);
         let mut conn = self.pool().acquire().await?;
         lock_setup(&mut conn).await?;
-        let outcome = self.prepare_models(&mut conn, self.meaning().is_on()).await;
+        let registered = self.register_models(&mut conn).await;
         unlock_setup(&mut conn).await?;
-        outcome
+        drop(conn);
+        let registered = registered?;
+        if self.meaning().is_on() {
+            self.build_indexes(&registered).await?;
+        }
+        Ok(())
     }
 
     /// The `k` records nearest `query` (made by `model`) that `viewer` may see
@@ -376,7 +399,7 @@ async fn move_stored_vectors(conn: &mut sqlx::PgConnection) -> Result<u64, Stora
 }
 
 /// Takes the setup lock on `conn`: one service process at a time prepares the
-/// extension, the column, the models and their indexes.
+/// extension, the column and the models (their indexes are built after it).
 async fn lock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
     sqlx::query("SELECT pg_advisory_lock($1)")
         .bind(SETUP_LOCK)

@@ -4,7 +4,8 @@
 //! A model is a fingerprint as the edges send it (`NAME/384d/mean/BYTES`), its
 //! dimension read from it (`solaria_shared::embedding::fingerprint_dimension`).
 //! The service registers each listed model (`memory_vector_models`) and builds its
-//! HNSW index when it starts ([`Storage::prepare_models`], under the setup lock),
+//! HNSW index when it starts ([`Storage::register_models`] under the setup lock,
+//! then [`Storage::build_indexes`] concurrently, outside it),
 //! never while a tenant pushes: a push of a model not listed is refused with the
 //! reason, and no push creates a model, changes a dimension or builds an index. An
 //! account is registered for a model (`memory_account_vector_models`) once one of
@@ -91,15 +92,16 @@ impl Storage {
         }
     }
 
-    /// Registers the listed models (and, with pgvector, builds the index of each
-    /// that has none). A listed model already known with another dimension is
-    /// left out, with a warning: its vectors cannot be compared with new ones.
-    /// Called under the setup lock.
-    pub(super) async fn prepare_models(
+    /// Registers the listed models; returns those to index (each one registered
+    /// with its listed dimension). A listed model already known with another
+    /// dimension is left out, with a warning: its vectors cannot be compared with
+    /// new ones. Called under the setup lock; the indexes are built after it
+    /// ([`Storage::build_indexes`]).
+    pub(super) async fn register_models(
         &self,
         conn: &mut sqlx::PgConnection,
-        indexed: bool,
-    ) -> Result<(), StorageError> {
+    ) -> Result<Vec<ModelRef>, StorageError> {
+        let mut registered = Vec::new();
         for (model, dimension) in self.vector_models().0.iter() {
             sqlx::query(
                 "INSERT INTO memory_vector_models (model, dimension) VALUES ($1, $2)
@@ -122,16 +124,42 @@ impl Storage {
                 );
                 continue;
             }
-            if indexed {
-                create_index(
-                    conn,
-                    ModelRef {
-                        id,
-                        dimension: *dimension,
-                    },
-                )
+            registered.push(ModelRef {
+                id,
+                dimension: *dimension,
+            });
+        }
+        Ok(registered)
+    }
+
+    /// Builds the HNSW index of each of `models` that has no valid one, with
+    /// `CREATE INDEX CONCURRENTLY`: pushes go on while it builds, and no setup lock
+    /// is held, so other replicas start meanwhile. One replica builds a model's
+    /// index at a time (a lock per model, tried, never waited for: a replica that
+    /// finds it taken leaves the build to the one holding it). An index an
+    /// interrupted build left invalid is dropped and built again.
+    pub(super) async fn build_indexes(&self, models: &[ModelRef]) -> Result<(), StorageError> {
+        for &model in models {
+            let mut conn = self.pool().acquire().await?;
+            let mine: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
+                .bind(INDEX_LOCK_CLASS)
+                .bind(model.id)
+                .fetch_one(&mut *conn)
                 .await?;
+            if !mine {
+                tracing::info!(
+                    model = model.id,
+                    "another replica builds the vector index of this model"
+                );
+                continue;
             }
+            let built = build_index(&mut conn, model).await;
+            sqlx::query("SELECT pg_advisory_unlock($1, $2)")
+                .bind(INDEX_LOCK_CLASS)
+                .bind(model.id)
+                .execute(&mut *conn)
+                .await?;
+            built?;
         }
         Ok(())
     }
@@ -212,28 +240,46 @@ pub(super) async fn register_account(
     Ok(())
 }
 
-/// The HNSW index of one model's vectors (cosine), built if missing.
-pub(super) async fn create_index(
-    conn: &mut sqlx::PgConnection,
-    model: ModelRef,
-) -> Result<(), StorageError> {
-    let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
-        .bind(index_name(model))
-        .fetch_one(&mut *conn)
-        .await?;
-    if exists {
-        return Ok(());
+/// The first key of the per-model index lock (the second is the model's id): apart
+/// from the setup lock's single key.
+const INDEX_LOCK_CLASS: i32 = 0x534f_4c41; // "SOLA"
+
+/// The HNSW index of one model's vectors (cosine), built concurrently if missing
+/// or left invalid; the caller holds the model's index lock.
+async fn build_index(conn: &mut sqlx::PgConnection, model: ModelRef) -> Result<(), StorageError> {
+    let name = index_name(model);
+    let valid: Option<bool> = sqlx::query_scalar(
+        "SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+         WHERE c.relname = $1",
+    )
+    .bind(&name)
+    .fetch_optional(&mut *conn)
+    .await?;
+    match valid {
+        Some(true) => return Ok(()),
+        Some(false) => {
+            tracing::warn!(
+                model = model.id,
+                index = name,
+                "an interrupted build left the vector index invalid; dropping it to build it again"
+            );
+            sqlx::query(AssertSqlSafe(format!(
+                "DROP INDEX CONCURRENTLY IF EXISTS {name}"
+            )))
+            .execute(&mut *conn)
+            .await?;
+        }
+        None => {}
     }
     tracing::info!(
         model = model.id,
         dimension = model.dimension,
-        "building the vector index of a model"
+        "building the vector index of a model (concurrently: pushes go on)"
     );
     sqlx::query(AssertSqlSafe(format!(
-        "CREATE INDEX IF NOT EXISTS {name} ON memory_vectors
+        "CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON memory_vectors
          USING hnsw ((embedding::vector({d})) vector_cosine_ops)
          WITH (m = {m}, ef_construction = {ef}) WHERE model_id = {id}",
-        name = index_name(model),
         d = model.dimension,
         m = super::HNSW_M,
         ef = super::HNSW_EF_CONSTRUCTION,
@@ -241,6 +287,7 @@ pub(super) async fn create_index(
     )))
     .execute(&mut *conn)
     .await?;
+    tracing::info!(model = model.id, "the vector index of a model is built");
     Ok(())
 }
 
