@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # How long the `solaria` binary takes to build again after an edit to the viewer
 # (edge/src/http/ui/), here against a baseline revision measured in the same run:
-# rounds interleaved (baseline, then this tree), one file touched before each build,
-# both trees sharing one target directory, so both reuse the same compiled
-# dependencies and only the workspace's own crates are built. Prints each side's
-# median and p95 (seconds) and their ratio. docs/BENCHMARKS.md has the figures.
+# rounds interleaved (baseline, then this tree), a line added to the viewer's
+# `http/ui/mod.rs` before each build (a comment: every round is a real edit, which
+# incremental compilation cannot skip as it skips a file merely touched; the file is
+# put back at the end).
+# The baseline builds in its own target directory, seeded with a copy of this one's
+# compiled dependencies (cargo names a workspace crate's artifacts by its path
+# inside the workspace, so two checkouts cannot share one directory), so both sides
+# build only the workspace's own crates. Prints each side's median and p95 (seconds)
+# and their ratio. docs/BENCHMARKS.md has the figures.
 #
 #   bash deploy/rebuild-bench.sh [BASE_REV] [ROUNDS]
 #
@@ -16,26 +21,36 @@ rounds="${2:-7}"
 here="$(pwd)"
 target="${CARGO_TARGET_DIR:-$here/target}"
 base="$(mktemp -d /tmp/solaria-rebuild-base.XXXXXX)"
-trap 'git -C "$here" worktree remove --force "$base" >/dev/null 2>&1 || rm -rf "$base"' EXIT
+base_target="$base-target"
+edited="edge/src/http/ui/mod.rs"
+saved="$(mktemp /tmp/solaria-rebuild-saved.XXXXXX)"
+cp -p "$here/$edited" "$saved"
+trap 'cp "$saved" "$here/$edited"; rm -f "$saved"; git -C "$here" worktree remove --force "$base" >/dev/null 2>&1 || rm -rf "$base"; rm -rf "$base_target"' EXIT
 git worktree add --detach -q "$base" "$base_rev"
+mkdir -p "$base_target/debug"
+for part in deps build .fingerprint; do
+    [ -d "$target/debug/$part" ] && cp -a "$target/debug/$part" "$base_target/debug/"
+done
 
-build() { # DIR → seconds of `cargo build -p solaria-edge --bin solaria` after a touch
-    local dir="$1" start end
-    touch "$dir/edge/src/http/ui/mod.rs"
+round=0
+build() { # DIR TARGET → seconds of `cargo build -p solaria-edge --bin solaria` after an edit
+    local dir="$1" into="$2" start end
+    round=$((round + 1))
+    echo "// rebuild-bench edit $round" >> "$dir/$edited"
     start="$(date +%s.%N)"
-    (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build -q -p solaria-edge --bin solaria)
+    (cd "$dir" && CARGO_TARGET_DIR="$into" cargo build -q -p solaria-edge --bin solaria)
     end="$(date +%s.%N)"
     awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }'
 }
 
 # One build of each first: what is measured is the rebuild, not the first build.
-build "$base" >/dev/null
-build "$here" >/dev/null
+build "$base" "$base_target" >/dev/null
+build "$here" "$target" >/dev/null
 base_times=()
 here_times=()
 for _ in $(seq "$rounds"); do
-    base_times+=("$(build "$base")")
-    here_times+=("$(build "$here")")
+    base_times+=("$(build "$base" "$base_target")")
+    here_times+=("$(build "$here" "$target")")
 done
 
 python3 - "${base_times[*]}" "${here_times[*]}" "$base_rev" <<'PY'
