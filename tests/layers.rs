@@ -256,6 +256,19 @@ fn circle(imports: &Imports) -> Option<Vec<String>> {
         .find_map(|m| visit(m, imports, &mut Vec::new(), &mut done))
 }
 
+/// A circle `circle` found, one step a line: who imports whom, and what.
+fn steps_of(imports: &Imports, found: &[String]) -> String {
+    found
+        .windows(2)
+        .map(|w| {
+            let what = &imports[&w[0]][&w[1]];
+            let what: Vec<&str> = what.iter().map(String::as_str).collect();
+            format!("  {} -> {}: {}", w[0], w[1], what.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Why `system`'s modules break its layers: a module in no layer or two, a layer
 /// naming no module, an import that runs up; or a circle of modules.
 fn layer_faults(system: System) -> Vec<String> {
@@ -308,22 +321,10 @@ fn layer_faults(system: System) -> Vec<String> {
         }
     }
     if let Some(found) = circle(&imports) {
-        let steps: Vec<String> = found
-            .windows(2)
-            .map(|w| {
-                let places = &imports[&w[0]][&w[1]];
-                format!(
-                    "  {} -> {}: {}",
-                    w[0],
-                    w[1],
-                    places.iter().cloned().collect::<Vec<_>>().join(", ")
-                )
-            })
-            .collect();
         faults.push(format!(
             "a circle of {} modules:\n{}",
             system.name,
-            steps.join("\n")
+            steps_of(&imports, &found)
         ));
     }
     faults
@@ -599,19 +600,10 @@ fn no_files_of_a_crate_import_each_other_in_a_circle() {
     for root in roots {
         let imports = file_imports(&workspace().join(root));
         if let Some(found) = circle(&imports) {
-            let steps: Vec<String> = found
-                .windows(2)
-                .map(|w| {
-                    let names = &imports[&w[0]][&w[1]];
-                    format!(
-                        "  {} -> {}: {}",
-                        w[0],
-                        w[1],
-                        names.iter().cloned().collect::<Vec<_>>().join(", ")
-                    )
-                })
-                .collect();
-            circles.push(format!("in the crate of {root}:\n{}", steps.join("\n")));
+            circles.push(format!(
+                "in the crate of {root}:\n{}",
+                steps_of(&imports, &found)
+            ));
         }
     }
     assert!(
