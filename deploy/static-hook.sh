@@ -2,7 +2,7 @@
 # Links `solaria-hook` statically against glibc, for PROFILE (release or debug; release
 # by default). A hook is a process the agent starts at every prompt and tool call; linked
 # statically, `solaria-hook` starts without the dynamic loader, in about the time
-# `/bin/true` does (docs/BENCHMARKS.md, (a)). Cargo cannot set this flag for one binary
+# `/bin/true` does (docs/BENCHMARKS.md, "Store one observation"). Cargo cannot set this flag for one binary
 # of a package, so this relinks that binary alone after `cargo build`.
 #
 # Prints the path of a copy of the static binary (target/PROFILE/solaria-hook-static,

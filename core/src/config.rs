@@ -119,13 +119,13 @@ pub struct RecallConfig {
 /// [`DEFAULT_MIN_SIMILARITY`]: the lowest threshold at which none of 16 unrelated
 /// prompts was told anything (0.30 told two); there every exact-identifier query
 /// and 98% of the keyword ones still recall their target, and 90% of the items it
-/// lets through are targets (docs/BENCHMARKS.md, "Recall by meaning" and words).
+/// lets through are targets (docs/BENCHMARKS.md, "Recall into a prompt").
 pub const DEFAULT_MIN_SCORE: f64 = 0.4;
 /// The least similarity in meaning (`store::vectors::centred_cosine`) an item found
 /// by meaning alone needs unless configured otherwise: the lowest threshold at which
 /// none of 16 unrelated prompts was told anything from the `eval/` corpus, with
 /// either model; there 0.56 (MiniLM) and 0.80 (multilingual-e5) of the items it lets
-/// through are the queries' targets (docs/BENCHMARKS.md, "Recall by meaning").
+/// through are the queries' targets (docs/BENCHMARKS.md, "Recall into a prompt").
 pub const DEFAULT_MIN_SIMILARITY: f64 = 0.45;
 
 impl RecallConfig {

@@ -65,7 +65,8 @@ impl Options {
         // One idle connection held for the daemon's life makes every hook process a
         // second connection: closing it then neither checkpoints the WAL into the
         // database nor deletes it, and the next hook neither recreates it nor
-        // rebuilds its index — 7.4 → 4.8 ms per hook on this disk (BENCHMARKS, (a)).
+        // rebuilds its index — 7.4 → 4.8 ms per hook on this disk (docs/BENCHMARKS.md,
+        // "Store one observation").
         // It holds no transaction, so checkpoints and forget's WAL truncation still run.
         let _keeper = match app.store() {
             Ok(store) => Some(store),

@@ -1,5 +1,5 @@
 //! What SOLARIA's hooks and plugin cost inside the real agents: benchmarks, run by
-//! hand (`--ignored --nocapture`), figures in docs/BENCHMARKS.md, (f).
+//! hand (`--ignored --nocapture`), figures in docs/BENCHMARKS.md ("Hook cost inside …" rows).
 
 use super::*;
 use super::{codex, gemini};
@@ -245,12 +245,13 @@ fn plugin_overhead_in_opencode() {
 }
 
 /// The hooks' own time inside Claude Code (a benchmark, run by hand; figures in
-/// docs/BENCHMARKS.md, (f)): each hook command of the setup is wrapped in a shell
-/// script that logs when it started and ended, so the agent's and the model's time
-/// drop out of the figure. Setups: `/bin/true` as every hook (the no-op as a process),
-/// SOLARIA's hooks with the daemon running, and a stand-in that only sleeps 2 ms (a
-/// hook as slow as ours that does nothing else, to tell a hook's duration from its
-/// side effects). `SOLARIA_BENCH_RUNS` sessions each (default 12), interleaved.
+/// docs/BENCHMARKS.md, "Hook cost inside Claude Code"): each hook command of the setup
+/// is wrapped in a shell script that logs when it started and ended, so the agent's and
+/// the model's time drop out of the figure. Setups: `/bin/true` as every hook (the
+/// no-op as a process), SOLARIA's hooks with the daemon running, and a stand-in that
+/// only sleeps 2 ms (a hook as slow as ours that does nothing else, to tell a hook's
+/// duration from its side effects). `SOLARIA_BENCH_RUNS` sessions each (default 12),
+/// interleaved.
 ///
 /// ```sh
 /// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \

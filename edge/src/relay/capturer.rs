@@ -103,8 +103,9 @@ pub(super) fn start(app: &App, spool: Option<Arc<Spool>>, queue: Receiver<Job>) 
 /// How long spooled events wait after the last note before they are written. The
 /// hook that left the note exits a moment later and its agent goes on: written at
 /// once, the capture took the CPU from them (each such hook 0.5–0.9 ms slower
-/// inside Claude Code on two cores, docs/BENCHMARKS.md (f)); a little later the
-/// agent is waiting on its model. The events are safe in the spool meanwhile.
+/// inside Claude Code on two cores, docs/BENCHMARKS.md, "Hook cost inside Claude
+/// Code"); a little later the agent is waiting on its model. The events are safe in
+/// the spool meanwhile.
 const SETTLE: Duration = Duration::from_millis(25);
 
 /// However often notes come, spooled events wait no longer than this.
