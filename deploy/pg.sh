@@ -3,11 +3,20 @@
 # database of their own on a private cluster that listens on 127.0.0.1 only, with a
 # random free port, and is deleted afterwards. We never use the system's cluster.
 #
-#   deploy/pg.sh install    install the PostgreSQL server if it is missing (root: apt-get;
-#                           otherwise prints the command to run and fails)
+#   deploy/pg.sh install    install the PostgreSQL server and PgBouncer if they are missing
+#                           (root: apt-get; otherwise prints the command to run and fails)
 #   deploy/pg.sh start DIR  create a fresh cluster in DIR (absent or empty) and start it;
 #                           prints one line on stdout: postgres://postgres@127.0.0.1:PORT/postgres
-#   deploy/pg.sh stop DIR   stop that cluster and remove DIR (safe to call twice)
+#   deploy/pg.sh standby PRIMARY DIR
+#                           a streaming standby of the cluster `start` made in PRIMARY:
+#                           pg_basebackup -R into DIR (absent or empty), started on a port
+#                           of its own; prints its URL like start (stop DIR removes it)
+#   deploy/pg.sh pooler CLUSTER DIR
+#                           PgBouncer in transaction mode in front of the cluster `start`
+#                           made in CLUSTER, every database of it, configured and run in DIR
+#                           (absent or empty); prints its URL (database `postgres`; put any
+#                           other name in its place); stop DIR stops it
+#   deploy/pg.sh stop DIR   stop that cluster (or pooler) and remove DIR (safe to call twice)
 #   deploy/pg.sh pgvector   make sure a PostgreSQL with pgvector is unpacked in the cache and
 #                           print one line on stdout: its bin directory, for PG_BINDIR
 #                           (x86_64 Linux: the pinned pgserver wheel from PyPI, PostgreSQL
@@ -73,6 +82,32 @@ as_owner() {
 }
 
 cmd_install() {
+    install_postgresql
+    install_pgbouncer
+}
+
+# Debian's PgBouncer (1.18 on Debian 12), for the tests of the service behind it. The
+# package starts a system instance on port 6432: we never use it, so it is stopped.
+install_pgbouncer() {
+    if command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ]; then
+        return 0
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        die "PgBouncer not found. Install it as root: sudo sh -c 'apt-get update && apt-get install -y pgbouncer'"
+    fi
+    command -v apt-get >/dev/null || die "PgBouncer not found and apt-get is not available: install PgBouncer"
+    echo "pg.sh: installing PgBouncer (apt-get install -y pgbouncer)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >&2 || {
+        apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >&2
+    }
+    service pgbouncer stop >/dev/null 2>&1 || true
+    if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+        systemctl disable --now pgbouncer >/dev/null 2>&1 || true
+    fi
+}
+
+install_postgresql() {
     if [ -n "${PG_BINDIR:-}" ] && [ ! -x "$PG_BINDIR/initdb" ]; then
         die "PG_BINDIR=$PG_BINDIR has no initdb: fix or unset it"
     fi
@@ -118,9 +153,10 @@ free_port() {
         echo $((20000 + RANDOM % 40000))
 }
 
-cmd_start() {
-    local dir="$1"
-    need_bindir
+# Makes DIR (absent or empty) ready for a cluster owned by the server's user; sets
+# $dir to its absolute path and $sock to its socket directory, and enters it.
+prepare_dir() {
+    dir="$1"
     if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
         die "$dir exists and is not empty"
     fi
@@ -135,7 +171,7 @@ cmd_start() {
         as_owner test -w "$dir" || die "the postgres user cannot reach $dir (a parent directory is private?): use a directory such as \$(mktemp -d)"
     fi
     # Unix socket paths are limited to ~107 bytes: use a short directory when DIR is long.
-    local sock="$dir/sock"
+    sock="$dir/sock"
     if [ "${#sock}" -gt 90 ]; then
         sock="$(mktemp -d /tmp/pgsock.XXXXXX)"
         echo "$sock" >"$dir/sockdir"
@@ -144,7 +180,12 @@ cmd_start() {
         as_owner mkdir -p "$sock"
     fi
     cd "$dir" # the owner must be able to read its working directory
+}
 
+cmd_start() {
+    local dir sock
+    need_bindir
+    prepare_dir "$1"
     echo "pg.sh: initdb in $dir/data ($BIN)" >&2
     if ! as_owner "$BIN/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1; then
         echo "pg.sh: initdb with locale C.UTF-8 failed, retrying with --no-locale" >&2
@@ -155,6 +196,29 @@ cmd_start() {
         }
     fi
 
+    launch
+}
+
+cmd_standby() {
+    local primary="$1" dir sock port
+    [ -f "$primary/$MARKER" ] && [ -f "$primary/port" ] ||
+        die "$primary is not a running cluster made by \`pg.sh start\`"
+    primary="$(cd "$primary" && pwd)"
+    BIN="$(cat "$primary/bindir")"
+    port="$(cat "$primary/port")"
+    prepare_dir "$2"
+    echo "pg.sh: pg_basebackup -R from 127.0.0.1:$port into $dir/data" >&2
+    as_owner "$BIN/pg_basebackup" -h 127.0.0.1 -p "$port" -U postgres -D "$dir/data" -R -X stream \
+        >"$dir/basebackup.log" 2>&1 || {
+        tail -n 30 "$dir/basebackup.log" >&2
+        die "pg_basebackup failed"
+    }
+    launch
+}
+
+# Starts the cluster in $dir/data on a free port with sockets in $sock, and prints its
+# URL.
+launch() {
     local port attempt
     for attempt in 1 2 3 4 5; do
         port="$(free_port)"
@@ -188,6 +252,73 @@ cmd_start() {
     exit 1
 }
 
+cmd_pooler() {
+    local cluster="$1" dir sock upstream port attempt bouncer
+    [ -f "$cluster/$MARKER" ] && [ -f "$cluster/port" ] ||
+        die "$cluster is not a running cluster made by \`pg.sh start\`"
+    bouncer="$(command -v pgbouncer || echo /usr/sbin/pgbouncer)"
+    [ -x "$bouncer" ] || die "PgBouncer not found: run \`bash deploy/pg.sh install\` (as root)"
+    upstream="$(cat "$cluster/port")"
+    BIN="$(cat "$cluster/bindir")"
+    prepare_dir "$2"
+    # trust, as the clusters: users must still be listed.
+    as_owner sh -c "echo '\"postgres\" \"\"' >'$dir/users.txt'"
+    for attempt in 1 2 3 4 5; do
+        port="$(free_port)"
+        # A small server pool, so that clients share servers the way a loaded
+        # PgBouncer lends them; sqlx's startup parameters it does not track are ignored.
+        as_owner sh -c "cat >'$dir/pgbouncer.ini'" <<INI
+[databases]
+* = host=127.0.0.1 port=$upstream
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir = $sock
+auth_type = trust
+auth_file = $dir/users.txt
+pool_mode = transaction
+default_pool_size = 4
+max_client_conn = 1000
+ignore_startup_parameters = extra_float_digits,options
+logfile = $dir/pgbouncer.log
+pidfile = $dir/pgbouncer.pid
+INI
+        if as_owner "$bouncer" -d "$dir/pgbouncer.ini" >&2; then
+            local i
+            for i in $(seq 1 100); do
+                if [ ! -x "$BIN/pg_isready" ] || "$BIN/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres; then
+                    echo "$port" >"$dir/port"
+                    echo "pg.sh: PgBouncer (transaction mode) on 127.0.0.1:$port in front of 127.0.0.1:$upstream" >&2
+                    echo "postgres://postgres@127.0.0.1:$port/postgres"
+                    return 0
+                fi
+                sleep 0.1
+            done
+        fi
+        if grep -qi 'address already in use' "$dir/pgbouncer.log" 2>/dev/null; then
+            stop_pooler "$dir"
+            continue
+        fi
+        break
+    done
+    tail -n 20 "$dir/pgbouncer.log" >&2 2>/dev/null || true
+    stop_pooler "$dir"
+    die "PgBouncer failed to start"
+}
+
+# Stops the PgBouncer whose pid file is in $1, if it still runs.
+stop_pooler() {
+    local pid i
+    pid="$(cat "$1/pgbouncer.pid" 2>/dev/null || true)"
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for i in $(seq 1 50); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
 cmd_stop() {
     local dir="$1"
     [ -d "$dir" ] || return 0
@@ -197,6 +328,7 @@ cmd_stop() {
         die "$dir was not made by \`pg.sh start\` (no $MARKER): not removing it"
     fi
     cd /
+    stop_pooler "$dir"
     if [ -f "$dir/data/postmaster.pid" ]; then
         BIN="$(cat "$dir/bindir" 2>/dev/null || true)"
         [ -n "$BIN" ] && [ -x "$BIN/pg_ctl" ] || BIN="$(bindir)"
@@ -323,9 +455,17 @@ start)
     [ $# -eq 2 ] || die "usage: pg.sh start DIR"
     cmd_start "$2"
     ;;
+standby)
+    [ $# -eq 3 ] || die "usage: pg.sh standby PRIMARY DIR"
+    cmd_standby "$2" "$3"
+    ;;
+pooler)
+    [ $# -eq 3 ] || die "usage: pg.sh pooler CLUSTER DIR"
+    cmd_pooler "$2" "$3"
+    ;;
 stop)
     [ $# -eq 2 ] || die "usage: pg.sh stop DIR"
     cmd_stop "$2"
     ;;
-*) die "usage: pg.sh install | pgvector | start DIR | stop DIR" ;;
+*) die "usage: pg.sh install | pgvector | start DIR | standby PRIMARY DIR | pooler CLUSTER DIR | stop DIR" ;;
 esac

@@ -421,6 +421,28 @@ fn sqlite_is_a_dependency_of_the_store_crate_alone() {
     );
 }
 
+#[test]
+fn every_statement_of_the_central_service_is_sent_unnamed() {
+    // One place decides how a statement reaches PostgreSQL (`storage/sql.rs`): unnamed,
+    // so that PgBouncer in transaction mode never meets another client's statement.
+    let storage = workspace().join("central/src/storage/sql.rs");
+    let elsewhere: Vec<String> = sources(&workspace().join("central/src"))
+        .into_iter()
+        .filter(|f| *f != storage)
+        .filter(|f| {
+            let code = shipped_code(&std::fs::read_to_string(f).expect("source"));
+            ["sqlx::query(", "sqlx::query_as(", "sqlx::query_scalar(", "QueryBuilder"]
+                .iter()
+                .any(|call| code.contains(call))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        elsewhere.is_empty(),
+        "statements built outside central/src/storage/sql.rs: {elsewhere:?}"
+    );
+}
+
 /// A module's path inside its crate (`["ops", "knowledge"]`; the root is empty).
 type ModulePath = Vec<String>;
 

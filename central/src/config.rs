@@ -13,8 +13,21 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// `postgres://user:password@host/db`.
+    /// `postgres://user:password@host/db`: the primary, reached directly (not
+    /// through a pooler). Migrations and the setup at start run here.
     pub database_url: Secret,
+    /// The same primary through a pooler in transaction mode (PgBouncer): requests
+    /// use it, each in a transaction of its own, with unnamed statements.
+    #[serde(default)]
+    pub pooled_database_url: Option<Secret>,
+    /// A streaming standby of the primary: search, context, timeline and the
+    /// change feed read from it while it is at most `read_max_lag_ms` behind.
+    #[serde(default)]
+    pub read_database_url: Option<Secret>,
+    /// How far behind the primary the standby may be while it serves reads, in
+    /// milliseconds; further behind, reads go to the primary.
+    #[serde(default = "default_read_max_lag")]
+    pub read_max_lag_ms: u64,
     /// Where the API listens.
     #[serde(default = "default_listen")]
     pub listen: SocketAddr,
@@ -80,6 +93,9 @@ fn default_request_timeout() -> u64 {
 }
 fn default_auth_rate() -> u32 {
     30
+}
+fn default_read_max_lag() -> u64 {
+    1000
 }
 fn default_pool() -> u32 {
     20
@@ -251,10 +267,31 @@ pub fn load_from(
         ));
     }
     settings.vector_models()?;
+    let probe = crate::storage::PROBE_EVERY.as_millis() as u64;
+    if settings.read_max_lag_ms <= probe {
+        return Err(ConfigError::Invalid(format!(
+            "read_max_lag_ms must be more than {probe}: the standby's lag is measured every {probe} ms"
+        )));
+    }
     Ok(settings)
 }
 
 impl Settings {
+    /// The databases to connect to, as the storage takes them.
+    pub fn databases(&self) -> crate::storage::Databases<'_> {
+        crate::storage::Databases {
+            primary: self.database_url.expose(),
+            pooled: self.pooled_database_url.as_ref().map(Secret::expose),
+            standby: self.read_database_url.as_ref().map(|url| {
+                (
+                    url.expose(),
+                    std::time::Duration::from_millis(self.read_max_lag_ms),
+                )
+            }),
+            max_connections: self.max_db_connections,
+        }
+    }
+
     /// The operator's list of models, checked.
     pub fn vector_models(&self) -> Result<crate::storage::VectorModels, ConfigError> {
         crate::storage::VectorModels::new(&self.vector_models)

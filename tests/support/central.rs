@@ -79,6 +79,9 @@ impl Options {
 pub fn settings(options: &Options) -> Settings {
     Settings {
         database_url: Secret::new("postgres://unused"),
+        pooled_database_url: None,
+        read_database_url: None,
+        read_max_lag_ms: 1000,
         listen: "127.0.0.1:0".parse().expect("addr"),
         metrics_listen: None,
         tls_cert: None,

@@ -154,6 +154,20 @@ fn pgvector_bindir() -> Result<String, String> {
 /// directory removed) when the process exits. Its binaries: those in `bindir`, else the
 /// system's (`PG_BINDIR` removed).
 fn start_cluster(bindir: Option<&str>) -> Result<String, String> {
+    let (url, dir) = pg_sh("start", None, bindir)?;
+    // The run's cluster lives as long as the process; its watcher removes it.
+    let _ = dir;
+    Ok(url)
+}
+
+/// Runs `deploy/pg.sh VERB [BESIDE] DIR` on a new temporary DIR, with a watcher that
+/// stops what it starts once this process has exited; returns the URL it prints and
+/// DIR.
+fn pg_sh(
+    verb: &str,
+    beside: Option<&Path>,
+    bindir: Option<&str>,
+) -> Result<(String, std::path::PathBuf), String> {
     let pg_sh = crate::workspace().join("deploy/pg.sh");
     let dir = tempfile::Builder::new()
         .prefix("solaria-pg-")
@@ -161,20 +175,20 @@ fn start_cluster(bindir: Option<&str>) -> Result<String, String> {
         .map_err(|e| format!("creating a temporary directory: {e}"))?
         .keep();
 
-    // The watcher first: if this process dies while the cluster starts, it still goes.
+    // The watcher first: if this process dies while the server starts, it still goes.
     spawn_watcher(&pg_sh, &dir)?;
 
-    let mut start = Command::new("bash");
-    start
-        .arg(&pg_sh)
-        .arg("start")
-        .arg(&dir)
-        .stdin(Stdio::null());
+    let mut command = Command::new("bash");
+    command.arg(&pg_sh).arg(verb);
+    if let Some(beside) = beside {
+        command.arg(beside);
+    }
+    command.arg(&dir).stdin(Stdio::null());
     match bindir {
-        Some(bindir) => start.env("PG_BINDIR", bindir),
-        None => start.env_remove("PG_BINDIR"),
+        Some(bindir) => command.env("PG_BINDIR", bindir),
+        None => command.env_remove("PG_BINDIR"),
     };
-    let out = start
+    let out = command
         .output()
         .map_err(|e| format!("running bash {}: {e}", pg_sh.display()))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -182,16 +196,60 @@ fn start_cluster(bindir: Option<&str>) -> Result<String, String> {
     if !out.status.success() || !url.starts_with("postgres://") {
         stop_cluster(&pg_sh, &dir);
         return Err(format!(
-            "`bash deploy/pg.sh start {}` failed ({}):\n{stderr}\n{HINT}",
+            "`bash deploy/pg.sh {verb} {}` failed ({}):\n{stderr}\n{HINT}",
             dir.display(),
             out.status
         ));
     }
-    Ok(url)
+    Ok((url, dir))
 }
 
-/// A detached `sh` that waits for this process to end, then stops the cluster. It lives
-/// in a process group of its own so Ctrl-C on the test run does not kill it first.
+/// A PostgreSQL server of one test's own — a cluster with pgvector, a streaming
+/// standby of one, or PgBouncer in transaction mode in front of one — stopped and
+/// removed when dropped (or by its watcher when the test process dies).
+#[derive(Debug)]
+pub struct Server {
+    /// The superuser's URL, database `postgres`.
+    pub url: String,
+    dir: std::path::PathBuf,
+}
+
+impl Server {
+    /// A new cluster with pgvector (the run's binaries), fsync off as the run's.
+    pub fn primary() -> Server {
+        let started = pgvector_bindir().and_then(|bin| pg_sh("start", None, Some(&bin)));
+        Server::from(started)
+    }
+
+    /// A streaming standby of this cluster (`pg_basebackup -R`), started.
+    pub fn standby(&self) -> Server {
+        Server::from(pg_sh("standby", Some(&self.dir), None))
+    }
+
+    /// PgBouncer in transaction mode in front of this cluster (Debian's PgBouncer).
+    pub fn pooler(&self) -> Server {
+        Server::from(pg_sh("pooler", Some(&self.dir), None))
+    }
+
+    /// The URL of database `name` on this server.
+    pub fn database(&self, name: &str) -> String {
+        with_database(&self.url, name)
+    }
+
+    fn from(started: Result<(String, std::path::PathBuf), String>) -> Server {
+        match started {
+            Ok((url, dir)) => Server { url, dir },
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        stop_cluster(&crate::workspace().join("deploy/pg.sh"), &self.dir);
+    }
+}
+
 fn spawn_watcher(pg_sh: &Path, dir: &Path) -> Result<(), String> {
     use std::os::unix::process::CommandExt;
 

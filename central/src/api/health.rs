@@ -11,7 +11,8 @@ pub async fn healthz() -> &'static str {
 }
 
 /// The process can serve: its database answers. The body's second line says
-/// whether it searches by meaning (and if not, why).
+/// whether it searches by meaning (and if not, why); a third, with a standby, how
+/// far behind it is.
 pub async fn readyz(State(state): State<AppState>) -> Result<String, ApiError> {
     state.storage.ping().await.map_err(|e| {
         tracing::warn!(error = %e, "database not reachable");
@@ -21,7 +22,12 @@ pub async fn readyz(State(state): State<AppState>) -> Result<String, ApiError> {
             "the database is not reachable",
         )
     })?;
-    Ok(format!("ready\n{}\n", state.storage.meaning().line()))
+    let mut body = format!("ready\n{}\n", state.storage.meaning().line());
+    if let Some(standby) = state.storage.standby_state() {
+        body.push_str(&standby.line());
+        body.push('\n');
+    }
+    Ok(body)
 }
 
 /// Any other path.

@@ -114,9 +114,10 @@ fn init_logs(format: LogFormat) {
 }
 
 async fn connect(settings: &Settings) -> anyhow::Result<Storage> {
-    let storage = Storage::connect(settings.database_url.expose(), settings.max_db_connections)
-        .await
-        .context("cannot connect to PostgreSQL (check database_url / SOLARIA_DATABASE_URL)")?;
+    let storage = Storage::connect_to(settings.databases()).await.context(
+        "cannot connect to PostgreSQL (check database_url, and pooled_database_url and \
+             read_database_url when set; or their SOLARIA_* variables)",
+    )?;
     storage.set_vector_models(settings.vector_models()?);
     Ok(storage)
 }

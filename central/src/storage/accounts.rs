@@ -3,6 +3,7 @@
 use super::Storage;
 use super::base::{AccountId, PersonId, Role, StorageError, Viewer, audit};
 use super::people::checked_email;
+use super::sql;
 use crate::secret::{hash_token, random_token};
 use serde::Serialize;
 use solaria_shared::MachineId;
@@ -89,7 +90,7 @@ impl Storage {
         let admin = checked_email(admin)?;
         let id = Uuid::now_v7();
         let mut tx = self.pool().begin().await?;
-        let done = sqlx::query(
+        let done = sql::query(
             "INSERT INTO accounts (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
         )
         .bind(id)
@@ -101,14 +102,12 @@ impl Storage {
                 "an account named {name:?} already exists"
             )));
         }
-        sqlx::query(
-            "INSERT INTO people (account_id, id, email, role) VALUES ($1, $2, $3, 'admin')",
-        )
-        .bind(id)
-        .bind(Uuid::now_v7())
-        .bind(&admin)
-        .execute(&mut *tx)
-        .await?;
+        sql::query("INSERT INTO people (account_id, id, email, role) VALUES ($1, $2, $3, 'admin')")
+            .bind(id)
+            .bind(Uuid::now_v7())
+            .bind(&admin)
+            .execute(&mut *tx)
+            .await?;
         let account = AccountId(id);
         audit(
             &mut tx,
@@ -125,9 +124,9 @@ impl Storage {
     /// The account with this name or id.
     pub async fn find_account(&self, name_or_id: &str) -> Result<AccountId, StorageError> {
         let id: Option<Uuid> =
-            sqlx::query_scalar("SELECT id FROM accounts WHERE name = $1 OR id::text = $1")
+            sql::query_scalar("SELECT id FROM accounts WHERE name = $1 OR id::text = $1")
                 .bind(name_or_id)
-                .fetch_optional(self.pool())
+                .fetch_optional(&mut *self.session().await?)
                 .await?;
         id.map(AccountId)
             .ok_or_else(|| StorageError::NotFound(format!("account {name_or_id:?}")))
@@ -153,7 +152,8 @@ impl Storage {
         ttl: std::time::Duration,
     ) -> Result<String, StorageError> {
         let token = random_token("solenroll");
-        sqlx::query(
+        let mut session = self.session().await?;
+        sql::query(
             "INSERT INTO enrollment_tokens (id, account_id, person_id, token_hash, expires_at)
              VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))",
         )
@@ -162,8 +162,9 @@ impl Storage {
         .bind(person.0)
         .bind(hash_token(&token))
         .bind(ttl.as_secs_f64())
-        .execute(self.pool())
+        .execute(&mut *session)
         .await?;
+        session.finish().await?;
         Ok(token)
     }
 
@@ -178,7 +179,7 @@ impl Storage {
         let mut tx = self.pool().begin().await.map_err(StorageError::from)?;
         // A token of a person removed since is spent by the removal; the join says
         // so again.
-        let spent: Option<(Uuid, Uuid)> = sqlx::query_as(
+        let spent: Option<(Uuid, Uuid)> = sql::query_as(
             "UPDATE enrollment_tokens t SET used_at = now()
              FROM people p
              WHERE t.token_hash = $1 AND t.used_at IS NULL AND t.expires_at > now()
@@ -192,7 +193,7 @@ impl Storage {
         let (account, person) = spent.ok_or(EnrollmentError::BadToken)?;
         let machine = machine.unwrap_or_default();
         let credential = random_token("solmachine");
-        let inserted = sqlx::query(
+        let inserted = sql::query(
             "INSERT INTO memory_machines (id, account_id, person_id, machine_name, credential_hash)
              VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
         )
@@ -223,12 +224,12 @@ impl Storage {
         machine: MachineId,
         credential: &str,
     ) -> Result<MachineStatus, StorageError> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let row = sql::query(sqlx::AssertSqlSafe(format!(
             "{STATUS_SELECT} WHERE m.id = $1 AND m.credential_hash = $2"
         )))
         .bind(machine.as_uuid())
         .bind(hash_token(credential))
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.session().await?)
         .await?;
         status(row)
     }
@@ -240,12 +241,12 @@ impl Storage {
         machine: MachineId,
         account: AccountId,
     ) -> Result<MachineStatus, StorageError> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let row = sql::query(sqlx::AssertSqlSafe(format!(
             "{STATUS_SELECT} WHERE m.id = $1 AND m.account_id = $2"
         )))
         .bind(machine.as_uuid())
         .bind(account.0)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.session().await?)
         .await?;
         status(row)
     }
@@ -255,7 +256,7 @@ impl Storage {
         &self,
         account: AccountId,
     ) -> Result<Vec<MachineInfo>, StorageError> {
-        let rows = sqlx::query(
+        let rows = sql::query(
             "SELECT m.id, m.account_id, m.machine_name, p.email, m.first_seen_at,
                     m.last_sync_at, m.revoked_at
              FROM memory_machines m
@@ -263,7 +264,7 @@ impl Storage {
              WHERE m.account_id = $1 ORDER BY m.first_seen_at",
         )
         .bind(account.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.session().await?)
         .await?;
         rows.iter()
             .map(|r| {
@@ -287,7 +288,7 @@ impl Storage {
         actor: &str,
     ) -> Result<(), StorageError> {
         let mut tx = self.pool().begin().await?;
-        let revoked: Option<(Uuid, String)> = sqlx::query_as(
+        let revoked: Option<(Uuid, String)> = sql::query_as(
             "UPDATE memory_machines SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1
              RETURNING account_id, machine_name",
         )

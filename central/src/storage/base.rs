@@ -3,6 +3,7 @@
 //! line. It imports no other storage file, so each of them can import it without a
 //! circle.
 
+use super::sql;
 use serde::Serialize;
 use sqlx::{Postgres, Transaction};
 use std::fmt;
@@ -107,15 +108,13 @@ pub(super) async fn audit(
     action: &str,
     detail: &str,
 ) -> Result<(), StorageError> {
-    sqlx::query(
-        "INSERT INTO audit_log (account_id, actor, action, detail) VALUES ($1, $2, $3, $4)",
-    )
-    .bind(account.0)
-    .bind(actor)
-    .bind(action)
-    .bind(detail)
-    .execute(&mut **tx)
-    .await?;
+    sql::query("INSERT INTO audit_log (account_id, actor, action, detail) VALUES ($1, $2, $3, $4)")
+        .bind(account.0)
+        .bind(actor)
+        .bind(action)
+        .bind(detail)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 

@@ -29,6 +29,7 @@ use super::base::{AccountId, PersonId, StorageError, Viewer};
 use super::knowledge::{settle_supersession, upsert_knowledge};
 use super::records::{upsert_observations, upsert_sessions, upsert_summaries};
 use super::rows::RECORD_TABLES;
+use super::sql;
 use super::visibility::{own_sql, visible_sql};
 use solaria_shared::hlc::MAX_DRIFT_MS;
 use solaria_shared::private::strip_private;
@@ -137,7 +138,7 @@ impl Storage {
         let mut tx = self.pool().begin().await?;
         // The feed's lock first: no other batch writes these ids until commit.
         let base: i64 =
-            sqlx::query_scalar("SELECT change_seq FROM accounts WHERE id = $1 FOR UPDATE")
+            sql::query_scalar("SELECT change_seq FROM accounts WHERE id = $1 FOR UPDATE")
                 .bind(account.0)
                 .fetch_one(&mut *tx)
                 .await?;
@@ -178,7 +179,7 @@ impl Storage {
             }
         }
         chosen.sort_unstable();
-        sqlx::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
+        sql::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
             .bind(account.0)
             .bind(base + chosen.len() as i64)
             .execute(&mut *tx)
@@ -285,7 +286,7 @@ impl Storage {
             n if n == outcomes.len() => "failed",
             _ => "partial",
         };
-        sqlx::query(
+        sql::query(
             "INSERT INTO memory_sync_log (account_id, machine_id, sync_type, observations_count, sync_duration_ms, status)
              VALUES ($1, $2, $3, $4, $5, $6)",
         )
@@ -297,7 +298,7 @@ impl Storage {
         .bind(status)
         .execute(&mut *tx)
         .await?;
-        sqlx::query(
+        sql::query(
             "UPDATE memory_machines SET last_sync_at = now() WHERE id = $1 AND account_id = $2",
         )
         .bind(pusher.as_uuid())
@@ -323,7 +324,7 @@ async fn written_by_others(
         return Ok(found);
     }
     for (table, _, _) in RECORD_TABLES {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let rows = sql::query(sqlx::AssertSqlSafe(format!(
             "SELECT id, {visible} AS visible FROM {table}
              WHERE account_id = $1 AND id = ANY($2) AND NOT deleted AND NOT {own}",
             own = own_sql("", "$1", "$3"),
@@ -384,7 +385,7 @@ async fn session_claims(
     if sessions.is_empty() {
         return Ok(claims);
     }
-    let rows = sqlx::query(
+    let rows = sql::query(
         "SELECT DISTINCT c.sid, c.is_session, m.person_id FROM (
              SELECT id AS sid, machine_id, true AS is_session FROM memory_sessions
              WHERE account_id = $1 AND id = ANY($2) AND NOT deleted
@@ -424,7 +425,7 @@ async fn fetch_by_ids(
     }
     for (table, cols, map) in RECORD_TABLES {
         // Table and column names come from the constants above, never from input.
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let rows = sql::query(sqlx::AssertSqlSafe(format!(
             "SELECT {cols} FROM {table} WHERE account_id = $1 AND id = ANY($2)"
         )))
         .bind(account.0)

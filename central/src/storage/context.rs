@@ -16,6 +16,7 @@
 //! names someone else's session is never read as theirs.
 
 use super::base::{AccountId, StorageError, Viewer};
+use super::sql;
 use super::visibility::{same_person_sql, visible_sql};
 use super::{Storage, key_condition};
 use solaria_shared::{MachineId, ObservationId, SessionId, UnixMillis};
@@ -89,12 +90,12 @@ impl Storage {
             key_condition("s.project_key", "$2", keys),
             visible_sql("s.", "$1", "$4")
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
+        let rows = sql::query(AssertSqlSafe(sql))
             .bind(viewer.account.0)
             .bind(keys)
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .bind(viewer.person.0)
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.lagging_session().await?)
             .await?;
         rows.iter()
             .map(|r| {
@@ -129,12 +130,12 @@ impl Storage {
             key_condition("project_key", "$2", keys),
             visible_sql("", "$1", "$4")
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
+        let rows = sql::query(AssertSqlSafe(sql))
             .bind(viewer.account.0)
             .bind(keys)
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .bind(viewer.person.0)
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.lagging_session().await?)
             .await?;
         rows.iter()
             .map(|r| {
@@ -162,7 +163,8 @@ impl Storage {
         sessions: &[Uuid],
         observations: &[Uuid],
     ) -> Result<(), StorageError> {
-        sqlx::query(
+        let mut session = self.session().await?;
+        sql::query(
             "INSERT INTO memory_context_injections
                  (account_id, machine_id, target_session_id, source_sessions, source_observations)
              VALUES ($1, $2, $3, $4, $5)",
@@ -172,8 +174,9 @@ impl Storage {
         .bind(target_session)
         .bind(sessions)
         .bind(observations)
-        .execute(self.pool())
+        .execute(&mut *session)
         .await?;
+        session.finish().await?;
         Ok(())
     }
 }

@@ -28,6 +28,7 @@ use super::base::{
     AccountId, KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, PersonId, Role, SESSIONS_TABLE,
     SUMMARIES_TABLE, StorageError, audit,
 };
+use super::sql;
 use super::visibility::{own_sql, shared_sql, visible_sql};
 use serde::Serialize;
 use solaria_shared::hlc::{Hlc, HlcClock};
@@ -242,7 +243,7 @@ impl Storage {
         let mut tx = self.pool().begin().await?;
         // The feed's lock, before anything is read: see the module doc.
         let base: Option<i64> =
-            sqlx::query_scalar("SELECT change_seq FROM accounts WHERE id = $1 FOR UPDATE")
+            sql::query_scalar("SELECT change_seq FROM accounts WHERE id = $1 FOR UPDATE")
                 .bind(account.0)
                 .fetch_optional(&mut *tx)
                 .await?;
@@ -264,7 +265,7 @@ impl Storage {
                     .collect(),
             },
             ErasureTarget::Machine(m) => {
-                let known: Option<i32> = sqlx::query_scalar(
+                let known: Option<i32> = sql::query_scalar(
                     "SELECT 1 FROM memory_machines WHERE id = $1 AND account_id = $2",
                 )
                 .bind(m.as_uuid())
@@ -287,7 +288,7 @@ impl Storage {
         let (mut exists, mut erasable) = (false, false);
         let mut latest = Hlc::default();
         for s in &selections {
-            let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            let row = sql::query(sqlx::AssertSqlSafe(format!(
                 "SELECT count(*) AS n, count(*) FILTER (WHERE {allowed}) AS mine,
                      max(updated) FILTER (WHERE NOT deleted AND {allowed}) AS latest
                  FROM {} WHERE account_id = $1 AND {} AND {visible}",
@@ -319,7 +320,7 @@ impl Storage {
         let mut counts = ErasedCounts::default();
         let mut next = base;
         for s in &selections {
-            let done = sqlx::query(sqlx::AssertSqlSafe(format!(
+            let done = sql::query(sqlx::AssertSqlSafe(format!(
                 "WITH targets AS (
                      SELECT id, row_number() OVER (ORDER BY seq, id) AS n FROM {table}
                      WHERE account_id = $1 AND NOT deleted AND {condition} AND {allowed}
@@ -350,7 +351,7 @@ impl Storage {
             }
         }
         if next != base {
-            sqlx::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
+            sql::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
                 .bind(account.0)
                 .bind(next)
                 .execute(&mut *tx)
@@ -373,14 +374,14 @@ impl Storage {
     pub async fn erase_account(&self, account: AccountId) -> Result<AccountErasure, StorageError> {
         let mut tx = self.pool().begin().await?;
         let found: Option<i32> =
-            sqlx::query_scalar("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE")
+            sql::query_scalar("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE")
                 .bind(account.0)
                 .fetch_optional(&mut *tx)
                 .await?;
         if found.is_none() {
             return Err(StorageError::NotFound(format!("account {account}")));
         }
-        let row = sqlx::query(
+        let row = sql::query(
             "SELECT
                  (SELECT count(*) FROM memory_sessions WHERE account_id = $1) AS sessions,
                  (SELECT count(*) FROM memory_observations_remote WHERE account_id = $1) AS observations,
@@ -408,7 +409,7 @@ impl Storage {
             context_injections: n("context_injections")?,
         };
         // Every table references accounts ON DELETE CASCADE.
-        sqlx::query("DELETE FROM accounts WHERE id = $1")
+        sql::query("DELETE FROM accounts WHERE id = $1")
             .bind(account.0)
             .execute(&mut *tx)
             .await?;
@@ -425,7 +426,7 @@ async fn record_table(
     reach: Reach,
 ) -> Result<Option<&'static str>, StorageError> {
     for table in ALL_TABLES {
-        let found: Option<i32> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        let found: Option<i32> = sql::query_scalar(sqlx::AssertSqlSafe(format!(
             "SELECT 1 FROM {} WHERE account_id = $1 AND id = $2 AND {}",
             table.name,
             reach.visible_sql("$3")

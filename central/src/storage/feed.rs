@@ -6,6 +6,7 @@
 
 use super::base::{KNOWLEDGE_TABLE, OBSERVATIONS_TABLE, StorageError, Viewer};
 use super::rows::RECORD_TABLES;
+use super::sql;
 use super::visibility::{own_sql, visible_sql};
 use super::{Storage, read_snapshot};
 use solaria_shared::wire::{Change, ChangesPage};
@@ -86,7 +87,7 @@ pub async fn changes(
         if !types.includes(table) {
             continue;
         }
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let row = sql::query(sqlx::AssertSqlSafe(format!(
             "SELECT count(*) AS n, max(seq) AS last FROM (
                  SELECT seq FROM {table} WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3
              ) AS w"
@@ -107,7 +108,7 @@ pub async fn changes(
         if !types.includes(table) {
             continue;
         }
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let rows = sql::query(sqlx::AssertSqlSafe(format!(
             "SELECT {cols} FROM {table}
              WHERE account_id = $1 AND seq > $2 AND seq <= $5 AND {shown}
              ORDER BY seq LIMIT $3",

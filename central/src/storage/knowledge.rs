@@ -11,6 +11,7 @@
 
 use super::base::{AccountId, StorageError, Viewer};
 use super::rows::{KNOWLEDGE_COLS, SESSION_COLS, knowledge_row, replaces_where, session_row};
+use super::sql;
 use super::visibility::{key_shared_sql, own_sql, same_person_sql, visible_sql};
 use super::{Storage, key_condition, read_snapshot};
 use solaria_shared::wire::WireRecord;
@@ -33,7 +34,7 @@ pub(super) async fn settle_supersession(
     written: &[&Knowledge],
 ) -> Result<(), StorageError> {
     let account = writer.account;
-    let fetch = |sql: String| sqlx::query(AssertSqlSafe(sql));
+    let fetch = |sql: String| sql::query(AssertSqlSafe(sql));
     for k in written {
         if let Some(old) = k.replaces() {
             let row = fetch(format!(
@@ -90,7 +91,7 @@ async fn rewrite_standing(
     account: AccountId,
     k: &Knowledge,
 ) -> Result<(), StorageError> {
-    sqlx::query(
+    sql::query(
         "UPDATE memory_knowledge SET body = $3::jsonb, status = $4 WHERE account_id = $1 AND id = $2",
     )
     .bind(account.0)
@@ -113,7 +114,7 @@ pub(super) async fn upsert_knowledge(
         return Ok(Vec::new());
     }
     let col = |f: &dyn Fn(&Knowledge) -> String| rows.iter().map(|(_, k)| f(k)).collect::<Vec<_>>();
-    let ids = sqlx::query_scalar(concat!(
+    let ids = sql::query_scalar(concat!(
         "INSERT INTO memory_knowledge AS t (account_id, id, machine_id, updated, deleted, seq,
              project_key, project_name, session_id, kind, status, title, search_text, body, created_at,
              written_by)
@@ -238,14 +239,14 @@ impl Storage {
             key_condition("project_key", "$2", keys),
             visible_sql("", "$1", "$6")
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
+        let rows = sql::query(AssertSqlSafe(sql))
             .bind(viewer.account.0)
             .bind(keys)
             .bind(&kinds)
             .bind(status)
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .bind(viewer.person.0)
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.lagging_session().await?)
             .await?;
         knowledge_of(&rows)
     }
@@ -257,7 +258,7 @@ impl Storage {
         viewer: Viewer,
         session: &Session,
     ) -> Result<Vec<Knowledge>, StorageError> {
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible} AND {same}
              ORDER BY created_at, id",
@@ -268,7 +269,7 @@ impl Storage {
         .bind(session.id.as_uuid())
         .bind(viewer.person.0)
         .bind(session.meta.machine_id.as_uuid())
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         knowledge_of(&rows)
     }
@@ -281,7 +282,7 @@ impl Storage {
         viewer: Viewer,
         record: &Knowledge,
     ) -> Result<Vec<Knowledge>, StorageError> {
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND project_key = $2 AND NOT deleted AND id <> $3
                AND ((kind = 'link' AND (body->>'from' = $4 OR body->>'to' = $4))
@@ -294,7 +295,7 @@ impl Storage {
         .bind(record.id.as_uuid())
         .bind(record.id.to_string())
         .bind(viewer.person.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         knowledge_of(&rows)
     }
@@ -309,7 +310,7 @@ impl Storage {
         if hex.len() < 7 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Ok(Vec::new());
         }
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND kind = 'commit' AND NOT deleted
                AND starts_with(body->>'sha', $2) AND {visible}
@@ -319,7 +320,7 @@ impl Storage {
         .bind(viewer.account.0)
         .bind(hex.to_ascii_lowercase())
         .bind(viewer.person.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         knowledge_of(&rows)
     }
@@ -334,7 +335,7 @@ impl Storage {
         from: UnixMillis,
         to: UnixMillis,
     ) -> Result<Vec<Session>, StorageError> {
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT {SESSION_COLS} FROM memory_sessions
              WHERE account_id = $1 AND project_key = $2 AND NOT deleted
                AND started_at >= $3 AND started_at <= $4 AND {visible}
@@ -346,7 +347,7 @@ impl Storage {
         .bind(from.0)
         .bind(to.0)
         .bind(viewer.person.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         let mut sessions = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -385,13 +386,13 @@ impl Storage {
             sql.push_str(" ORDER BY created_at DESC, id DESC");
         }
         sql.push_str(" LIMIT $4");
-        let rows = sqlx::query(AssertSqlSafe(sql))
+        let rows = sql::query(AssertSqlSafe(sql))
             .bind(viewer.account.0)
             .bind(q.project_keys.clone())
             .bind(q.text.clone())
             .bind(q.limit as i64)
             .bind(viewer.person.0)
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.lagging_session().await?)
             .await?;
         knowledge_of(&rows)
     }
@@ -406,7 +407,7 @@ impl Storage {
         let mut tx = read_snapshot(self).await?;
         let row = match which {
             IterationQuery::Id(id) => {
-                sqlx::query(AssertSqlSafe(format!(
+                sql::query(AssertSqlSafe(format!(
                     "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
                      WHERE account_id = $1 AND id = $2 AND kind = 'iteration' AND NOT deleted
                        AND {visible}",
@@ -419,7 +420,7 @@ impl Storage {
                 .await?
             }
             IterationQuery::Project(keys) => {
-                sqlx::query(AssertSqlSafe(format!(
+                sql::query(AssertSqlSafe(format!(
                     "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
                      WHERE account_id = $1 AND kind = 'iteration' AND NOT deleted{keys} AND {visible}
                      ORDER BY (status = 'active') DESC, created_at DESC, id DESC LIMIT 1",
@@ -440,7 +441,7 @@ impl Storage {
             return Ok(None);
         };
         // The records that name it live in its project (the listing index).
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND project_key = $2 AND kind IN ('decision', 'commit', 'event')
                  AND NOT deleted AND body->>'iteration' = $3 AND {visible}
@@ -480,7 +481,7 @@ impl Storage {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT {KNOWLEDGE_COLS} FROM memory_knowledge
              WHERE account_id = $1 AND id = ANY($2) AND {visible}",
             visible = visible_sql("", "$1", "$3")
@@ -488,7 +489,7 @@ impl Storage {
         .bind(viewer.account.0)
         .bind(ids)
         .bind(viewer.person.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         knowledge_of(&rows)
     }

@@ -20,6 +20,7 @@
 //! exactly over the scope, and no page is emptied by a filter.
 
 use super::base::{AccountId, StorageError, Viewer};
+use super::sql;
 use super::vector_models::{ModelRef, VectorModels};
 use super::visibility::visible_sql;
 use super::{Storage, key_condition};
@@ -125,7 +126,7 @@ impl Storage {
     }
 
     async fn try_prepare(&self) -> Result<Meaning, StorageError> {
-        let mut conn = self.pool().acquire().await?;
+        let mut conn = self.setup_pool().acquire().await?;
         lock_setup(&mut conn).await?;
         // The operator's models are registered either way (their vectors travel
         // with the feed without pgvector); with it, each gets its index, built
@@ -147,7 +148,7 @@ impl Storage {
     }
 
     async fn prepare_locked(&self, conn: &mut sqlx::PgConnection) -> Result<Meaning, StorageError> {
-        let available: Option<String> = sqlx::query_scalar(
+        let available: Option<String> = sql::query_scalar(
             "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'",
         )
         .fetch_optional(&mut *conn)
@@ -157,7 +158,7 @@ impl Storage {
                 reason: "the PostgreSQL server has no pgvector extension; docs/PRODUCTION.md says how to add it".into(),
             });
         }
-        if let Err(e) = sqlx::query("CREATE EXTENSION IF NOT EXISTS vector")
+        if let Err(e) = sql::query("CREATE EXTENSION IF NOT EXISTS vector")
             .execute(&mut *conn)
             .await
         {
@@ -168,7 +169,7 @@ impl Storage {
             });
         }
         let version: String =
-            sqlx::query_scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            sql::query_scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
                 .fetch_one(&mut *conn)
                 .await?;
         if !at_least(&version, MIN_PGVECTOR) {
@@ -181,7 +182,7 @@ impl Storage {
         }
         // Asked first: `ALTER TABLE` takes the table's strongest lock even when the
         // column is there, and would wait behind another replica's index build.
-        let has_column: bool = sqlx::query_scalar(
+        let has_column: bool = sql::query_scalar(
             "SELECT EXISTS (SELECT 1 FROM information_schema.columns
              WHERE table_schema = current_schema() AND table_name = 'memory_vectors'
                AND column_name = 'embedding')",
@@ -189,7 +190,7 @@ impl Storage {
         .fetch_one(&mut *conn)
         .await?;
         if !has_column {
-            sqlx::query("ALTER TABLE memory_vectors ADD COLUMN IF NOT EXISTS embedding vector")
+            sql::query("ALTER TABLE memory_vectors ADD COLUMN IF NOT EXISTS embedding vector")
                 .execute(&mut *conn)
                 .await?;
         }
@@ -208,7 +209,7 @@ impl Storage {
     /// storage is already prepared.
     pub async fn enable_vector_models(&self, models: VectorModels) -> Result<(), StorageError> {
         self.set_vector_models(models);
-        let mut conn = self.pool().acquire().await?;
+        let mut conn = self.setup_pool().acquire().await?;
         lock_setup(&mut conn).await?;
         let registered = self.register_models(&mut conn).await;
         unlock_setup(&mut conn).await?;
@@ -231,9 +232,9 @@ impl Storage {
         k: usize,
     ) -> Result<Vec<Near>, StorageError> {
         let sql = nearest_sql(model, scope);
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.lagging_transaction().await?;
         // Set per transaction: a value, not a parameter, in SET.
-        sqlx::query(AssertSqlSafe(format!(
+        sql::query(AssertSqlSafe(format!(
             "SET LOCAL hnsw.ef_search = {}",
             EF_SEARCH.max(k)
         )))
@@ -245,7 +246,7 @@ impl Storage {
         if rows.len() < k {
             // The walk may have stopped with the filters holding more: read the
             // scope exactly (bitmap or sequential scans, no HNSW walk).
-            sqlx::query("SET LOCAL enable_indexscan = off")
+            sql::query("SET LOCAL enable_indexscan = off")
                 .execute(&mut *tx)
                 .await?;
             rows = bind_near(&sql, viewer, query, scope, k)
@@ -280,7 +281,7 @@ impl Storage {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT record_id, (1 - (embedding::vector({d}) <=> $2::real[]::vector({d})))::float8 AS similarity
              FROM memory_vectors
              WHERE account_id = $1 AND model_id = {id} AND record_id = ANY($3) AND embedding IS NOT NULL",
@@ -290,7 +291,7 @@ impl Storage {
         .bind(account.0)
         .bind(query)
         .bind(ids)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         rows.iter()
             .map(|r| Ok((r.try_get("record_id")?, r.try_get("similarity")?)))
@@ -343,7 +344,7 @@ fn bind_near<'q>(
     scope: &NearScope<'_>,
     k: usize,
 ) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
-    sqlx::query(AssertSqlSafe(sql.to_string()))
+    sql::query(AssertSqlSafe(sql.to_string()))
         .bind(viewer.account.0)
         .bind(query)
         .bind(viewer.person.0)
@@ -364,7 +365,7 @@ fn bind_near<'q>(
 async fn move_stored_vectors(conn: &mut sqlx::PgConnection) -> Result<u64, StorageError> {
     let mut moved = 0;
     loop {
-        let rows = sqlx::query(
+        let rows = sql::query(
             "SELECT account_id, record_id, model, data FROM memory_vectors
              WHERE embedding IS NULL AND data IS NOT NULL LIMIT $1",
         )
@@ -383,7 +384,7 @@ async fn move_stored_vectors(conn: &mut sqlx::PgConnection) -> Result<u64, Stora
             models.push(row.try_get::<String, _>("model")?);
             values.push(vector_text(&from_le_bytes(&data)));
         }
-        let done = sqlx::query(
+        let done = sql::query(
             "UPDATE memory_vectors v SET embedding = u.e::vector, data = NULL
              FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS u(a, r, m, e)
              WHERE v.account_id = u.a AND v.record_id = u.r AND v.model = u.m",
@@ -401,7 +402,7 @@ async fn move_stored_vectors(conn: &mut sqlx::PgConnection) -> Result<u64, Stora
 /// Takes the setup lock on `conn`: one service process at a time prepares the
 /// extension, the column and the models (their indexes are built after it).
 async fn lock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
-    sqlx::query("SELECT pg_advisory_lock($1)")
+    sql::query("SELECT pg_advisory_lock($1)")
         .bind(SETUP_LOCK)
         .execute(&mut *conn)
         .await?;
@@ -410,7 +411,7 @@ async fn lock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
 
 /// Releases [`lock_setup`]'s lock.
 async fn unlock_setup(conn: &mut sqlx::PgConnection) -> Result<(), StorageError> {
-    sqlx::query("SELECT pg_advisory_unlock($1)")
+    sql::query("SELECT pg_advisory_unlock($1)")
         .bind(SETUP_LOCK)
         .execute(&mut *conn)
         .await?;

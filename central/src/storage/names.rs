@@ -3,6 +3,7 @@
 
 use super::Storage;
 use super::base::{AccountId, StorageError, Viewer};
+use super::sql;
 use super::visibility::visible_sql;
 use solaria_shared::render::person_handle;
 use solaria_shared::wire::MachineName;
@@ -20,7 +21,7 @@ impl Storage {
         key_or_name: &str,
     ) -> Result<Vec<Project>, StorageError> {
         let visible = visible_sql("", "$1", "$3");
-        let by_key: Option<String> = sqlx::query_scalar(AssertSqlSafe(format!(
+        let by_key: Option<String> = sql::query_scalar(AssertSqlSafe(format!(
             "SELECT project_name FROM memory_sessions
              WHERE account_id = $1 AND project_key = $2 AND NOT deleted AND {visible}
              ORDER BY started_at DESC LIMIT 1"
@@ -28,7 +29,7 @@ impl Storage {
         .bind(viewer.account.0)
         .bind(key_or_name)
         .bind(viewer.person.0)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.lagging_session().await?)
         .await?;
         // Observations whose session record has not arrived still name a project; so
         // does knowledge, which may be all a project holds (decisions recorded by hand).
@@ -37,7 +38,7 @@ impl Storage {
             if by_key.is_some() {
                 break;
             }
-            by_key = sqlx::query_scalar(AssertSqlSafe(format!(
+            by_key = sql::query_scalar(AssertSqlSafe(format!(
                 "SELECT project_name FROM {table}
                  WHERE account_id = $1 AND project_key = $2 AND NOT deleted AND {visible}
                  ORDER BY created_at DESC LIMIT 1"
@@ -45,7 +46,7 @@ impl Storage {
             .bind(viewer.account.0)
             .bind(key_or_name)
             .bind(viewer.person.0)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.lagging_session().await?)
             .await?;
         }
         if let Some(name) = by_key {
@@ -54,7 +55,7 @@ impl Storage {
                 name,
             }]);
         }
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT DISTINCT ON (project_key) project_key, project_name FROM (
                  SELECT project_key, project_name, started_at AS at FROM memory_sessions
                  WHERE account_id = $1 AND project_name = $2 AND NOT deleted AND {visible}
@@ -67,7 +68,7 @@ impl Storage {
         .bind(viewer.account.0)
         .bind(key_or_name)
         .bind(viewer.person.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         rows.iter()
             .map(|r| {
@@ -88,13 +89,13 @@ impl Storage {
         id_or_name: &str,
     ) -> Result<Vec<MachineId>, StorageError> {
         let id = Uuid::parse_str(id_or_name.trim()).ok();
-        let ids: Vec<Uuid> = sqlx::query_scalar(
+        let ids: Vec<Uuid> = sql::query_scalar(
             "SELECT id FROM memory_machines WHERE account_id = $1 AND (id = $2 OR machine_name = $3)",
         )
         .bind(account.0)
         .bind(id)
         .bind(id_or_name)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.session().await?)
         .await?;
         Ok(ids.into_iter().map(MachineId::from_uuid).collect())
     }
@@ -112,7 +113,7 @@ impl Storage {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = sqlx::query(
+        let rows = sql::query(
             "SELECT m.id, m.machine_name, m.person_id = $3 AS own, p.email
              FROM memory_machines m JOIN people p ON p.account_id = m.account_id AND p.id = m.person_id
              WHERE m.account_id = $1 AND m.id = ANY($2) ORDER BY m.id",
@@ -120,7 +121,7 @@ impl Storage {
         .bind(viewer.account.0)
         .bind(&ids)
         .bind(viewer.person.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.session().await?)
         .await?;
         rows.iter()
             .map(|r| {

@@ -6,6 +6,7 @@
 use super::Storage;
 use super::base::{AccountId, PersonId, Role, StorageError, audit};
 use super::erase::{ErasureTarget, Reach};
+use super::sql;
 use serde::Serialize;
 use solaria_shared::MachineId;
 use sqlx::Row;
@@ -78,7 +79,7 @@ impl Storage {
         let email = checked_email(email)?;
         let mut tx = self.pool().begin().await?;
         let id = PersonId(Uuid::now_v7());
-        let done = sqlx::query(
+        let done = sql::query(
             "INSERT INTO people (account_id, id, email, role) VALUES ($1, $2, $3, $4)
              ON CONFLICT DO NOTHING",
         )
@@ -111,13 +112,13 @@ impl Storage {
         account: AccountId,
         email: &str,
     ) -> Result<PersonId, StorageError> {
-        let id: Option<Uuid> = sqlx::query_scalar(
+        let id: Option<Uuid> = sql::query_scalar(
             "SELECT id FROM people
              WHERE account_id = $1 AND lower(email) = lower($2) AND removed_at IS NULL",
         )
         .bind(account.0)
         .bind(email.trim())
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.session().await?)
         .await?;
         id.map(PersonId).ok_or_else(|| {
             StorageError::NotFound(format!(
@@ -130,11 +131,11 @@ impl Storage {
     /// The person an enrollment token is for when none is named: the account's only
     /// live person. An account of several people must be told whose machine it is.
     pub async fn sole_person(&self, account: AccountId) -> Result<PersonId, StorageError> {
-        let ids: Vec<Uuid> = sqlx::query_scalar(
+        let ids: Vec<Uuid> = sql::query_scalar(
             "SELECT id FROM people WHERE account_id = $1 AND removed_at IS NULL LIMIT 2",
         )
         .bind(account.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.session().await?)
         .await?;
         match ids[..] {
             [only] => Ok(PersonId(only)),
@@ -151,7 +152,7 @@ impl Storage {
 
     /// The people of `account`, removed ones too, in the order they were added.
     pub async fn list_people(&self, account: AccountId) -> Result<Vec<PersonInfo>, StorageError> {
-        let rows = sqlx::query(
+        let rows = sql::query(
             "SELECT p.id, p.email, p.role, p.added_at, p.removed_at,
                     (SELECT count(*) FROM memory_machines m
                      WHERE m.account_id = p.account_id AND m.person_id = p.id
@@ -159,7 +160,7 @@ impl Storage {
              FROM people p WHERE p.account_id = $1 ORDER BY p.added_at, p.id",
         )
         .bind(account.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.session().await?)
         .await?;
         rows.iter()
             .map(|r| {
@@ -206,13 +207,13 @@ impl Storage {
         };
         if erase {
             // Tombstones are written by one of their own machines, as their last act.
-            let by: Option<Uuid> = sqlx::query_scalar(
+            let by: Option<Uuid> = sql::query_scalar(
                 "SELECT id FROM memory_machines WHERE account_id = $1 AND person_id = $2
                  ORDER BY first_seen_at DESC LIMIT 1",
             )
             .bind(account.0)
             .bind(removal.person.0)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.session().await?)
             .await?;
             if let Some(by) = by {
                 let erased = self
@@ -235,14 +236,14 @@ impl Storage {
         account: AccountId,
         email: &str,
     ) -> Result<PersonId, StorageError> {
-        let id: Option<Uuid> = sqlx::query_scalar(
+        let id: Option<Uuid> = sql::query_scalar(
             "SELECT id FROM people
              WHERE account_id = $1 AND lower(email) = lower($2) AND removed_at IS NOT NULL
              ORDER BY removed_at DESC LIMIT 1",
         )
         .bind(account.0)
         .bind(email.trim())
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.session().await?)
         .await?;
         id.map(PersonId).ok_or_else(|| {
             StorageError::NotFound(format!(
@@ -263,7 +264,7 @@ impl Storage {
         actor: &str,
     ) -> Result<Removal, StorageError> {
         let mut tx = self.pool().begin().await?;
-        let role: String = sqlx::query_scalar(
+        let role: String = sql::query_scalar(
             "SELECT role FROM people WHERE account_id = $1 AND id = $2 FOR UPDATE",
         )
         .bind(account.0)
@@ -271,7 +272,7 @@ impl Storage {
         .fetch_one(&mut *tx)
         .await?;
         if role == Role::Admin.as_str() {
-            let admins: i64 = sqlx::query_scalar(
+            let admins: i64 = sql::query_scalar(
                 "SELECT count(*) FROM people
                  WHERE account_id = $1 AND role = 'admin' AND removed_at IS NULL",
             )
@@ -296,7 +297,7 @@ impl Storage {
         .into_iter()
         .enumerate()
         {
-            changed[n] = sqlx::query(sql)
+            changed[n] = sql::query(sql)
                 .bind(account.0)
                 .bind(person.0)
                 .execute(&mut *tx)
@@ -343,11 +344,11 @@ impl Storage {
 
     /// The audit log of `account`, oldest first.
     pub async fn audit_log(&self, account: AccountId) -> Result<Vec<AuditEntry>, StorageError> {
-        let rows = sqlx::query(
+        let rows = sql::query(
             "SELECT at, actor, action, detail FROM audit_log WHERE account_id = $1 ORDER BY id",
         )
         .bind(account.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.session().await?)
         .await?;
         rows.iter()
             .map(|r| {

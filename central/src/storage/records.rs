@@ -5,6 +5,7 @@
 
 use super::base::{AccountId, StorageError};
 use super::rows::replaces_where;
+use super::sql;
 use solaria_shared::{Observation, Session, Summary};
 use sqlx::{Postgres, Transaction};
 use uuid::Uuid;
@@ -25,7 +26,7 @@ pub(super) async fn upsert_sessions(
         return Ok(Vec::new());
     }
     let ids: Vec<Uuid> = rows.iter().map(|(_, s)| *s.id.as_uuid()).collect();
-    let ids_q = sqlx::query_scalar(concat!(
+    let ids_q = sql::query_scalar(concat!(
         "INSERT INTO memory_sessions AS t (account_id, id, machine_id, updated, deleted, seq, project_key,
              project_name, agent, agent_session_id, cwd, source, started_at, ended_at)
          SELECT $1, u.* FROM UNNEST($2::uuid[], $3::uuid[], $4::int8[], $5::bool[], $6::int8[], $7::text[],
@@ -70,7 +71,7 @@ pub(super) async fn upsert_observations(
     }
     let col =
         |f: &dyn Fn(&Observation) -> String| rows.iter().map(|(_, o)| f(o)).collect::<Vec<_>>();
-    let ids = sqlx::query_scalar(concat!(
+    let ids = sql::query_scalar(concat!(
         "INSERT INTO memory_observations_remote AS t (account_id, id, session_id, machine_id, updated,
              deleted, seq, project_key, project_name, kind, tool_name, title, input, response, files,
              metadata, tags, created_at)
@@ -123,7 +124,7 @@ pub(super) async fn upsert_summaries(
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let ids = sqlx::query_scalar(concat!(
+    let ids = sql::query_scalar(concat!(
         "INSERT INTO memory_summaries_remote AS t (account_id, id, session_id, machine_id, updated,
              deleted, seq, project_key, project_name, summary, key_points, tags, observations_count,
              created_at)

@@ -43,6 +43,7 @@
 use super::base::{StorageError, Viewer};
 use super::meaning::NearScope;
 use super::rows::strings;
+use super::sql;
 use super::vector_models::ModelRef;
 use super::visibility::visible_sql;
 use super::{Storage, key_condition};
@@ -369,10 +370,10 @@ impl Storage {
                 "SELECT id, {text} AS text FROM {} WHERE account_id = $1 AND id = ANY($2)",
                 table.name()
             );
-            let rows = sqlx::query(AssertSqlSafe(sql))
+            let rows = sql::query(AssertSqlSafe(sql))
                 .bind(viewer.account.0)
                 .bind(&ids)
-                .fetch_all(self.pool())
+                .fetch_all(&mut *self.lagging_session().await?)
                 .await?;
             for row in &rows {
                 texts.insert(row.try_get("id")?, row.try_get("text")?);
@@ -496,7 +497,7 @@ impl Storage {
             };
             let rows = scope
                 .query(scope.fetch_sql(table), viewer, &req.text, extra)
-                .fetch_all(self.pool())
+                .fetch_all(&mut *self.lagging_session().await?)
                 .await?;
             for row in &rows {
                 let (_, mut c) = candidate(row)?;
@@ -526,7 +527,7 @@ impl Storage {
         );
         let rows = scope
             .query(sql, viewer, text, Extra::default())
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.lagging_session().await?)
             .await?;
         let mut candidates = rows.iter().map(candidate).collect::<Result<Vec<_>, _>>()?;
 
@@ -551,23 +552,23 @@ impl Storage {
             .join(" UNION ALL ");
         let edges = scope
             .query(sql, viewer, text, Extra::default())
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.lagging_session().await?)
             .await?;
         // The GIN index finds a rare word's matches at once, but the planner cannot
         // know a word is rare (it assumes ~1% for any word outside its statistics) and
         // would walk the whole history in time order: forbid plain index scans here.
         let mut older: HashMap<Table, Vec<Uuid>> = HashMap::new();
         let mut tx = self.pool().begin().await?;
-        sqlx::query("SET LOCAL enable_indexscan = off")
+        sql::query("SET LOCAL enable_indexscan = off")
             .execute(&mut *tx)
             .await?;
-        sqlx::query("SET LOCAL enable_indexonlyscan = off")
+        sql::query("SET LOCAL enable_indexonlyscan = off")
             .execute(&mut *tx)
             .await?;
         // Nor parallel workers: reading at most a few thousand matches, starting
         // two costs more than the read (about 60 ms of the 70 a rare word took at
         // 10M rows, docs/experiments/2026-11-28-a-team-at-10m.md).
-        sqlx::query("SET LOCAL max_parallel_workers_per_gather = 0")
+        sql::query("SET LOCAL max_parallel_workers_per_gather = 0")
             .execute(&mut *tx)
             .await?;
         for row in &edges {
@@ -599,7 +600,7 @@ impl Storage {
             };
             let rows = scope
                 .query(scope.fetch_sql(table), viewer, text, extra)
-                .fetch_all(self.pool())
+                .fetch_all(&mut *self.lagging_session().await?)
                 .await?;
             for row in &rows {
                 candidates.push(candidate(row)?);
@@ -764,7 +765,7 @@ impl Scope<'_> {
                 .map(ObservationKind::as_str)
                 .or(t.knowledge_kind().map(KnowledgeKind::as_str))
         });
-        sqlx::query(AssertSqlSafe(sql))
+        sql::query(AssertSqlSafe(sql))
             .bind(viewer.account.0)
             .bind(text)
             .bind(CANDIDATES)

@@ -13,6 +13,7 @@ use super::rows::{
     KNOWLEDGE_COLS, Mapper, OBSERVATION_COLS, SESSION_COLS, SUMMARY_COLS, knowledge_row,
     observation_row, session_row, summary_row,
 };
+use super::sql;
 use super::visibility::{same_person_sql, visible_sql};
 use super::{Storage, read_snapshot};
 use solaria_shared::wire::{MachineName, RestorePage, WireRecord};
@@ -47,7 +48,7 @@ impl Storage {
              WHERE account_id = $1 AND id = $2 AND NOT deleted AND {visible}",
             visible = visible_sql("", "$1", "$3")
         );
-        let mut row = sqlx::query(AssertSqlSafe(session_sql.clone()))
+        let mut row = sql::query(AssertSqlSafe(session_sql.clone()))
             .bind(viewer.account.0)
             .bind(id)
             .bind(viewer.person.0)
@@ -55,7 +56,7 @@ impl Storage {
             .await?;
         if row.is_none() {
             let visible = visible_sql("", "$1", "$3");
-            let owner: Option<Uuid> = sqlx::query_scalar(AssertSqlSafe(format!(
+            let owner: Option<Uuid> = sql::query_scalar(AssertSqlSafe(format!(
                 "SELECT session_id FROM memory_observations_remote
                  WHERE account_id = $1 AND id = $2 AND NOT deleted AND {visible}
                  UNION ALL
@@ -73,7 +74,7 @@ impl Storage {
             .fetch_optional(&mut *tx)
             .await?;
             if let Some(session) = owner {
-                row = sqlx::query(AssertSqlSafe(session_sql))
+                row = sql::query(AssertSqlSafe(session_sql))
                     .bind(viewer.account.0)
                     .bind(session)
                     .bind(viewer.person.0)
@@ -89,7 +90,7 @@ impl Storage {
         };
         let sid = *session.id.as_uuid();
         let owner = *session.meta.machine_id.as_uuid();
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT {OBSERVATION_COLS} FROM memory_observations_remote
              WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible} AND {same}
              ORDER BY created_at, id",
@@ -108,7 +109,7 @@ impl Storage {
                 observations.push(o);
             }
         }
-        let summary = sqlx::query(AssertSqlSafe(format!(
+        let summary = sql::query(AssertSqlSafe(format!(
             "SELECT {SUMMARY_COLS} FROM memory_summaries_remote
              WHERE account_id = $1 AND session_id = $2 AND NOT deleted AND {visible} AND {same}
              ORDER BY created_at DESC, id DESC LIMIT 1",
@@ -160,7 +161,7 @@ impl Storage {
         let mut tx = read_snapshot(self).await?;
         let mut out = Vec::new();
         for (table, cols, mapper) in tables {
-            let rows = sqlx::query(AssertSqlSafe(format!(
+            let rows = sql::query(AssertSqlSafe(format!(
                 "SELECT {cols} FROM {table}
                  WHERE account_id = $1 AND id = ANY($2) AND NOT deleted AND {visible}",
                 visible = visible_sql("", "$1", "$3")
@@ -188,7 +189,7 @@ impl Storage {
         if sessions.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = sqlx::query(AssertSqlSafe(format!(
+        let rows = sql::query(AssertSqlSafe(format!(
             "SELECT DISTINCT ON (m.session_id) {cols} FROM memory_summaries_remote m
              JOIN memory_sessions s ON s.account_id = m.account_id AND s.id = m.session_id
              WHERE m.account_id = $1 AND m.session_id = ANY($2) AND NOT m.deleted AND {visible}
@@ -201,7 +202,7 @@ impl Storage {
         .bind(viewer.account.0)
         .bind(sessions)
         .bind(viewer.person.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         let mut out = Vec::new();
         for r in &rows {

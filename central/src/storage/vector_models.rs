@@ -15,6 +15,7 @@
 
 use super::Storage;
 use super::base::{AccountId, StorageError};
+use super::sql;
 use solaria_shared::embedding::{MAX_MODEL_LEN, fingerprint_dimension};
 use sqlx::{AssertSqlSafe, Postgres, Transaction};
 use std::sync::Arc;
@@ -103,7 +104,7 @@ impl Storage {
     ) -> Result<Vec<ModelRef>, StorageError> {
         let mut registered = Vec::new();
         for (model, dimension) in self.vector_models().0.iter() {
-            sqlx::query(
+            sql::query(
                 "INSERT INTO memory_vector_models (model, dimension) VALUES ($1, $2)
                  ON CONFLICT (model) DO NOTHING",
             )
@@ -112,7 +113,7 @@ impl Storage {
             .execute(&mut *conn)
             .await?;
             let (id, known): (i32, i32) =
-                sqlx::query_as("SELECT id, dimension FROM memory_vector_models WHERE model = $1")
+                sql::query_as("SELECT id, dimension FROM memory_vector_models WHERE model = $1")
                     .bind(model)
                     .fetch_one(&mut *conn)
                     .await?;
@@ -140,8 +141,8 @@ impl Storage {
     /// interrupted build left invalid is dropped and built again.
     pub(super) async fn build_indexes(&self, models: &[ModelRef]) -> Result<(), StorageError> {
         for &model in models {
-            let mut conn = self.pool().acquire().await?;
-            let mine: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
+            let mut conn = self.setup_pool().acquire().await?;
+            let mine: bool = sql::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
                 .bind(INDEX_LOCK_CLASS)
                 .bind(model.id)
                 .fetch_one(&mut *conn)
@@ -154,7 +155,7 @@ impl Storage {
                 continue;
             }
             let built = build_index(&mut conn, model).await;
-            sqlx::query("SELECT pg_advisory_unlock($1, $2)")
+            sql::query("SELECT pg_advisory_unlock($1, $2)")
                 .bind(INDEX_LOCK_CLASS)
                 .bind(model.id)
                 .execute(&mut *conn)
@@ -184,9 +185,9 @@ impl Storage {
             )));
         }
         let row: Option<(i32, i32)> =
-            sqlx::query_as("SELECT id, dimension FROM memory_vector_models WHERE model = $1")
+            sql::query_as("SELECT id, dimension FROM memory_vector_models WHERE model = $1")
                 .bind(model)
-                .fetch_optional(self.pool())
+                .fetch_optional(&mut *self.session().await?)
                 .await?;
         match row {
             Some((id, known)) if known as usize == dimension => Ok(Ok(ModelRef { id, dimension })),
@@ -206,14 +207,14 @@ impl Storage {
         if self.vector_models().dimension_of(model).is_none() {
             return Ok(None);
         }
-        let row: Option<(i32, i32)> = sqlx::query_as(
+        let row: Option<(i32, i32)> = sql::query_as(
             "SELECT m.id, m.dimension FROM memory_vector_models m
              JOIN memory_account_vector_models a ON a.model_id = m.id AND a.account_id = $1
              WHERE m.model = $2",
         )
         .bind(account.0)
         .bind(model)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.session().await?)
         .await?;
         Ok(row.map(|(id, dimension)| ModelRef {
             id,
@@ -229,7 +230,7 @@ pub(super) async fn register_account(
     account: AccountId,
     model: ModelRef,
 ) -> Result<(), StorageError> {
-    sqlx::query(
+    sql::query(
         "INSERT INTO memory_account_vector_models (account_id, model_id) VALUES ($1, $2)
          ON CONFLICT DO NOTHING",
     )
@@ -248,7 +249,7 @@ const INDEX_LOCK_CLASS: i32 = 0x534f_4c41; // "SOLA"
 /// or left invalid; the caller holds the model's index lock.
 async fn build_index(conn: &mut sqlx::PgConnection, model: ModelRef) -> Result<(), StorageError> {
     let name = index_name(model);
-    let valid: Option<bool> = sqlx::query_scalar(
+    let valid: Option<bool> = sql::query_scalar(
         "SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
          WHERE c.relname = $1",
     )
@@ -263,7 +264,7 @@ async fn build_index(conn: &mut sqlx::PgConnection, model: ModelRef) -> Result<(
                 index = name,
                 "an interrupted build left the vector index invalid; dropping it to build it again"
             );
-            sqlx::query(AssertSqlSafe(format!(
+            sql::query(AssertSqlSafe(format!(
                 "DROP INDEX CONCURRENTLY IF EXISTS {name}"
             )))
             .execute(&mut *conn)
@@ -276,7 +277,7 @@ async fn build_index(conn: &mut sqlx::PgConnection, model: ModelRef) -> Result<(
         dimension = model.dimension,
         "building the vector index of a model (concurrently: pushes go on)"
     );
-    sqlx::query(AssertSqlSafe(format!(
+    sql::query(AssertSqlSafe(format!(
         "CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON memory_vectors
          USING hnsw ((embedding::vector({d})) vector_cosine_ops)
          WITH (m = {m}, ef_construction = {ef}) WHERE model_id = {id}",

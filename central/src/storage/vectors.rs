@@ -7,6 +7,7 @@
 use super::Storage;
 use super::base::{AccountId, StorageError, Viewer};
 use super::meaning::from_le_bytes;
+use super::sql;
 use super::vector_models::{ModelRef, register_account};
 use super::visibility::own_sql;
 use solaria_shared::embedding::{EmbeddingRefusal, VectorEncoding, WireEmbedding};
@@ -31,7 +32,7 @@ async fn written_by_another(
     viewer: Viewer,
     e: &WireEmbedding,
 ) -> Result<bool, StorageError> {
-    Ok(sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+    Ok(sql::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT EXISTS (SELECT 1 FROM {LIVE_RECORDS} r
          WHERE r.account_id = $1 AND r.id = $2 AND NOT {own})",
         own = own_sql("r.", "$1", "$3")
@@ -110,7 +111,7 @@ impl Storage {
         );
         let mut tx = self.pool().begin().await?;
         for (e, model, values) in decoded {
-            let query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+            let query = sql::query(sqlx::AssertSqlSafe(sql.clone()))
                 .bind(viewer.account.0)
                 .bind(e.id)
                 .bind(&e.model)
@@ -178,7 +179,7 @@ impl Storage {
         } else {
             "data, NULL::real[] AS indexed"
         };
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let rows = sql::query(sqlx::AssertSqlSafe(format!(
             "SELECT record_id, updated, {values} FROM memory_vectors
              WHERE account_id = $1 AND model = $2 AND record_id = ANY($3) AND pushed_by <> $4"
         )))
@@ -186,7 +187,7 @@ impl Storage {
         .bind(model)
         .bind(&ids)
         .bind(reader.as_uuid())
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.lagging_session().await?)
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {

@@ -14,6 +14,7 @@
 use super::Storage;
 use super::base::{AccountId, StorageError, audit};
 use super::rows::RECORD_TABLES;
+use super::sql;
 use serde::Serialize;
 use sqlx::Row;
 
@@ -132,12 +133,12 @@ impl Storage {
         let mut tx = self.pool().begin().await?;
         // The feed's lock first, as every writer of seqs takes it.
         let base: i64 =
-            sqlx::query_scalar("SELECT change_seq FROM accounts WHERE id = $1 FOR UPDATE")
+            sql::query_scalar("SELECT change_seq FROM accounts WHERE id = $1 FOR UPDATE")
                 .bind(account.0)
                 .fetch_optional(&mut *tx)
                 .await?
                 .ok_or_else(|| StorageError::NotFound(format!("account {account}")))?;
-        let inserted = sqlx::query(
+        let inserted = sql::query(
             "INSERT INTO shared_projects (account_id, pattern, like_pattern, shared_by)
              VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, pattern) DO NOTHING",
         )
@@ -157,7 +158,7 @@ impl Storage {
         let mut next = base;
         for table in RECORD_TABLES.map(|(t, _, _)| t) {
             // Table names are constants; the pattern is a parameter.
-            let n = sqlx::query(sqlx::AssertSqlSafe(format!(
+            let n = sql::query(sqlx::AssertSqlSafe(format!(
                 "WITH targets AS (
                      SELECT id, row_number() OVER (ORDER BY seq, id) AS n FROM {table}
                      WHERE account_id = $1 AND project_key LIKE $2
@@ -173,7 +174,7 @@ impl Storage {
             .rows_affected();
             next += n as i64;
         }
-        sqlx::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
+        sql::query("UPDATE accounts SET change_seq = $2 WHERE id = $1")
             .bind(account.0)
             .bind(next)
             .execute(&mut *tx)
@@ -205,7 +206,7 @@ impl Storage {
         let (pattern, _) = like_pattern(pattern)?;
         let mut tx = self.pool().begin().await?;
         let removed =
-            sqlx::query("DELETE FROM shared_projects WHERE account_id = $1 AND pattern = $2")
+            sql::query("DELETE FROM shared_projects WHERE account_id = $1 AND pattern = $2")
                 .bind(account.0)
                 .bind(&pattern)
                 .execute(&mut *tx)
@@ -223,12 +224,12 @@ impl Storage {
         &self,
         account: AccountId,
     ) -> Result<Vec<SharedProject>, StorageError> {
-        let rows = sqlx::query(
+        let rows = sql::query(
             "SELECT pattern, shared_by, shared_at FROM shared_projects
              WHERE account_id = $1 ORDER BY shared_at, pattern",
         )
         .bind(account.0)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.session().await?)
         .await?;
         rows.iter()
             .map(|r| {
