@@ -48,8 +48,14 @@ use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-/// The embedded migrations of `migrations/central/`.
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/central");
+/// The embedded migrations of `migrations/central/`. Migrations a newer release
+/// applied are let be: during a rolling upgrade the previous release serves beside
+/// the new one on the schema the new one migrated, which is why every migration
+/// only adds (expand/contract, deploy/central/PRODUCTION.md).
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate::Migrator {
+    ignore_missing: true,
+    ..sqlx::migrate!("../migrations/central")
+};
 
 /// The databases a service talks to, and how.
 #[derive(Debug, Clone, Copy)]
