@@ -63,6 +63,11 @@ export SOLARIA_TEST_PLAIN_DATABASE_URL
 # builds a package's binaries only for its own integration tests, so build them first.
 echo "== cargo build (the binaries the tests drive)"
 cargo build --workspace --bins --quiet
+# The rolling-upgrade test runs the release before the newest schema change beside this
+# one: built from the repository's history, its dependencies copied from this build.
+echo "== the previous release of the central service"
+SOLARIA_TEST_PREVIOUS_CENTRAL="$(bash deploy/previous-release.sh)"
+export SOLARIA_TEST_PREVIOUS_CENTRAL
 # The relay tests run the hook client as `deploy/install.sh` ships it: linked statically.
 SOLARIA_TEST_HOOK_CLIENT="$(bash deploy/static-hook.sh debug)"
 export SOLARIA_TEST_HOOK_CLIENT

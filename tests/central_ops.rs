@@ -408,25 +408,11 @@ async fn the_request_id_is_echoed_or_made() {
     );
 }
 
-/// `solaria-central` (the real binary) with `args`, its environment holding only what
-/// is given (and `PATH`).
-fn central_command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(solaria_tests::binary("solaria-central"));
-    cmd.args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .envs(env.iter().copied())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    cmd
-}
-
 #[tokio::test]
 async fn the_binary_serves_beside_the_edge_s_environment_variables() {
     let db = fresh_database().await;
-    let mut child = central_command(
+    let mut child = solaria_tests::central::command(
+        solaria_tests::binary("solaria-central").as_path(),
         &["serve", "--log-format", "json"],
         &[
             ("SOLARIA_DATABASE_URL", db.url.as_str()),
@@ -442,7 +428,7 @@ async fn the_binary_serves_beside_the_edge_s_environment_variables() {
     )
     .spawn()
     .expect("spawn solaria-central serve");
-    let listen = serving_address(&mut child).await;
+    let listen = solaria_tests::central::serving_address(&mut child).await;
     let client = reqwest::Client::builder()
         .no_proxy()
         .build()
@@ -454,39 +440,6 @@ async fn the_binary_serves_beside_the_edge_s_environment_variables() {
         .expect("solaria-central answers where it says it listens");
     assert_eq!(r.status(), 200, "solaria-central answers /healthz");
     child.kill().await.expect("stop solaria-central");
-}
-
-/// The address a `solaria-central serve --log-format json` listens on, from its
-/// `serving` log line (it listens before it logs it); its log is drained from then
-/// on. Panics with the log if it ends first or says nothing in a minute.
-async fn serving_address(child: &mut tokio::process::Child) -> std::net::SocketAddr {
-    use tokio::io::AsyncBufReadExt;
-    let stderr = child.stderr.take().expect("piped stderr");
-    let mut lines = tokio::io::BufReader::new(stderr).lines();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    let mut seen = Vec::new();
-    loop {
-        let line = tokio::time::timeout_at(deadline, lines.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("no `serving` line in a minute: {seen:#?}"))
-            .expect("read the log");
-        let Some(line) = line else {
-            panic!("solaria-central ended before it served: {seen:#?}");
-        };
-        let entry: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-        let fields = &entry["fields"];
-        if fields["message"] == "serving" {
-            let listen = fields["listen"].as_str().expect("listen field");
-            let addr = listen
-                .strip_prefix("Some(")
-                .and_then(|a| a.strip_suffix(')'))
-                .and_then(|a| a.parse().ok())
-                .unwrap_or_else(|| panic!("an address: {line}"));
-            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-            return addr;
-        }
-        seen.push(line);
-    }
 }
 
 #[tokio::test]
@@ -502,10 +455,14 @@ async fn a_misspelled_key_in_the_config_file_stops_the_binary_naming_it() {
     )
     .expect("write config");
     let path = file.display().to_string();
-    let out = central_command(&["--config", &path, "serve"], &[])
-        .output()
-        .await
-        .expect("run solaria-central");
+    let out = solaria_tests::central::command(
+        solaria_tests::binary("solaria-central").as_path(),
+        &["--config", &path, "serve"],
+        &[],
+    )
+    .output()
+    .await
+    .expect("run solaria-central");
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -16,6 +16,7 @@ mod central_replicas;
 mod central_semantic;
 mod central_standby;
 mod central_team;
+mod central_upgrade;
 mod config_examples;
 mod edge_cli;
 mod injection;

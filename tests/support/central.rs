@@ -542,7 +542,7 @@ pub struct Machine {
 
 /// A CA and a `localhost` server certificate signed by it, made fresh by rcgen: the
 /// directory holding `chain.pem` and `key.pem`, and the CA's PEM.
-fn test_tls() -> (tempfile::TempDir, String) {
+pub fn test_tls() -> (tempfile::TempDir, String) {
     use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("ca params");
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
@@ -562,4 +562,57 @@ fn test_tls() -> (tempfile::TempDir, String) {
     std::fs::write(dir.path().join("key.pem"), key.serialize_pem()).expect("write key");
     api::install_crypto_provider();
     (dir, ca.pem())
+}
+
+/// A `solaria-central` binary (`program`: this build's or another release's) with `args`,
+/// its environment holding only what
+/// is given (and `PATH`).
+pub fn command(
+    program: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    cmd
+}
+
+/// The address a `solaria-central serve --log-format json` listens on, from its
+/// `serving` log line (it listens before it logs it); its log is drained from then
+/// on. Panics with the log if it ends first or says nothing in a minute.
+pub async fn serving_address(child: &mut tokio::process::Child) -> std::net::SocketAddr {
+    use tokio::io::AsyncBufReadExt;
+    let stderr = child.stderr.take().expect("piped stderr");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        let line = tokio::time::timeout_at(deadline, lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no `serving` line in a minute: {seen:#?}"))
+            .expect("read the log");
+        let Some(line) = line else {
+            panic!("solaria-central ended before it served: {seen:#?}");
+        };
+        let entry: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        let fields = &entry["fields"];
+        if fields["message"] == "serving" {
+            let listen = fields["listen"].as_str().expect("listen field");
+            let addr = listen
+                .strip_prefix("Some(")
+                .and_then(|a| a.strip_suffix(')'))
+                .and_then(|a| a.parse().ok())
+                .unwrap_or_else(|| panic!("an address: {line}"));
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return addr;
+        }
+        seen.push(line);
+    }
 }
