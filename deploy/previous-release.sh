@@ -45,7 +45,7 @@ target="${CARGO_TARGET_DIR:-$here/target}"
 mkdir -p "$work/target/debug/deps"
 if [ -d "$target/debug/deps" ]; then
     find "$target/debug/deps" -maxdepth 1 -type f \( -name 'lib*' -o -name '*.d' \) \
-        ! -name 'libsolaria*' ! -name 'solaria*' -exec cp -a {} "$work/target/debug/deps/" +
+        ! -name 'libsolaria*' ! -name 'solaria*' -exec cp -a -t "$work/target/debug/deps/" {} +
     for part in build .fingerprint; do
         [ -d "$target/debug/$part" ] && cp -a "$target/debug/$part" "$work/target/debug/"
     done

@@ -431,9 +431,14 @@ fn every_statement_of_the_central_service_is_sent_unnamed() {
         .filter(|f| *f != storage)
         .filter(|f| {
             let code = shipped_code(&std::fs::read_to_string(f).expect("source"));
-            ["sqlx::query(", "sqlx::query_as(", "sqlx::query_scalar(", "QueryBuilder"]
-                .iter()
-                .any(|call| code.contains(call))
+            [
+                "sqlx::query(",
+                "sqlx::query_as(",
+                "sqlx::query_scalar(",
+                "QueryBuilder",
+            ]
+            .iter()
+            .any(|call| code.contains(call))
         })
         .map(|f| f.display().to_string())
         .collect();
