@@ -2,13 +2,17 @@
 //! they start together (one vector index per model, built concurrently, outside the
 //! setup lock), what they do with an index an interrupted build left invalid, and
 //! that a machine may be served by any of them (tokens taken by every replica, an
-//! enrollment token spent once however many replicas it is sent to).
+//! enrollment token spent once however many replicas it is sent to), and that a
+//! replica killed with a push inside it loses nothing when the machine syncs to
+//! another.
 
 use solaria_central::storage::{Storage, VectorModels};
 use solaria_shared::wire::RecordOutcome;
-use solaria_tests::central::{Central, Options};
+use solaria_tests::central::{Central, Options, Replica, ok, test_tls};
+use solaria_tests::edge::Edge;
 use solaria_tests::pg::fresh_database;
 use solaria_tests::records::{session, stamp, wire};
+use sqlx::{Connection, PgConnection};
 
 /// The vector indexes of the database: name, whether valid, and the table it is on.
 async fn vector_indexes(storage: &Storage) -> Vec<(String, bool, String)> {
@@ -163,4 +167,115 @@ async fn a_token_from_one_replica_is_taken_by_the_others_and_an_enrollment_token
             .await
             .expect("count");
     assert_eq!(machines, 1);
+}
+
+/// Waits, up to a minute, until `done` holds; panics saying `what` otherwise.
+async fn until<F, Fut>(what: &str, mut done: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "gave up waiting: {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_killed_with_a_push_inside_it_loses_nothing_when_the_edge_syncs_to_another() {
+    let db = fresh_database().await;
+    let (tls, ca_pem) = test_tls();
+    let ca = tls.path().join("ca.pem");
+    std::fs::write(&ca, ca_pem).expect("ca");
+    ok(&db.url, &["migrate"]);
+    ok(
+        &db.url,
+        &["account", "create", "acme", "--admin", "lin@acme.dev"],
+    );
+    let program = solaria_tests::binary("solaria-central");
+    let doomed = Replica::serve(&program, &db.url, tls.path()).await;
+    let survivor = Replica::serve(&program, &db.url, tls.path()).await;
+    let laptop = std::sync::Arc::new(Edge::new("laptop"));
+    laptop.login_to(
+        &doomed.url,
+        ok(&db.url, &["enroll-token", "acme"]).trim(),
+        &ca,
+    );
+    const PROMPTS: usize = 60;
+    for i in 0..PROMPTS {
+        laptop.prompt(&format!("s{}", i % 3), &format!("quartz note {i}"));
+    }
+
+    // The account's row held: the push waits inside the doomed replica's transaction.
+    let mut holder = PgConnection::connect(&db.url).await.expect("connect");
+    let mut held = holder.begin().await.expect("begin");
+    sqlx::query("SELECT change_seq FROM accounts FOR UPDATE")
+        .fetch_all(&mut *held)
+        .await
+        .expect("hold the account");
+    let syncing = {
+        let laptop = laptop.clone();
+        tokio::task::spawn_blocking(move || laptop.run(&["sync"]))
+    };
+    let watcher = fresh_connection(&db.url).await;
+    until("the push waits inside the replica", || {
+        let watcher = watcher.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'",
+            )
+            .fetch_one(&watcher)
+            .await
+            .expect("activity")
+                > 0
+        }
+    })
+    .await;
+    doomed.stop().await;
+    held.rollback().await.expect("release");
+    let interrupted = syncing.await.expect("sync ran");
+    assert!(
+        !interrupted.status.success(),
+        "the sync to the killed replica fails: {}",
+        String::from_utf8_lossy(&interrupted.stdout)
+    );
+
+    // The same machine syncs to the other replica, as a load balancer would send it.
+    laptop.point_at(&survivor.url);
+    laptop.ok(&["sync"]);
+    let desktop = Edge::new("desktop");
+    desktop.login_to(
+        &survivor.url,
+        ok(&db.url, &["enroll-token", "acme"]).trim(),
+        &ca,
+    );
+    desktop.ok(&["sync"]);
+    let (prompts, positions): (i64, i64) = sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE kind = 'prompt'), count(DISTINCT seq) - count(*)
+         FROM memory_observations_remote",
+    )
+    .fetch_one(&watcher)
+    .await
+    .expect("counts");
+    assert_eq!(prompts, PROMPTS as i64, "every prompt on central, once");
+    assert_eq!(positions, 0, "no feed position given twice");
+    assert_eq!(
+        desktop.count("SELECT count(*) FROM observations WHERE kind = 'prompt'"),
+        PROMPTS as i64,
+        "the other machine receives each once"
+    );
+    survivor.stop().await;
+}
+
+async fn fresh_connection(url: &str) -> sqlx::PgPool {
+    sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect(url)
+        .await
+        .expect("connect")
 }

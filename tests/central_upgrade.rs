@@ -4,7 +4,7 @@
 //! syncs, until the old one is stopped; and every migration since the rule was
 //! written only adds to the schema, so that this keeps holding.
 
-use solaria_tests::central::{JWT_SECRET, command, ok, serving_address, test_tls};
+use solaria_tests::central::{JWT_SECRET, Replica, ok, test_tls};
 use solaria_tests::edge::Edge;
 use solaria_tests::pg::fresh_database;
 use std::path::{Path, PathBuf};
@@ -40,41 +40,6 @@ fn previous_release() -> PathBuf {
     PathBuf::from(path)
 }
 
-/// One `solaria-central serve` process over TLS, of either release.
-struct Replica {
-    child: tokio::process::Child,
-    url: String,
-}
-
-async fn serve(program: &Path, database: &str, tls: &Path) -> Replica {
-    let cert = tls.join("chain.pem").display().to_string();
-    let key = tls.join("key.pem").display().to_string();
-    let mut child = command(
-        program,
-        &["serve", "--log-format", "json"],
-        &[
-            ("SOLARIA_DATABASE_URL", database),
-            ("SOLARIA_JWT_SECRET", JWT_SECRET),
-            ("SOLARIA_LISTEN", "127.0.0.1:0"),
-            ("SOLARIA_TLS_CERT", &cert),
-            ("SOLARIA_TLS_KEY", &key),
-        ],
-    )
-    .spawn()
-    .expect("spawn solaria-central serve");
-    let at = serving_address(&mut child).await;
-    Replica {
-        child,
-        url: format!("https://localhost:{}", at.port()),
-    }
-}
-
-impl Replica {
-    async fn stop(mut self) {
-        self.child.kill().await.expect("stop the replica");
-    }
-}
-
 /// `solaria-central ARGS` of `program` against `database`: its standard output.
 fn operator(program: &Path, database: &str, args: &[&str]) -> String {
     let out = Command::new(program)
@@ -92,18 +57,6 @@ fn operator(program: &Path, database: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Logs `edge` in to `replica` with a new enrollment token of `acme`.
-fn log_in(edge: &Edge, replica: &Replica, token: &str, ca: &Path) {
-    edge.ok(&[
-        "login",
-        &replica.url,
-        "--token",
-        token.trim(),
-        "--ca-cert",
-        ca.to_str().expect("path"),
-    ]);
 }
 
 /// Whether `edge`'s own store finds `text` (its own or pulled from central).
@@ -129,12 +82,11 @@ async fn the_previous_release_serves_beside_this_one_on_the_schema_this_one_migr
         &db.url,
         &["account", "create", "acme", "--admin", "lin@acme.dev"],
     );
-    let before = serve(&old, &db.url, tls.path()).await;
+    let before = Replica::serve(&old, &db.url, tls.path()).await;
     let laptop = Edge::new("laptop");
-    log_in(
-        &laptop,
-        &before,
-        &operator(&old, &db.url, &["enroll-token", "acme"]),
+    laptop.login_to(
+        &before.url,
+        operator(&old, &db.url, &["enroll-token", "acme"]).trim(),
         &ca,
     );
     laptop.prompt("s-laptop", "zeppelin hangar before the upgrade");
@@ -143,15 +95,14 @@ async fn the_previous_release_serves_beside_this_one_on_the_schema_this_one_migr
     // The upgrade: this release migrates while the old one serves, then starts; an
     // old replica that restarts meanwhile starts on the migrated schema too.
     ok(&db.url, &["migrate"]);
-    let after = serve(&new, &db.url, tls.path()).await;
-    let old_again = serve(&old, &db.url, tls.path()).await;
+    let after = Replica::serve(&new, &db.url, tls.path()).await;
+    let old_again = Replica::serve(&old, &db.url, tls.path()).await;
     before.stop().await;
 
     let desktop = Edge::new("desktop");
-    log_in(
-        &desktop,
-        &after,
-        &ok(&db.url, &["enroll-token", "acme"]),
+    desktop.login_to(
+        &after.url,
+        ok(&db.url, &["enroll-token", "acme"]).trim(),
         &ca,
     );
     desktop.prompt("s-desktop", "airship mooring during the upgrade");
@@ -159,7 +110,7 @@ async fn the_previous_release_serves_beside_this_one_on_the_schema_this_one_migr
     // The laptop still syncs to an old replica: it writes on the new schema, and
     // pulls what the new release took.
     laptop.prompt("s-laptop", "zeppelin inspection on the old replica");
-    edge_to(&laptop, &old_again.url);
+    laptop.point_at(&old_again.url);
     laptop.ok(&["sync"]);
     assert!(
         knows(&laptop, "airship mooring"),
@@ -174,23 +125,12 @@ async fn the_previous_release_serves_beside_this_one_on_the_schema_this_one_migr
 
     // The old release stopped: the new one serves everything, to both machines.
     old_again.stop().await;
-    edge_to(&laptop, &after.url);
+    laptop.point_at(&after.url);
     laptop.prompt("s-laptop", "dirigible after the upgrade");
     laptop.ok(&["sync"]);
     desktop.ok(&["sync"]);
     assert!(knows(&desktop, "dirigible after"));
     after.stop().await;
-}
-
-/// Points `edge` at another replica of the same service, as a load balancer would:
-/// the server its login saved is rewritten (its credential is good with every
-/// replica, which share the database and the signing key).
-fn edge_to(edge: &Edge, url: &str) {
-    let path = edge.data_dir().join("credentials.json");
-    let mut saved: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&path).expect("credentials")).expect("json");
-    saved["server"] = serde_json::Value::String(url.to_string());
-    std::fs::write(&path, serde_json::to_vec(&saved).expect("json")).expect("write");
 }
 
 #[test]

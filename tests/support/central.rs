@@ -616,3 +616,47 @@ pub async fn serving_address(child: &mut tokio::process::Child) -> std::net::Soc
         seen.push(line);
     }
 }
+
+/// One `solaria-central serve` process over TLS, of either release.
+#[derive(Debug)]
+pub struct Replica {
+    pub child: tokio::process::Child,
+    /// `https://localhost:PORT`.
+    pub url: String,
+}
+
+impl Replica {
+    /// `program serve` on `database`, with the certificate and key in `tls` (as
+    /// [`test_tls`] writes them), listening on a free loopback port.
+    pub async fn serve(
+        program: &std::path::Path,
+        database: &str,
+        tls: &std::path::Path,
+    ) -> Replica {
+        let cert = tls.join("chain.pem").display().to_string();
+        let key = tls.join("key.pem").display().to_string();
+        let mut child = command(
+            program,
+            &["serve", "--log-format", "json"],
+            &[
+                ("SOLARIA_DATABASE_URL", database),
+                ("SOLARIA_JWT_SECRET", JWT_SECRET),
+                ("SOLARIA_LISTEN", "127.0.0.1:0"),
+                ("SOLARIA_TLS_CERT", &cert),
+                ("SOLARIA_TLS_KEY", &key),
+            ],
+        )
+        .spawn()
+        .expect("spawn solaria-central serve");
+        let at = serving_address(&mut child).await;
+        Replica {
+            child,
+            url: format!("https://localhost:{}", at.port()),
+        }
+    }
+
+    /// Kills it (SIGKILL) and waits for it.
+    pub async fn stop(mut self) {
+        self.child.kill().await.expect("stop the replica");
+    }
+}

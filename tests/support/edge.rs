@@ -389,14 +389,33 @@ impl Edge {
 
     /// `solaria login` to `c` with an enrollment token, trusting the CA at `ca`.
     pub fn login(&self, c: &Central, token: &str, ca: &Path) {
+        self.login_to(&c.url, token, ca);
+    }
+
+    /// `solaria login` to the service at `url` with an enrollment token, trusting the
+    /// CA at `ca`.
+    pub fn login_to(&self, url: &str, token: &str, ca: &Path) {
         self.ok(&[
             "login",
-            &c.url,
+            url,
             "--token",
             token,
             "--ca-cert",
             ca.to_str().expect("path"),
         ]);
+    }
+}
+
+impl Edge {
+    /// Points this machine at another replica of the service it logged in to, as a
+    /// load balancer would: the server its login saved is rewritten (its credential
+    /// is good with every replica, which share the database and the signing key).
+    pub fn point_at(&self, url: &str) {
+        let path = self.data_dir().join("credentials.json");
+        let mut saved: Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("credentials")).expect("json");
+        saved["server"] = Value::String(url.to_string());
+        std::fs::write(&path, serde_json::to_vec(&saved).expect("json")).expect("write");
     }
 }
 
