@@ -16,6 +16,10 @@
 #                           made in CLUSTER, every database of it, configured and run in DIR
 #                           (absent or empty); prints its URL (database `postgres`; put any
 #                           other name in its place); stop DIR stops it
+#   deploy/pg.sh crash DIR  kill -9 the cluster in DIR, its postmaster and every child
+#                           (for failover tests; stop DIR still removes it)
+#   deploy/pg.sh promote DIR
+#                           promote the standby in DIR to a primary (pg_ctl promote -w)
 #   deploy/pg.sh stop DIR   stop that cluster (or pooler) and remove DIR (safe to call twice)
 #   deploy/pg.sh pgvector   make sure a PostgreSQL with pgvector is unpacked in the cache and
 #                           print one line on stdout: its bin directory, for PG_BINDIR
@@ -306,6 +310,24 @@ INI
     die "PgBouncer failed to start"
 }
 
+cmd_crash() {
+    local dir="$1" pid children
+    pid="$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null || true)"
+    [ -n "$pid" ] || die "$dir has no running cluster"
+    children="$(pgrep -P "$pid" || true)"
+    # shellcheck disable=SC2086 # one pid per word
+    kill -KILL "$pid" $children 2>/dev/null || true
+    echo "pg.sh: killed the cluster in $dir (postmaster $pid and its children)" >&2
+}
+
+cmd_promote() {
+    local dir="$1"
+    [ -f "$dir/data/standby.signal" ] || die "$dir is not a standby"
+    BIN="$(cat "$dir/bindir")"
+    cd "$dir"
+    as_owner "$BIN/pg_ctl" -D "$dir/data" -w -t 60 promote >&2
+}
+
 # Stops the PgBouncer whose pid file is in $1, if it still runs.
 stop_pooler() {
     local pid i
@@ -463,9 +485,17 @@ pooler)
     [ $# -eq 3 ] || die "usage: pg.sh pooler CLUSTER DIR"
     cmd_pooler "$2" "$3"
     ;;
+crash)
+    [ $# -eq 2 ] || die "usage: pg.sh crash DIR"
+    cmd_crash "$(cd "$2" && pwd)"
+    ;;
+promote)
+    [ $# -eq 2 ] || die "usage: pg.sh promote DIR"
+    cmd_promote "$(cd "$2" && pwd)"
+    ;;
 stop)
     [ $# -eq 2 ] || die "usage: pg.sh stop DIR"
     cmd_stop "$2"
     ;;
-*) die "usage: pg.sh install | pgvector | start DIR | standby PRIMARY DIR | pooler CLUSTER DIR | stop DIR" ;;
+*) die "usage: pg.sh install | pgvector | start DIR | standby PRIMARY DIR | pooler CLUSTER DIR | crash DIR | promote DIR | stop DIR" ;;
 esac

@@ -1,7 +1,9 @@
 //! The central service on a primary with a streaming standby (`pg_basebackup -R`, the
 //! run's PostgreSQL 16): search is answered by the standby while pushes go to the
-//! primary, reads fall back to the primary when the standby stops, and a service
-//! pointed at the standby as its database refuses to start without trying to migrate.
+//! primary, reads fall back to the primary when the standby stops, a service pointed
+//! at the standby as its database refuses to start without trying to migrate, and a
+//! synchronous standby promoted after the primary crashed holds every acknowledged
+//! push.
 
 use serde_json::Value;
 use solaria_central::storage::{Databases, StandbyState, Storage};
@@ -204,4 +206,119 @@ async fn a_service_given_a_standby_as_its_database_refuses_to_start_and_says_whe
             .await
             .expect("tables");
     assert_eq!(tables, 0);
+}
+
+/// Pushes sessions of ten notes as `m` until a push is refused or fails; the notes
+/// each acknowledged push carried are added to `acked`.
+async fn push_until_refused(
+    c: &Central,
+    m: &Machine,
+    acked: &std::sync::Mutex<Vec<uuid::Uuid>>,
+) -> usize {
+    let mut pushes = 0;
+    loop {
+        let s = session(m.id, stamp(0));
+        let notes: Vec<_> = (0..10)
+            .map(|i| observation(m.id, s.id, stamp(i + 1), &format!("failover note {i}")))
+            .collect();
+        let mut records = vec![wire(s)];
+        records.extend(notes.iter().cloned().map(wire));
+        match c.push(m, &records).await {
+            r if r.status().is_success() => {
+                pushes += 1;
+                let mut acked = acked.lock().expect("acked");
+                acked.extend(notes.iter().map(|o| *o.id.as_uuid()));
+            }
+            _ => return pushes,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_synchronous_standby_promoted_after_the_primary_crashed_holds_every_acknowledged_push() {
+    let primary = Server::primary();
+    let standby = primary.standby();
+    let mut admin = PgConnection::connect(&primary.url).await.expect("admin");
+    for statement in [
+        "ALTER SYSTEM SET synchronous_standby_names = '*'",
+        "SELECT pg_reload_conf()",
+        "CREATE DATABASE solaria",
+        // The run's clusters commit asynchronously; this database waits for the
+        // standby, as a production one with a synchronous standby does.
+        "ALTER DATABASE solaria SET synchronous_commit = on",
+    ] {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+            .execute(&mut admin)
+            .await
+            .expect(statement);
+    }
+    until("the standby is synchronous", || {
+        let url = primary.url.clone();
+        async move {
+            let mut conn = PgConnection::connect(&url).await.expect("primary");
+            sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'",
+            )
+            .fetch_one(&mut conn)
+            .await
+            .expect("replication")
+                == 1
+        }
+    })
+    .await;
+    drop(admin);
+    let db = primary.database("solaria");
+    let storage = Storage::connect(&db, 8).await.expect("connect");
+    storage.migrate().await.expect("migrate");
+    let c = Central::serve(storage, Options::default()).await;
+    let account = c.account("acme").await;
+    let mut machines = Vec::new();
+    for name in ["a", "b", "c"] {
+        machines.push(c.machine(account, name).await);
+    }
+
+    // Three machines push while the primary crashes under them.
+    let acked = std::sync::Mutex::new(Vec::new());
+    let pushing =
+        futures_util::future::join_all(machines.iter().map(|m| push_until_refused(&c, m, &acked)));
+    let crashing = async {
+        until("pushes are acknowledged", || async {
+            acked.lock().expect("acked").len() >= 300
+        })
+        .await;
+        primary.crash();
+    };
+    let (pushes, ()) = tokio::join!(pushing, crashing);
+    let acked = acked.into_inner().expect("acked");
+    assert!(
+        pushes.iter().all(|&n| n > 0),
+        "every machine pushed: {pushes:?}"
+    );
+    c.stop().await;
+
+    // The standby promoted: every acknowledged note is there, and pushes go on.
+    standby.promote();
+    let promoted = standby.database("solaria");
+    let storage = Storage::connect(&promoted, 8).await.expect("connect");
+    storage
+        .migrate()
+        .await
+        .expect("the promoted standby takes writes");
+    let mut conn = PgConnection::connect(&promoted).await.expect("promoted");
+    let kept: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM memory_observations_remote WHERE id = ANY($1)")
+            .bind(&acked)
+            .fetch_one(&mut conn)
+            .await
+            .expect("count");
+    assert_eq!(
+        kept,
+        acked.len() as i64,
+        "every acknowledged note survived the crash"
+    );
+    let c = Central::serve(storage, Options::default()).await;
+    let s = session(machines[0].id, stamp(100));
+    let r = c.push(&machines[0], &[wire(s)]).await;
+    assert!(r.status().is_success(), "pushes go on: {}", r.status());
+    c.stop().await;
 }

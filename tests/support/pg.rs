@@ -231,6 +231,31 @@ impl Server {
         Server::from(pg_sh("pooler", Some(&self.dir), None))
     }
 
+    /// Kills this cluster as a crash would: its postmaster and every child, at once.
+    pub fn crash(&self) {
+        self.run("crash");
+    }
+
+    /// Promotes this standby to a primary, waiting until it takes writes.
+    pub fn promote(&self) {
+        self.run("promote");
+    }
+
+    fn run(&self, verb: &str) {
+        let out = Command::new("bash")
+            .arg(crate::workspace().join("deploy/pg.sh"))
+            .arg(verb)
+            .arg(&self.dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run deploy/pg.sh");
+        assert!(
+            out.status.success(),
+            "pg.sh {verb}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// The URL of database `name` on this server.
     pub fn database(&self, name: &str) -> String {
         with_database(&self.url, name)
