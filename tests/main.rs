@@ -36,6 +36,7 @@ mod recorded_sessions;
 mod relay;
 mod semantic;
 mod semantic_failures;
+mod simulation;
 mod summarizer;
 mod sync;
 mod sync_failures;

@@ -215,6 +215,15 @@ impl Central {
         }
     }
 
+    /// Ends the server at once, requests in flight dropped mid-way (their
+    /// transactions roll back), as a replica killed would leave them.
+    pub async fn abort(mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+            let _ = task.await;
+        }
+    }
+
     pub fn at(&self, path: &str) -> String {
         format!("{}{path}", self.url)
     }

@@ -74,6 +74,11 @@ impl Edge {
         edge
     }
 
+    /// The machine's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The data dir (`SOLARIA_HOME`).
     pub fn data(&self) -> PathBuf {
         self.root.path().join("data")

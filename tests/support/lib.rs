@@ -15,6 +15,7 @@ pub mod central;
 pub mod central_mcp;
 pub mod daemon;
 pub mod edge;
+pub mod fault_proxy;
 pub mod git;
 pub mod isolation;
 pub mod knowledge_set;
@@ -27,6 +28,7 @@ pub mod pg;
 pub mod records;
 pub mod require;
 pub mod semantic;
+pub mod simulation;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
