@@ -220,6 +220,18 @@ cmd_standby() {
     launch
 }
 
+# Whether a server answers on 127.0.0.1:$1 within ten seconds (pg_isready from $BIN).
+answers() {
+    local i
+    for i in $(seq 1 100); do
+        if [ ! -x "$BIN/pg_isready" ] || "$BIN/pg_isready" -q -h 127.0.0.1 -p "$1" -U postgres -d postgres; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    return 1
+}
+
 # Starts the cluster in $dir/data on a free port with sockets in $sock, and prints its
 # URL.
 launch() {
@@ -228,16 +240,12 @@ launch() {
         port="$(free_port)"
         if as_owner "$BIN/pg_ctl" -D "$dir/data" -w -t 60 -l "$dir/log" start \
             -o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=128MB" >&2; then
-            local i
-            for i in $(seq 1 100); do
-                if [ ! -x "$BIN/pg_isready" ] || "$BIN/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres; then
-                    echo "$port" >"$dir/port"
-                    echo "pg.sh: PostgreSQL ready on 127.0.0.1:$port (data in $dir)" >&2
-                    echo "postgres://postgres@127.0.0.1:$port/postgres"
-                    return 0
-                fi
-                sleep 0.1
-            done
+            if answers "$port"; then
+                echo "$port" >"$dir/port"
+                echo "pg.sh: PostgreSQL ready on 127.0.0.1:$port (data in $dir)" >&2
+                echo "postgres://postgres@127.0.0.1:$port/postgres"
+                return 0
+            fi
             echo "pg.sh: the server started but does not answer on 127.0.0.1:$port" >&2
             break
         fi
@@ -288,16 +296,12 @@ logfile = $dir/pgbouncer.log
 pidfile = $dir/pgbouncer.pid
 INI
         if as_owner "$bouncer" -d "$dir/pgbouncer.ini" >&2; then
-            local i
-            for i in $(seq 1 100); do
-                if [ ! -x "$BIN/pg_isready" ] || "$BIN/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres; then
-                    echo "$port" >"$dir/port"
-                    echo "pg.sh: PgBouncer (transaction mode) on 127.0.0.1:$port in front of 127.0.0.1:$upstream" >&2
-                    echo "postgres://postgres@127.0.0.1:$port/postgres"
-                    return 0
-                fi
-                sleep 0.1
-            done
+            if answers "$port"; then
+                echo "$port" >"$dir/port"
+                echo "pg.sh: PgBouncer (transaction mode) on 127.0.0.1:$port in front of 127.0.0.1:$upstream" >&2
+                echo "postgres://postgres@127.0.0.1:$port/postgres"
+                return 0
+            fi
         fi
         if grep -qi 'address already in use' "$dir/pgbouncer.log" 2>/dev/null; then
             stop_pooler "$dir"

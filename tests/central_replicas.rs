@@ -12,6 +12,7 @@ use solaria_tests::central::{Central, Options, Replica, ok, test_tls};
 use solaria_tests::edge::Edge;
 use solaria_tests::pg::fresh_database;
 use solaria_tests::records::{session, stamp, wire};
+use solaria_tests::until;
 use sqlx::{Connection, PgConnection};
 
 /// The vector indexes of the database: name, whether valid, and the table it is on.
@@ -167,22 +168,6 @@ async fn a_token_from_one_replica_is_taken_by_the_others_and_an_enrollment_token
             .await
             .expect("count");
     assert_eq!(machines, 1);
-}
-
-/// Waits, up to a minute, until `done` holds; panics saying `what` otherwise.
-async fn until<F, Fut>(what: &str, mut done: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !done().await {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "gave up waiting: {what}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,8 +10,9 @@ use solaria_central::storage::{Databases, StandbyState, Storage};
 use solaria_tests::central::{Central, Machine, Options, get_ok, refused};
 use solaria_tests::pg::Server;
 use solaria_tests::records::{observation, session, stamp, wire};
+use solaria_tests::until;
 use sqlx::{Connection, PgConnection};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The tables that hold what machines push.
 const RECORD_TABLES: &str = "'memory_sessions', 'memory_observations_remote', \
@@ -40,19 +41,6 @@ async fn record_scans(url: &str) -> i64 {
     .expect("scan counters")
 }
 
-/// Waits, up to a minute, until `done` holds; panics saying `what` otherwise.
-async fn until<F, Fut>(what: &str, mut done: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !done().await {
-        assert!(Instant::now() < deadline, "gave up waiting: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Whether the standby at `standby` has replayed everything the primary at
 /// `primary` has written so far.
 async fn caught_up(primary: &str, standby: &str) -> bool {
@@ -72,6 +60,19 @@ async fn caught_up(primary: &str, standby: &str) -> bool {
 async fn found(c: &Central, m: &Machine, word: &str) -> usize {
     let r: Value = get_ok(c, m, &format!("/memory/search?q={word}")).await;
     r["hits"].as_array().map_or(0, Vec::len)
+}
+
+/// A service's storage on the primary `db`, reading from the standby `replica_db`
+/// while it is at most five seconds behind.
+async fn with_standby(db: &str, replica_db: &str) -> Storage {
+    Storage::connect_to(Databases {
+        primary: db,
+        pooled: None,
+        standby: Some((replica_db, Duration::from_secs(5))),
+        max_connections: 4,
+    })
+    .await
+    .expect("connect to both")
 }
 
 async fn standby_serving(storage: &Storage) -> bool {
@@ -102,14 +103,7 @@ async fn search_is_answered_by_the_standby_while_pushes_go_to_the_primary() {
     })
     .await;
 
-    let storage = Storage::connect_to(Databases {
-        primary: &db,
-        pooled: None,
-        standby: Some((&replica_db, Duration::from_secs(5))),
-        max_connections: 4,
-    })
-    .await
-    .expect("connect to both");
+    let storage = with_standby(&db, &replica_db).await;
     // Already migrated (a start's setup would scan the primary's vectors), and no
     // vectors were pushed: search runs by words.
     let c = Central::serve(storage.clone(), Options::default()).await;
@@ -151,14 +145,7 @@ async fn search_is_answered_by_the_standby_while_pushes_go_to_the_primary() {
 
     // Pushes go to the primary (the standby cannot take a write) and reach the
     // standby's answers once it has replayed them.
-    let storage = Storage::connect_to(Databases {
-        primary: &db,
-        pooled: None,
-        standby: Some((&replica_db, Duration::from_secs(5))),
-        max_connections: 4,
-    })
-    .await
-    .expect("connect to both");
+    let storage = with_standby(&db, &replica_db).await;
     let c = Central::serve(storage.clone(), Options::default()).await;
     let later = observation(desktop.id, s.id, stamp(2), "zeppelin mooring mast");
     c.push_ok(&desktop, &[wire(later)]).await;
@@ -238,20 +225,7 @@ async fn push_until_refused(
 async fn a_synchronous_standby_promoted_after_the_primary_crashed_holds_every_acknowledged_push() {
     let primary = Server::primary();
     let standby = primary.standby();
-    let mut admin = PgConnection::connect(&primary.url).await.expect("admin");
-    for statement in [
-        "ALTER SYSTEM SET synchronous_standby_names = '*'",
-        "SELECT pg_reload_conf()",
-        "CREATE DATABASE solaria",
-        // The run's clusters commit asynchronously; this database waits for the
-        // standby, as a production one with a synchronous standby does.
-        "ALTER DATABASE solaria SET synchronous_commit = on",
-    ] {
-        sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
-            .execute(&mut admin)
-            .await
-            .expect(statement);
-    }
+    let db = primary.synchronous_database("solaria").await;
     until("the standby is synchronous", || {
         let url = primary.url.clone();
         async move {
@@ -266,8 +240,6 @@ async fn a_synchronous_standby_promoted_after_the_primary_crashed_holds_every_ac
         }
     })
     .await;
-    drop(admin);
-    let db = primary.database("solaria");
     let storage = Storage::connect(&db, 8).await.expect("connect");
     storage.migrate().await.expect("migrate");
     let c = Central::serve(storage, Options::default()).await;

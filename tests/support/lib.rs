@@ -141,3 +141,20 @@ pub fn run_hook(solaria: &Path, data_dir: &Path, home: &Path, r: &Recorded) -> V
     );
     out.stdout
 }
+
+/// Waits, up to a minute, until `done` holds (a condition outside the test's hands:
+/// replication, a process reaching a point); panics saying `what` otherwise.
+pub async fn until<F, Fut>(what: &str, mut done: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "gave up waiting: {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

@@ -256,6 +256,26 @@ impl Server {
         );
     }
 
+    /// Creates database `name` on this primary, committing only once a standby has
+    /// each commit (`synchronous_standby_names = '*'`, and `synchronous_commit = on`
+    /// for it: the run's clusters commit asynchronously); returns its URL.
+    pub async fn synchronous_database(&self, name: &str) -> String {
+        use sqlx::Connection;
+        let mut admin = sqlx::PgConnection::connect(&self.url).await.expect("admin");
+        for statement in [
+            "ALTER SYSTEM SET synchronous_standby_names = '*'".to_string(),
+            "SELECT pg_reload_conf()".to_string(),
+            format!(r#"CREATE DATABASE "{name}""#),
+            format!(r#"ALTER DATABASE "{name}" SET synchronous_commit = on"#),
+        ] {
+            sqlx::raw_sql(AssertSqlSafe(statement.clone()))
+                .execute(&mut admin)
+                .await
+                .unwrap_or_else(|e| panic!("{statement}: {e}"));
+        }
+        self.database(name)
+    }
+
     /// The URL of database `name` on this server.
     pub fn database(&self, name: &str) -> String {
         with_database(&self.url, name)
