@@ -334,6 +334,33 @@ mod tests {
     }
 
     #[test]
+    fn a_standby_bound_below_one_measure_is_refused_and_the_databases_are_named() {
+        let base = [
+            ("SOLARIA_DATABASE_URL", "postgres://u:p@primary/x"),
+            ("SOLARIA_JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+            ("SOLARIA_READ_DATABASE_URL", "postgres://u:p@standby/x"),
+            ("SOLARIA_POOLED_DATABASE_URL", "postgres://u:p@bouncer/x"),
+        ];
+        let mut too_tight = base.to_vec();
+        too_tight.push(("SOLARIA_READ_MAX_LAG_MS", "200"));
+        let e = load_from(None, env(&too_tight)).expect_err("refused");
+        assert!(e.to_string().contains("read_max_lag_ms"), "{e}");
+        let s = load_from(None, env(&base)).expect("loads");
+        let d = s.databases();
+        assert_eq!(d.primary, "postgres://u:p@primary/x");
+        assert_eq!(d.pooled, Some("postgres://u:p@bouncer/x"));
+        assert_eq!(
+            d.standby,
+            Some((
+                "postgres://u:p@standby/x",
+                std::time::Duration::from_millis(1000)
+            ))
+        );
+        let debug = format!("{s:?}");
+        assert!(!debug.contains("u:p@"), "the URLs are secrets: {debug}");
+    }
+
+    #[test]
     fn environment_overrides_the_file_and_secrets_stay_hidden() {
         let dir = tempfile::tempdir().expect("tempdir");
         let file = dir.path().join("central.toml");

@@ -32,7 +32,12 @@ async fn pair() -> (Server, Server, String) {
 
 /// Starts a service on `db` and pushes as `m` until a push is taken.
 async fn serve_and_push(db: &str, m: &Machine) -> Central {
+    let deadline = Instant::now() + Duration::from_secs(120);
     loop {
+        assert!(
+            Instant::now() < deadline,
+            "no push taken in two minutes on {db}"
+        );
         if let Ok(storage) = Storage::connect(db, 4).await
             && storage.migrate().await.is_ok()
         {

@@ -143,26 +143,31 @@ impl Standby {
     /// The state now: a lag measured a while ago has grown by that while since (a
     /// probe that hangs cannot keep a standby serving).
     pub(super) fn state(&self) -> StandbyState {
-        match self.measure() {
-            Measure::None => StandbyState::Unknown,
-            Measure::Failed => StandbyState::Unreachable,
-            Measure::Lag { lag: None, .. } => StandbyState::Behind { lag: None },
-            Measure::Lag { lag: Some(lag), at } => {
-                let behind = lag + at.elapsed();
-                if behind <= self.max_lag {
-                    StandbyState::Serving {
-                        behind_at_most: behind,
-                    }
-                } else {
-                    StandbyState::Behind { lag: Some(behind) }
-                }
-            }
-        }
+        state_at(self.measure(), self.max_lag, Instant::now())
     }
 
     /// Whether reads that may lag go here now.
     pub(super) fn serves_reads(&self) -> bool {
         matches!(self.state(), StandbyState::Serving { .. })
+    }
+}
+
+/// What `measure` says at `now`, against the bound `max_lag`.
+fn state_at(measure: Measure, max_lag: Duration, now: Instant) -> StandbyState {
+    match measure {
+        Measure::None => StandbyState::Unknown,
+        Measure::Failed => StandbyState::Unreachable,
+        Measure::Lag { lag: None, .. } => StandbyState::Behind { lag: None },
+        Measure::Lag { lag: Some(lag), at } => {
+            let behind = lag + now.saturating_duration_since(at);
+            if behind <= max_lag {
+                StandbyState::Serving {
+                    behind_at_most: behind,
+                }
+            } else {
+                StandbyState::Behind { lag: Some(behind) }
+            }
+        }
     }
 }
 
@@ -198,13 +203,20 @@ async fn probe(
                                      ELSE pg_current_wal_insert_lsn() END, '0/0')::int8",
     )
     .await?;
-    let now = Instant::now();
-    Ok(notes
-        .0
-        .iter()
-        .rev()
-        .find(|(_, position)| *position <= replayed as u64)
-        .map(|(noted, _)| now.duration_since(*noted)))
+    Ok(notes.lag_bound(replayed as u64, Instant::now()))
+}
+
+impl Notes {
+    /// How far behind a standby that has replayed up to `replayed` is at most, at
+    /// `now`: the time since the latest position it has passed was noted (`None`:
+    /// it has passed none still remembered).
+    fn lag_bound(&self, replayed: u64, now: Instant) -> Option<Duration> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(_, position)| *position <= replayed)
+            .map(|(noted, _)| now.saturating_duration_since(*noted))
+    }
 }
 
 /// A WAL position read by `statement`, in a transaction of its own (a pooler in
@@ -214,4 +226,62 @@ async fn position(pool: &PgPool, statement: &'static str) -> Result<i64, Storage
     let at: i64 = sql::query_scalar(statement).fetch_one(&mut *tx).await?;
     tx.commit().await?;
     Ok(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn the_lag_is_the_age_of_the_latest_position_the_standby_has_passed() {
+        let t0 = Instant::now();
+        let notes = Notes(VecDeque::from([
+            (t0, 100),
+            (t0 + SECOND, 200),
+            (t0 + 2 * SECOND, 300),
+        ]));
+        let now = t0 + 3 * SECOND;
+        assert_eq!(
+            notes.lag_bound(300, now),
+            Some(SECOND),
+            "caught up at the last note"
+        );
+        assert_eq!(
+            notes.lag_bound(250, now),
+            Some(2 * SECOND),
+            "past 200, not 300"
+        );
+        assert_eq!(
+            notes.lag_bound(99, now),
+            None,
+            "behind every note remembered"
+        );
+    }
+
+    #[test]
+    fn a_measure_grows_stale_so_a_probe_that_hangs_ends_the_standby_s_turn() {
+        let at = Instant::now();
+        let measure = Measure::Lag {
+            lag: Some(Duration::from_millis(100)),
+            at,
+        };
+        assert_eq!(
+            state_at(measure, SECOND, at),
+            StandbyState::Serving {
+                behind_at_most: Duration::from_millis(100)
+            }
+        );
+        // No probe has answered for two seconds: the standby may be that far behind.
+        assert!(matches!(
+            state_at(measure, SECOND, at + 2 * SECOND),
+            StandbyState::Behind { lag: Some(_) }
+        ));
+        assert_eq!(
+            state_at(Measure::Failed, SECOND, at),
+            StandbyState::Unreachable
+        );
+        assert_eq!(state_at(Measure::None, SECOND, at), StandbyState::Unknown);
+    }
 }
