@@ -5,8 +5,8 @@
 //! server after every transaction, where that name means nothing or another
 //! statement; an unnamed statement lives only until the next one, inside the
 //! transaction that sends it ([`super::Session`] gives every request one). The cost
-//! is a parse per statement and a round trip more (docs/BENCHMARKS.md, the
-//! deployment shapes).
+//! is a parse per statement and a round trip more, not yet measured on its own
+//! (every shape in docs/BENCHMARKS.md runs with it).
 
 use sqlx::postgres::{PgArguments, PgRow};
 use sqlx::query::{Query, QueryAs, QueryScalar};
