@@ -182,6 +182,23 @@ pub fn strip_private_json(value: &mut serde_json::Value) {
     }
 }
 
+/// Keeps the head (two thirds) and tail (one third) of `text` within about `max`
+/// bytes, with a marker saying how much was left out. The cut respects `<private>`
+/// spans ([`cut_middle`]): a span open at either side of the
+/// cut is closed in the head and reopened in the tail, so no kept private text ends
+/// up outside a span.
+pub fn bound_text(text: &str, max: usize) -> (String, Option<usize>) {
+    if text.len() <= max {
+        return (text.to_string(), None);
+    }
+    let cut = cut_middle(text, max * 2 / 3, text.len() - max / 3);
+    let out = format!(
+        "{}\n[… {} bytes omitted …]\n{}",
+        cut.head, cut.omitted, cut.tail
+    );
+    (out, Some(cut.omitted))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -133,6 +133,21 @@ impl WireRecord {
         }
     }
 
+    /// The record as it may be stored when it came from outside this node's own
+    /// capture (a push on central, an imported file on the edge): every
+    /// `<private>` span stripped, then every secret redacted, in every user-text
+    /// field and JSON document. The one rule for records received whole.
+    pub fn cleaned(mut self) -> WireRecord {
+        self.map_user_text(
+            &mut |text| crate::redact::redact(&crate::private::strip_private(text)).into_owned(),
+            &mut |json| {
+                crate::private::strip_private_json(json);
+                crate::redact::redact_json(json);
+            },
+        );
+        self
+    }
+
     /// The type name as on the wire.
     pub fn type_name(&self) -> &'static str {
         match self {

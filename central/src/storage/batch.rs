@@ -32,8 +32,6 @@ use super::rows::RECORD_TABLES;
 use super::sql;
 use super::visibility::{own_sql, visible_sql};
 use solaria_shared::hlc::MAX_DRIFT_MS;
-use solaria_shared::private::strip_private;
-use solaria_shared::redact::redact;
 use solaria_shared::sharing::may_name_session;
 use solaria_shared::wire::{RecordOutcome, WireRecord};
 use solaria_shared::{MachineId, UnixMillis};
@@ -58,20 +56,6 @@ impl SyncKind {
             SyncKind::SessionEnd => "session_end",
         }
     }
-}
-
-/// A pushed record as it may reach the database, cleaned once more whatever the
-/// edge did: private spans stripped, then secrets redacted, in every user-text
-/// field (`WireRecord::map_user_text` is the one list of them).
-fn cleaned(mut record: WireRecord) -> WireRecord {
-    record.map_user_text(
-        &mut |text| redact(&strip_private(text)).into_owned(),
-        &mut |json| {
-            solaria_shared::private::strip_private_json(json);
-            solaria_shared::redact::redact_json(json);
-        },
-    );
-    record
 }
 
 /// Whether the version `new` replaces the stored `old` (see the module doc: erasure
@@ -118,7 +102,7 @@ impl Storage {
     ) -> Result<Vec<RecordOutcome>, StorageError> {
         let started = std::time::Instant::now();
         let now = UnixMillis::now();
-        let records: Vec<WireRecord> = records.into_iter().map(cleaned).collect();
+        let records: Vec<WireRecord> = records.into_iter().map(WireRecord::cleaned).collect();
         let mut outcomes: Vec<Option<RecordOutcome>> = vec![None; records.len()];
         // Within one batch the same id may appear twice: keep the one stored last.
         let mut best: HashMap<Uuid, usize> = HashMap::new();

@@ -2,7 +2,7 @@
 //! scan, the files touched, whether it failed, and bounded, redacted text.
 
 use serde_json::{Value, json};
-use solaria_shared::private::cut_middle;
+use solaria_shared::private::bound_text;
 use solaria_shared::redact::{redact, redact_json};
 use solaria_shared::summary::one_line;
 
@@ -369,23 +369,6 @@ fn shorten_strings(value: &mut Value, max: usize) {
         Value::Object(map) => map.values_mut().for_each(|v| shorten_strings(v, max)),
         _ => {}
     }
-}
-
-/// Keeps the head (two thirds) and tail (one third) of `text` within about `max`
-/// bytes, with a marker saying how much was left out. The cut respects `<private>`
-/// spans (`solaria_shared::private::cut_middle`): a span open at either side of the
-/// cut is closed in the head and reopened in the tail, so no kept private text ends
-/// up outside a span.
-pub fn bound_text(text: &str, max: usize) -> (String, Option<usize>) {
-    if text.len() <= max {
-        return (text.to_string(), None);
-    }
-    let cut = cut_middle(text, max * 2 / 3, text.len() - max / 3);
-    let out = format!(
-        "{}\n[… {} bytes omitted …]\n{}",
-        cut.head, cut.omitted, cut.tail
-    );
-    (out, Some(cut.omitted))
 }
 
 #[cfg(test)]
