@@ -272,6 +272,18 @@ pub fn matching_projects(conn: &Connection, text: &str) -> Result<Vec<Project>, 
         )?
         .query_map([text], project_row)?
         .collect::<Result<_, _>>()?;
+    // A project known only by its knowledge (decisions and memories written
+    // outside any captured session) is named all the same.
+    let by_name = if by_name.is_empty() {
+        conn.prepare_cached(
+            "SELECT project_key, project_name, max(created_at) FROM knowledge
+             WHERE project_name = ?1 AND deleted = 0 GROUP BY project_key ORDER BY 3 DESC",
+        )?
+        .query_map([text], project_row)?
+        .collect::<Result<_, _>>()?
+    } else {
+        by_name
+    };
     if !by_name.is_empty() || !text.contains('/') {
         return Ok(by_name);
     }
@@ -283,13 +295,15 @@ pub fn matching_projects(conn: &Connection, text: &str) -> Result<Vec<Project>, 
 }
 
 /// The project whose key is `key`: from its latest session, else from a record
-/// (a project known only through pulled records has no local session row).
+/// (a project known only through pulled records, or only by its knowledge, has
+/// no local session row).
 fn project_by_key(conn: &Connection, key: &str) -> Result<Option<Project>, StoreError> {
     for sql in [
         "SELECT project_key, project_name FROM sessions WHERE project_key = ?1
          ORDER BY started_at DESC LIMIT 1",
         "SELECT project_key, project_name FROM summaries WHERE project_key = ?1 LIMIT 1",
         "SELECT project_key, project_name FROM observations WHERE project_key = ?1 LIMIT 1",
+        "SELECT project_key, project_name FROM knowledge WHERE project_key = ?1 LIMIT 1",
     ] {
         let found = conn
             .prepare_cached(sql)?
