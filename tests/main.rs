@@ -30,6 +30,7 @@ mod mcp_stdio;
 mod model_offer;
 mod nothing_lost;
 mod pg_harness;
+mod portable;
 mod real_agents;
 mod recall;
 mod recorded_sessions;

@@ -133,10 +133,9 @@ impl WireRecord {
         }
     }
 
-    /// The record as it may be stored when it came from outside this node's own
-    /// capture (a push on central, an imported file on the edge): every
-    /// `<private>` span stripped, then every secret redacted, in every user-text
-    /// field and JSON document. The one rule for records received whole.
+    /// The record as it may cross a boundary whole (a push central stores, a
+    /// file an edge exports or imports): every `<private>` span stripped, then
+    /// every secret redacted, in every user-text field and JSON document.
     pub fn cleaned(mut self) -> WireRecord {
         self.map_user_text(
             &mut |text| crate::redact::redact(&crate::private::strip_private(text)).into_owned(),

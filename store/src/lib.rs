@@ -14,6 +14,7 @@ pub mod browse;
 pub mod close_pairs;
 pub mod commits;
 pub mod distill;
+pub mod export;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod gist;

@@ -15,6 +15,7 @@ pub mod browse;
 pub mod commits;
 pub mod knowledge;
 pub mod maintenance;
+pub mod portable;
 pub mod records;
 pub mod search;
 pub mod stats;

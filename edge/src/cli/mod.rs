@@ -5,8 +5,10 @@ mod conflicts;
 mod context;
 mod doctor;
 mod embed;
+mod export;
 mod forget;
 mod hook;
+mod import;
 mod install;
 mod knowledge;
 mod login;
@@ -119,6 +121,11 @@ enum Command {
     Iteration(knowledge::IterationArgs),
     /// The project's commits (captured as the agent commits); `import` the history.
     Commits(commits::Args),
+    /// Write the memory out: a JSON document `import solaria` reads back, or
+    /// Markdown pages for people.
+    Export(export::Args),
+    /// Bring memory in from a file: a SOLARIA export.
+    Import(import::Args),
     /// What a prompt would bring back from the memory (the scores, and what would be added).
     Recall(recall::Args),
     /// Entry point of the `/memory` slash command in Claude Code.
@@ -184,6 +191,8 @@ impl Cli {
             Command::Link(a) => a.run(&app),
             Command::Iteration(a) => a.run(&app),
             Command::Commits(a) => a.run(&app),
+            Command::Export(a) => a.run(&app),
+            Command::Import(a) => a.run(&app),
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod frame;
 pub mod hits;
 pub mod json;
 pub mod knowledge;
+pub mod markdown;
 pub mod records;
 pub mod sanitize;
 pub mod snippet;

@@ -1,0 +1,116 @@
+//! What `solaria export` and `solaria import` did, and how a person reads it:
+//! records counted by type, the files written, what was left out and why.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Records counted by their type on the wire (`session`, `observation`,
+/// `summary`, and each knowledge kind: `decision`, `memory`, `commit`…).
+pub type Counts = BTreeMap<String, usize>;
+
+fn counted(counts: &Counts) -> String {
+    if counts.is_empty() {
+        return "nothing".to_string();
+    }
+    counts
+        .iter()
+        .map(|(kind, n)| format!("{n} {kind}{}", if *n == 1 { "" } else { "s" }))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ExportReport {
+    /// `json` or `markdown`.
+    pub format: String,
+    /// The file (JSON) or the directory (Markdown) written; `-` for standard output.
+    pub written: String,
+    /// Records written, by type.
+    pub records: Counts,
+    /// The projects written, by name.
+    pub projects: Vec<String>,
+    /// Projects left out because `[sync] local_only_projects` keeps them on this
+    /// machine (name one with `--project` to export it all the same).
+    pub local_only_left_out: Vec<String>,
+    /// Markdown only: the files written, one per project and an index.
+    pub files: Vec<String>,
+}
+
+impl ExportReport {
+    pub fn text(&self) -> String {
+        let total: usize = self.records.values().sum();
+        let mut out = format!(
+            "Exported {total} record(s) of {} project(s) as {} to {}: {}.\n",
+            self.projects.len(),
+            self.format,
+            self.written,
+            counted(&self.records)
+        );
+        if !self.local_only_left_out.is_empty() {
+            let _ = writeln!(
+                out,
+                "Left out, local only by your config: {} (name one with --project to export it).",
+                self.local_only_left_out.join(", ")
+            );
+        }
+        out
+    }
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ImportReport {
+    /// What was imported: `solaria`, `claude-mem`…
+    pub source: String,
+    /// The file read.
+    pub path: String,
+    /// Records stored: new, or newer versions of records held.
+    pub stored: Counts,
+    /// Records already held as they are (a second import of the same file adds
+    /// nothing).
+    pub unchanged: Counts,
+    /// Records not stored, each `id: why`.
+    pub skipped: Vec<String>,
+    /// Local changes not yet synced that an imported version replaced; kept as
+    /// conflicts (`solaria conflicts`).
+    pub conflicts: usize,
+}
+
+/// The most skipped records named one by one in the text.
+const SKIPPED_SHOWN: usize = 10;
+
+impl ImportReport {
+    pub fn text(&self) -> String {
+        let stored: usize = self.stored.values().sum();
+        let unchanged: usize = self.unchanged.values().sum();
+        let mut out = format!(
+            "Imported from {} ({}): {stored} record(s) stored ({}); {unchanged} already held.\n",
+            self.source,
+            self.path,
+            counted(&self.stored)
+        );
+        if self.conflicts > 0 {
+            let _ = writeln!(
+                out,
+                "{} local change(s) not yet synced were replaced by imported versions: see `solaria conflicts`.",
+                self.conflicts
+            );
+        }
+        if !self.skipped.is_empty() {
+            let _ = writeln!(out, "Skipped {}:", self.skipped.len());
+            for line in self.skipped.iter().take(SKIPPED_SHOWN) {
+                let _ = writeln!(out, "  {line}");
+            }
+            if self.skipped.len() > SKIPPED_SHOWN {
+                let _ = writeln!(
+                    out,
+                    "  … and {} more (--json lists them all)",
+                    self.skipped.len() - SKIPPED_SHOWN
+                );
+            }
+        }
+        out
+    }
+}
