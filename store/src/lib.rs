@@ -11,6 +11,7 @@ pub use rusqlite;
 
 pub mod both_ways;
 pub mod browse;
+pub mod claude_mem;
 pub mod close_pairs;
 pub mod commits;
 pub mod distill;
@@ -20,6 +21,7 @@ pub(crate) mod fixtures;
 pub mod gist;
 pub mod hit_text;
 pub mod hybrid;
+pub mod imported;
 pub mod injected;
 pub mod knowledge;
 mod migrate;

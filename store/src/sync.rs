@@ -335,7 +335,10 @@ fn names_another_persons_session(conn: &Connection, r: &WireRecord) -> Result<bo
     )?)
 }
 
-fn local_version(w: &Writer<'_>, r: &WireRecord) -> Result<Option<WireRecord>, StoreError> {
+pub(crate) fn local_version(
+    w: &Writer<'_>,
+    r: &WireRecord,
+) -> Result<Option<WireRecord>, StoreError> {
     let id = r.id().to_string();
     let conn = w.tx();
     Ok(match r {

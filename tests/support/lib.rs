@@ -13,6 +13,7 @@ pub mod bench;
 pub mod browser;
 pub mod central;
 pub mod central_mcp;
+pub mod claude_mem;
 pub mod daemon;
 pub mod edge;
 pub mod fault_proxy;

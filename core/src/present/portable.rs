@@ -66,8 +66,12 @@ pub struct ImportReport {
     pub source: String,
     /// The file read.
     pub path: String,
-    /// Records stored: new, or newer versions of records held.
+    /// Records stored: new, or (from a SOLARIA export) newer versions of records
+    /// held.
     pub stored: Counts,
+    /// Records of another tool imported before whose source changed since: a new
+    /// version stored.
+    pub updated: Counts,
     /// Records already held as they are (a second import of the same file adds
     /// nothing).
     pub unchanged: Counts,
@@ -91,6 +95,14 @@ impl ImportReport {
             self.path,
             counted(&self.stored)
         );
+        let updated: usize = self.updated.values().sum();
+        if updated > 0 {
+            let _ = writeln!(
+                out,
+                "{updated} changed at the source since the last import, updated: {}.",
+                counted(&self.updated)
+            );
+        }
         if self.conflicts > 0 {
             let _ = writeln!(
                 out,

@@ -18,6 +18,20 @@ enum Source {
     /// A SOLARIA export (`solaria export --format json`): every record as it was,
     /// with its id, so citations still answer.
     Solaria(FileArgs),
+    /// claude-mem's database (default: `$CLAUDE_MEM_DATA_DIR/claude-mem.db`, else
+    /// `~/.claude-mem/claude-mem.db`): its sessions, prompts, observations and
+    /// summaries, in the projects of the same names. Read only; claude-mem 13.15.3
+    /// (schema 49) and older databases with the same columns.
+    ClaudeMem(DatabaseArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct DatabaseArgs {
+    /// The database file.
+    path: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -34,30 +48,38 @@ impl Args {
         match self.source {
             Source::Solaria(a) => {
                 let incoming = import::solaria::read(&a.path)?;
-                a.apply(app, incoming)
+                apply(app, incoming, a.json)
+            }
+            Source::ClaudeMem(a) => {
+                let path = a
+                    .path
+                    .or_else(import::claude_mem::default_path)
+                    .ok_or_else(|| anyhow::anyhow!("no home directory: name the database"))?;
+                let incoming = import::claude_mem::read(app, &path)?;
+                apply(app, incoming, a.json)
             }
         }
     }
 }
 
-impl FileArgs {
-    fn apply(&self, app: &App, incoming: Incoming) -> anyhow::Result<()> {
-        let bar = (std::io::stderr().is_terminal() && !self.json).then(|| {
-            let bar = indicatif::ProgressBar::new(incoming.records.len() as u64);
-            bar.set_message("importing");
-            bar
-        });
-        let mut progress = |p: Progress| {
-            if let Some(bar) = &bar {
-                bar.set_length(p.total as u64);
-                bar.set_position(p.done as u64);
-            }
-        };
-        let report = import::apply(app, incoming, &mut progress);
+/// Applies what a source read, with a progress bar on a terminal, and prints
+/// the report.
+fn apply(app: &App, incoming: Incoming, json: bool) -> anyhow::Result<()> {
+    let bar = (std::io::stderr().is_terminal() && !json).then(|| {
+        let bar = indicatif::ProgressBar::new(incoming.records.len() as u64);
+        bar.set_message("importing");
+        bar
+    });
+    let mut progress = |p: Progress| {
         if let Some(bar) = &bar {
-            bar.finish_and_clear();
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
         }
-        let report = report?;
-        super::print(self.json, &report, || report.text())
+    };
+    let report = import::apply(app, incoming, &mut progress);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
     }
+    let report = report?;
+    super::print(json, &report, || report.text())
 }

@@ -124,7 +124,7 @@ enum Command {
     /// Write the memory out: a JSON document `import solaria` reads back, or
     /// Markdown pages for people.
     Export(export::Args),
-    /// Bring memory in from a file: a SOLARIA export.
+    /// Bring memory in: a SOLARIA export, or claude-mem's database.
     Import(import::Args),
     /// What a prompt would bring back from the memory (the scores, and what would be added).
     Recall(recall::Args),

@@ -1,20 +1,25 @@
 //! `solaria import`: memory brought in from a file. Each source reads its own
-//! format into records (`solaria.rs`: a SOLARIA export); then every record takes
-//! the one path here, the same rules as what is captured or received: private
+//! format into records (`solaria.rs`: a SOLARIA export; `claude_mem.rs`:
+//! claude-mem's database); then every record takes the one path here, the same rules as what is captured or received: private
 //! spans stripped and secrets redacted (`WireRecord::cleaned`), long texts
 //! bounded as capture bounds them, projects never captured skipped, stamps far
-//! ahead of this clock refused, and last-write-wins against what is held, so a
-//! second import of the same file stores nothing. The whole file is read and
+//! ahead of this clock refused; then a SOLARIA export's records keep their
+//! machines and versions and meet what is held by last-write-wins, and another
+//! tool's become this machine's, with ids the source decides and a version
+//! stamped only where the source changed. Either way a second import of the same
+//! file stores nothing. The whole file is read and
 //! checked before the first write: a malformed one changes nothing. Records are
 //! applied a batch per transaction.
 
+pub mod claude_mem;
 pub mod solaria;
 
 use super::OpResult;
 use super::export::kind_name;
 use crate::app::App;
 use crate::present::portable::ImportReport;
-use crate::store::sync::{self as store_sync, PUSH_CURSOR_KEY};
+use crate::store::imported::Imported;
+use crate::store::sync::{self as store_sync, Applied, PUSH_CURSOR_KEY};
 use solaria_shared::UnixMillis;
 use solaria_shared::hlc::MAX_DRIFT_MS;
 use solaria_shared::private::bound_text;
@@ -23,6 +28,29 @@ use solaria_shared::wire::{MachineName, WireRecord};
 /// Records applied per transaction: a batch is all or nothing, and a long
 /// import lets hooks write between its batches.
 const BATCH: usize = 500;
+
+/// Whose the records read are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Owner {
+    /// As written: each keeps its machine and version, and meets what is held by
+    /// last-write-wins (a SOLARIA export).
+    #[default]
+    AsWritten,
+    /// This machine's: another tool's memory, stamped here where it changed.
+    ThisMachine,
+}
+
+/// The id a source's record always gets: a UUIDv5 of the source and the parts
+/// that name the record there (a table and a row, a file and its text).
+pub fn stable_id(source: &str, parts: &[&str]) -> uuid::Uuid {
+    const NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x8c3e_51d7_2b4a_4f09_a6e1_d25c_7f30_b948);
+    let mut name = source.to_string();
+    for part in parts {
+        name.push('\n');
+        name.push_str(part);
+    }
+    uuid::Uuid::new_v5(&NAMESPACE, name.as_bytes())
+}
 
 /// Records read from a source, ready for the one import path.
 #[derive(Debug, Default)]
@@ -34,6 +62,9 @@ pub struct Incoming {
     /// Names of the machines the records name.
     pub machines: Vec<MachineName>,
     pub records: Vec<WireRecord>,
+    pub owner: Owner,
+    /// What the source held that could not become a record, each `where: why`.
+    pub skipped: Vec<String>,
 }
 
 /// How far an import got: records applied so far, of all.
@@ -41,6 +72,12 @@ pub struct Incoming {
 pub struct Progress {
     pub done: usize,
     pub total: usize,
+}
+
+/// What became of one record.
+enum Outcome {
+    Received(Applied),
+    Own(Imported),
 }
 
 /// Why a record, read well, is not stored; `None` when it may be.
@@ -94,8 +131,10 @@ pub fn apply(
     let mut report = ImportReport {
         source: incoming.source,
         path: incoming.path,
+        skipped: incoming.skipped,
         ..ImportReport::default()
     };
+    let owner = incoming.owner;
     let mut ready = Vec::with_capacity(incoming.records.len());
     for record in incoming.records {
         let record = bounded(app, record.cleaned());
@@ -117,25 +156,47 @@ pub fn apply(
     let mut done = 0;
     for batch in ready.chunks(BATCH) {
         let push_cursor = store_sync::cursor(store.conn(), PUSH_CURSOR_KEY)?;
-        // One record at a time inside the batch's transaction, so that the
-        // report says what became of each.
-        let applied = store.write(|w| {
+        let outcomes = store.write(|w| {
             batch
                 .iter()
-                .map(|r| w.apply_remote(std::slice::from_ref(r), push_cursor))
+                .map(|r| match owner {
+                    Owner::AsWritten => w
+                        .apply_remote(std::slice::from_ref(r), push_cursor)
+                        .map(Outcome::Received),
+                    Owner::ThisMachine => w.import_own(r.clone()).map(Outcome::Own),
+                })
                 .collect::<Result<Vec<_>, _>>()
         })?;
-        for (record, outcome) in batch.iter().zip(applied) {
-            let counts = if outcome.stored > 0 {
-                &mut report.stored
-            } else if outcome.ignored > 0 {
-                &mut report.unchanged
-            } else {
-                report.skipped.extend(outcome.refused);
-                continue;
+        for (record, outcome) in batch.iter().zip(outcomes) {
+            let counts = match outcome {
+                Outcome::Received(a) if a.stored > 0 => {
+                    report.conflicts += a.conflicts;
+                    &mut report.stored
+                }
+                Outcome::Received(a) if a.ignored > 0 => &mut report.unchanged,
+                Outcome::Received(a) => {
+                    report.skipped.extend(a.refused);
+                    continue;
+                }
+                Outcome::Own(Imported::New) => &mut report.stored,
+                Outcome::Own(Imported::Updated) => &mut report.updated,
+                Outcome::Own(Imported::Unchanged) => &mut report.unchanged,
+                Outcome::Own(Imported::Forgotten) => {
+                    report.skipped.push(format!(
+                        "{}: forgotten here; an import never brings it back",
+                        record.id()
+                    ));
+                    continue;
+                }
+                Outcome::Own(Imported::Theirs) => {
+                    report.skipped.push(format!(
+                        "{}: a teammate's record (they imported it first); only they change it",
+                        record.id()
+                    ));
+                    continue;
+                }
             };
             *counts.entry(kind_name(record)).or_default() += 1;
-            report.conflicts += outcome.conflicts;
         }
         done += batch.len();
         progress(Progress { done, total });

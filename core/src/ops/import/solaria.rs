@@ -121,5 +121,6 @@ pub fn read(path: &Path) -> OpResult<Incoming> {
         path: path.display().to_string(),
         machines: document.solaria_export.machines,
         records,
+        ..Incoming::default()
     })
 }
