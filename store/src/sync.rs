@@ -335,45 +335,51 @@ fn names_another_persons_session(conn: &Connection, r: &WireRecord) -> Result<bo
     )?)
 }
 
+/// The version of `r`'s record this store holds, if any (statements cached: an
+/// import asks once a record).
 pub(crate) fn local_version(
     w: &Writer<'_>,
     r: &WireRecord,
 ) -> Result<Option<WireRecord>, StoreError> {
+    fn one<T>(
+        conn: &Connection,
+        sql: &str,
+        id: &str,
+        map: fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>, StoreError> {
+        Ok(conn.prepare_cached(sql)?.query_row([id], map).optional()?)
+    }
     let id = r.id().to_string();
     let conn = w.tx();
     Ok(match r {
-        WireRecord::Session(_) => conn
-            .query_row(
-                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"),
-                [&id],
-                session_from_row,
-            )
-            .optional()?
-            .map(WireRecord::Session),
-        WireRecord::Observation(_) => conn
-            .query_row(
-                &format!("SELECT {OBSERVATION_COLUMNS} FROM observations WHERE id = ?1"),
-                [&id],
-                observation_from_row,
-            )
-            .optional()?
-            .map(WireRecord::Observation),
-        WireRecord::Summary(_) => conn
-            .query_row(
-                &format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE id = ?1"),
-                [&id],
-                summary_from_row,
-            )
-            .optional()?
-            .map(WireRecord::Summary),
-        WireRecord::Knowledge(_) => conn
-            .query_row(
-                &format!("SELECT {KNOWLEDGE_COLUMNS} FROM knowledge WHERE id = ?1"),
-                [&id],
-                knowledge_from_row,
-            )
-            .optional()?
-            .map(WireRecord::Knowledge),
+        WireRecord::Session(_) => one(
+            conn,
+            &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"),
+            &id,
+            session_from_row,
+        )?
+        .map(WireRecord::Session),
+        WireRecord::Observation(_) => one(
+            conn,
+            &format!("SELECT {OBSERVATION_COLUMNS} FROM observations WHERE id = ?1"),
+            &id,
+            observation_from_row,
+        )?
+        .map(WireRecord::Observation),
+        WireRecord::Summary(_) => one(
+            conn,
+            &format!("SELECT {SUMMARY_COLUMNS} FROM summaries WHERE id = ?1"),
+            &id,
+            summary_from_row,
+        )?
+        .map(WireRecord::Summary),
+        WireRecord::Knowledge(_) => one(
+            conn,
+            &format!("SELECT {KNOWLEDGE_COLUMNS} FROM knowledge WHERE id = ?1"),
+            &id,
+            knowledge_from_row,
+        )?
+        .map(WireRecord::Knowledge),
     })
 }
 
