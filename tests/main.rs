@@ -19,6 +19,7 @@ mod central_team;
 mod central_upgrade;
 mod config_examples;
 mod edge_cli;
+mod import_claude_md;
 mod import_claude_mem;
 mod injection;
 mod isolation_property;

@@ -15,7 +15,11 @@ fn counted(counts: &Counts) -> String {
     }
     counts
         .iter()
-        .map(|(kind, n)| format!("{n} {kind}{}", if *n == 1 { "" } else { "s" }))
+        .map(|(kind, n)| match (*n, kind.strip_suffix('y')) {
+            (1, _) => format!("1 {kind}"),
+            (n, Some(stem)) => format!("{n} {stem}ies"),
+            (n, None) => format!("{n} {kind}s"),
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -124,5 +128,27 @@ impl ImportReport {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_as_words() {
+        let counts: Counts = [
+            ("memory", 2),
+            ("session", 1),
+            ("summary", 3),
+            ("decision", 2),
+        ]
+        .into_iter()
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+        assert_eq!(
+            counted(&counts),
+            "2 decisions, 2 memories, 1 session, 3 summaries"
+        );
     }
 }

@@ -23,6 +23,23 @@ enum Source {
     /// summaries, in the projects of the same names. Read only; claude-mem 13.15.3
     /// (schema 49) and older databases with the same columns.
     ClaudeMem(DatabaseArgs),
+    /// Claude Code's memory files: `CLAUDE.md` (each bullet, or paragraph under
+    /// a heading, a memory) and its auto memory (`~/.claude/projects/<project>/
+    /// memory/`, each topic file a memory). Without PATHs, the current project's.
+    /// Importing again after an edit supersedes what changed.
+    ClaudeMd(MemoryFilesArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct MemoryFilesArgs {
+    /// Files (`CLAUDE.md`, `MEMORY.md`, a topic file) or auto-memory directories.
+    paths: Vec<PathBuf>,
+    /// The project the memories belong to (default: the current directory's).
+    #[arg(long)]
+    project: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -48,6 +65,10 @@ impl Args {
         match self.source {
             Source::Solaria(a) => {
                 let incoming = import::solaria::read(&a.path)?;
+                apply(app, incoming, a.json)
+            }
+            Source::ClaudeMd(a) => {
+                let incoming = import::claude_md::read_for(app, a.project.as_deref(), a.paths)?;
                 apply(app, incoming, a.json)
             }
             Source::ClaudeMem(a) => {

@@ -124,7 +124,8 @@ enum Command {
     /// Write the memory out: a JSON document `import solaria` reads back, or
     /// Markdown pages for people.
     Export(export::Args),
-    /// Bring memory in: a SOLARIA export, or claude-mem's database.
+    /// Bring memory in: a SOLARIA export, claude-mem's database, or Claude Code's
+    /// memory files.
     Import(import::Args),
     /// What a prompt would bring back from the memory (the scores, and what would be added).
     Recall(recall::Args),

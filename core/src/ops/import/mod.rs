@@ -11,6 +11,7 @@
 //! checked before the first write: a malformed one changes nothing. Records are
 //! applied a batch per transaction.
 
+pub mod claude_md;
 pub mod claude_mem;
 pub mod solaria;
 
