@@ -21,6 +21,7 @@ mod config_examples;
 mod edge_cli;
 mod import_claude_md;
 mod import_claude_mem;
+mod import_engram;
 mod injection;
 mod isolation_property;
 mod knowledge;

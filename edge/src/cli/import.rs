@@ -28,6 +28,11 @@ enum Source {
     /// memory/`, each topic file a memory). Without PATHs, the current project's.
     /// Importing again after an edit supersedes what changed.
     ClaudeMd(MemoryFilesArgs),
+    /// engram's memory: its export (`engram export`, a JSON file) or the chunks
+    /// its git sync commits (a directory holding `.engram/manifest.json`).
+    /// Decisions become decisions; preferences, policies, patterns and facts
+    /// memories; the rest notes of their sessions.
+    Engram(FileArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -65,6 +70,10 @@ impl Args {
         match self.source {
             Source::Solaria(a) => {
                 let incoming = import::solaria::read(&a.path)?;
+                apply(app, incoming, a.json)
+            }
+            Source::Engram(a) => {
+                let incoming = import::engram::read(app, &a.path)?;
                 apply(app, incoming, a.json)
             }
             Source::ClaudeMd(a) => {

@@ -124,8 +124,8 @@ enum Command {
     /// Write the memory out: a JSON document `import solaria` reads back, or
     /// Markdown pages for people.
     Export(export::Args),
-    /// Bring memory in: a SOLARIA export, claude-mem's database, or Claude Code's
-    /// memory files.
+    /// Bring memory in: a SOLARIA export, claude-mem's database, Claude Code's
+    /// memory files, or engram's export.
     Import(import::Args),
     /// What a prompt would bring back from the memory (the scores, and what would be added).
     Recall(recall::Args),

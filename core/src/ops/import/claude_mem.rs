@@ -6,10 +6,9 @@
 //! (a session's source `claude-mem`, an observation's `metadata.imported_from`),
 //! and takes an id derived from its row, so an import run again finds it.
 
-use super::{Incoming, Owner, stable_id};
+use super::{Incoming, Owner, ProjectNames, stable_id};
 use crate::app::App;
 use crate::ops::{OpError, OpResult};
-use crate::store::Store;
 use crate::store::claude_mem::{self as db, ClaudeMemDb};
 use serde_json::{Value, json};
 use solaria_shared::text::clip_line;
@@ -42,36 +41,6 @@ fn agent(platform: &str) -> String {
     match platform {
         "claude" | "" => "claude-code".to_string(),
         other => other.to_string(),
-    }
-}
-
-/// claude-mem names a project by its directory's name; SOLARIA keys it by its
-/// repository. A name this memory already knows (from a session or knowledge),
-/// or the current directory's project when it has that name, is that project;
-/// any other keeps the name as its key (importing again after SOLARIA has seen
-/// the project moves its records there).
-struct Projects<'a> {
-    store: &'a Store,
-    current: Project,
-    found: HashMap<String, Project>,
-}
-
-impl Projects<'_> {
-    fn of(&mut self, name: &str) -> OpResult<Project> {
-        if let Some(p) = self.found.get(name) {
-            return Ok(p.clone());
-        }
-        let known = crate::store::records::matching_projects(self.store.conn(), name)?;
-        let project = match known.into_iter().next() {
-            Some(p) => p,
-            None if self.current.name == name => self.current.clone(),
-            None => Project {
-                key: name.to_string(),
-                name: name.to_string(),
-            },
-        };
-        self.found.insert(name.to_string(), project.clone());
-        Ok(project)
     }
 }
 
@@ -123,11 +92,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
     let summaries = source.summaries().map_err(refuse)?;
 
     let machine = store.machine_id();
-    let mut projects = Projects {
-        store: &store,
-        current,
-        found: HashMap::new(),
-    };
+    let mut projects = ProjectNames::new(&store, current);
     let mut incoming = Incoming {
         source: SOURCE.to_string(),
         path: path.display().to_string(),
@@ -256,7 +221,7 @@ fn observation(
     o: &db::Observation,
     session: SessionId,
     machine: MachineId,
-    projects: &mut Projects<'_>,
+    projects: &mut ProjectNames<'_>,
 ) -> OpResult<Observation> {
     let facts = list(&o.facts);
     let concepts = list(&o.concepts);
@@ -313,7 +278,7 @@ fn summary(
     machine: MachineId,
     parts: &[&db::Summary],
     events: u32,
-    projects: &mut Projects<'_>,
+    projects: &mut ProjectNames<'_>,
 ) -> OpResult<Summary> {
     let last = parts
         .last()

@@ -1,6 +1,7 @@
 //! `solaria import`: memory brought in from a file. Each source reads its own
 //! format into records (`solaria.rs`: a SOLARIA export; `claude_mem.rs`:
-//! claude-mem's database); then every record takes the one path here, the same rules as what is captured or received: private
+//! claude-mem's database; `claude_md.rs`: Claude Code's memory files;
+//! `engram.rs`: engram's export or sync chunks); then every record takes the one path here, the same rules as what is captured or received: private
 //! spans stripped and secrets redacted (`WireRecord::cleaned`), long texts
 //! bounded as capture bounds them, projects never captured skipped, stamps far
 //! ahead of this clock refused; then a SOLARIA export's records keep their
@@ -13,6 +14,7 @@
 
 pub mod claude_md;
 pub mod claude_mem;
+pub mod engram;
 pub mod solaria;
 
 use super::OpResult;
@@ -51,6 +53,45 @@ pub fn stable_id(source: &str, parts: &[&str]) -> uuid::Uuid {
         name.push_str(part);
     }
     uuid::Uuid::new_v5(&NAMESPACE, name.as_bytes())
+}
+
+/// Another tool names a project by its directory's name; SOLARIA keys it by its
+/// repository. A name this memory already knows (from a session or knowledge),
+/// or the current directory's project when it has that name, is that project;
+/// any other keeps the name as its key (importing again after SOLARIA has seen
+/// the project moves its records there).
+pub(crate) struct ProjectNames<'a> {
+    store: &'a crate::store::Store,
+    current: solaria_shared::Project,
+    found: std::collections::HashMap<String, solaria_shared::Project>,
+}
+
+impl<'a> ProjectNames<'a> {
+    pub(crate) fn new(store: &'a crate::store::Store, current: solaria_shared::Project) -> Self {
+        ProjectNames {
+            store,
+            current,
+            found: Default::default(),
+        }
+    }
+
+    /// The project named `name`.
+    pub(crate) fn of(&mut self, name: &str) -> OpResult<solaria_shared::Project> {
+        if let Some(p) = self.found.get(name) {
+            return Ok(p.clone());
+        }
+        let known = crate::store::records::matching_projects(self.store.conn(), name)?;
+        let project = match known.into_iter().next() {
+            Some(p) => p,
+            None if self.current.name == name => self.current.clone(),
+            None => solaria_shared::Project {
+                key: name.to_string(),
+                name: name.to_string(),
+            },
+        };
+        self.found.insert(name.to_string(), project.clone());
+        Ok(project)
+    }
 }
 
 /// Records read from a source, ready for the one import path.
