@@ -438,3 +438,49 @@ fn markdown_pages_read_as_a_person_expects() {
     let day = page[summaries..].lines().nth(2).unwrap_or_default();
     assert!(day.starts_with("### 20"), "summaries by day: {page}");
 }
+
+#[test]
+fn an_export_with_vectors_spares_the_other_machine_its_embedding_pass() {
+    use solaria_tests::semantic::{configure_model, minilm, queued, search};
+    let Some(model) = minilm() else { return };
+    let laptop = Edge::new("laptop");
+    configure_model(&laptop, &model);
+    for p in [
+        "the mobile app crashes when the camera permission is denied",
+        "add rate limiting to the login endpoint",
+        "cache the exchange rates for an hour",
+        "the vault code is <private>7731</private>, keep it here",
+    ] {
+        laptop.prompt("s1", p);
+    }
+    laptop.ok(&["embed"]);
+    let file = laptop.root.path().join("memory.json");
+    let said = export(&laptop, &["--vectors", file.to_str().expect("path")]);
+    let document: Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("json");
+    assert_eq!(document["solaria_export"]["vectors"], true);
+    let carried = document["vectors"].as_array().map(Vec::len).unwrap_or(0);
+    assert_eq!(
+        carried, 3,
+        "no vector of a private span's text leaves: {said}"
+    );
+
+    let desktop = Edge::new("desktop");
+    configure_model(&desktop, &model);
+    let report = import(&desktop, &file);
+    assert_eq!(report["vectors_stored"], 3, "{report}");
+    assert_eq!(
+        queued(&desktop),
+        1,
+        "only the private prompt waits for its pass"
+    );
+    let hits = search(
+        &desktop,
+        "semantic",
+        "the phone application dies if the user refuses photo access",
+    );
+    assert_eq!(
+        hits[0]["title"], "the mobile app crashes when the camera permission is denied",
+        "found by meaning with no embedding pass: {hits:?}"
+    );
+}

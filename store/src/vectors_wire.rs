@@ -90,6 +90,62 @@ pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreE
     Ok(out)
 }
 
+/// The vectors an export carries (`solaria export --vectors`): of the records
+/// in `wanted`, each one's current vector made by this index's model (its record
+/// live and not waiting for a new one), unless its text holds a private span or
+/// a secret — the rule [`outgoing`] keeps, since a file leaves this machine too.
+pub fn current_of(
+    conn: &Connection,
+    wanted: &std::collections::HashSet<Uuid>,
+) -> Result<Vec<WireEmbedding>, StoreError> {
+    let Some(model) = vectors::index_model(conn)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for source in super::source::Source::ALL {
+        let sql = format!(
+            "SELECT rowid, id, updated, {parts} FROM {base} b
+             WHERE {live}
+               AND NOT EXISTS (SELECT 1 FROM vector_queue q WHERE q.source = ?1 AND q.row = b.rowid)",
+            parts = gist::parts_sql(source),
+            base = source.base(),
+            live = source.embedded_sql(),
+        );
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query_map([source.code()], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                gist::text(
+                    source,
+                    &r.get::<_, String>(3)?,
+                    &r.get::<_, String>(4)?,
+                    &r.get::<_, String>(5)?,
+                ),
+            ))
+        })?;
+        for row in rows {
+            let (rowid, id, updated, text) = row?;
+            let Ok(id) = Uuid::parse_str(&id) else {
+                continue;
+            };
+            if !wanted.contains(&id) || !leaves_as_is(&text) {
+                continue;
+            }
+            if let Some(v) = vectors::stored_vector(conn, source, rowid, model.dimension)? {
+                out.push(WireEmbedding::encode(
+                    id,
+                    Hlc::from_i64(updated),
+                    &model.fingerprint,
+                    &v,
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Whether `text` leaves this machine unchanged (no private span to strip, no
 /// secret for central to redact).
 fn leaves_as_is(text: &str) -> bool {

@@ -7,8 +7,8 @@
 use super::{OpError, OpResult};
 use crate::app::App;
 use crate::present::portable::ExportReport;
-use crate::store::Store;
 use crate::store::export::{self as store_export, Selection};
+use crate::store::{Store, vectors_wire};
 use serde::{Deserialize, Serialize};
 use solaria_hook::files::{Access, write_atomic};
 use solaria_shared::knowledge::Knowledge;
@@ -16,7 +16,7 @@ use solaria_shared::render::markdown::{ProjectPage, project_page};
 use solaria_shared::render::{NameOf, TimeStyle};
 use solaria_shared::wire::{MachineName, WireRecord};
 use solaria_shared::{MachineId, Summary, UnixMillis};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -45,6 +45,9 @@ pub struct Header {
     /// Whether erased and forgotten records are in it, as tombstones.
     #[serde(default)]
     pub tombstones: bool,
+    /// Whether the records' vectors follow them (`vectors`, after `records`).
+    #[serde(default)]
+    pub vectors: bool,
     /// Every machine the store knew by name, with whose each is when a teammate's.
     #[serde(default)]
     pub machines: Vec<MachineName>,
@@ -57,6 +60,9 @@ pub struct ExportRequest {
     pub projects: Vec<String>,
     pub since: Option<UnixMillis>,
     pub tombstones: bool,
+    /// JSON only: each record's vector too, so that the machine importing it
+    /// need not embed the records again (when it runs the same model).
+    pub vectors: bool,
 }
 
 /// A record's type as counted in reports: its wire type, a knowledge record's kind.
@@ -134,6 +140,7 @@ pub fn json(
             .filter(|_| !request.projects.is_empty()),
         since: selection.since,
         tombstones: selection.tombstones,
+        vectors: request.vectors,
         machines: store_export::machines(store.conn())?,
     };
     let mut report = ExportReport {
@@ -155,16 +162,31 @@ pub fn json(
     // A snapshot, so the file holds one moment of the store.
     let snapshot = store.snapshot()?;
     let conn = snapshot.as_deref().unwrap_or(store.conn());
+    let mut ids = HashSet::new();
     store_export::each_record(conn, &selection, |record: WireRecord| {
         let record = record.cleaned();
         *report.records.entry(kind_name(&record)).or_default() += 1;
         projects.insert(record.project().name.clone());
+        if request.vectors {
+            ids.insert(record.id());
+        }
         let line = json_line(&record)?;
         let sep = if first { "\n" } else { ",\n" };
         first = false;
         write!(out, "{sep}{line}").map_err(|e| write_error(written, e))
     })?;
-    writeln!(out, "\n]}}").map_err(|e| write_error(written, e))?;
+    write!(out, "\n]").map_err(|e| write_error(written, e))?;
+    if request.vectors {
+        write!(out, ",\"vectors\":[").map_err(|e| write_error(written, e))?;
+        let vectors = vectors_wire::current_of(conn, &ids)?;
+        for (i, v) in vectors.iter().enumerate() {
+            let sep = if i == 0 { "\n" } else { ",\n" };
+            write!(out, "{sep}{}", json_line(v)?).map_err(|e| write_error(written, e))?;
+        }
+        report.vectors = vectors.len();
+        write!(out, "\n]").map_err(|e| write_error(written, e))?;
+    }
+    writeln!(out, "}}").map_err(|e| write_error(written, e))?;
     out.flush().map_err(|e| write_error(written, e))?;
     report.projects = projects.into_iter().collect();
     Ok(report)

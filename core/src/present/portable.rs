@@ -33,6 +33,8 @@ pub struct ExportReport {
     pub written: String,
     /// Records written, by type.
     pub records: Counts,
+    /// Vectors written beside them (`--vectors`).
+    pub vectors: usize,
     /// The projects written, by name.
     pub projects: Vec<String>,
     /// Projects left out because `[sync] local_only_projects` keeps them on this
@@ -52,6 +54,13 @@ impl ExportReport {
             self.written,
             counted(&self.records)
         );
+        if self.vectors > 0 {
+            let _ = writeln!(
+                out,
+                "With {} vector(s): the records need no embedding again.",
+                self.vectors
+            );
+        }
         if !self.local_only_left_out.is_empty() {
             let _ = writeln!(
                 out,
@@ -84,6 +93,12 @@ pub struct ImportReport {
     /// Local changes not yet synced that an imported version replaced; kept as
     /// conflicts (`solaria conflicts`).
     pub conflicts: usize,
+    /// Vectors stored beside their records (a SOLARIA export made with
+    /// `--vectors`, by the model this machine's index uses).
+    pub vectors_stored: usize,
+    /// Vectors not stored, and why (another model's; no model installed here).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub vectors_not_stored: Vec<String>,
 }
 
 /// The most skipped records named one by one in the text.
@@ -106,6 +121,16 @@ impl ImportReport {
                 "{updated} changed at the source since the last import, updated: {}.",
                 counted(&self.updated)
             );
+        }
+        if self.vectors_stored > 0 {
+            let _ = writeln!(
+                out,
+                "{} vector(s) stored: those records need no embedding.",
+                self.vectors_stored
+            );
+        }
+        for why in &self.vectors_not_stored {
+            let _ = writeln!(out, "{why}");
         }
         if self.conflicts > 0 {
             let _ = writeln!(

@@ -37,6 +37,10 @@ pub struct Args {
     /// import forgets them as well.
     #[arg(long)]
     tombstones: bool,
+    /// JSON only: each record's vector too (those of text with no private span
+    /// or secret), so that a machine with the same model need not embed again.
+    #[arg(long)]
+    vectors: bool,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -48,6 +52,7 @@ impl Args {
             projects: self.project,
             since: input::when("since", self.since, UnixMillis::now())?,
             tombstones: self.tombstones,
+            vectors: self.vectors,
         };
         let report = match self.format {
             Format::Markdown => export::markdown(app, &request, &self.out)?,

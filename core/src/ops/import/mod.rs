@@ -105,6 +105,8 @@ pub struct Incoming {
     pub machines: Vec<MachineName>,
     pub records: Vec<WireRecord>,
     pub owner: Owner,
+    /// Vectors beside the records (a SOLARIA export's, `--vectors`).
+    pub vectors: Vec<solaria_shared::embedding::WireEmbedding>,
     /// What the source held that could not become a record, each `where: why`.
     pub skipped: Vec<String>,
 }
@@ -243,5 +245,43 @@ pub fn apply(
         done += batch.len();
         progress(Progress { done, total });
     }
+    if !incoming.vectors.is_empty() {
+        vectors(app, &mut store, &incoming.vectors, &mut report)?;
+    }
     Ok(report)
+}
+
+/// Stores the vectors that came beside the records, as a pull stores them
+/// (`vectors_wire::store_pulled`): made by this index's model from the version
+/// of the record held here.
+fn vectors(
+    app: &App,
+    store: &mut crate::store::Store,
+    vectors: &[solaria_shared::embedding::WireEmbedding],
+    report: &mut ImportReport,
+) -> OpResult<()> {
+    // The tables made fit for the installed model first, as before a pull: a
+    // machine that never embedded anything takes the vectors all the same.
+    let _ = crate::semantic::ready_for_pulled_vectors(&app.config, &app.paths, store);
+    let Some(model) = crate::store::vectors::index_model(store.conn())? else {
+        report.vectors_not_stored.push(format!(
+            "{} vector(s) not stored: no embedding model here (`solaria model install`, then import again)",
+            vectors.len()
+        ));
+        return Ok(());
+    };
+    let centre = crate::store::vectors::centre(store.conn())?.unwrap_or_default();
+    for batch in vectors.chunks(BATCH) {
+        let pulled = store
+            .write(|w| crate::store::vectors_wire::store_pulled(w.tx(), &model, &centre, batch))?;
+        report.vectors_stored += pulled.stored;
+        if pulled.other_model > 0 {
+            report.vectors_not_stored.push(format!(
+                "{} vector(s) of another model than this machine's: their records wait for the embedding pass",
+                pulled.other_model
+            ));
+        }
+        report.vectors_not_stored.extend(pulled.refused);
+    }
+    Ok(())
 }

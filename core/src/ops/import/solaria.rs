@@ -10,6 +10,7 @@ use crate::ops::{OpError, OpResult};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
+use solaria_shared::embedding::WireEmbedding;
 use solaria_shared::wire::WireRecord;
 use std::path::Path;
 
@@ -37,6 +38,8 @@ struct Document<'a> {
     solaria_export: Header,
     #[serde(borrow)]
     records: Vec<&'a RawValue>,
+    #[serde(borrow, default)]
+    vectors: Vec<&'a RawValue>,
 }
 
 /// The line of `text` that `part`, a slice of it, starts on (from 1).
@@ -116,8 +119,24 @@ pub fn read(path: &Path) -> OpResult<Incoming> {
         })?;
         records.push(record);
     }
+    let mut vectors = Vec::with_capacity(document.vectors.len());
+    for (n, raw) in document.vectors.iter().enumerate() {
+        let vector: WireEmbedding = serde_json::from_str(raw.get()).map_err(|e| {
+            refuse(
+                path,
+                format!(
+                    "vector {} (line {}) cannot be read: {}",
+                    n + 1,
+                    line_of(&text, raw.get()),
+                    without_position(&e)
+                ),
+            )
+        })?;
+        vectors.push(vector);
+    }
     Ok(Incoming {
         source: "solaria".to_string(),
+        vectors,
         path: path.display().to_string(),
         machines: document.solaria_export.machines,
         records,
