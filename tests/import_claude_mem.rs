@@ -228,14 +228,7 @@ fn a_foreign_newer_or_damaged_database_is_refused_by_name_and_nothing_is_touched
     let m = Edge::new("laptop");
     m.decide_no_orm();
     let before = m.store_bytes();
-    let refused = |db: &Path| -> String {
-        let out = m.run_in(
-            &m.project,
-            &["import", "claude-mem", db.to_str().expect("path")],
-        );
-        assert!(!out.status.success(), "refused: {db:?}");
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
+    let refused = |db: &Path| m.refused(&["import", "claude-mem", db.to_str().expect("path")]);
 
     let text = m.root.path().join("notes.txt");
     std::fs::write(&text, "not a database at all, just words").expect("write");

@@ -192,14 +192,7 @@ fn a_foreign_or_damaged_engram_file_is_refused_and_nothing_is_touched() {
     let m = Edge::new("laptop");
     m.decide_no_orm();
     let before = m.store_bytes();
-    let refused = |path: &Path| -> String {
-        let out = m.run_in(
-            &m.project,
-            &["import", "engram", path.to_str().expect("path")],
-        );
-        assert!(!out.status.success(), "refused: {path:?}");
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
+    let refused = |path: &Path| m.refused(&["import", "engram", path.to_str().expect("path")]);
     let text = m.root.path().join("notes.md");
     std::fs::write(&text, "# notes\n").expect("write");
     assert!(refused(&text).contains("not an engram export"));

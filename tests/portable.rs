@@ -314,10 +314,29 @@ fn an_import_keeps_secrets_and_private_spans_out_and_refuses_stamps_from_the_fut
                 "Stamped a day ahead",
                 "a clock that ran ahead",
             ),
+            decision(
+                "01a24f76-d293-762a-a578-a09f64daa6ca",
+                now - 30_000,
+                "A rationale of a megabyte",
+                &"window functions ".repeat(60_000),
+            ),
         ],
     );
     let report = import(&m, &file);
-    assert_eq!(report["stored"], json!({"decision": 1}), "{report}");
+    assert_eq!(report["stored"], json!({"decision": 2}), "{report}");
+    let decisions = m.json(&m.project, &["decisions", "--json"]);
+    let long = decisions
+        .as_array()
+        .expect("decisions")
+        .iter()
+        .find(|d| d["body"]["title"] == "A rationale of a megabyte")
+        .expect("stored, bounded");
+    let kept = long["body"]["rationale"]
+        .as_str()
+        .expect("rationale")
+        .chars()
+        .count();
+    assert_eq!(kept, 8_000, "a field is bounded as a written one is");
     let skipped = report["skipped"].to_string();
     assert!(
         skipped.contains("ahead of this machine's clock"),
@@ -343,14 +362,7 @@ fn a_malformed_foreign_or_newer_file_is_refused_by_name_and_nothing_is_touched()
     let m = Edge::new("desktop");
     m.decide_no_orm();
     let before = m.store_bytes();
-    let refused = |file: &Path| -> String {
-        let out = m.run_in(
-            &m.project,
-            &["import", "solaria", file.to_str().expect("path")],
-        );
-        assert!(!out.status.success(), "refused: {file:?}");
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
+    let refused = |file: &Path| m.refused(&["import", "solaria", file.to_str().expect("path")]);
     let now = 1_796_629_516_986_i64;
     let mut broken = decision("01a24f76-d293-762a-a578-a09f64daa6c9", now, "B", "b");
     broken["meta"]["deleted"] = json!("no");

@@ -248,6 +248,17 @@ impl Edge {
         String::from_utf8(out.stdout).expect("utf8")
     }
 
+    /// Runs `solaria ARGS` in the project, which must fail; what it said on stderr.
+    pub fn refused(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            !out.status.success(),
+            "solaria {args:?} should fail: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
     /// Runs `solaria ARGS` in the project like [`Edge::ok`], with this machine's
     /// clock ahead by [`AHEAD_MS`]: what it writes is stamped after every write made
     /// before it, here or on a machine whose clock is right. So a test says which of

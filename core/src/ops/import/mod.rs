@@ -148,7 +148,9 @@ fn refused(app: &App, record: &WireRecord, now: UnixMillis) -> Option<String> {
 }
 
 /// Long texts cut as capture cuts them (`[capture] max_input_bytes`,
-/// `max_response_bytes`), so an import stores nothing a session could not.
+/// `max_response_bytes`), and a knowledge record's fields as a written one's
+/// (`ops::knowledge::MAX_FIELD_CHARS`), so an import stores nothing a session or a
+/// person could not.
 fn bounded(app: &App, record: WireRecord) -> WireRecord {
     let bounds = &app.config.capture;
     match record {
@@ -160,6 +162,14 @@ fn bounded(app: &App, record: WireRecord) -> WireRecord {
         WireRecord::Summary(mut s) => {
             s.text = bound_text(&s.text, bounds.max_response_bytes).0;
             WireRecord::Summary(s)
+        }
+        WireRecord::Knowledge(mut k) => {
+            k.map_user_text(&mut |t| {
+                t.chars()
+                    .take(crate::ops::knowledge::MAX_FIELD_CHARS)
+                    .collect()
+            });
+            WireRecord::Knowledge(k)
         }
         other => other,
     }
