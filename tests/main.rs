@@ -23,6 +23,7 @@ mod import_claude_md;
 mod import_claude_mem;
 mod import_engram;
 mod injection;
+mod install_release;
 mod isolation_property;
 mod knowledge;
 mod layers;

@@ -1,7 +1,9 @@
-//! A Hugging Face mirror on loopback: what `solaria model install` and
-//! `solaria install --model` download from in the tests. `GET
+//! Files served on loopback. A Hugging Face mirror: what `solaria model install`
+//! and `solaria install --model` download from in the tests (`GET
 //! /<repo>/resolve/main/<file>` answers the file of a model directory, 404 when it
-//! has none, and a 500 for the files a test names as failing.
+//! has none, and a 500 for the files a test names as failing); and a directory as
+//! a release server (`GET /<file>`), what `deploy/install-release.sh` downloads
+//! from.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -15,18 +17,32 @@ pub fn mirror(dir: PathBuf, failing: &'static [&'static str]) -> String {
 /// A Hugging Face mirror on loopback serving the repository `repo` from `dir`,
 /// answering 500 for the files `failing`.
 pub fn mirror_of(repo: &'static str, dir: PathBuf, failing: &'static [&'static str]) -> String {
+    serve(format!("/{repo}/resolve/main/"), dir, failing)
+}
+
+/// The files of `dir` on loopback, each at `/<name>`; the base URL.
+pub fn files(dir: PathBuf) -> String {
+    serve("/".to_string(), dir, &[])
+}
+
+fn serve(prefix: String, dir: PathBuf, failing: &'static [&'static str]) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
-            let _ = answer(stream, repo, &dir, failing);
+            let _ = answer(stream, &prefix, &dir, failing);
         }
     });
     url
 }
 
-fn answer(mut stream: TcpStream, repo: &str, dir: &Path, failing: &[&str]) -> std::io::Result<()> {
+fn answer(
+    mut stream: TcpStream,
+    prefix: &str,
+    dir: &Path,
+    failing: &[&str],
+) -> std::io::Result<()> {
     let mut request = BufReader::new(stream.try_clone()?);
     let mut first = String::new();
     request.read_line(&mut first)?;
@@ -37,9 +53,7 @@ fn answer(mut stream: TcpStream, repo: &str, dir: &Path, failing: &[&str]) -> st
         }
     }
     let path = first.split_whitespace().nth(1).unwrap_or("/");
-    let file = path
-        .strip_prefix(&format!("/{repo}/resolve/main/"))
-        .filter(|f| !f.contains(".."));
+    let file = path.strip_prefix(prefix).filter(|f| !f.contains(".."));
     let (status, body) = match file {
         Some(f) if failing.contains(&f) => ("500 Internal Server Error", b"overloaded".to_vec()),
         Some(f) => match std::fs::read(dir.join(f)) {
