@@ -1,9 +1,12 @@
-//! Installing without a toolchain, as a new user: release archives made by
-//! `deploy/release.sh` (from the binaries under test), served on loopback,
-//! installed by `deploy/install-release.sh` with no `cargo` on PATH and no root;
-//! then `solaria install claude-code --no-model` from the installed binary, and a
-//! prompt captured through the hook it registered. A tampered archive is refused
-//! and nothing is installed.
+//! Installing without a toolchain, as a new user with no `cargo` on PATH and no
+//! root, by the two routes: release archives made by `deploy/release.sh` (from the
+//! binaries under test), served on loopback and installed by
+//! `deploy/install-release.sh`; and the npm packages `deploy/npm.sh` makes from
+//! them, installed with `npm install -g` into a throwaway prefix (and run by `npx`).
+//! Each then runs `solaria install claude-code --no-model` from what it installed
+//! and captures a prompt through the hook that registered. A tampered archive is
+//! refused and nothing is installed; a launcher without its platform's package
+//! says which route to take instead.
 
 use serde_json::Value;
 use solaria_tests::edge::Edge;
@@ -88,9 +91,16 @@ fn a_new_user_without_rust_installs_a_release_and_its_hooks_capture() {
     let solaria = prefix_bin(&m).join("solaria");
     assert!(prefix_bin(&m).join("solaria-hook").is_file());
 
-    let path = format!("{}:{SYSTEM_PATH}", prefix_bin(&m).display());
+    installed_and_capturing(&m, &solaria, &prefix_bin(&m), &prefix_bin(&m));
+}
+
+/// Runs `solaria install claude-code --no-model` with `solaria` (on a PATH of `bin`
+/// and the system's), checks that the prompt hook runs the native `solaria-hook`
+/// in `hook_dir`, and captures a prompt through it as Claude Code would.
+fn installed_and_capturing(m: &Edge, solaria: &Path, bin: &Path, hook_dir: &Path) {
+    let path = format!("{}:{SYSTEM_PATH}", bin.display());
     let installed = m
-        .program_in(&solaria, &m.project)
+        .program_in(solaria, &m.project)
         .env("PATH", &path)
         .args(["install", "claude-code", "--no-model"])
         .output()
@@ -108,9 +118,10 @@ fn a_new_user_without_rust_installs_a_release_and_its_hooks_capture() {
         .as_str()
         .expect("the prompt hook")
         .to_string();
+    let hook = std::fs::canonicalize(hook_dir.join("solaria-hook")).expect("the native hook");
     assert!(
-        command.starts_with(&prefix_bin(&m).join("solaria-hook").display().to_string()),
-        "the hook runs the installed binary: {command}"
+        command.starts_with(&hook.display().to_string()),
+        "the hook runs the native binary, never through node: {command}"
     );
 
     // Claude Code runs the hook's command with the event on stdin.
@@ -131,7 +142,7 @@ fn a_new_user_without_rust_installs_a_release_and_its_hooks_capture() {
     assert!(hook.wait().expect("hook").success());
     m.settled();
     let found = m
-        .program_in(&solaria, &m.project)
+        .program_in(solaria, &m.project)
         .env("PATH", &path)
         .args(["search", "renew_jwt", "--json"])
         .output()
@@ -166,4 +177,138 @@ fn a_tampered_archive_is_refused_and_nothing_is_installed() {
     let unlisted = install_release(&m, &["--sums", "/dev/null", &format!("{url}/{archive}")]);
     assert!(String::from_utf8_lossy(&unlisted.stderr).contains("SHA256SUMS lists no"));
     assert!(!prefix_bin(&m).exists());
+}
+
+/// The npm packages of the binaries under test, made by `deploy/npm.sh` from the
+/// release archive in `dist`: (the platform package, the launcher).
+fn npm_packages(dist: &Path) -> (PathBuf, PathBuf) {
+    release(dist);
+    let made = Command::new("bash")
+        .arg(solaria_tests::workspace().join("deploy/npm.sh"))
+        .arg(dist)
+        .output()
+        .expect("run npm.sh");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let said = String::from_utf8_lossy(&made.stdout);
+    let mut lines = said.lines().map(PathBuf::from);
+    let platform = lines.next().expect("the platform package");
+    let launcher = lines.next().expect("the launcher");
+    assert!(
+        platform.ends_with("solaria-memory-linux-x64-0.1.0.tgz"),
+        "{said}"
+    );
+    (platform, launcher)
+}
+
+/// `npm ARGS` as the new user of `edge`'s HOME, offline (the packed files only).
+fn npm(edge: &Edge, cwd: &Path, args: &[&str]) -> Output {
+    Command::new("npm")
+        .args(args)
+        .args(["--offline", "--no-audit", "--no-fund"])
+        .current_dir(cwd)
+        .env_clear()
+        .env("HOME", edge.home())
+        .env("PATH", SYSTEM_PATH)
+        .env("npm_config_cache", edge.home().join(".npm"))
+        .output()
+        .expect("run npm")
+}
+
+#[test]
+fn npm_install_g_of_the_packed_packages_gives_a_working_solaria_whose_hooks_capture() {
+    let dist = tempfile::tempdir().expect("dist");
+    let (platform, launcher) = npm_packages(dist.path());
+    let m = Edge::new("laptop");
+    let prefix = m.home().join(".npm-global");
+    let (p, l) = (
+        platform.to_str().expect("path"),
+        launcher.to_str().expect("path"),
+    );
+    let prefix_arg = prefix.to_str().expect("path");
+    let out = npm(
+        &m,
+        &m.home(),
+        &["install", "-g", "--prefix", prefix_arg, p, l],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bin = prefix.join("bin");
+    let version = m
+        .program_in(&bin.join("solaria"), &m.project)
+        .env("PATH", format!("{}:{SYSTEM_PATH}", bin.display()))
+        .arg("--version")
+        .output()
+        .expect("solaria --version");
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        "solaria 0.1.0"
+    );
+    let native = prefix.join("lib/node_modules/@solaria-memory/linux-x64/bin");
+    installed_and_capturing(&m, &bin.join("solaria"), &bin, &native);
+
+    // npx, in a project that depends on the packages.
+    let project = m.root.path().join("tooling");
+    std::fs::create_dir_all(&project).expect("dir");
+    let local = npm(&m, &project, &["install", p, l]);
+    assert!(
+        local.status.success(),
+        "{}",
+        String::from_utf8_lossy(&local.stderr)
+    );
+    let npx = Command::new("npx")
+        .args(["--no-install", "solaria", "--version"])
+        .current_dir(&project)
+        .env_clear()
+        .env("HOME", m.home())
+        .env("PATH", SYSTEM_PATH)
+        .output()
+        .expect("npx");
+    assert_eq!(
+        String::from_utf8_lossy(&npx.stdout).trim(),
+        "solaria 0.1.0",
+        "{npx:?}"
+    );
+}
+
+#[test]
+fn a_launcher_without_its_platforms_package_names_the_archive_route() {
+    let dist = tempfile::tempdir().expect("dist");
+    let (_, launcher) = npm_packages(dist.path());
+    let m = Edge::new("laptop");
+    let prefix = m.home().join(".npm-global");
+    let out = npm(
+        &m,
+        &m.home(),
+        &[
+            "install",
+            "-g",
+            "--prefix",
+            prefix.to_str().expect("path"),
+            launcher.to_str().expect("path"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(prefix.join("bin/solaria"))
+        .arg("--version")
+        .env_clear()
+        .env("PATH", SYSTEM_PATH)
+        .output()
+        .expect("solaria");
+    assert!(!run.status.success());
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        said.contains("@solaria-memory/linux-x64") && said.contains("install-release.sh"),
+        "{said}"
+    );
 }

@@ -1,0 +1,2 @@
+#!/usr/bin/env node
+require("./launch.js")("solaria");
