@@ -469,6 +469,11 @@ pub struct Env {
     pub clock_skew_ms: i64,
     /// `SOLARIA_SYSTEMCTL`: the `systemctl` the installer runs (tests record calls).
     pub systemctl: Option<PathBuf>,
+    /// `SOLARIA_LAUNCHCTL`: the `launchctl` the installer runs (tests record calls).
+    pub launchctl: Option<PathBuf>,
+    /// `SOLARIA_SERVICE_MANAGER`: `systemd`, `launchd` or `none`, over the one this
+    /// system has (`edge::service::Manager::of`).
+    pub service_manager: Option<String>,
     /// `SOLARIA_NO_CAPTURE` (non-empty): hooks capture nothing. Set on the
     /// summarizer's command, so an agent run as the summarizer (`claude -p`) is
     /// not captured as a session of its own, summarized in turn.
@@ -496,6 +501,11 @@ impl Env {
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0),
             systemctl: var("SOLARIA_SYSTEMCTL"),
+            launchctl: var("SOLARIA_LAUNCHCTL"),
+            service_manager: std::env::var("SOLARIA_SERVICE_MANAGER")
+                .ok()
+                .map(|v| v.trim().to_ascii_lowercase())
+                .filter(|v| !v.is_empty()),
             no_capture: var(NO_CAPTURE_VAR).is_some(),
             agent_shell: AGENT_SHELLS
                 .iter()

@@ -384,3 +384,121 @@ fn the_help_names_the_four_agents_it_installs_checks_and_captures() {
         }
     }
 }
+
+/// A recorder standing in for `launchctl`: each call's arguments, a line each, in
+/// `launchctl.log` beside it.
+fn launchctl_recorder(m: &mut Edge) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let recorder = m.root.path().join("launchctl");
+    std::fs::write(
+        &recorder,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}/launchctl.log'\n",
+            m.root.path().display()
+        ),
+    )
+    .expect("recorder");
+    std::fs::set_permissions(&recorder, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    m.env
+        .push(("SOLARIA_SERVICE_MANAGER".into(), "launchd".into()));
+    m.env
+        .push(("SOLARIA_LAUNCHCTL".into(), recorder.display().to_string()));
+    m.root.path().join("launchctl.log")
+}
+
+#[test]
+fn under_launchd_install_writes_a_launchagent_and_loads_it_and_uninstall_boots_it_out() {
+    use std::os::unix::fs::MetadataExt;
+    let mut m = Edge::new("test-machine");
+    let log = launchctl_recorder(&mut m);
+    let calls = || -> Vec<String> {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let out = m.ok_in(m.root.path(), &["install", "claude-code"]);
+    assert!(out.contains("enabled and running"), "{out}");
+    let plist = m
+        .home()
+        .join("Library/LaunchAgents/dev.solaria.memory.plist");
+    let uid = std::fs::metadata(&plist)
+        .expect("the LaunchAgent is written")
+        .uid();
+    // What launchd reads: Apple's property-list format, checked by Python's reader.
+    let read = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], 'rb'))))",
+        ])
+        .arg(&plist)
+        .output()
+        .expect("python3");
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let agent: serde_json::Value = serde_json::from_slice(&read.stdout).expect("json");
+    assert_eq!(agent["Label"], "dev.solaria.memory");
+    assert_eq!(agent["ProgramArguments"], json!([solaria(), "serve"]));
+    assert_eq!(
+        agent["EnvironmentVariables"]["SOLARIA_HOME"],
+        m.data_dir().display().to_string(),
+        "the daemon uses the same data dir"
+    );
+    assert_eq!(agent["RunAtLoad"], true);
+    assert_eq!(agent["KeepAlive"], json!({"SuccessfulExit": false}));
+    let domain = format!("gui/{uid}");
+    assert_eq!(
+        calls(),
+        [
+            format!("bootout {domain}/dev.solaria.memory"),
+            format!("bootstrap {domain} {}", plist.display()),
+        ]
+    );
+    assert!(m.systemctl_calls().is_empty(), "systemd left alone");
+
+    // Again, unchanged: launchd is only asked to make sure it runs.
+    m.ok_in(m.root.path(), &["install", "claude-code"]);
+    assert_eq!(
+        calls()[2..],
+        [format!("kickstart {domain}/dev.solaria.memory")]
+    );
+
+    let out = m.ok_in(m.root.path(), &["uninstall", "claude-code"]);
+    assert!(out.contains("Stopped the background service"), "{out}");
+    assert!(!plist.exists());
+    assert_eq!(
+        calls()[3..],
+        [format!("bootout {domain}/dev.solaria.memory")]
+    );
+}
+
+#[test]
+fn with_no_service_manager_install_says_how_to_run_the_daemon_and_writes_none() {
+    let mut m = Edge::new("test-machine");
+    m.env
+        .push(("SOLARIA_SERVICE_MANAGER".into(), "none".into()));
+    let out = m.ok_in(m.root.path(), &["install", "claude-code"]);
+    assert!(
+        out.contains("no service manager here") && out.contains("run `solaria serve`"),
+        "{out}"
+    );
+    assert!(
+        m.home().join(".claude/settings.json").exists(),
+        "hooks installed"
+    );
+    assert!(!m.home().join(".config/systemd").exists());
+    assert!(!m.home().join("Library").exists());
+    assert!(m.systemctl_calls().is_empty());
+    m.env
+        .push(("SOLARIA_SERVICE_MANAGER".into(), "upstart".into()));
+    let refused = m.run_in(m.root.path(), &["install", "opencode"]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("say systemd, launchd or none"));
+    assert!(
+        !m.home().join(".config/opencode").exists(),
+        "refused before anything is written"
+    );
+}

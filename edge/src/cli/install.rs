@@ -276,6 +276,10 @@ fn uninstall_opencode(env: &Env, scope: Scope) -> anyhow::Result<()> {
 impl InstallArgs {
     pub fn run(self, env: &Env) -> anyhow::Result<()> {
         let exe = std::env::current_exe().context("cannot find the solaria executable's path")?;
+        // A service manager named wrong is said before anything is written.
+        if !self.no_service && self.scope == Scope::User {
+            service::Manager::of(env)?;
+        }
         match self.agent {
             Agent::ClaudeCode => install_claude_code(env, self.scope, &exe)?,
             Agent::Opencode => install_opencode(env, self.scope, &exe)?,
@@ -300,17 +304,22 @@ impl InstallArgs {
             return Ok(());
         }
         let service = service::install(env, &exe)?;
-        let path = service.unit_path.display();
+        let path = service.path.display();
+        let by_hand = service.manager.start_by_hand();
         match service.outcome {
             InstallOutcome::Running => println!(
                 "Background service: {path} is enabled and running (`solaria serve`: sync, retention, vectors, local API)."
             ),
             InstallOutcome::NotStarted(why) => println!(
-                "Background service: wrote {path}, but could not start it ({why}).\n  Start it with `systemctl --user enable --now solaria`, or run `solaria serve` yourself."
+                "Background service: wrote {path}, but could not start it ({why}).\n  Start it with {by_hand}."
             ),
-            InstallOutcome::UsersOwn => {
-                println!("Background service: {path} is your own unit; left as it is.")
-            }
+            InstallOutcome::UsersOwn => println!(
+                "Background service: {path} is your own {}; left as it is.",
+                service.manager.file_word()
+            ),
+            InstallOutcome::NoManager => println!(
+                "Background service: no service manager here (SOLARIA_SERVICE_MANAGER=none, or a system without systemd or launchd). Hooks capture without it; for sync, retention, vectors and the local API, {by_hand}."
+            ),
         }
         Ok(())
     }

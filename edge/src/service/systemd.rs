@@ -1,16 +1,14 @@
-//! The user service that keeps `solaria serve` running ("installed as a
-//! user service by the installer"): on Linux a systemd *user* unit, written,
-//! enabled and started by `solaria install`, stopped and removed by
-//! `solaria uninstall`. Without systemd (or on another system) the unit is still
-//! written where systemd would look, and the report says how to start the daemon.
+//! The service under systemd: a *user* unit, written, enabled and started by
+//! `solaria install`, stopped and removed by `solaria uninstall`. Without a
+//! running user manager the unit is still written where systemd would look, and
+//! the report says how to start the daemon.
 //!
 //! `SOLARIA_SYSTEMCTL` names the `systemctl` to run (tests point it at a recorder,
 //! so that no test touches the real user manager).
 
+use super::{InstallOutcome, ServiceError};
 use crate::config::Env;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// The unit's file name (and `systemctl` name).
 pub const UNIT_NAME: &str = "solaria.service";
@@ -19,54 +17,12 @@ pub const UNIT_NAME: &str = "solaria.service";
 /// removed (a hand-made `solaria.service` is the user's).
 const MARKER: &str = "# Written by `solaria install`";
 
-/// A `systemctl` that does not answer in this long is given up on (a user manager
-/// that is not running can make it wait for the bus).
-const SYSTEMCTL_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Errors of writing or removing the unit file.
-#[derive(Debug, thiserror::Error)]
-pub enum ServiceError {
-    #[error("HOME is not set: cannot find ~/.config/systemd/user")]
-    NoHome,
-    #[error("cannot write the service unit {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot remove the service unit {path}: {source}")]
-    Remove {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// A path the unit would hold cannot be written into it (a newline would end
-    /// its line and start a directive of its own).
-    #[error(transparent)]
-    Path(#[from] crate::install::InstallError),
-}
-
-/// What `install` did.
-#[derive(Debug)]
-pub struct Installed {
-    pub unit_path: PathBuf,
-    pub outcome: InstallOutcome,
-}
-
-#[derive(Debug, PartialEq, Eq)]
-pub enum InstallOutcome {
-    /// Written (or already up to date) and enabled and started by systemd.
-    Running,
-    /// Written, but systemd could not start it: why.
-    NotStarted(String),
-    /// A `solaria.service` the user made is there: left as it is.
-    UsersOwn,
-}
-
 /// Where systemd looks for this user's units.
 pub fn unit_path(env: &Env) -> Result<PathBuf, ServiceError> {
     let config = match (&env.xdg_config_home, &env.home) {
         (Some(dir), _) => dir.clone(),
         (None, Some(home)) => home.join(".config"),
-        (None, None) => return Err(ServiceError::NoHome),
+        (None, None) => return Err(ServiceError::NoHome("~/.config/systemd/user")),
     };
     Ok(config.join("systemd").join("user").join(UNIT_NAME))
 }
@@ -122,7 +78,7 @@ fn quoted(value: &str) -> String {
 /// Writes the unit (unless the user has their own) and asks systemd to enable and
 /// start it. systemd's failure is reported, not an error: the hooks work without
 /// the daemon.
-pub fn install(env: &Env, exe: &Path) -> Result<Installed, ServiceError> {
+pub(super) fn install(env: &Env, exe: &Path) -> Result<(PathBuf, InstallOutcome), ServiceError> {
     let path = unit_path(env)?;
     crate::install::managed::exe_str(exe)?;
     crate::install::managed::written_paths(&[
@@ -133,14 +89,11 @@ pub fn install(env: &Env, exe: &Path) -> Result<Installed, ServiceError> {
     let text = unit_text(exe, env);
     let existing = std::fs::read_to_string(&path).ok();
     if existing.as_deref().is_some_and(|t| !t.starts_with(MARKER)) {
-        return Ok(Installed {
-            unit_path: path,
-            outcome: InstallOutcome::UsersOwn,
-        });
+        return Ok((path, InstallOutcome::UsersOwn));
     }
     let changed = existing.as_deref() != Some(text.as_str());
     if changed {
-        write_atomically(&path, &text)?;
+        super::write_atomically(&path, &text)?;
     }
     let started = (if changed {
         systemctl(env, &["daemon-reload"])
@@ -148,18 +101,18 @@ pub fn install(env: &Env, exe: &Path) -> Result<Installed, ServiceError> {
         Ok(())
     })
     .and_then(|()| systemctl(env, &["enable", "--now", UNIT_NAME]));
-    Ok(Installed {
-        unit_path: path,
-        outcome: match started {
+    Ok((
+        path,
+        match started {
             Ok(()) => InstallOutcome::Running,
             Err(why) => InstallOutcome::NotStarted(why),
         },
-    })
+    ))
 }
 
 /// Stops, disables and removes the unit `install` wrote. `Ok(None)`: there was
 /// none of ours (a unit the user made is left alone).
-pub fn uninstall(env: &Env) -> Result<Option<PathBuf>, ServiceError> {
+pub(super) fn uninstall(env: &Env) -> Result<Option<PathBuf>, ServiceError> {
     let path = unit_path(env)?;
     match std::fs::read_to_string(&path) {
         Ok(text) if text.starts_with(MARKER) => {}
@@ -175,68 +128,15 @@ pub fn uninstall(env: &Env) -> Result<Option<PathBuf>, ServiceError> {
     Ok(Some(path))
 }
 
-fn write_atomically(path: &Path, text: &str) -> Result<(), ServiceError> {
-    let error = |source| ServiceError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(error)?;
-    }
-    let staging = path.with_extension("service.tmp");
-    std::fs::write(&staging, text).map_err(error)?;
-    std::fs::rename(&staging, path).map_err(error)
-}
-
 /// `systemctl --user ARGS`, with a deadline; `Err` says why it did not succeed.
 fn systemctl(env: &Env, args: &[&str]) -> Result<(), String> {
     let program = env
         .systemctl
         .clone()
         .unwrap_or_else(|| PathBuf::from("systemctl"));
-    let mut child = Command::new(&program)
-        .arg("--user")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => {
-                let mut stderr = String::new();
-                if let Some(mut pipe) = child.stderr.take() {
-                    let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
-                }
-                let detail = stderr.lines().next().unwrap_or("").trim().to_string();
-                return Err(format!(
-                    "`systemctl --user {}` failed ({status}){}",
-                    args.join(" "),
-                    if detail.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {detail}")
-                    }
-                ));
-            }
-            Ok(None) if started.elapsed() < SYSTEMCTL_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "`systemctl --user {}` did not answer in {}s",
-                    args.join(" "),
-                    SYSTEMCTL_TIMEOUT.as_secs()
-                ));
-            }
-            Err(e) => return Err(format!("waiting for systemctl: {e}")),
-        }
-    }
+    let mut all = vec!["--user"];
+    all.extend_from_slice(args);
+    super::command(&program, "systemctl", &all)
 }
 
 #[cfg(test)]
