@@ -312,3 +312,72 @@ fn a_launcher_without_its_platforms_package_names_the_archive_route() {
         "{said}"
     );
 }
+
+#[test]
+fn an_upgrade_in_place_moves_the_running_daemon_to_the_new_binary_and_hooks_go_on_capturing() {
+    use solaria_tests::daemon::{Daemon, configure_any_port, serve_log, wait_for};
+    let dist = tempfile::tempdir().expect("dist");
+    let archive = release(dist.path());
+    let url = mirror::files(dist.path().to_path_buf());
+    let m = Edge::new("laptop");
+    let archive_url = format!("{url}/{archive}");
+    assert!(install_release(&m, &[&archive_url]).status.success());
+    let solaria = prefix_bin(&m).join("solaria");
+    configure_any_port(&m, "");
+    let mut daemon = Daemon(
+        m.program_in(&solaria, &m.project)
+            .args(["serve", "--every", "86400", "--embed-every", "3600"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("solaria serve"),
+    );
+    let relay = m.data().join("hooks.sock");
+    wait_for(&m, &mut daemon, "the relay", || {
+        relay.exists().then_some(())
+    });
+
+    // The upgrade: the same route again replaces both binaries at their paths.
+    let upgraded = install_release(&m, &[&archive_url]);
+    assert!(
+        upgraded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&upgraded.stderr)
+    );
+    wait_for(&m, &mut daemon, "the daemon on the new binary", || {
+        let log = serve_log(&m);
+        let after = log.split("was replaced (an upgrade)").nth(1)?;
+        after.contains("hooks relayed through").then_some(())
+    });
+    assert!(
+        daemon.0.try_wait().expect("status").is_none(),
+        "the same process serves on"
+    );
+
+    let mut hook = m
+        .program_in(&prefix_bin(&m).join("solaria-hook"), &m.project)
+        .args([
+            "--data-dir",
+            m.data().to_str().expect("path"),
+            "user-prompt-submit",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("the hook");
+    let payload = prompt(
+        "r-2",
+        &m.project,
+        "after the upgrade renew_jwt still rotates",
+    );
+    hook.stdin
+        .take()
+        .expect("stdin")
+        .write_all(payload.to_string().as_bytes())
+        .expect("payload");
+    assert!(hook.wait().expect("hook").success());
+    wait_for(&m, &mut daemon, "the prompt captured", || {
+        (m.count("SELECT count(*) FROM observations WHERE title LIKE 'after the upgrade%'") == 1)
+            .then_some(())
+    });
+}

@@ -76,6 +76,7 @@ impl Options {
             }
         };
         if !self.once {
+            follow_upgrades(app);
             start_api(app);
             match crate::relay::server::start(app) {
                 Ok(path) => log(app, &format!("hooks relayed through {}", path.display())),
@@ -155,6 +156,53 @@ impl Options {
 /// Starts the local HTTP API unless `[serve] http_port = 0`, and logs the address
 /// it took (with `"any"`, a port the system picked). A failure (a busy port) is
 /// logged; the daemon's other duties go on without the API.
+/// How often the daemon looks whether its binary was replaced.
+const BINARY_CHECK: Duration = Duration::from_secs(5);
+
+/// Keeps the daemon on the binary installed now: an upgrade (a release archive,
+/// npm, `cargo install`) replaces the file at the path the daemon was started
+/// from, and the daemon then runs it in its own place (`exec`, same arguments,
+/// same process), so the service manager need not be asked and a daemon started
+/// by hand follows too. To the store this is a kill -9 and a start: what the
+/// relay acknowledged is in the spool, and the new process captures it first.
+fn follow_upgrades(app: &App) {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    let Ok(path) = std::env::current_exe() else {
+        return;
+    };
+    let identity = |p: &std::path::Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let Some(started_as) = identity(&path) else {
+        return;
+    };
+    let app = app.clone();
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(BINARY_CHECK);
+            // Gone (an uninstall, or halfway through a copy): nothing to run yet.
+            match identity(&path) {
+                Some(now) if now != started_as => {}
+                _ => continue,
+            }
+            log(
+                &app,
+                &format!(
+                    "{} was replaced (an upgrade): running the new binary in this daemon's place",
+                    path.display()
+                ),
+            );
+            let error = std::process::Command::new(&path)
+                .args(std::env::args_os().skip(1))
+                .exec();
+            log(
+                &app,
+                &format!("cannot run the new binary: {error}; serving on"),
+            );
+            return;
+        }
+    });
+}
+
 fn start_api(app: &App) {
     let Some(port) = app.config.serve.http_port.to_bind() else {
         log(
