@@ -38,9 +38,11 @@ else
     hook="${static:-$bin/solaria-hook}"
 fi
 
-# The newest GLIBC_x.y symbol version a binary needs ("" when it needs none: static).
+# The newest GLIBC_x.y symbol version a binary needs ("" when it needs none: a
+# static binary has no dynamic symbols, and objdump says so by failing).
 glibc_needed() {
-    objdump -T "$1" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1
+    { objdump -T "$1" 2>/dev/null || true; } | { grep -o 'GLIBC_[0-9][0-9.]*' || true; } \
+        | sed 's/GLIBC_//' | sort -V | tail -n 1
 }
 
 work="$(mktemp -d)"

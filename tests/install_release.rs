@@ -32,11 +32,7 @@ fn release(out: &Path) -> String {
         )
         .output()
         .expect("run release.sh");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    succeeded(&made, "deploy/release.sh");
     let sums = std::fs::read_to_string(out.join("SHA256SUMS")).expect("SHA256SUMS");
     let names: Vec<&str> = sums
         .lines()
@@ -45,6 +41,16 @@ fn release(out: &Path) -> String {
     assert_eq!(names.len(), 2, "the edge and the central service: {sums}");
     assert!(names[1].starts_with("solaria-central-"), "{sums}");
     names[0].to_string()
+}
+
+/// Checks that `out` is a success (`what` says whose; it fails with what it printed).
+fn succeeded(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// `install-release.sh ARGS` as a new user of `edge`'s HOME, with no Rust on PATH.
@@ -82,11 +88,7 @@ fn a_new_user_without_rust_installs_a_release_and_its_hooks_capture() {
     let m = Edge::new("laptop");
     let out = install_release(&m, &[&format!("{url}/{archive}")]);
     let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{said}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "install-release.sh");
     assert!(said.contains("next: solaria install claude-code"), "{said}");
     let solaria = prefix_bin(&m).join("solaria");
     assert!(prefix_bin(&m).join("solaria-hook").is_file());
@@ -105,11 +107,7 @@ fn installed_and_capturing(m: &Edge, solaria: &Path, bin: &Path, hook_dir: &Path
         .args(["install", "claude-code", "--no-model"])
         .output()
         .expect("solaria install");
-    assert!(
-        installed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&installed.stderr)
-    );
+    succeeded(&installed, "solaria install claude-code");
     let settings: Value = serde_json::from_slice(
         &std::fs::read(m.home().join(".claude/settings.json")).expect("settings"),
     )
@@ -188,11 +186,7 @@ fn npm_packages(dist: &Path) -> (PathBuf, PathBuf) {
         .arg(dist)
         .output()
         .expect("run npm.sh");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    succeeded(&made, "deploy/npm.sh");
     let said = String::from_utf8_lossy(&made.stdout);
     let mut lines = said.lines().map(PathBuf::from);
     let platform = lines.next().expect("the platform package");
@@ -234,11 +228,7 @@ fn npm_install_g_of_the_packed_packages_gives_a_working_solaria_whose_hooks_capt
         &m.home(),
         &["install", "-g", "--prefix", prefix_arg, p, l],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "npm install -g");
     let bin = prefix.join("bin");
     let version = m
         .program_in(&bin.join("solaria"), &m.project)
@@ -257,11 +247,7 @@ fn npm_install_g_of_the_packed_packages_gives_a_working_solaria_whose_hooks_capt
     let project = m.root.path().join("tooling");
     std::fs::create_dir_all(&project).expect("dir");
     let local = npm(&m, &project, &["install", p, l]);
-    assert!(
-        local.status.success(),
-        "{}",
-        String::from_utf8_lossy(&local.stderr)
-    );
+    succeeded(&local, "npm install in a project");
     let npx = Command::new("npx")
         .args(["--no-install", "solaria", "--version"])
         .current_dir(&project)
@@ -294,11 +280,7 @@ fn a_launcher_without_its_platforms_package_names_the_archive_route() {
             launcher.to_str().expect("path"),
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "npm install -g of the launcher");
     let run = Command::new(prefix.join("bin/solaria"))
         .arg("--version")
         .env_clear()
@@ -340,11 +322,7 @@ fn an_upgrade_in_place_moves_the_running_daemon_to_the_new_binary_and_hooks_go_o
 
     // The upgrade: the same route again replaces both binaries at their paths.
     let upgraded = install_release(&m, &[&archive_url]);
-    assert!(
-        upgraded.status.success(),
-        "{}",
-        String::from_utf8_lossy(&upgraded.stderr)
-    );
+    succeeded(&upgraded, "install-release.sh again");
     wait_for(&m, &mut daemon, "the daemon on the new binary", || {
         let log = serve_log(&m);
         let after = log.split("was replaced (an upgrade)").nth(1)?;

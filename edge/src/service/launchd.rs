@@ -114,21 +114,13 @@ fn domain(plist: &Path) -> Result<String, String> {
 /// that runs), an unchanged one kick-started (started if it is not running).
 pub(super) fn install(env: &Env, exe: &Path) -> Result<(PathBuf, InstallOutcome), ServiceError> {
     let path = plist_path(env)?;
-    crate::install::managed::exe_str(exe)?;
-    crate::install::managed::written_paths(&[
-        ("the LaunchAgent", Some(&path)),
-        ("SOLARIA_HOME", env.solaria_home.as_deref()),
-        ("SOLARIA_CONFIG", env.solaria_config.as_deref()),
-    ])?;
     let text = plist_text(exe, env);
-    let existing = std::fs::read_to_string(&path).ok();
-    if existing.as_deref().is_some_and(|t| !t.contains(MARKER)) {
+    let Some(changed) = super::write_ours(env, exe, &path, "the LaunchAgent", &text, |t| {
+        t.contains(MARKER)
+    })?
+    else {
         return Ok((path, InstallOutcome::UsersOwn));
-    }
-    let changed = existing.as_deref() != Some(text.as_str());
-    if changed {
-        super::write_atomically(&path, &text)?;
-    }
+    };
     let started = domain(&path).and_then(|domain| {
         let service = format!("{domain}/{LABEL}");
         if changed {

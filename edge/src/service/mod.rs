@@ -141,6 +141,35 @@ pub fn uninstall(env: &Env) -> Result<Option<PathBuf>, ServiceError> {
     }
 }
 
+/// Writes a manager's file for `exe` at `path` (`what` names it in errors): the
+/// paths it holds checked first, a file of that name the user made left alone
+/// (`None`: `is_ours` says whose it is), and ours rewritten only when it changed
+/// (`Some(changed)`).
+fn write_ours(
+    env: &Env,
+    exe: &Path,
+    path: &Path,
+    what: &'static str,
+    text: &str,
+    is_ours: impl Fn(&str) -> bool,
+) -> Result<Option<bool>, ServiceError> {
+    crate::install::managed::exe_str(exe)?;
+    crate::install::managed::written_paths(&[
+        (what, Some(path)),
+        ("SOLARIA_HOME", env.solaria_home.as_deref()),
+        ("SOLARIA_CONFIG", env.solaria_config.as_deref()),
+    ])?;
+    let existing = std::fs::read_to_string(path).ok();
+    if existing.as_deref().is_some_and(|t| !is_ours(t)) {
+        return Ok(None);
+    }
+    let changed = existing.as_deref() != Some(text);
+    if changed {
+        write_atomically(path, text)?;
+    }
+    Ok(Some(changed))
+}
+
 /// Writes `text` to `path` whole (beside it, then renamed).
 fn write_atomically(path: &Path, text: &str) -> Result<(), ServiceError> {
     let error = |source| ServiceError::Write {

@@ -80,21 +80,13 @@ fn quoted(value: &str) -> String {
 /// the daemon.
 pub(super) fn install(env: &Env, exe: &Path) -> Result<(PathBuf, InstallOutcome), ServiceError> {
     let path = unit_path(env)?;
-    crate::install::managed::exe_str(exe)?;
-    crate::install::managed::written_paths(&[
-        ("the service unit", Some(&path)),
-        ("SOLARIA_HOME", env.solaria_home.as_deref()),
-        ("SOLARIA_CONFIG", env.solaria_config.as_deref()),
-    ])?;
     let text = unit_text(exe, env);
-    let existing = std::fs::read_to_string(&path).ok();
-    if existing.as_deref().is_some_and(|t| !t.starts_with(MARKER)) {
+    let Some(changed) = super::write_ours(env, exe, &path, "the service unit", &text, |t| {
+        t.starts_with(MARKER)
+    })?
+    else {
         return Ok((path, InstallOutcome::UsersOwn));
-    }
-    let changed = existing.as_deref() != Some(text.as_str());
-    if changed {
-        super::write_atomically(&path, &text)?;
-    }
+    };
     let started = (if changed {
         systemctl(env, &["daemon-reload"])
     } else {
