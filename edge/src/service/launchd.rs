@@ -131,13 +131,7 @@ pub(super) fn install(env: &Env, exe: &Path) -> Result<(PathBuf, InstallOutcome)
             launchctl(env, &["kickstart", &service])
         }
     });
-    Ok((
-        path,
-        match started {
-            Ok(()) => InstallOutcome::Running,
-            Err(why) => InstallOutcome::NotStarted(why),
-        },
-    ))
+    Ok((path, started.into()))
 }
 
 /// Boots the agent out and removes its file. `Ok(None)`: there was none of ours.

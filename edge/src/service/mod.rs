@@ -115,6 +115,16 @@ pub enum InstallOutcome {
     NoManager,
 }
 
+impl From<Result<(), String>> for InstallOutcome {
+    /// What asking the manager to run the service came to.
+    fn from(started: Result<(), String>) -> Self {
+        match started {
+            Ok(()) => InstallOutcome::Running,
+            Err(why) => InstallOutcome::NotStarted(why),
+        }
+    }
+}
+
 /// Registers `exe serve` with this machine's manager, and starts it. A manager's
 /// failure is reported, not an error: the hooks work without the daemon.
 pub fn install(env: &Env, exe: &Path) -> Result<Installed, ServiceError> {

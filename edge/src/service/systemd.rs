@@ -93,13 +93,7 @@ pub(super) fn install(env: &Env, exe: &Path) -> Result<(PathBuf, InstallOutcome)
         Ok(())
     })
     .and_then(|()| systemctl(env, &["enable", "--now", UNIT_NAME]));
-    Ok((
-        path,
-        match started {
-            Ok(()) => InstallOutcome::Running,
-            Err(why) => InstallOutcome::NotStarted(why),
-        },
-    ))
+    Ok((path, started.into()))
 }
 
 /// Stops, disables and removes the unit `install` wrote. `Ok(None)`: there was

@@ -104,6 +104,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
     let mut by_content: HashMap<String, SessionId> = HashMap::new();
     let mut by_memory: HashMap<String, (SessionId, Project)> = HashMap::new();
     let mut events: HashMap<SessionId, u32> = HashMap::new();
+    let mut project_of: HashMap<SessionId, Project> = HashMap::new();
     for s in &sessions {
         let id = SessionId::from_uuid(stable_id(
             SOURCE,
@@ -111,6 +112,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
         ));
         let project = projects.of(&s.project)?;
         by_row.insert(s.row, id);
+        project_of.insert(id, project.clone());
         by_content.entry(s.content_session_id.clone()).or_insert(id);
         if let Some(memory) = &s.memory_session_id {
             by_memory.insert(memory.clone(), (id, project.clone()));
@@ -140,7 +142,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
             ));
             continue;
         };
-        let Some(project) = project_of(&incoming.records, session) else {
+        let Some(project) = project_of.get(&session).cloned() else {
             continue;
         };
         *events.entry(session).or_default() += 1;
@@ -183,6 +185,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
 
     // SOLARIA keeps one summary a session: claude-mem's several, in order, as one.
     let mut by_session: Vec<(SessionId, Vec<&db::Summary>)> = Vec::new();
+    let mut at: HashMap<SessionId, usize> = HashMap::new();
     for s in &summaries {
         let Some((session, _)) = by_memory.get(&s.memory_session_id) else {
             incoming.skipped.push(format!(
@@ -191,9 +194,12 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
             ));
             continue;
         };
-        match by_session.iter_mut().find(|(id, _)| id == session) {
-            Some((_, list)) => list.push(s),
-            None => by_session.push((*session, vec![s])),
+        match at.get(session) {
+            Some(&i) => by_session[i].1.push(s),
+            None => {
+                at.insert(*session, by_session.len());
+                by_session.push((*session, vec![s]));
+            }
         }
     }
     for (session, parts) in by_session {
@@ -207,14 +213,6 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
         )?));
     }
     Ok(incoming)
-}
-
-/// The project a session read above belongs to.
-fn project_of(records: &[WireRecord], session: SessionId) -> Option<Project> {
-    records.iter().find_map(|r| match r {
-        WireRecord::Session(s) if s.id == session => Some(s.project.clone()),
-        _ => None,
-    })
 }
 
 fn observation(

@@ -274,13 +274,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
     }
 
     // The last version of each session, observation and prompt (chunks repeat them).
-    let mut sessions: Vec<EngramSession> = Vec::new();
-    for s in lists.sessions {
-        match sessions.iter_mut().find(|k| k.id == s.id) {
-            Some(held) => *held = s,
-            None => sessions.push(s),
-        }
-    }
+    let sessions = latest_of(lists.sessions, |s| s.id.clone());
     let mut by_session: HashMap<String, (SessionId, Project)> = HashMap::new();
     let mut summaries = Vec::new();
     for s in &sessions {
@@ -332,7 +326,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
         }
     }
 
-    for p in lists.prompts {
+    for p in latest_of(lists.prompts, prompt_key) {
         let Some((session, project)) = by_session.get(&p.session_id).cloned() else {
             incoming.skipped.push(format!(
                 "prompt {}: it names session {}, which the file does not hold",
@@ -349,10 +343,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
                 ),
             ));
         };
-        let key = p
-            .sync_id
-            .clone()
-            .unwrap_or_else(|| format!("{}/{}", p.session_id, p.id));
+        let key = prompt_key(&p);
         incoming.records.push(WireRecord::Observation(Observation {
             id: ObservationId::from_uuid(stable_id(SOURCE, &["prompt", &key])),
             meta: meta(machine),
@@ -371,15 +362,7 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
     }
 
     // Observations: the latest of each (a topic is rewritten in place).
-    let mut latest: Vec<EngramObservation> = Vec::new();
-    for o in lists.observations {
-        let key = identity(&o);
-        match latest.iter_mut().find(|held| identity(held) == key) {
-            Some(held) => *held = o,
-            None => latest.push(o),
-        }
-    }
-    for o in latest {
+    for o in latest_of(lists.observations, identity) {
         if o.deleted_at.is_some() {
             incoming.skipped.push(format!(
                 "observation {} ({}): deleted in engram",
@@ -421,6 +404,32 @@ pub fn read(app: &App, path: &Path) -> OpResult<Incoming> {
         .records
         .extend(summaries.into_iter().map(WireRecord::Summary));
     Ok(incoming)
+}
+
+/// `items` with one of each `key`, its last version, in the order each key first
+/// came (chunks repeat a record, the later copy standing).
+fn latest_of<T>(items: Vec<T>, key: impl Fn(&T) -> String) -> Vec<T> {
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<T> = Vec::with_capacity(items.len());
+    for item in items {
+        let k = key(&item);
+        match at.get(&k) {
+            Some(&i) => out[i] = item,
+            None => {
+                at.insert(k, out.len());
+                out.push(item);
+            }
+        }
+    }
+    out
+}
+
+/// What names a prompt across engram's copies: its sync id, else its row.
+fn prompt_key(p: &EngramPrompt) -> String {
+    p.sync_id
+        .clone()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| format!("{}/{}", p.session_id, p.id))
 }
 
 /// What names an observation across engram's copies: its topic within its
