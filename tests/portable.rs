@@ -251,6 +251,10 @@ fn only_what_was_asked_is_exported_and_local_only_projects_stay_unless_named() {
         json!([]),
         "nothing was written after 2099"
     );
+    let recent = m.root.path().join("recent.json");
+    export(&m, &["--since", "1d", recent.to_str().expect("path")]);
+    let text = std::fs::read_to_string(&recent).expect("export");
+    assert!(text.contains("deploys on Fridays"), "written today: {text}");
 
     let out = m
         .cmd_in(&m.project)
