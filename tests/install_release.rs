@@ -4,13 +4,16 @@
 //! `deploy/install-release.sh`; and the npm packages `deploy/npm.sh` makes from
 //! them, installed with `npm install -g` into a throwaway prefix (and run by `npx`).
 //! Each then runs `solaria install claude-code --no-model` from what it installed
-//! and captures a prompt through the hook that registered. A tampered archive is
+//! and captures a session of the real Claude Code (`deploy/agents.sh`) through the
+//! hook that registered, with nothing of the build tree on PATH. A tampered archive is
 //! refused and nothing is installed; a launcher without its platform's package
 //! says which route to take instead.
 
 use serde_json::Value;
+use solaria_tests::agents;
 use solaria_tests::edge::Edge;
 use solaria_tests::mirror;
+use solaria_tests::model::{ModelServer, Step};
 use solaria_tests::payloads::prompt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -108,36 +111,15 @@ fn installed_and_capturing(m: &Edge, solaria: &Path, bin: &Path, hook_dir: &Path
         .output()
         .expect("solaria install");
     succeeded(&installed, "solaria install claude-code");
-    let settings: Value = serde_json::from_slice(
-        &std::fs::read(m.home().join(".claude/settings.json")).expect("settings"),
-    )
-    .expect("json");
-    let command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-        .as_str()
-        .expect("the prompt hook")
-        .to_string();
+    let command = prompt_hook_command(m);
     let hook = std::fs::canonicalize(hook_dir.join("solaria-hook")).expect("the native hook");
     assert!(
         command.starts_with(&hook.display().to_string()),
         "the hook runs the native binary, never through node: {command}"
     );
 
-    // Claude Code runs the hook's command with the event on stdin.
-    let mut hook = m
-        .program_in(Path::new("sh"), &m.project)
-        .env("PATH", &path)
-        .args(["-c", &command])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the hook");
-    let payload = prompt("r-1", &m.project, "why does renew_jwt reject fresh tokens?");
-    hook.stdin
-        .take()
-        .expect("stdin")
-        .write_all(payload.to_string().as_bytes())
-        .expect("payload");
-    assert!(hook.wait().expect("hook").success());
+    let question = "why does renew_jwt reject fresh tokens?";
+    prompt_through_claude_code(m, &path, question);
     m.settled();
     let found = m
         .program_in(solaria, &m.project)
@@ -146,10 +128,64 @@ fn installed_and_capturing(m: &Edge, solaria: &Path, bin: &Path, hook_dir: &Path
         .output()
         .expect("search");
     let hits: Value = serde_json::from_slice(&found.stdout).expect("hits");
-    assert_eq!(
-        hits[0]["title"], "why does renew_jwt reject fresh tokens?",
+    assert!(
+        hits.as_array()
+            .into_iter()
+            .flatten()
+            .any(|h| h["type"] == "prompt" && h["title"] == question),
         "captured by the installed hook: {hits}"
     );
+}
+
+/// The prompt hook's command in `m`'s `~/.claude/settings.json`.
+fn prompt_hook_command(m: &Edge) -> String {
+    let settings: Value = serde_json::from_slice(
+        &std::fs::read(m.home().join(".claude/settings.json")).expect("settings"),
+    )
+    .expect("json");
+    settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .expect("the prompt hook")
+        .to_string()
+}
+
+/// A session of the real Claude Code on `m` asking `question`, with `path` as its
+/// PATH; without the agent (a developer's machine), the prompt hook installed in
+/// `~/.claude/settings.json` run as Claude Code runs it.
+fn prompt_through_claude_code(m: &Edge, path: &str, question: &str) {
+    let command = prompt_hook_command(m);
+    match agents::agent_binary(agents::CLAUDE_VAR) {
+        // The real Claude Code, with this PATH: nothing of the build tree.
+        Some(claude) => {
+            let model = ModelServer::start(vec![Step::text("It checks the issue time.")]);
+            let mut session = agents::claude(&claude, m, &model, question);
+            session.env("PATH", path);
+            agents::run_timeboxed(
+                session,
+                &m.root.path().join("runs/installed"),
+                agents::SESSION_TIMEOUT,
+            )
+            .assert_success();
+        }
+        // Without the agent (a developer's machine), its hook as Claude Code runs it.
+        None => {
+            let mut hook = m
+                .program_in(Path::new("sh"), &m.project)
+                .env("PATH", path)
+                .args(["-c", &command])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .expect("the hook");
+            let payload = prompt("r-1", &m.project, question);
+            hook.stdin
+                .take()
+                .expect("stdin")
+                .write_all(payload.to_string().as_bytes())
+                .expect("payload");
+            assert!(hook.wait().expect("hook").success());
+        }
+    }
 }
 
 #[test]
@@ -305,6 +341,12 @@ fn an_upgrade_in_place_moves_the_running_daemon_to_the_new_binary_and_hooks_go_o
     let archive_url = format!("{url}/{archive}");
     assert!(install_release(&m, &[&archive_url]).status.success());
     let solaria = prefix_bin(&m).join("solaria");
+    let wired = m
+        .program_in(&solaria, &m.project)
+        .args(["install", "claude-code", "--no-model", "--no-service"])
+        .output()
+        .expect("solaria install");
+    succeeded(&wired, "solaria install claude-code");
     configure_any_port(&m, "");
     let mut daemon = Daemon(
         m.program_in(&solaria, &m.project)
@@ -333,27 +375,8 @@ fn an_upgrade_in_place_moves_the_running_daemon_to_the_new_binary_and_hooks_go_o
         "the same process serves on"
     );
 
-    let mut hook = m
-        .program_in(&prefix_bin(&m).join("solaria-hook"), &m.project)
-        .args([
-            "--data-dir",
-            m.data().to_str().expect("path"),
-            "user-prompt-submit",
-        ])
-        .stdin(Stdio::piped())
-        .spawn()
-        .expect("the hook");
-    let payload = prompt(
-        "r-2",
-        &m.project,
-        "after the upgrade renew_jwt still rotates",
-    );
-    hook.stdin
-        .take()
-        .expect("stdin")
-        .write_all(payload.to_string().as_bytes())
-        .expect("payload");
-    assert!(hook.wait().expect("hook").success());
+    let path = format!("{}:{SYSTEM_PATH}", prefix_bin(&m).display());
+    prompt_through_claude_code(&m, &path, "after the upgrade renew_jwt still rotates");
     wait_for(&m, &mut daemon, "the prompt captured", || {
         (m.count("SELECT count(*) FROM observations WHERE title LIKE 'after the upgrade%'") == 1)
             .then_some(())

@@ -531,13 +531,13 @@ pub fn load(env: &Env) -> Result<(Config, Paths), ConfigError> {
     let config_file = match (&env.solaria_config, &env.solaria_home) {
         (Some(file), _) => file.clone(),
         (None, Some(home)) => home.join("config.toml"),
-        (None, None) => config_home(env)?.join("solaria").join("config.toml"),
+        (None, None) => config_file_default(env)?,
     };
     let config = read_config(&config_file)?;
     let data_dir = match (env.data_dir_source(), &config.data_dir) {
         (DataDirSource::Home(home), _) => home.to_path_buf(),
         (_, Some(dir)) => dir.clone(),
-        (_, None) => data_home(env)?.join("solaria"),
+        (_, None) => data_dir_default(env)?,
     };
     Ok((
         config,
@@ -558,7 +558,7 @@ pub fn load_lenient(env: &Env) -> (Config, Paths, Option<ConfigError>) {
             let data_dir = env
                 .solaria_home
                 .clone()
-                .or_else(|| data_home(env).ok().map(|d| d.join("solaria")))
+                .or_else(|| data_dir_default(env).ok())
                 .unwrap_or_else(|| std::env::temp_dir().join("solaria"));
             let config_file = data_dir.join("config.toml");
             (
@@ -573,20 +573,14 @@ pub fn load_lenient(env: &Env) -> (Config, Paths, Option<ConfigError>) {
     }
 }
 
-fn config_home(env: &Env) -> Result<PathBuf, ConfigError> {
-    match (&env.xdg_config_home, &env.home) {
-        (Some(dir), _) => Ok(dir.clone()),
-        (None, Some(home)) => Ok(home.join(".config")),
-        (None, None) => Err(ConfigError::NoHome),
-    }
+fn config_file_default(env: &Env) -> Result<PathBuf, ConfigError> {
+    solaria_hook::dirs::default_config_file(env.xdg_config_home.as_deref(), env.home.as_deref())
+        .ok_or(ConfigError::NoHome)
 }
 
-fn data_home(env: &Env) -> Result<PathBuf, ConfigError> {
-    match (&env.xdg_data_home, &env.home) {
-        (Some(dir), _) => Ok(dir.clone()),
-        (None, Some(home)) => Ok(home.join(".local").join("share")),
-        (None, None) => Err(ConfigError::NoHome),
-    }
+fn data_dir_default(env: &Env) -> Result<PathBuf, ConfigError> {
+    solaria_hook::dirs::default_data_dir(env.xdg_data_home.as_deref(), env.home.as_deref())
+        .ok_or(ConfigError::NoHome)
 }
 
 /// Reads one config file; a missing file is the default configuration.

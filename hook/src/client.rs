@@ -10,6 +10,7 @@
 //! the binary (linked statically by `deploy/static-hook.sh`) starts in about the
 //! time `true` does; everything else happens in the daemon or in `solaria`.
 
+use crate::claude_settings;
 use crate::dirs::{self, DataDirSource};
 use crate::protocol::{Event, MAX_PAYLOAD_BYTES, REFUSED, SPOOLED_NOTE, socket_path};
 use crate::spool::Spool;
@@ -31,6 +32,11 @@ struct Env {
     config: Option<PathBuf>,
     runtime_dir: Option<PathBuf>,
     no_capture: bool,
+    /// `$HOME`, `$XDG_CONFIG_HOME` and `$XDG_DATA_HOME`: the default config file and
+    /// data dir.
+    user_home: Option<PathBuf>,
+    xdg_config_home: Option<PathBuf>,
+    xdg_data_home: Option<PathBuf>,
 }
 
 impl Env {
@@ -40,6 +46,9 @@ impl Env {
             config: dirs::var(dirs::CONFIG_VAR),
             runtime_dir: dirs::var(dirs::RUNTIME_DIR_VAR),
             no_capture: dirs::var(dirs::NO_CAPTURE_VAR).is_some(),
+            user_home: dirs::var("HOME"),
+            xdg_config_home: dirs::var("XDG_CONFIG_HOME"),
+            xdg_data_home: dirs::var("XDG_DATA_HOME"),
         }
     }
 }
@@ -56,19 +65,31 @@ fn now_ms() -> i64 {
 struct Args {
     /// The data dir the installer resolved (`--data-dir`).
     data_dir: Option<PathBuf>,
+    /// Run by the Claude Code plugin (`--plugin`): stand aside when Claude Code's
+    /// settings run SOLARIA's hooks too.
+    plugin: bool,
     event: Event,
 }
 
-/// `solaria-hook [--data-dir DIR] EVENT`, or `… opencode|codex|gemini EVENT`; `None` when the
-/// line is anything else (then `solaria hook` gets it as it is and says what is wrong).
+/// `solaria-hook [--data-dir DIR] [--plugin] EVENT`, or `… opencode|codex|gemini
+/// EVENT`; `None` when the line is anything else (then `solaria hook` gets it as it
+/// is and says what is wrong).
 fn parse_args(args: &[String]) -> Option<Args> {
     let mut data_dir = None;
+    let mut plugin = false;
     let mut rest = args;
-    if let [flag, dir, tail @ ..] = rest
-        && flag == "--data-dir"
-    {
-        data_dir = Some(PathBuf::from(dir));
-        rest = tail;
+    loop {
+        match rest {
+            [flag, dir, tail @ ..] if flag == "--data-dir" && data_dir.is_none() => {
+                data_dir = Some(PathBuf::from(dir));
+                rest = tail;
+            }
+            [flag, tail @ ..] if flag == "--plugin" && !plugin => {
+                plugin = true;
+                rest = tail;
+            }
+            _ => break,
+        }
     }
     let event = match rest {
         [agent, name] if agent == "opencode" => Event::OpenCode(name.clone()),
@@ -77,19 +98,47 @@ fn parse_args(args: &[String]) -> Option<Args> {
         [name] if !name.starts_with('-') => Event::ClaudeCode(name.clone()),
         _ => return None,
     };
-    Some(Args { data_dir, event })
+    if plugin && !matches!(event, Event::ClaudeCode(_)) {
+        return None;
+    }
+    Some(Args {
+        data_dir,
+        plugin,
+        event,
+    })
 }
 
 /// The data dir the hook writes to: `$SOLARIA_HOME` when set (as for every
 /// `solaria` command), else the installer's `--data-dir` unless `$SOLARIA_CONFIG`
-/// names a config that may put the data elsewhere; `None` leaves the resolution to
-/// `solaria hook`.
+/// names a config that may put the data elsewhere, else (the plugin's hooks name
+/// none) the default data dir while no default config file could move it; `None`
+/// leaves the resolution to `solaria hook`.
 fn data_dir(env: &Env, installed: Option<PathBuf>) -> Option<PathBuf> {
     match DataDirSource::of(env.home.as_deref(), env.config.as_deref()) {
         DataDirSource::Home(home) => Some(home.to_path_buf()),
         DataDirSource::NamedConfig => None,
-        DataDirSource::DefaultConfig => installed,
+        DataDirSource::DefaultConfig => installed.or_else(|| {
+            let user_home = env.user_home.as_deref();
+            let config = dirs::default_config_file(env.xdg_config_home.as_deref(), user_home)?;
+            if config.exists() {
+                return None;
+            }
+            dirs::default_data_dir(env.xdg_data_home.as_deref(), user_home)
+        }),
     }
+}
+
+/// Whether the plugin's hook stands aside: Claude Code's settings for this session's
+/// project already run SOLARIA's hooks (`crate::claude_settings`).
+fn plugin_stands_aside(env: &Env) -> bool {
+    let project = dirs::var("CLAUDE_PROJECT_DIR").or_else(|| std::env::current_dir().ok());
+    let Some(project) = project else {
+        return false;
+    };
+    claude_settings::run_our_hooks(&claude_settings::settings_files(
+        env.user_home.as_deref(),
+        &project,
+    ))
 }
 
 /// Runs one hook. Always exits 0: what goes wrong is logged, never shown to the agent.
@@ -119,7 +168,7 @@ pub fn main() -> std::process::ExitCode {
         return std::process::ExitCode::SUCCESS;
     }
     let env = Env::from_process();
-    if env.no_capture {
+    if env.no_capture || (parsed.plugin && plugin_stands_aside(&env)) {
         return std::process::ExitCode::SUCCESS;
     }
     match data_dir(&env, parsed.data_dir) {
@@ -267,6 +316,7 @@ mod tests {
             args(&["--data-dir", "/d", "post-tool-use"]),
             Some(Args {
                 data_dir: Some("/d".into()),
+                plugin: false,
                 event: Event::ClaudeCode("post-tool-use".into())
             })
         );
@@ -274,6 +324,7 @@ mod tests {
             args(&["opencode", "chat.message"]),
             Some(Args {
                 data_dir: None,
+                plugin: false,
                 event: Event::OpenCode("chat.message".into())
             })
         );
@@ -281,7 +332,16 @@ mod tests {
             args(&["--data-dir", "/d", "codex", "session-start"]),
             Some(Args {
                 data_dir: Some("/d".into()),
+                plugin: false,
                 event: Event::Codex("session-start".into())
+            })
+        );
+        assert_eq!(
+            args(&["--plugin", "session-start"]),
+            Some(Args {
+                data_dir: None,
+                plugin: true,
+                event: Event::ClaudeCode("session-start".into())
             })
         );
     }
@@ -306,10 +366,29 @@ mod tests {
     }
 
     #[test]
+    fn without_an_installed_data_dir_the_default_holds_until_a_config_file_exists() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let env = Env {
+            user_home: Some(dir.path().to_path_buf()),
+            ..Env::default()
+        };
+        assert_eq!(
+            data_dir(&env, None),
+            Some(dir.path().join(".local/share/solaria"))
+        );
+        let config = dir.path().join(".config/solaria/config.toml");
+        std::fs::create_dir_all(config.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&config, "data_dir = \"/elsewhere\"\n").expect("write");
+        assert_eq!(data_dir(&env, None), None, "solaria hook reads the file");
+    }
+
+    #[test]
     fn other_lines_are_left_to_solaria_hook() {
         assert_eq!(args(&[]), None);
         assert_eq!(args(&["--data-dir", "/d"]), None);
         assert_eq!(args(&["--help"]), None);
         assert_eq!(args(&["stop", "extra"]), None);
+        assert_eq!(args(&["--plugin", "--plugin", "stop"]), None);
+        assert_eq!(args(&["--plugin", "codex", "stop"]), None);
     }
 }

@@ -31,6 +31,29 @@ pub fn var(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// The config file when no variable names one: `$XDG_CONFIG_HOME/solaria/config.toml`,
+/// else `~/.config/solaria/config.toml`; `None` without either directory.
+pub fn default_config_file(xdg_config_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let base = match (xdg_config_home, home) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(home)) => home.join(".config"),
+        (None, None) => return None,
+    };
+    Some(base.join("solaria").join("config.toml"))
+}
+
+/// The data dir when neither a variable nor a config file names one:
+/// `$XDG_DATA_HOME/solaria`, else `~/.local/share/solaria`; `None` without either
+/// directory.
+pub fn default_data_dir(xdg_data_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let base = match (xdg_data_home, home) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(home)) => home.join(".local").join("share"),
+        (None, None) => return None,
+    };
+    Some(base.join("solaria"))
+}
+
 /// What the environment alone says of the data dir, before any config file is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataDirSource<'a> {

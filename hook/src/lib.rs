@@ -12,8 +12,11 @@
 //! - `files`: files and directories only their user may read, written whole.
 //! - `log`: the hook log.
 //! - `program`: what the installers write into an agent's hook entries.
+//! - `claude_settings`: whether Claude Code's settings run SOLARIA's hooks (the
+//!   plugin's then stand aside).
 //! - `client`: the `solaria-hook` command itself.
 
+pub mod claude_settings;
 pub mod client;
 pub mod dirs;
 pub mod files;

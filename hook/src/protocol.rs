@@ -18,6 +18,26 @@ pub const RELAY_CLIENT: &str = "solaria-hook";
 /// agent's own tool calls to it (`mcp__solaria__…`, `solaria_…`) are not captured.
 pub const MCP_SERVER_NAME: &str = "solaria";
 
+/// The name of SOLARIA's Claude Code plugin (`deploy/claude-plugin/`), whose MCP
+/// server Claude Code names `plugin_<plugin>_<server>`.
+pub const CLAUDE_PLUGIN_NAME: &str = "solaria-memory";
+
+/// Whether `tool`, as Claude Code, Codex or Gemini name an MCP tool
+/// (`mcp__<server>__<tool>`), is one of SOLARIA's own: registered by an installer
+/// or by the plugin.
+pub fn is_own_mcp_tool(tool: &str) -> bool {
+    tool.strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .is_some_and(|(server, _)| {
+            server == MCP_SERVER_NAME
+                || server
+                    .strip_prefix("plugin_")
+                    .and_then(|s| s.strip_prefix(CLAUDE_PLUGIN_NAME))
+                    .and_then(|s| s.strip_prefix('_'))
+                    == Some(MCP_SERVER_NAME)
+        })
+}
+
 /// Text that marks the expansion of OpenCode's `/memory` command, which the
 /// installer writes: a prompt holding it is SOLARIA's own command, not something the
 /// user wrote, and is not captured.

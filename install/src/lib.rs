@@ -15,7 +15,7 @@ pub mod managed;
 pub mod opencode;
 pub mod quote;
 
-pub use managed::{InstallError, Presence};
+pub use managed::{InstallError, Presence, missing_programs};
 
 /// What both agents' `/memory` command files say after their front matter: the
 /// agent's `marker`, which makes the file ours, the `solaria slash` call (`program` already
@@ -23,10 +23,20 @@ pub use managed::{InstallError, Presence};
 /// apostrophe in a query works and a lone `"` still breaks the line), and how the
 /// model is to relay its output.
 pub(crate) fn memory_command_body(marker: &str, agent: &str, program: &str) -> String {
+    memory_command_text(
+        &format!(
+            "{marker}. Written by \"solaria install {agent}\" and removed by \
+             \"solaria uninstall {agent}\"; a reinstall overwrites edits. Delete this \
+             comment to keep the file as your own."
+        ),
+        program,
+    )
+}
+
+/// A memory command's body under the HTML comment `comment`, running `program`.
+pub(crate) fn memory_command_text(comment: &str, program: &str) -> String {
     format!(
-        "<!-- {marker}. Written by \"solaria install {agent}\" and removed by \
-         \"solaria uninstall {agent}\"; a reinstall overwrites edits. Delete this \
-         comment to keep the file as your own. -->\n\
+        "<!-- {comment} -->\n\
          \n\
          SOLARIA Memory answered \"/memory $ARGUMENTS\" with:\n\
          \n\

@@ -280,3 +280,55 @@ pub fn remove(path: &Path) -> Result<(), InstallError> {
         }),
     }
 }
+
+/// The SOLARIA programs (`solaria`, `solaria-hook`) that `file` names by absolute
+/// path and that no longer exist: hooks written by an install whose binary was
+/// moved or removed since, which capture nothing. For `solaria doctor`; a path with
+/// a space in it is not seen.
+pub fn missing_programs(file: &Path) -> Vec<PathBuf> {
+    let Ok(text) = fs::read_to_string(file) else {
+        return Vec::new();
+    };
+    let mut missing: Vec<PathBuf> = text
+        .split(|c: char| c.is_whitespace() || "\"'`,;=[](){}".contains(c))
+        .filter(|word| word.starts_with('/'))
+        .map(Path::new)
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| matches!(n, "solaria" | "solaria-hook"))
+        })
+        .filter(|path| !path.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.sort();
+    missing.dedup();
+    missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_our_programs_that_are_gone_are_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let here = dir.path().join("solaria-hook");
+        fs::write(&here, "").expect("write");
+        let file = dir.path().join("settings.json");
+        let text = format!(
+            r#"{{"command": "{} --data-dir /d stop", "x": "/gone/bin/solaria-hook --data-dir /d stop",
+                "y": "'/gone/bin/solaria' hook stop", "z": "/gone/bin/prettier", "w": "/gone/solaria-hooks"}}"#,
+            here.display()
+        );
+        fs::write(&file, text).expect("write");
+        assert_eq!(
+            missing_programs(&file),
+            [
+                PathBuf::from("/gone/bin/solaria"),
+                PathBuf::from("/gone/bin/solaria-hook")
+            ]
+        );
+        assert!(missing_programs(&dir.path().join("none.json")).is_empty());
+    }
+}

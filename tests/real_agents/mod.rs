@@ -17,6 +17,7 @@ mod codex;
 mod compaction;
 mod gemini;
 mod overhead;
+mod plugin;
 
 /// A token shaped like a GitHub personal access token: redaction must keep it out of
 /// the store.

@@ -28,13 +28,12 @@ const TITLE_CHARS: usize = 120;
 
 /// Whether a tool call is SOLARIA looking at its own memory, which is not
 /// captured (it would fill the memory with searches of the memory): a call of
-/// its MCP tools (`mcp__solaria__*`), Claude Code's `ToolSearch` lookups (the
+/// its MCP tools (`mcp__solaria__*`, or the plugin's), Claude Code's `ToolSearch` lookups (the
 /// agent finding those tools), and a Bash command that runs the `solaria` CLI
 /// (its first word, after any `VAR=value`, is `solaria` or a path ending in
 /// `/solaria`).
 pub fn is_own_tool(tool: &str, input: &Value) -> bool {
-    let mcp_prefix = format!("mcp__{}__", solaria_hook::protocol::MCP_SERVER_NAME);
-    if tool.starts_with(&mcp_prefix) || tool == "ToolSearch" {
+    if solaria_hook::protocol::is_own_mcp_tool(tool) || tool == "ToolSearch" {
         return true;
     }
     if tool != "Bash" {
@@ -384,6 +383,15 @@ mod tests {
     fn solaria_looking_at_its_own_memory_is_recognised() {
         let bash = |c: &str| is_own_tool("Bash", &json!({"command": c}));
         assert!(is_own_tool("mcp__solaria__memory_search", &json!({})));
+        assert!(is_own_tool(
+            "mcp__plugin_solaria-memory_solaria__memory_search",
+            &json!({})
+        ));
+        assert!(!is_own_tool(
+            "mcp__plugin_other_solaria__memory_search",
+            &json!({})
+        ));
+        assert!(!is_own_tool("mcp__solariax__memory_search", &json!({})));
         assert!(is_own_tool("ToolSearch", &json!({"query": "memory"})));
         assert!(bash("solaria search jwt"));
         assert!(bash("  /home/u/.local/bin/solaria status"));

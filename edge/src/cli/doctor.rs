@@ -3,7 +3,9 @@
 //! last capture something here. One line
 //! per check — `ok`, `missing` or `stale` — with the command that fixes it.
 
-use super::install::{Agent, claude_target, codex_target, gemini_target, opencode_target};
+use super::install::{
+    Agent, claude_plugin_enabled, claude_target, codex_target, gemini_target, opencode_target,
+};
 use anyhow::Context;
 use serde::Serialize;
 use solaria_edge::app::App;
@@ -199,7 +201,7 @@ fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
         }
     }
     let mut checks = Vec::new();
-    for (part, found) in parts.iter().zip(found) {
+    for (i, (part, found)) in parts.iter().zip(found).enumerate() {
         let best = found.into_iter().max_by_key(|f| match f.presence {
             Presence::Current => 2,
             Presence::Stale => 1,
@@ -214,15 +216,22 @@ fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
             Some(f) if f.presence == Presence::Current => {
                 check(&label, Status::Ok, f.path.display().to_string(), None)
             }
-            Some(f) if f.presence == Presence::Stale => check(
-                &label,
-                Status::Stale,
-                format!(
-                    "{} is from another solaria or an older version",
-                    f.path.display()
-                ),
-                Some(install(f.scope)),
-            ),
+            Some(f) if f.presence == Presence::Stale => {
+                let gone = solaria_edge::install::missing_programs(&f.path);
+                let detail = match (i, gone.first()) {
+                    // The hooks part: say why nothing is captured.
+                    (0, Some(program)) => format!(
+                        "{} runs {}, which no longer exists: {name}'s events are not captured (the agent itself runs on)",
+                        f.path.display(),
+                        program.display()
+                    ),
+                    _ => format!(
+                        "{} is from another solaria or an older version",
+                        f.path.display()
+                    ),
+                };
+                check(&label, Status::Stale, detail, Some(install(f.scope)))
+            }
             _ => check(
                 &label,
                 Status::Missing,
@@ -234,7 +243,68 @@ fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
             ),
         });
     }
+    if agent == Agent::ClaudeCode
+        && let Some(plugin) = claude_plugin_enabled(env)
+    {
+        return with_plugin(checks, &plugin);
+    }
     checks
+}
+
+/// Claude Code's checks when SOLARIA's plugin is enabled: it registers every part,
+/// so a part missing from the settings is fine and one present there is registered
+/// twice (the plugin's hooks stand aside for it, but its MCP server runs twice).
+/// One more check says whether the plugin finds the binaries.
+fn with_plugin(checks: Vec<Check>, plugin: &str) -> Vec<Check> {
+    let mut checks: Vec<Check> = checks
+        .into_iter()
+        .map(|c| match c.status {
+            Status::Missing => check(
+                &c.check,
+                Status::Ok,
+                format!("registered by the plugin {plugin}"),
+                None,
+            ),
+            _ => check(
+                &c.check,
+                Status::Stale,
+                format!(
+                    "registered twice: by the plugin {plugin} and by `solaria install` ({}); the plugin's hooks stand aside",
+                    c.detail
+                ),
+                Some("solaria uninstall claude-code (the plugin then works alone)".into()),
+            ),
+        })
+        .collect();
+    checks.push(match plugin_finds("solaria-hook") {
+        Some(path) => check(
+            "claude-code plugin",
+            Status::Ok,
+            format!("{plugin} runs {}", path.display()),
+            None,
+        ),
+        None => check(
+            "claude-code plugin",
+            Status::Missing,
+            format!("{plugin} finds no solaria-hook on PATH, in ~/.local/bin or in ~/.cargo/bin: it captures nothing"),
+            Some("install SOLARIA's binaries (docs/guide/install.md)".into()),
+        ),
+    });
+    checks
+}
+
+/// Where the plugin's launcher (`deploy/claude-plugin/scripts/run-solaria`) would
+/// find `name`: on `PATH`, else in `~/.local/bin` or `~/.cargo/bin`.
+fn plugin_finds(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    std::env::split_paths(&path)
+        .chain(
+            home.iter()
+                .flat_map(|h| [h.join(".local/bin"), h.join(".cargo/bin")]),
+        )
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
 }
 
 /// `(presence, path)` of each of the agent's three parts in `scope`.

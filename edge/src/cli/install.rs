@@ -325,7 +325,34 @@ impl InstallArgs {
     }
 }
 
+/// The SOLARIA plugin's id when Claude Code would load it for a session in the
+/// current directory (`claude_code::plugin::enabled`).
+pub fn claude_plugin_enabled(env: &Env) -> Option<String> {
+    let home = env.home.as_deref()?;
+    let cwd = std::env::current_dir().ok()?;
+    claude_code::plugin::enabled(home, &cwd)
+}
+
 fn install_claude_code(env: &Env, scope: Scope, exe: &Path) -> anyhow::Result<()> {
+    if let Some(plugin) = claude_plugin_enabled(env) {
+        // Both would capture every event: the plugin stays, ours go.
+        let target = claude_target(env, scope)?;
+        let removed = claude_code::uninstall(&target)?.changed;
+        let what = if removed {
+            format!(
+                "removed the hooks, MCP server and /memory it had written into {} and beside it",
+                target.settings_path.display()
+            )
+        } else {
+            "wrote nothing into settings.json".to_owned()
+        };
+        println!(
+            "SOLARIA's Claude Code plugin ({plugin}) is enabled and registers the hooks, the MCP server and /memory, \
+             so this install {what}: only one of the two may capture. To wire SOLARIA through settings.json instead, \
+             run `claude plugin uninstall {plugin}`, then this command again."
+        );
+        return Ok(());
+    }
     {
         let target = claude_target(env, scope)?;
         let target_mcp = target.mcp_path.clone();

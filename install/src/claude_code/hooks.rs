@@ -5,8 +5,8 @@ use super::settings::shape_error;
 use super::{HOOK_TIMEOUT_SECS, InstallError};
 use crate::quote;
 use serde_json::{Map, Value};
-use solaria_hook::program::HookProgram;
-use solaria_hook::protocol::{HookEvent as Event, RELAY_CLIENT};
+use solaria_hook::program::{HookProgram, is_our_command};
+use solaria_hook::protocol::HookEvent as Event;
 use std::path::Path;
 
 /// One Claude Code hook event that SOLARIA listens to.
@@ -177,61 +177,4 @@ pub(super) fn is_our_entry(entry: &Value, exe: Option<&str>) -> bool {
         .get("command")
         .and_then(Value::as_str)
         .is_some_and(|c| is_our_command(c, exe))
-}
-
-/// A command is ours when its program is `solaria` (any directory) or exactly `exe`,
-/// and its first argument is `hook`; or when its program is `solaria-hook`.
-pub(super) fn is_our_command(command: &str, exe: Option<&str>) -> bool {
-    let Some((program, rest)) = split_program(command) else {
-        return false;
-    };
-    if program.is_empty() {
-        return false;
-    }
-    let base = program.rsplit(['/', '\\']).next().unwrap_or(&program);
-    if base == RELAY_CLIENT {
-        return true;
-    }
-    let is_hook = rest
-        .trim_start()
-        .strip_prefix("hook")
-        .is_some_and(|r| r.is_empty() || r.starts_with(char::is_whitespace));
-    if !is_hook {
-        return false;
-    }
-    exe == Some(program.as_str()) || base == "solaria" || base == "solaria.exe"
-}
-
-/// Splits the first shell word (unquoted) off `command`; `None` if a quote is open.
-pub(super) fn split_program(command: &str) -> Option<(String, &str)> {
-    let s = command.trim_start();
-    let mut word = String::new();
-    let mut chars = s.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            c if c.is_whitespace() => return Some((word, &s[i..])),
-            '\'' => loop {
-                match chars.next()?.1 {
-                    '\'' => break,
-                    ch => word.push(ch),
-                }
-            },
-            '"' => loop {
-                match chars.next()?.1 {
-                    '"' => break,
-                    '\\' => {
-                        let next = chars.next()?.1;
-                        if !matches!(next, '"' | '\\' | '$' | '`') {
-                            word.push('\\');
-                        }
-                        word.push(next);
-                    }
-                    ch => word.push(ch),
-                }
-            },
-            '\\' => word.push(chars.next()?.1),
-            ch => word.push(ch),
-        }
-    }
-    Some((word, ""))
 }

@@ -37,6 +37,7 @@
 mod hooks;
 mod librarian;
 mod mcp_entry;
+pub mod plugin;
 mod settings;
 mod slash;
 #[cfg(test)]
