@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs SOLARIA from a release archive, with no Rust toolchain and no root:
-# `solaria` and `solaria-hook` into PREFIX/bin (~/.local/bin by default).
+# `solaria` and `solaria-hook` into PREFIX/bin (~/.local/bin by default), or, from a
+# solaria-central archive, `solaria-central` (as deploy/central/Dockerfile does).
 #
 #   bash install-release.sh [--prefix DIR] [--sums FILE|URL] ARCHIVE
 #
@@ -12,7 +13,7 @@
 # an upgrade finds the old binary or the new one, never half of one.
 set -euo pipefail
 
-prefix="$HOME/.local"
+prefix=""
 sums=""
 archive=""
 while [ $# -gt 0 ]; do
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$archive" ] || { echo "usage: install-release.sh [--prefix DIR] [--sums FILE|URL] ARCHIVE" >&2; exit 2; }
+[ -n "$prefix" ] || prefix="${HOME:?HOME is not set: name the install directory with --prefix}/.local"
 
 fail() { echo "install-release: $*; nothing was installed" >&2; exit 1; }
 
@@ -44,9 +46,11 @@ fetch() {
 
 name="$(basename "${archive%%\?*}")"
 case "$name" in
-    solaria-*.tar.gz) ;;
+    solaria-central-*.tar.gz) binaries="solaria-central" ;;
+    solaria-*.tar.gz) binaries="solaria solaria-hook" ;;
     *) fail "$name is not a SOLARIA release archive (solaria-VERSION-TARGET.tar.gz)" ;;
 esac
+main="${binaries%% *}"
 fetch "$archive" "$work/$name"
 [ -n "$sums" ] || sums="$(dirname "$archive")/SHA256SUMS"
 fetch "$sums" "$work/SHA256SUMS"
@@ -63,20 +67,24 @@ fi
 mkdir -p "$work/unpacked"
 tar -C "$work/unpacked" -xzf "$work/$name" || fail "cannot unpack $name"
 dir="$(find "$work/unpacked" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
-for binary in solaria solaria-hook; do
+for binary in $binaries; do
     [ -f "$dir/$binary" ] || fail "$name holds no $binary"
 done
 # A binary that does not run here (another system, a glibc too old) is not installed.
-"$dir/solaria" --version >/dev/null 2>&1 || fail "the solaria in $name does not run on this machine ($(uname -sm))"
+"$dir/$main" --version >/dev/null 2>&1 || fail "the $main in $name does not run on this machine ($(uname -sm))"
 
 mkdir -p "$prefix/bin"
-for binary in solaria solaria-hook; do
+for binary in $binaries; do
     install -m 0755 "$dir/$binary" "$prefix/bin/.$binary.new"
     mv -f "$prefix/bin/.$binary.new" "$prefix/bin/$binary"
 done
-echo "installed $("$prefix/bin/solaria" --version) into $prefix/bin"
+echo "installed $("$prefix/bin/$main" --version) into $prefix/bin"
 case ":$PATH:" in
     *":$prefix/bin:"*) ;;
     *) echo "$prefix/bin is not on your PATH: add it (export PATH=\"$prefix/bin:\$PATH\" in your shell's profile)" ;;
 esac
-echo "next: solaria install claude-code   (or opencode, codex, gemini)"
+if [ "$main" = solaria ]; then
+    echo "next: solaria install claude-code   (or opencode, codex, gemini)"
+else
+    echo "next: solaria-central serve   (deploy/central/PRODUCTION.md)"
+fi

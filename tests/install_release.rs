@@ -7,7 +7,8 @@
 //! and captures a session of the real Claude Code (`deploy/agents.sh`) through the
 //! hook that registered, with nothing of the build tree on PATH. A tampered archive is
 //! refused and nothing is installed; a launcher without its platform's package
-//! says which route to take instead.
+//! says which route to take instead. The central service's archive installs the way
+//! its container image installs it.
 
 use serde_json::Value;
 use solaria_tests::agents;
@@ -381,4 +382,47 @@ fn an_upgrade_in_place_moves_the_running_daemon_to_the_new_binary_and_hooks_go_o
         (m.count("SELECT count(*) FROM observations WHERE title LIKE 'after the upgrade%'") == 1)
             .then_some(())
     });
+}
+
+#[test]
+fn the_central_archive_installs_as_the_container_image_installs_it() {
+    // deploy/central/Dockerfile's archive stage, with its paths moved under a
+    // temporary root: the image runs what this installs.
+    let dockerfile =
+        std::fs::read_to_string(solaria_tests::workspace().join("deploy/central/Dockerfile"))
+            .expect("Dockerfile");
+    let step = "bash /tmp/install-release.sh --prefix /usr/local /tmp/dist/solaria-central-*-linux-gnu.tar.gz";
+    assert!(
+        dockerfile.contains(step),
+        "the image installs the archive so"
+    );
+    let dist = tempfile::tempdir().expect("dist");
+    release(dist.path());
+    let root = tempfile::tempdir().expect("root");
+    let script = solaria_tests::workspace().join("deploy/install-release.sh");
+    let line = step
+        .replace("/tmp/install-release.sh", &script.display().to_string())
+        .replace(
+            "/usr/local",
+            &root.path().join("usr/local").display().to_string(),
+        )
+        .replace("/tmp/dist", &dist.path().display().to_string());
+    let out = Command::new("bash")
+        .args(["-c", &line])
+        .env_clear()
+        .env("PATH", SYSTEM_PATH)
+        .output()
+        .expect("bash");
+    succeeded(&out, "the image's install step");
+    let central = root.path().join("usr/local/bin/solaria-central");
+    let version = Command::new(&central)
+        .arg("--version")
+        .output()
+        .expect("solaria-central --version");
+    succeeded(&version, "solaria-central --version");
+    assert!(
+        String::from_utf8_lossy(&version.stdout).starts_with("solaria-central "),
+        "{version:?}"
+    );
+    assert!(!root.path().join("usr/local/bin/solaria").exists());
 }
