@@ -144,7 +144,40 @@ impl RecallConfig {
         });
         words + self.min_score * by_meaning
     }
+
+    /// The score of an item recalled into a prompt: [`RecallConfig::score`], where
+    /// a decision's or a memory's words count [`KNOWLEDGE_WORDS_ALONE`] times when
+    /// its meaning could not be weighed (no model, or no vector of it yet).
+    pub fn item_score(&self, item: Recalled, words: f64, meaning: Option<f64>) -> f64 {
+        let words = match (item, meaning) {
+            (Recalled::Knowledge, None) => (words * KNOWLEDGE_WORDS_ALONE).min(1.0),
+            _ => words,
+        };
+        self.score(words, meaning)
+    }
 }
+
+/// What an item recalled into a prompt is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recalled {
+    /// A decision or a memory: written to be recalled.
+    Knowledge,
+    /// A past session or event, as captured.
+    History,
+}
+
+/// How much more a decision's or a memory's words count than a captured event's
+/// when they are all there is to go by ([`RecallConfig::item_score`]). The minimum
+/// score was set on captured events, where a third of a prompt's words turns up by
+/// chance; a record a person or an agent wrote to be remembered seldom shares a
+/// third of a prompt's words by chance. Chosen on `eval/knowledge/` by words
+/// alone: at 1.3 a prompt sharing a few words with a record ("tune the Argon2id
+/// memory parameter…" aside) recalls it, 21 of 22, and no unrelated or
+/// other-project prompt is told anything (their best then scores 0.27); with
+/// meaning weighed it changes nothing, as the leap-year prompt that shares "days"
+/// with a memory would otherwise reach the minimum
+/// (docs/experiments/2026-12-07-curated-words.md).
+pub const KNOWLEDGE_WORDS_ALONE: f64 = 1.3;
 
 /// How far under `[recall] min_similarity` a similarity in meaning starts to count
 /// ([`RecallConfig::score`]). Chosen on the labelled set `eval/knowledge/` with
@@ -654,6 +687,22 @@ mod tests {
         };
         assert!(lower.score(0.0, Some(0.30)) >= lower.min_score);
         assert!(lower.score(0.0, Some(0.24)) == 0.0 && lower.score(0.0, Some(0.29)) < 0.4);
+    }
+
+    #[test]
+    fn a_decisions_words_count_more_only_while_its_meaning_is_not_weighed() {
+        let cfg = RecallConfig::default();
+        let knowledge = |words, meaning| cfg.item_score(Recalled::Knowledge, words, meaning);
+        let history = |words, meaning| cfg.item_score(Recalled::History, words, meaning);
+        // "add a new Zustand store for the settings feature": 0.31 of its words.
+        assert!(knowledge(0.31, None) >= cfg.min_score);
+        assert!(history(0.31, None) < cfg.min_score);
+        // The best unrelated prompt by words stays out.
+        assert!(knowledge(0.275, None) < cfg.min_score);
+        // With meaning weighed, words count as they are.
+        assert_eq!(knowledge(0.16, Some(0.43)), cfg.score(0.16, Some(0.43)));
+        assert!(knowledge(0.16, Some(0.43)) < cfg.min_score);
+        assert_eq!(knowledge(0.9, None), 1.0, "a share stays a share");
     }
 
     #[test]

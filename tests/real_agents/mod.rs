@@ -156,6 +156,20 @@ fn the_scripted_endpoint_answers_like_the_messages_api() {
     assert_eq!(model.requests().len(), 4, "every request recorded");
 }
 
+/// Checks that `edge` holds the coding session, once: one session, ended, and its
+/// prompt.
+fn one_coding_session_captured(edge: &Edge) {
+    assert_eq!(
+        edge.strings("SELECT agent FROM sessions WHERE ended_at IS NOT NULL"),
+        ["claude-code"],
+        "one session, ended"
+    );
+    assert_eq!(
+        edge.strings("SELECT title FROM observations WHERE kind = 'prompt'"),
+        ["Write a note about the deploy key"]
+    );
+}
+
 /// Runs the coding session on `edge` and checks that Claude Code completed it.
 fn coding_session(claude: &Path, edge: &Edge) {
     let model = ModelServer::start(coding_script(&edge.project));
@@ -187,15 +201,7 @@ fn a_claude_code_session_is_captured_with_its_tools_and_summary() {
     assert!(note.starts_with("rotated the deploy key"), "{note}");
     assert!(note.contains(FAKE_SECRET), "{note}");
 
-    assert_eq!(
-        edge.strings("SELECT agent FROM sessions WHERE ended_at IS NOT NULL"),
-        ["claude-code"],
-        "one session, ended"
-    );
-    assert_eq!(
-        edge.strings("SELECT title FROM observations WHERE kind = 'prompt'"),
-        ["Write a note about the deploy key"]
-    );
+    one_coding_session_captured(&edge);
     let tools = edge.tool_calls();
     assert_eq!(
         tools,

@@ -6,7 +6,7 @@
 //! plugin; without the binaries, and with hooks whose binary was removed, the agent
 //! runs on.
 
-use super::{coding_session, installed_edge, run_claude};
+use super::{coding_session, installed_edge, one_coding_session_captured, run_claude};
 use serde_json::Value;
 use solaria_tests::agents::{self, CLAUDE_VAR};
 use solaria_tests::edge::Edge;
@@ -118,15 +118,7 @@ fn a_session_is_captured_through_the_plugin_installed_by_claude_code_itself() {
     let edge = Edge::new("laptop");
     install_plugin(&bin, &edge);
     coding_session(&bin, &edge);
-    assert_eq!(
-        edge.strings("SELECT agent FROM sessions WHERE ended_at IS NOT NULL"),
-        ["claude-code"],
-        "one session, ended"
-    );
-    assert_eq!(
-        edge.strings("SELECT title FROM observations WHERE kind = 'prompt'"),
-        ["Write a note about the deploy key"]
-    );
+    one_coding_session_captured(&edge);
     assert_eq!(edge.tool_calls().len(), 5, "{:?}", edge.tool_calls());
     assert!(
         !edge.stores(super::FAKE_SECRET),
@@ -243,6 +235,22 @@ fn with_the_installer_and_the_plugin_an_event_is_captured_once_and_the_installer
     );
 }
 
+/// A session on `edge` with none of SOLARIA's binaries on PATH: it runs to its
+/// answer, never blocked by a hook.
+fn says_hello_without_solaria_on_path(bin: &Path, edge: &Edge, name: &str) {
+    let model = ModelServer::start(vec![Step::text("Hello.")]);
+    let mut cmd = agents::claude(bin, edge, &model, "Say hello");
+    cmd.env("PATH", SYSTEM_PATH);
+    let run = agents::run_timeboxed(
+        cmd,
+        &edge.root.path().join("runs").join(name),
+        agents::SESSION_TIMEOUT,
+    );
+    run.assert_success();
+    let out: Value = serde_json::from_str(&run.stdout).expect("claude -p prints JSON");
+    assert_eq!(out["result"], "Hello.", "the agent is never blocked: {out}");
+}
+
 #[test]
 fn without_solarias_binaries_a_session_runs_as_if_no_memory_were_installed() {
     let Some(bin) = agents::agent_binary(CLAUDE_VAR) else {
@@ -251,17 +259,7 @@ fn without_solarias_binaries_a_session_runs_as_if_no_memory_were_installed() {
     // The plugin, with nothing it could run.
     let edge = Edge::new("laptop");
     install_plugin(&bin, &edge);
-    let model = ModelServer::start(vec![Step::text("Hello.")]);
-    let mut cmd = agents::claude(&bin, &edge, &model, "Say hello");
-    cmd.env("PATH", SYSTEM_PATH);
-    let run = agents::run_timeboxed(
-        cmd,
-        &edge.root.path().join("runs/no-binaries"),
-        agents::SESSION_TIMEOUT,
-    );
-    run.assert_success();
-    let out: Value = serde_json::from_str(&run.stdout).expect("claude -p prints JSON");
-    assert_eq!(out["result"], "Hello.", "{out}");
+    says_hello_without_solaria_on_path(&bin, &edge, "no-binaries");
     assert!(
         !edge.db_path().exists(),
         "nothing ran, so no store was made"
@@ -281,17 +279,7 @@ fn without_solarias_binaries_a_session_runs_as_if_no_memory_were_installed() {
         .expect("install");
     succeeded(&installed, "solaria install claude-code");
     std::fs::remove_dir_all(&moved).expect("remove the binaries");
-    let model = ModelServer::start(vec![Step::text("Hello.")]);
-    let mut cmd = agents::claude(&bin, &edge, &model, "Say hello");
-    cmd.env("PATH", SYSTEM_PATH);
-    let run = agents::run_timeboxed(
-        cmd,
-        &edge.root.path().join("runs/removed-binary"),
-        agents::SESSION_TIMEOUT,
-    );
-    run.assert_success();
-    let out: Value = serde_json::from_str(&run.stdout).expect("claude -p prints JSON");
-    assert_eq!(out["result"], "Hello.", "the agent is never blocked: {out}");
+    says_hello_without_solaria_on_path(&bin, &edge, "removed-binary");
     let hooks = doctor_check(&edge, "claude-code hooks");
     assert_eq!(hooks["status"], "stale", "{hooks}");
     let detail = hooks["detail"].as_str().unwrap_or("");

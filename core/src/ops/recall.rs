@@ -9,7 +9,7 @@
 
 use super::OpResult;
 use crate::app::App;
-use crate::config::RecallConfig;
+use crate::config::{RecallConfig, Recalled};
 use crate::store::both_ways::{self, BothWays};
 use crate::store::injected::{self, Handed};
 use crate::store::rarity;
@@ -283,8 +283,8 @@ fn considered(
 ) -> Result<Option<Considered>, StoreError> {
     let hit = &found.hit;
     let (words, meaning) = (found.words, found.meaning);
-    let score = cfg.score(words, meaning);
     if hit.record_type.knowledge_kind().is_some() {
+        let score = cfg.item_score(Recalled::Knowledge, words, meaning);
         let Ok(id) = hit.id.parse::<KnowledgeId>() else {
             return Ok(None);
         };
@@ -328,7 +328,7 @@ fn considered(
         cite: hit.record_type.citation(&hit.id, &hit.session_id),
         author: writer.as_ref().map(MachineName::author),
         line: history_line(hit, writer.as_ref()),
-        score,
+        score: cfg.item_score(Recalled::History, words, meaning),
         words,
         meaning,
         names_option: None,

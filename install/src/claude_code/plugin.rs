@@ -16,7 +16,7 @@
 use super::HOOK_TIMEOUT_SECS;
 use super::hooks::HOOK_EVENTS;
 use super::mcp_entry::MCP_SERVER_NAME;
-use super::slash::yaml_scalar;
+use super::slash;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 
@@ -98,20 +98,11 @@ fn mcp_file() -> String {
 
 fn command_file() -> String {
     let program = launcher();
-    let allowed = yaml_scalar(&format!("Bash({program} slash:*)"));
     let body = crate::memory_command_text(
         "SOLARIA's Claude Code plugin. Generated from install/src/claude_code/plugin.rs: edit it there.",
         &program,
     );
-    format!(
-        "---\n\
-         description: SOLARIA Memory - sync, status or search past coding sessions\n\
-         argument-hint: sync | status | search <query>\n\
-         allowed-tools: {allowed}\n\
-         disable-model-invocation: true\n\
-         ---\n\
-         {body}"
-    )
+    slash::command_file(&program, &body)
 }
 
 /// The plugin's id (`solaria-memory@<marketplace>`) when Claude Code would load it

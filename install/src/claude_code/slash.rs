@@ -45,8 +45,14 @@ pub fn parse_slash_args<S: AsRef<str>>(args: &[S]) -> SlashRequest {
 /// working; a lone `"` in the typed text still breaks the line.
 pub fn slash_command_file(exe: &str) -> String {
     let program = quote::shell(exe);
-    let allowed = yaml_scalar(&format!("Bash({program} slash:*)"));
     let body = crate::memory_command_body(COMMAND_MARKER, "claude-code", &program);
+    command_file(&program, &body)
+}
+
+/// A `/memory` command file: the front matter that lets it run `program slash`
+/// (already quoted for the shell), then `body`.
+pub(super) fn command_file(program: &str, body: &str) -> String {
+    let allowed = yaml_scalar(&format!("Bash({program} slash:*)"));
     format!(
         "---\n\
          description: SOLARIA Memory - sync, status or search past coding sessions\n\
