@@ -18,6 +18,7 @@ mod compaction;
 mod gemini;
 mod overhead;
 mod plugin;
+mod removed_binary;
 
 /// A token shaped like a GitHub personal access token: redaction must keep it out of
 /// the store.

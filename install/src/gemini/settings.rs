@@ -34,10 +34,18 @@ fn our_group(program: &HookProgram, arg: &str) -> Value {
         "hooks": [{
             "name": format!("{NAME_PREFIX}{arg}"),
             "type": "command",
-            "command": quote::command_line(&[program.command(), vec!["gemini", arg]].concat()),
+            "command": hook_command(program, arg),
             "timeout": HOOK_TIMEOUT_MS,
         }],
     })
+}
+
+/// The hook's command line. Gemini CLI stops the agent when a hook command fails,
+/// and a binary that is gone (moved by an upgrade, removed by hand) fails before
+/// the hook's own exit-0 rule can run: `|| true` keeps the agent going then.
+fn hook_command(program: &HookProgram, arg: &str) -> String {
+    let line = quote::command_line(&[program.command(), vec!["gemini", arg]].concat());
+    format!("{line} || true")
 }
 
 /// Ours: a group whose hooks are all named as SOLARIA names its own.
