@@ -117,6 +117,18 @@ fn a_session_is_captured_through_the_plugin_installed_by_claude_code_itself() {
     };
     let edge = Edge::new("laptop");
     install_plugin(&bin, &edge);
+    let inventory = succeeded(
+        &claude(&bin, &edge, &["plugin", "details", PLUGIN]),
+        "claude plugin details",
+    );
+    for part in [
+        "Agents (1)  librarian",
+        "Hooks (6)",
+        "MCP servers (1)  solaria",
+        "memory",
+    ] {
+        assert!(inventory.contains(part), "{part}: {inventory}");
+    }
     coding_session(&bin, &edge);
     one_coding_session_captured(&edge);
     assert_eq!(edge.tool_calls().len(), 5, "{:?}", edge.tool_calls());
@@ -218,6 +230,11 @@ fn with_the_installer_and_the_plugin_an_event_is_captured_once_and_the_installer
     );
     assert_eq!(settings_hooks(&edge), 0);
     assert_eq!(doctor_check(&edge, "claude-code hooks")["status"], "ok");
+    let said = edge.ok(&["uninstall", "claude-code"]);
+    assert!(
+        said.contains(&format!("{PLUGIN}) is still enabled")),
+        "an uninstall says what still captures: {said}"
+    );
 
     // The plugin alone captures the next session.
     let model = ModelServer::start(vec![Step::text("Nothing to do.")]);

@@ -395,7 +395,10 @@ impl UninstallArgs {
         // and so does the hooks' spool, which no hook writes to after that and no
         // daemon captures from. While another agent is installed its hooks spool
         // there and the daemon captures from it: removing it would drop their events.
-        if self.scope == Scope::User && !other_agent_installed(env, self.agent) {
+        // SOLARIA's Claude Code plugin captures through the same daemon.
+        let still_captured =
+            other_agent_installed(env, self.agent) || claude_plugin_enabled(env).is_some();
+        if self.scope == Scope::User && !still_captured {
             if let Some(unit) = service::uninstall(env)? {
                 println!(
                     "Stopped the background service and removed {}.",
@@ -485,6 +488,11 @@ fn uninstall_claude_code(env: &Env, scope: Scope) -> anyhow::Result<()> {
         println!(
             "SOLARIA was not installed in {}; nothing changed.",
             report.settings_path.display()
+        );
+    }
+    if let Some(plugin) = claude_plugin_enabled(env) {
+        println!(
+            "SOLARIA's Claude Code plugin ({plugin}) is still enabled and captures; `claude plugin uninstall {plugin}` removes it."
         );
     }
     Ok(())

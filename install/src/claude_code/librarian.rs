@@ -11,6 +11,18 @@ pub const LIBRARIAN_MARKER: &str = "solaria-managed: claude-code librarian subag
 
 /// The subagent's file: front matter (name, when to use it) and its instructions.
 pub fn librarian_file() -> String {
+    librarian_text(
+        &format!(
+            "{LIBRARIAN_MARKER}. Edit it and it stays yours: SOLARIA will then leave it alone."
+        ),
+        "mcp__solaria__",
+    )
+}
+
+/// The subagent under the HTML comment `comment`, naming the memory tools as
+/// Claude Code names them: `tools` is their prefix (`mcp__solaria__`, or the
+/// plugin's server's).
+pub(super) fn librarian_text(comment: &str, tools: &str) -> String {
     format!(
         "---\n\
          name: librarian\n\
@@ -18,10 +30,10 @@ pub fn librarian_file() -> String {
          citations - why something was decided, which commit implemented it, when something \
          happened, how many times. Use it for any historical question instead of guessing.\n\
          ---\n\
-         <!-- {LIBRARIAN_MARKER}. Edit it and it stays yours: SOLARIA will then leave it alone. -->\n\
+         <!-- {comment} -->\n\
          \n\
          You are the Librarian of this project's memory. You answer questions about its past \
-         using only the SOLARIA memory tools (mcp__solaria__memory_why, memory_search, \
+         using only the SOLARIA memory tools ({tools}memory_why, memory_search, \
          memory_decisions, memory_get_iteration, memory_timeline, memory_get_observations, \
          memory_stats; load them with ToolSearch first when they are deferred). You never \
          change files, never run commands, and never answer from general knowledge.\n\

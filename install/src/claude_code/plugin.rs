@@ -1,5 +1,6 @@
 //! SOLARIA's Claude Code plugin: the files of `deploy/claude-plugin/` that say what
-//! it registers (the same hooks, MCP server and `/memory` command as [`install`]),
+//! it registers (the same hooks, MCP server, `/memory` command and Librarian
+//! subagent as [`install`]),
 //! rendered here so that the plugin and the installer cannot drift apart, and
 //! whether a person has it enabled.
 //!
@@ -45,6 +46,7 @@ pub fn generated_files(version: &str) -> Vec<(&'static str, String)> {
         ("hooks/hooks.json", hooks_file()),
         (".mcp.json", mcp_file()),
         (COMMAND_PATH, command_file()),
+        ("agents/librarian.md", librarian_file()),
     ]
 }
 
@@ -103,6 +105,14 @@ fn command_file() -> String {
         &program,
     );
     slash::command_file(&program, &body)
+}
+
+/// The Librarian subagent, naming the tools as Claude Code names a plugin's.
+fn librarian_file() -> String {
+    super::librarian::librarian_text(
+        "SOLARIA's Claude Code plugin. Generated from install/src/claude_code/plugin.rs: edit it there.",
+        &format!("mcp__plugin_{PLUGIN_NAME}_{MCP_SERVER_NAME}__"),
+    )
 }
 
 /// The plugin's id (`solaria-memory@<marketplace>`) when Claude Code would load it
