@@ -283,14 +283,19 @@ pub fn remove(path: &Path) -> Result<(), InstallError> {
 
 /// The SOLARIA programs (`solaria`, `solaria-hook`) that `file` names by absolute
 /// path and that no longer exist: hooks written by an install whose binary was
-/// moved or removed since, which capture nothing. For `solaria doctor`; a path with
-/// a space in it is not seen.
+/// moved or removed since, which capture nothing. For `solaria doctor`.
+///
+/// The files are four agents' configs (JSON, TOML, a JavaScript plugin), so paths
+/// are found in the text: a word between separators, or a whole quoted string (a
+/// path with a space in it is always quoted, by the installer and by hand).
 pub fn missing_programs(file: &Path) -> Vec<PathBuf> {
     let Ok(text) = fs::read_to_string(file) else {
         return Vec::new();
     };
-    let mut missing: Vec<PathBuf> = text
-        .split(|c: char| c.is_whitespace() || "\"'`,;=[](){}".contains(c))
+    let words = text.split(|c: char| c.is_whitespace() || "\"'`,;=[](){}".contains(c));
+    let quoted = text.split(['"', '\'', '`', '\\']);
+    let mut missing: Vec<PathBuf> = words
+        .chain(quoted)
         .filter(|word| word.starts_with('/'))
         .map(Path::new)
         .filter(|path| {
@@ -318,7 +323,8 @@ mod tests {
         let file = dir.path().join("settings.json");
         let text = format!(
             r#"{{"command": "{} --data-dir /d stop", "x": "/gone/bin/solaria-hook --data-dir /d stop",
-                "y": "'/gone/bin/solaria' hook stop", "z": "/gone/bin/prettier", "w": "/gone/solaria-hooks"}}"#,
+                "y": "'/gone/bin/solaria' hook stop", "z": "/gone/bin/prettier", "w": "/gone/solaria-hooks",
+                "v": "'/gone/my tools/solaria-hook' stop", "u": ["/gone/my tools/solaria", "mcp"]}}"#,
             here.display()
         );
         fs::write(&file, text).expect("write");
@@ -326,7 +332,9 @@ mod tests {
             missing_programs(&file),
             [
                 PathBuf::from("/gone/bin/solaria"),
-                PathBuf::from("/gone/bin/solaria-hook")
+                PathBuf::from("/gone/bin/solaria-hook"),
+                PathBuf::from("/gone/my tools/solaria"),
+                PathBuf::from("/gone/my tools/solaria-hook"),
             ]
         );
         assert!(missing_programs(&dir.path().join("none.json")).is_empty());

@@ -63,50 +63,60 @@ fn doctor_names_the_missing_binary(edge: &Edge, check: &str) {
     );
 }
 
+/// One agent of the test: how to start a session of it, and the doctor check that
+/// must name the missing binary.
+struct Case {
+    agent: &'static str,
+    var: &'static str,
+    check: &'static str,
+    session: fn(&std::path::Path, &Edge, &ModelServer) -> Command,
+    /// Settings the agent needs before SOLARIA is installed (Gemini's auth method,
+    /// as a user has it).
+    prepare: fn(&Edge),
+}
+
+const CASES: [Case; 3] = [
+    Case {
+        agent: "opencode",
+        var: agents::OPENCODE_VAR,
+        check: "opencode plugin",
+        session: |bin, edge, model| agents::opencode(bin, edge, model, "Say hello"),
+        prepare: |_| {},
+    },
+    Case {
+        agent: "codex",
+        var: agents::CODEX_VAR,
+        check: "codex hooks",
+        session: |bin, edge, model| agents::codex(bin, edge, model, "Say hello", &[]),
+        prepare: |_| {},
+    },
+    Case {
+        agent: "gemini",
+        var: agents::GEMINI_VAR,
+        check: "gemini hooks",
+        session: |bin, edge, model| agents::gemini(bin, edge, model, "Say hello", &[]),
+        prepare: |edge| {
+            let settings = edge.home().join(".gemini").join("settings.json");
+            std::fs::create_dir_all(settings.parent().expect("dir")).expect("mkdir");
+            std::fs::write(&settings, agents::GEMINI_USER_SETTINGS).expect("settings");
+        },
+    },
+];
+
 #[test]
 fn opencode_codex_and_gemini_run_on_when_the_hooks_binary_is_gone() {
-    let opencode = agents::agent_binary(agents::OPENCODE_VAR);
-    let codex = agents::agent_binary(agents::CODEX_VAR);
-    let gemini = agents::agent_binary(agents::GEMINI_VAR);
-
-    if let Some(bin) = opencode {
+    for case in &CASES {
+        // A missing agent is said by agent_binary, and fails the test in CI.
+        let Some(bin) = agents::agent_binary(case.var) else {
+            continue;
+        };
         let edge = Edge::new("laptop");
-        installed_then_removed(&edge, "opencode");
-        let model = ModelServer::start(vec![Step::text("OpenCode answers.")]);
-        let run = runs_on(
-            &edge,
-            agents::opencode(&bin, &edge, &model, "Say hello"),
-            "opencode",
-        );
-        assert!(run.stdout.contains("OpenCode answers."), "{run:?}");
-        doctor_names_the_missing_binary(&edge, "opencode plugin");
-    }
-    if let Some(bin) = codex {
-        let edge = Edge::new("laptop");
-        installed_then_removed(&edge, "codex");
-        let model = ModelServer::start(vec![Step::text("Codex answers.")]);
-        let run = runs_on(
-            &edge,
-            agents::codex(&bin, &edge, &model, "Say hello", &[]),
-            "codex",
-        );
-        assert!(run.stdout.contains("Codex answers."), "{run:?}");
-        doctor_names_the_missing_binary(&edge, "codex hooks");
-    }
-    if let Some(bin) = gemini {
-        let edge = Edge::new("laptop");
-        // Gemini's own settings come first (its auth method), as a user has them.
-        let settings = edge.home().join(".gemini").join("settings.json");
-        std::fs::create_dir_all(settings.parent().expect("dir")).expect("mkdir");
-        std::fs::write(&settings, agents::GEMINI_USER_SETTINGS).expect("settings");
-        installed_then_removed(&edge, "gemini");
-        let model = ModelServer::start(vec![Step::text("Gemini answers.")]);
-        let run = runs_on(
-            &edge,
-            agents::gemini(&bin, &edge, &model, "Say hello", &[]),
-            "gemini",
-        );
-        assert!(run.stdout.contains("Gemini answers."), "{run:?}");
-        doctor_names_the_missing_binary(&edge, "gemini hooks");
+        (case.prepare)(&edge);
+        installed_then_removed(&edge, case.agent);
+        let answer = format!("{} answers.", case.agent);
+        let model = ModelServer::start(vec![Step::text(&answer)]);
+        let run = runs_on(&edge, (case.session)(&bin, &edge, &model), case.agent);
+        assert!(run.stdout.contains(&answer), "{}: {run:?}", case.agent);
+        doctor_names_the_missing_binary(&edge, case.check);
     }
 }

@@ -246,7 +246,7 @@ fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
     if agent == Agent::ClaudeCode
         && let Some(plugin) = claude_plugin_enabled(env)
     {
-        return with_plugin(checks, &plugin);
+        return with_plugin(env, checks, &plugin);
     }
     checks
 }
@@ -255,7 +255,7 @@ fn agent_checks(env: &Env, agent: Agent, exe: &Path) -> Vec<Check> {
 /// so a part missing from the settings is fine and one present there is registered
 /// twice (the plugin's hooks stand aside for it, but its MCP server runs twice).
 /// One more check says whether the plugin finds the binaries.
-fn with_plugin(checks: Vec<Check>, plugin: &str) -> Vec<Check> {
+fn with_plugin(env: &Env, checks: Vec<Check>, plugin: &str) -> Vec<Check> {
     let mut checks: Vec<Check> = checks
         .into_iter()
         .map(|c| match c.status {
@@ -276,7 +276,13 @@ fn with_plugin(checks: Vec<Check>, plugin: &str) -> Vec<Check> {
             ),
         })
         .collect();
-    checks.push(match plugin_finds("solaria-hook") {
+    let path_var = std::env::var_os("PATH");
+    let finds = claude_code::plugin::launcher_finds(
+        "solaria-hook",
+        path_var.as_deref(),
+        env.home.as_deref(),
+    );
+    checks.push(match finds {
         Some(path) => check(
             "claude-code plugin",
             Status::Ok,
@@ -286,25 +292,14 @@ fn with_plugin(checks: Vec<Check>, plugin: &str) -> Vec<Check> {
         None => check(
             "claude-code plugin",
             Status::Missing,
-            format!("{plugin} finds no solaria-hook on PATH, in ~/.local/bin or in ~/.cargo/bin: it captures nothing"),
+            format!(
+                "{plugin} finds solaria-hook in none of {}: it captures nothing",
+                claude_code::plugin::launcher_places()
+            ),
             Some("install SOLARIA's binaries (docs/guide/install.md)".into()),
         ),
     });
     checks
-}
-
-/// Where the plugin's launcher (`deploy/claude-plugin/scripts/run-solaria`) would
-/// find `name`: on `PATH`, else in `~/.local/bin` or `~/.cargo/bin`.
-fn plugin_finds(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    std::env::split_paths(&path)
-        .chain(
-            home.iter()
-                .flat_map(|h| [h.join(".local/bin"), h.join(".cargo/bin")]),
-        )
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
 }
 
 /// `(presence, path)` of each of the agent's three parts in `scope`.

@@ -33,6 +33,43 @@ const COMMAND_PATH: &str = "commands/memory.md";
 /// The plugin's launcher, relative to its root.
 pub const LAUNCHER: &str = "scripts/run-solaria";
 
+/// Where the launcher looks for a binary after `PATH`, under the home directory, in
+/// order: where `deploy/install-release.sh` puts it, then where `cargo install` does.
+/// The launcher's text and `solaria doctor`'s check are both written from this list.
+pub const LAUNCHER_HOME_DIRS: [&str; 2] = [".local/bin", ".cargo/bin"];
+
+/// Where the launcher finds `name`: the first of `PATH`'s directories, then
+/// [`LAUNCHER_HOME_DIRS`] under `home`, that holds it.
+pub fn launcher_finds(
+    name: &str,
+    path_var: Option<&std::ffi::OsStr>,
+    home: Option<&std::path::Path>,
+) -> Option<PathBuf> {
+    let on_path = path_var.map(std::env::split_paths).into_iter().flatten();
+    let under_home = home
+        .into_iter()
+        .flat_map(|home| LAUNCHER_HOME_DIRS.iter().map(move |dir| home.join(dir)));
+    on_path
+        .chain(under_home)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+/// The places the launcher looks, as a person reads them.
+pub fn launcher_places() -> String {
+    let dirs: Vec<String> = LAUNCHER_HOME_DIRS
+        .iter()
+        .map(|d| format!("~/{d}"))
+        .collect();
+    format!("PATH, {}", dirs.join(", "))
+}
+
 /// The launcher as Claude Code runs it: the plugin's root comes from the variable
 /// Claude Code sets for every part of a plugin.
 fn launcher() -> String {
@@ -47,6 +84,7 @@ pub fn generated_files(version: &str) -> Vec<(&'static str, String)> {
         (".mcp.json", mcp_file()),
         (COMMAND_PATH, command_file()),
         ("agents/librarian.md", librarian_file()),
+        (LAUNCHER, launcher_file()),
     ]
 }
 
@@ -105,6 +143,49 @@ fn command_file() -> String {
         &program,
     );
     slash::command_file(&program, &body)
+}
+
+/// The launcher: a POSIX shell script, since it must run before anything of
+/// SOLARIA's is known to be installed.
+fn launcher_file() -> String {
+    let under_home: Vec<String> = LAUNCHER_HOME_DIRS
+        .iter()
+        .map(|dir| format!("\"$HOME/{dir}/$name\""))
+        .collect();
+    format!(
+        r#"#!/bin/sh
+# The launcher of SOLARIA's Claude Code plugin: every hook, the MCP server and
+# /memory run through it. A plugin cannot know where SOLARIA was installed, so this
+# looks where the installers put it: PATH (npm, a package manager), then ~/{first}
+# (deploy/install-release.sh), then ~/{second} (cargo install).
+# Generated from install/src/claude_code/plugin.rs: edit it there.
+#
+#   run-solaria hook EVENT     solaria-hook --plugin EVENT (stands aside when
+#                              settings.json runs SOLARIA's hooks too)
+#   run-solaria ARGS...        solaria ARGS... (mcp, slash ...)
+#
+# When the binary is nowhere it says so on stderr and exits 0: a hook must never
+# stop or stall a session.
+if [ "$1" = hook ]; then
+    name=solaria-hook
+    shift
+    set -- --plugin "$@"
+else
+    name=solaria
+fi
+for exe in "$(command -v "$name" 2>/dev/null)" {under_home}; do
+    if [ -n "$exe" ] && [ -x "$exe" ]; then
+        exec "$exe" "$@"
+    fi
+done
+echo "SOLARIA Memory: $name is in none of {places}, so nothing was captured; install SOLARIA (docs/guide/install.md) or remove the plugin." >&2
+exit 0
+"#,
+        first = LAUNCHER_HOME_DIRS[0],
+        second = LAUNCHER_HOME_DIRS[1],
+        under_home = under_home.join(" "),
+        places = launcher_places(),
+    )
 }
 
 /// The Librarian subagent, naming the tools as Claude Code names a plugin's.
@@ -200,6 +281,62 @@ mod tests {
                 .permissions(),
         );
         assert_eq!(mode & 0o111, 0o111, "{} is executable", launcher.display());
+    }
+
+    /// The launcher script and [`launcher_finds`] (what `solaria doctor` reports)
+    /// pick the same binary, wherever it is installed, and the script does nothing
+    /// when it is nowhere.
+    #[test]
+    fn the_launcher_runs_what_launcher_finds_names() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().expect("tempdir");
+        let home = root.path().join("home");
+        let on_path = root.path().join("bin");
+        let launcher = root.path().join("run-solaria");
+        std::fs::write(&launcher, launcher_file()).expect("write the launcher");
+        let place = |dir: &Path| {
+            std::fs::create_dir_all(dir).expect("mkdir");
+            let exe = dir.join("solaria-hook");
+            std::fs::write(&exe, "#!/bin/sh\necho \"$0 $*\"\n").expect("write");
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        };
+        let run = || {
+            let out = std::process::Command::new("sh")
+                .arg(&launcher)
+                .args(["hook", "stop"])
+                .env("HOME", &home)
+                .env("PATH", format!("{}:/usr/bin:/bin", on_path.display()))
+                .output()
+                .expect("run the launcher");
+            assert!(out.status.success(), "the launcher always exits 0");
+            (
+                String::from_utf8_lossy(&out.stdout).trim().to_owned(),
+                String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            )
+        };
+        let finds = || {
+            let path_var = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", on_path.display()));
+            launcher_finds("solaria-hook", Some(&path_var), Some(&home))
+        };
+
+        let (ran, said) = run();
+        assert_eq!((ran.as_str(), finds()), ("", None));
+        assert!(
+            said.contains("in none of PATH, ~/.local/bin, ~/.cargo/bin"),
+            "{said}"
+        );
+
+        // Each place in turn, the later ones first, so that each newly placed one
+        // must win over those placed before it.
+        let mut places: Vec<PathBuf> = LAUNCHER_HOME_DIRS.iter().map(|d| home.join(d)).collect();
+        places.insert(0, on_path.clone());
+        for dir in places.iter().rev() {
+            place(dir);
+            let expected = dir.join("solaria-hook");
+            assert_eq!(finds(), Some(expected.clone()));
+            let (ran, _) = run();
+            assert_eq!(ran, format!("{} --plugin stop", expected.display()));
+        }
     }
 
     #[test]
