@@ -61,8 +61,8 @@ fn hook_overhead_in_claude_code() {
 /// hand; docs/BENCHMARKS.md, "A whole session inside Claude Code"): the 5-tool
 /// session alone, with SOLARIA as installed (without and with its daemon, which a
 /// service install keeps running), with its hooks alone, with its MCP
-/// server alone, and with an MCP server that lists no tools (what any MCP server
-/// costs the agent, apart from ours), interleaved, `SOLARIA_BENCH_RUNS` times.
+/// server alone, and with an MCP server that answers at once and lists no tools
+/// (what any MCP server costs the agent, apart from ours), interleaved, `SOLARIA_BENCH_RUNS` times.
 ///
 /// ```sh
 /// cargo build --release -p solaria-edge --bins && bash deploy/static-hook.sh release
@@ -85,7 +85,7 @@ fn session_cost_in_claude_code() {
     without_hooks(&server_only);
     let empty_server = installed(&exe);
     without_hooks(&empty_server);
-    with_an_mcp_server_of_no_tools(&empty_server);
+    with_an_instant_mcp_server(&empty_server, r#"{"tools":[]}"#);
     let with_daemon = installed(&exe);
     let _daemon = serve_with(&with_daemon, &exe);
     let setups = [
@@ -102,6 +102,128 @@ fn session_cost_in_claude_code() {
         coding_session(&claude),
     );
 }
+
+/// What an MCP server costs Claude Code by what it is (a benchmark, run by hand):
+/// SOLARIA's own; a server that starts at once (a bash loop) listing no tools; the
+/// same loop listing SOLARIA's tools word for word; and SOLARIA's with Claude Code
+/// told not to wait for MCP servers before its first request
+/// (`MCP_CONNECTION_NONBLOCKING` in its settings' `env`). No hooks anywhere.
+///
+/// ```sh
+/// cargo build --release -p solaria-edge --bins && eval "$(bash deploy/agents.sh)"
+/// SOLARIA_BENCH_SOLARIA=target/release/solaria cargo test -p solaria-tests -- --ignored \
+///     --nocapture real_agents::overhead::mcp_server_cost_in_claude_code
+/// ```
+#[test]
+#[ignore = "a benchmark: run it by hand with --ignored --nocapture"]
+fn mcp_server_cost_in_claude_code() {
+    let Some(claude) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let exe = bench_exe();
+    let alone = Edge::new("alone");
+    let ours = installed(&exe);
+    without_hooks(&ours);
+    let tools = our_tool_list(&exe, &ours);
+    let instant_empty = installed(&exe);
+    without_hooks(&instant_empty);
+    with_an_instant_mcp_server(&instant_empty, r#"{"tools":[]}"#);
+    let instant_ours = installed(&exe);
+    without_hooks(&instant_ours);
+    with_an_instant_mcp_server(&instant_ours, &tools);
+    let not_waited = installed(&exe);
+    without_hooks(&not_waited);
+    edit_json(
+        &not_waited.home().join(".claude/settings.json"),
+        |settings| {
+            settings["env"] = json!({"MCP_CONNECTION_NONBLOCKING": "true"});
+        },
+    );
+    let setups = [
+        ("the agent alone", &alone),
+        ("SOLARIA's MCP server", &ours),
+        ("an instant server, no tools", &instant_empty),
+        ("an instant server, SOLARIA's tools", &instant_ours),
+        ("SOLARIA's MCP server, not waited for", &not_waited),
+    ];
+    time_setups(
+        "`claude -p` (5 tools, 6 requests)",
+        &setups,
+        coding_session(&claude),
+    );
+}
+
+/// SOLARIA's MCP server's answer to `tools/list` on `edge`, as JSON text.
+fn our_tool_list(exe: &Path, edge: &Edge) -> String {
+    let mut child = std::process::Command::new(exe)
+        .current_dir(&edge.project)
+        .env("HOME", edge.home())
+        .env("SOLARIA_HOME", edge.data())
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("solaria mcp");
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ];
+    let mut input = String::new();
+    for request in requests {
+        input.push_str(&request.to_string());
+        input.push('\n');
+    }
+    std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), input.as_bytes())
+        .expect("write");
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("solaria mcp");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let answer: Value = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|m| m["id"] == 2)
+        .expect("an answer to tools/list");
+    answer["result"].to_string()
+}
+
+/// Points `edge`'s `solaria` MCP server at a bash loop that answers at once and
+/// lists `tools` (a `tools/list` result, as JSON text).
+fn with_an_instant_mcp_server(edge: &Edge, tools: &str) {
+    let list = edge.home().join("tools.json");
+    std::fs::write(&list, tools).expect("write the tool list");
+    let script = edge.home().join("instant_mcp.sh");
+    std::fs::write(&script, INSTANT_MCP).expect("write the server");
+    edit_json(&edge.home().join(".claude.json"), |config| {
+        config["mcpServers"]["solaria"] = json!({
+            "type": "stdio",
+            "command": "bash",
+            "args": [script, list],
+        });
+    });
+}
+
+/// An MCP server over stdio in bash (no interpreter to load): answers
+/// `initialize`, lists the tools of the file it is given, answers anything else
+/// with an empty result. Claude Code 2.1.330 first probes with `server/discover`
+/// (a string id), which this server does not know (SOLARIA's answers it): it says
+/// so at once, and Claude Code goes on with `initialize`.
+const INSTANT_MCP: &str = r#"tools=$(<"$1")
+while IFS= read -r line; do
+    [[ $line =~ \"id\":[[:space:]]*(\"[^\"]*\"|[0-9]+) ]] || continue
+    id=${BASH_REMATCH[1]}
+    if [[ $line == *'"server/discover"'* ]]; then
+        printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id"
+    elif [[ $line == *'"initialize"'* ]]; then
+        [[ $line =~ \"protocolVersion\":[[:space:]]*\"([^\"]+)\" ]]
+        printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{"tools":{}},"serverInfo":{"name":"instant","version":"0"}}}\n' "$id" "${BASH_REMATCH[1]}"
+    elif [[ $line == *'"tools/list"'* ]]; then
+        printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$tools"
+    else
+        printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id"
+    fi
+done
+"#;
 
 /// A machine with SOLARIA installed for Claude Code, its hooks and MCP server
 /// running `exe`.
@@ -132,38 +254,6 @@ fn without_hooks(edge: &Edge) {
         settings["hooks"] = json!({});
     });
 }
-
-/// Points `edge`'s `solaria` MCP server at a Python one that lists no tools: what
-/// an MCP server costs Claude Code whatever it offers.
-fn with_an_mcp_server_of_no_tools(edge: &Edge) {
-    let script = edge.home().join("no_tools_mcp.py");
-    std::fs::write(&script, NO_TOOLS_MCP).expect("write the server");
-    edit_json(&edge.home().join(".claude.json"), |config| {
-        config["mcpServers"]["solaria"] = json!({
-            "type": "stdio",
-            "command": "python3",
-            "args": [script],
-        });
-    });
-}
-
-/// An MCP server over stdio that offers nothing: it answers `initialize` and lists
-/// no tools.
-const NO_TOOLS_MCP: &str = r#"import json, sys
-for line in sys.stdin:
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    if msg.get("method") == "initialize":
-        result = {"protocolVersion": msg["params"]["protocolVersion"],
-                  "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "none", "version": "0"}}
-    elif msg.get("method") == "tools/list":
-        result = {"tools": []}
-    else:
-        result = {}
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
-"#;
 
 /// The same for OpenCode: the 5-tool session through the plugin. The no-op plugin is
 /// SOLARIA's with `true` as its hook command (the same events forwarded to a
