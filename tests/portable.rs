@@ -212,6 +212,39 @@ fn tombstones_carry_a_forgetting_to_the_machine_that_imported_the_record() {
     );
 }
 
+/// A JSON export is streamed into a temporary file that becomes the export only
+/// once whole: an export that fails leaves the previous file as it was, and
+/// nothing beside it.
+#[test]
+fn a_failed_export_leaves_the_previous_file_untouched() {
+    let m = Edge::new("laptop");
+    m.ok_in(&m.project, &["remember", "The api deploys on Fridays"]);
+    let dir = m.root.path().join("exports");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let file = dir.join("memory.json");
+    let path = file.to_str().expect("path");
+    export(&m, &[path]);
+    let before = std::fs::read(&file).expect("the first export");
+
+    let said = m.refused(&["export", "--project", "no-such-project", path]);
+    assert!(
+        said.contains("no-such-project") && !said.contains("cannot write"),
+        "the export's own reason, not the file's: {said}"
+    );
+    assert_eq!(std::fs::read(&file).expect("still there"), before);
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["memory.json"], "nothing is left beside it");
+
+    let said = m.refused(&["export", "/proc/no-such-dir/memory.json"]);
+    assert!(
+        said.contains("cannot write /proc/no-such-dir/memory.json"),
+        "{said}"
+    );
+}
+
 #[test]
 fn only_what_was_asked_is_exported_and_local_only_projects_stay_unless_named() {
     let m = Edge::new("laptop");

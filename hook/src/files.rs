@@ -27,6 +27,17 @@ pub enum Access {
 /// Writes `contents` to `path` atomically. Creates the parent directories; writes
 /// through a symlink (to its target) instead of replacing it.
 pub fn write_atomic(path: &Path, contents: &[u8], access: Access) -> io::Result<()> {
+    write_atomic_with(path, access, |out| out.write_all(contents))
+}
+
+/// Writes to `path` atomically what `fill` writes, as [`write_atomic`] does, so a
+/// long document is streamed to disk rather than held in memory. When `fill` fails,
+/// the file is left as it was and `fill`'s error is returned.
+pub fn write_atomic_with<T, E: From<io::Error>>(
+    path: &Path,
+    access: Access,
+    fill: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+) -> Result<T, E> {
     let target = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
         _ => path.to_owned(),
@@ -49,19 +60,21 @@ pub fn write_atomic(path: &Path, contents: &[u8], access: Access) -> io::Result<
     // A name of its own per write: two writers never share a temporary file.
     let tmp = dir.join(format!(".{name}.{}.tmp", unique_suffix()));
     let result = (|| {
-        let mut file = fs::OpenOptions::new()
+        let file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(mode)
             .open(&tmp)?;
-        file.write_all(contents)?;
+        let mut out = io::BufWriter::new(file);
+        let value = fill(&mut out)?;
+        let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
         // The umask may have taken bits away at creation: give the mode exactly.
         file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.sync_all()?;
         drop(file);
         fs::rename(&tmp, &target)?;
         sync_dir(&dir);
-        Ok(())
+        Ok(value)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -155,6 +168,43 @@ mod tests {
             .map(|e| e.expect("entry").file_name())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn a_streamed_write_that_fails_halfway_leaves_the_old_file_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("export.json");
+        fs::write(&file, "the previous export").expect("write");
+        let failed: Result<(), io::Error> = write_atomic_with(&file, Access::Private, |out| {
+            out.write_all(&[b'x'; 100_000])?;
+            Err(io::Error::other("the store went away"))
+        });
+        assert_eq!(
+            failed.expect_err("fails").to_string(),
+            "the store went away"
+        );
+        assert_eq!(
+            fs::read_to_string(&file).expect("read"),
+            "the previous export"
+        );
+        assert_eq!(
+            fs::read_dir(dir.path()).expect("list").count(),
+            1,
+            "no temporary file is left"
+        );
+
+        let written: Result<usize, io::Error> = write_atomic_with(&file, Access::Private, |out| {
+            for _ in 0..1000 {
+                out.write_all(b"a line\n")?;
+            }
+            Ok(1000)
+        });
+        assert_eq!(written.expect("writes"), 1000);
+        assert_eq!(
+            fs::read_to_string(&file).expect("read").lines().count(),
+            1000
+        );
+        assert_eq!(mode(&file), 0o600);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use solaria_edge::app::App;
 use solaria_edge::ops::export::{self, ExportRequest};
 use solaria_edge::ops::input;
-use solaria_hook::files::{Access, write_atomic};
+use solaria_hook::files::{Access, write_atomic_with};
 use solaria_shared::UnixMillis;
 use std::io::Write;
 use std::path::PathBuf;
@@ -46,6 +46,19 @@ pub struct Args {
     json: bool,
 }
 
+/// Why a JSON export to a file failed: the export's own error (said as it is), or
+/// the file's.
+enum Failed {
+    Export(solaria_edge::ops::OpError),
+    File(std::io::Error),
+}
+
+impl From<std::io::Error> for Failed {
+    fn from(e: std::io::Error) -> Self {
+        Failed::File(e)
+    }
+}
+
 impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         let request = ExportRequest {
@@ -65,13 +78,19 @@ impl Args {
                 return Ok(());
             }
             Format::Json => {
-                // Whole or not at all: a file that stops halfway is never left.
-                let mut document = Vec::new();
+                // Whole or not at all: streamed into a temporary file beside OUT,
+                // which becomes OUT only once complete, so neither a failure nor a
+                // kill leaves a file that stops halfway, and a large store is
+                // never held in memory.
                 let written = self.out.display().to_string();
-                let report = export::json(app, &request, &mut document, &written)?;
-                write_atomic(&self.out, &document, Access::Private)
-                    .map_err(|e| anyhow::anyhow!("cannot write {written}: {e}"))?;
-                report
+                let streamed = write_atomic_with(&self.out, Access::Private, |file| {
+                    export::json(app, &request, file, &written).map_err(Failed::Export)
+                });
+                match streamed {
+                    Ok(report) => report,
+                    Err(Failed::Export(e)) => return Err(e.into()),
+                    Err(Failed::File(e)) => anyhow::bail!("cannot write {written}: {e}"),
+                }
             }
         };
         super::print(self.json, &report, || report.text())
