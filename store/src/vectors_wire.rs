@@ -94,14 +94,17 @@ pub fn outgoing(conn: &Connection, limit: usize) -> Result<Vec<Outgoing>, StoreE
 /// in `wanted`, each one's current vector made by this index's model (its record
 /// live and not waiting for a new one), unless its text holds a private span or
 /// a secret — the rule [`outgoing`] keeps, since a file leaves this machine too.
-pub fn current_of(
+/// Each is handed to `each` as it is read, so that none is held for long; returns
+/// how many were.
+pub fn each_current_of<E: From<StoreError>>(
     conn: &Connection,
     wanted: &std::collections::HashSet<Uuid>,
-) -> Result<Vec<WireEmbedding>, StoreError> {
+    mut each: impl FnMut(WireEmbedding) -> Result<(), E>,
+) -> Result<usize, E> {
     let Some(model) = vectors::index_model(conn)? else {
-        return Ok(Vec::new());
+        return Ok(0);
     };
-    let mut out = Vec::new();
+    let mut handed = 0;
     for source in super::source::Source::ALL {
         let sql = format!(
             "SELECT rowid, id, updated, {parts} FROM {base} b
@@ -111,22 +114,24 @@ pub fn current_of(
             base = source.base(),
             live = source.embedded_sql(),
         );
-        let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map([source.code()], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, i64>(2)?,
-                gist::text(
-                    source,
-                    &r.get::<_, String>(3)?,
-                    &r.get::<_, String>(4)?,
-                    &r.get::<_, String>(5)?,
-                ),
-            ))
-        })?;
+        let mut stmt = conn.prepare(&sql).map_err(StoreError::from)?;
+        let rows = stmt
+            .query_map([source.code()], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                    gist::text(
+                        source,
+                        &r.get::<_, String>(3)?,
+                        &r.get::<_, String>(4)?,
+                        &r.get::<_, String>(5)?,
+                    ),
+                ))
+            })
+            .map_err(StoreError::from)?;
         for row in rows {
-            let (rowid, id, updated, text) = row?;
+            let (rowid, id, updated, text) = row.map_err(StoreError::from)?;
             let Ok(id) = Uuid::parse_str(&id) else {
                 continue;
             };
@@ -134,16 +139,17 @@ pub fn current_of(
                 continue;
             }
             if let Some(v) = vectors::stored_vector(conn, source, rowid, model.dimension)? {
-                out.push(WireEmbedding::encode(
+                each(WireEmbedding::encode(
                     id,
                     Hlc::from_i64(updated),
                     &model.fingerprint,
                     &v,
-                ));
+                ))?;
+                handed += 1;
             }
         }
     }
-    Ok(out)
+    Ok(handed)
 }
 
 /// Whether `text` leaves this machine unchanged (no private span to strip, no

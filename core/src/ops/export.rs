@@ -178,12 +178,12 @@ pub fn json(
     write!(out, "\n]").map_err(|e| write_error(written, e))?;
     if request.vectors {
         write!(out, ",\"vectors\":[").map_err(|e| write_error(written, e))?;
-        let vectors = vectors_wire::current_of(conn, &ids)?;
-        for (i, v) in vectors.iter().enumerate() {
-            let sep = if i == 0 { "\n" } else { ",\n" };
-            write!(out, "{sep}{}", json_line(v)?).map_err(|e| write_error(written, e))?;
-        }
-        report.vectors = vectors.len();
+        let mut first = true;
+        report.vectors = vectors_wire::each_current_of(conn, &ids, |v| {
+            let sep = if first { "\n" } else { ",\n" };
+            first = false;
+            write!(out, "{sep}{}", json_line(&v)?).map_err(|e| write_error(written, e))
+        })?;
         write!(out, "\n]").map_err(|e| write_error(written, e))?;
     }
     writeln!(out, "}}").map_err(|e| write_error(written, e))?;
