@@ -38,6 +38,28 @@ pub fn is_own_mcp_tool(tool: &str) -> bool {
         })
 }
 
+/// The name of the command SOLARIA gives Claude Code: `/memory` as the installer
+/// writes it, `/solaria-memory:memory` as the plugin's.
+pub const CLAUDE_COMMAND_NAME: &str = "memory";
+
+/// Whether a Claude Code prompt runs SOLARIA's own command. Claude Code hands the
+/// prompt hook the command as typed (`/solaria-memory:memory status`): a request to
+/// SOLARIA, not the person's words about their work, so it is neither captured
+/// nor recalled against.
+pub fn is_own_claude_command(prompt: &str) -> bool {
+    let Some(name) = prompt
+        .split_whitespace()
+        .next()
+        .and_then(|word| word.strip_prefix('/'))
+    else {
+        return false;
+    };
+    let of_plugin = name
+        .strip_prefix(CLAUDE_PLUGIN_NAME)
+        .and_then(|rest| rest.strip_prefix(':'));
+    name == CLAUDE_COMMAND_NAME || of_plugin == Some(CLAUDE_COMMAND_NAME)
+}
+
 /// Text that marks the expansion of OpenCode's `/memory` command, which the
 /// installer writes: a prompt holding it is SOLARIA's own command, not something the
 /// user wrote, and is not captured.
@@ -245,6 +267,27 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_solarias_own_command_is_taken_for_it() {
+        for own in [
+            "/memory status",
+            "  /solaria-memory:memory search refresh tokens",
+            "/memory",
+        ] {
+            assert!(is_own_claude_command(own), "{own}");
+        }
+        for theirs in [
+            "memory status",
+            "/memorize this",
+            "/other-plugin:memory status",
+            "/solaria-memory:memoryx",
+            "why does /memory status fail?",
+            "",
+        ] {
+            assert!(!is_own_claude_command(theirs), "{theirs}");
+        }
+    }
 
     #[test]
     fn headers_read_back_as_the_event_they_name() {

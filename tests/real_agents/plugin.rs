@@ -188,6 +188,13 @@ fn a_session_is_captured_through_the_plugin_installed_by_claude_code_itself() {
         asked.contains("SOLARIA Memory answered") && asked.contains("(5 tool_use"),
         "the command's output reached the model: {asked}"
     );
+    edge.settled();
+    assert_eq!(
+        edge.count("SELECT count(*) FROM observations WHERE kind = 'prompt' AND (title LIKE '%memory status%' OR input LIKE '%memory status%' OR input LIKE '%SOLARIA Memory answered%')"),
+        0,
+        "a /memory command is SOLARIA's own, not captured as the person's prompt: {:?}",
+        edge.strings("SELECT title || ' | ' || substr(input, 1, 300) FROM observations WHERE kind = 'prompt'")
+    );
 
     let hooks = doctor_check(&edge, "claude-code hooks");
     assert_eq!(hooks["status"], "ok", "{hooks}");

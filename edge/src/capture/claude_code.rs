@@ -4,7 +4,7 @@
 
 use super::{Answering, Capturing, HookError, payload, process};
 use crate::config::Env;
-use solaria_hook::protocol::{Event, HookEvent};
+use solaria_hook::protocol::{Event, HookEvent, is_own_claude_command};
 
 /// The agent name recorded on sessions captured by these hooks.
 pub const AGENT: &str = "claude-code";
@@ -27,7 +27,12 @@ pub fn handle(
     bytes: &[u8],
     cx: &mut Capturing<'_>,
 ) -> Result<Option<String>, HookError> {
-    let payload = payload::parse(bytes)?;
+    let mut payload = payload::parse(bytes)?;
+    if event == HookEvent::UserPromptSubmit
+        && payload.prompt.as_deref().is_some_and(is_own_claude_command)
+    {
+        payload.prompt = None;
+    }
     let answer = Answering {
         name: event.claude_name(),
         agent: AGENT,

@@ -274,6 +274,10 @@ mod tests {
                 "the plugin's hooks are never taken for settings.json's"
             );
         }
+        // Both routes' commands are named as capture knows them (not captured).
+        let command = format!("{}.md", solaria_hook::protocol::CLAUDE_COMMAND_NAME);
+        assert_eq!(super::super::COMMAND_FILE_NAME, command);
+        assert_eq!(COMMAND_PATH, format!("commands/{command}"));
         let launcher = dir.join(LAUNCHER);
         let mode = std::os::unix::fs::PermissionsExt::mode(
             &std::fs::metadata(&launcher)
