@@ -42,16 +42,22 @@ pub fn is_own_mcp_tool(tool: &str) -> bool {
 /// writes it, `/solaria-memory:memory` as the plugin's.
 pub const CLAUDE_COMMAND_NAME: &str = "memory";
 
-/// Whether a Claude Code prompt runs SOLARIA's own command. Claude Code hands the
-/// prompt hook the command as typed (`/solaria-memory:memory status`): a request to
-/// SOLARIA, not the person's words about their work, so it is neither captured
-/// nor recalled against.
-pub fn is_own_claude_command(prompt: &str) -> bool {
-    let Some(name) = prompt
-        .split_whitespace()
-        .next()
-        .and_then(|word| word.strip_prefix('/'))
-    else {
+/// The name of the skill SOLARIA gives Codex CLI, called as `$solaria-memory`.
+pub const CODEX_SKILL_NAME: &str = "solaria-memory";
+
+/// Whether a prompt runs SOLARIA's own command in Claude Code or Codex CLI, which
+/// hand the prompt hook the command as typed (`/solaria-memory:memory status`,
+/// `$solaria-memory search flaky upload`): a request to SOLARIA, not the person's
+/// words about their work, so it is neither captured nor recalled against.
+/// (OpenCode's and Gemini CLI's arrive expanded, and are known by their markers.)
+pub fn is_own_command(prompt: &str) -> bool {
+    let Some(first) = prompt.split_whitespace().next() else {
+        return false;
+    };
+    if let Some(skill) = first.strip_prefix('$') {
+        return skill == CODEX_SKILL_NAME;
+    }
+    let Some(name) = first.strip_prefix('/') else {
         return false;
     };
     let of_plugin = name
@@ -274,8 +280,9 @@ mod tests {
             "/memory status",
             "  /solaria-memory:memory search refresh tokens",
             "/memory",
+            "$solaria-memory search flaky upload",
         ] {
-            assert!(is_own_claude_command(own), "{own}");
+            assert!(is_own_command(own), "{own}");
         }
         for theirs in [
             "memory status",
@@ -283,9 +290,11 @@ mod tests {
             "/other-plugin:memory status",
             "/solaria-memory:memoryx",
             "why does /memory status fail?",
+            "$solaria-memoryx",
+            "$HOME is unset",
             "",
         ] {
-            assert!(!is_own_claude_command(theirs), "{theirs}");
+            assert!(!is_own_command(theirs), "{theirs}");
         }
     }
 

@@ -153,6 +153,25 @@ fn a_codex_session_is_captured_and_the_next_starts_with_its_memory() {
     assert!(!told.contains(FAKE_SECRET));
     assert!(edge.hook_log().is_empty(), "{}", edge.hook_log());
 
+    // Calling SOLARIA's own skill is a request to SOLARIA, not a prompt to keep.
+    let skill = ModelServer::start(vec![Step::text("Here is the status.")]);
+    run_codex(
+        &codex,
+        &edge,
+        &skill,
+        "$solaria-memory status",
+        "skill",
+        &[],
+    );
+    assert_eq!(
+        edge.strings("SELECT title FROM observations WHERE kind = 'prompt'"),
+        [
+            "Write a note about the deploy key",
+            "What did we do last time?"
+        ],
+        "the skill's call is not captured"
+    );
+
     edge.ok(&["uninstall", "codex"]);
     assert_eq!(
         std::fs::read_to_string(&config).expect("config"),

@@ -4,7 +4,7 @@
 
 use super::{Answering, Capturing, HookError, payload, process};
 use crate::config::Env;
-use solaria_hook::protocol::{Event, HookEvent, is_own_claude_command};
+use solaria_hook::protocol::{Event, HookEvent, is_own_command};
 
 /// The agent name recorded on sessions captured by these hooks.
 pub const AGENT: &str = "claude-code";
@@ -28,8 +28,7 @@ pub fn handle(
     cx: &mut Capturing<'_>,
 ) -> Result<Option<String>, HookError> {
     let mut payload = payload::parse(bytes)?;
-    if event == HookEvent::UserPromptSubmit
-        && payload.prompt.as_deref().is_some_and(is_own_claude_command)
+    if event == HookEvent::UserPromptSubmit && payload.prompt.as_deref().is_some_and(is_own_command)
     {
         payload.prompt = None;
     }

@@ -10,12 +10,15 @@
 //!   rollout (`transcript_path`), so a failed command is flagged as one;
 //! - a compaction is a SessionStart with `source` `compact`: the capture answers it
 //!   with the context again, as for Claude Code.
+//!
+//! A prompt that calls SOLARIA's own skill (`$solaria-memory …`) is not captured,
+//! as Claude Code's `/memory …` is not.
 
 use super::payload::{self, Payload};
 use super::{Capturing, HookError, transcript};
 use crate::config::Env;
 use serde_json::{Value, json};
-use solaria_hook::protocol::{CODEX_EVENTS, Event, HookEvent};
+use solaria_hook::protocol::{CODEX_EVENTS, Event, HookEvent, is_own_command};
 
 /// The agent name recorded on sessions captured from Codex CLI.
 pub const AGENT: &str = "codex";
@@ -46,8 +49,12 @@ pub fn handle(
     let hook =
         event(arg).ok_or_else(|| HookError::UnknownCodexEvent(arg.escape_debug().to_string()))?;
     let mut payload = payload::parse(bytes)?;
-    if hook == HookEvent::PostToolUse {
-        adapt_tool_response(&mut payload);
+    match hook {
+        HookEvent::PostToolUse => adapt_tool_response(&mut payload),
+        HookEvent::UserPromptSubmit if payload.prompt.as_deref().is_some_and(is_own_command) => {
+            payload.prompt = None;
+        }
+        _ => {}
     }
     let answer = super::Answering {
         name: hook.claude_name(),

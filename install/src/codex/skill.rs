@@ -6,7 +6,7 @@
 use crate::quote;
 
 /// The skill's directory under `skills/`.
-pub const SKILL_DIR: &str = "solaria-memory";
+pub use solaria_hook::protocol::CODEX_SKILL_NAME as SKILL_DIR;
 
 /// Text that marks the skill file as written by SOLARIA.
 pub const SKILL_MARKER: &str = "solaria-managed: codex skill";
