@@ -259,6 +259,45 @@ fn with_the_installer_and_the_plugin_an_event_is_captured_once_and_the_installer
     );
 }
 
+/// The same with the installer's hooks in the project's `settings.json` (a team's
+/// checked-in setup) and the plugin enabled for the user: the plugin's hooks stand
+/// aside for the project's, so the session is captured once.
+#[test]
+fn with_the_projects_hooks_and_the_users_plugin_an_event_is_captured_once() {
+    let Some(bin) = agents::agent_binary(CLAUDE_VAR) else {
+        return;
+    };
+    let edge = Edge::new("laptop");
+    edge.ok(&[
+        "install",
+        "claude-code",
+        "--scope",
+        "project",
+        "--no-service",
+        "--no-model",
+    ]);
+    let project_settings = edge.project.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&project_settings).expect("the project's settings");
+    assert_eq!(
+        solaria_hook::claude_settings::command_values(&text)
+            .iter()
+            .filter(|c| solaria_hook::program::is_our_command(c, None))
+            .count(),
+        6,
+        "{text}"
+    );
+    assert_eq!(settings_hooks(&edge), 0, "nothing in the user's settings");
+    install_plugin(&bin, &edge);
+
+    coding_session(&bin, &edge);
+    assert_eq!(
+        edge.strings("SELECT title FROM observations WHERE kind = 'prompt'"),
+        ["Write a note about the deploy key"],
+        "captured once, though the project and the plugin both registered hooks"
+    );
+    assert_eq!(edge.tool_calls().len(), 5, "{:?}", edge.tool_calls());
+}
+
 /// A session on `edge` with none of SOLARIA's binaries on PATH: it runs to its
 /// answer, never blocked by a hook.
 fn says_hello_without_solaria_on_path(bin: &Path, edge: &Edge, name: &str) {
