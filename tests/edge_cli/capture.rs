@@ -279,6 +279,33 @@ fn unknown_fields_and_missing_session_start_are_tolerated() {
     assert_eq!(m.count("SELECT count(*) FROM observations"), 1);
 }
 
+/// Claude Code ends its `claude plugin …` commands with SessionEnd and nothing
+/// before: the end of a session nothing was seen of, with nothing said, leaves no
+/// session and no summary; one whose agent said something is kept.
+#[test]
+fn an_end_with_nothing_before_it_and_nothing_said_is_no_session() {
+    let m = Edge::new("test-machine");
+    let p = project(m.root.path(), "web", None);
+    for (event, payload) in [
+        ("session-end", session_end("empty", &p)),
+        ("stop", stop("empty", &p)),
+    ] {
+        let out = m.hook(event, &payload);
+        assert!(out.status.success() && out.stdout.is_empty());
+    }
+    assert_eq!(m.count("SELECT count(*) FROM sessions"), 0);
+    assert_eq!(m.count("SELECT count(*) FROM summaries"), 0);
+
+    let mut said = stop("late", &p);
+    said["last_assistant_message"] = json!("The flaky upload test is fixed.");
+    m.hook("stop", &said);
+    assert_eq!(
+        m.strings("SELECT agent_session_id FROM sessions"),
+        ["late"],
+        "a session whose end says something is kept, though its start was missed"
+    );
+}
+
 #[test]
 fn session_start_injects_knowledge_first_then_sessions_then_notable_events() {
     let m = Edge::new("test-machine");

@@ -337,6 +337,13 @@ fn session_stopped(a: &Arrival<'_>, cx: &mut Capturing<'_>) -> Result<Option<Str
             .and_then(transcript::last_assistant_text)
     });
     let now = cx.at;
+    // The end of a session nothing was seen of, with nothing said in it, is no
+    // session: Claude Code ends its `claude plugin …` commands this way.
+    let known =
+        records::find_session_by_agent(cx.slot.get()?.conn(), a.agent, &payload.session_id)?;
+    if known.is_none() && outcome.as_deref().is_none_or(|o| o.trim().is_empty()) {
+        return Ok(None);
+    }
     cx.slot.get()?.write(|w| {
         let (session, _) = ensure_session(w, a, now)?;
         let observations = records::observations_summarized(w.tx(), session.id)?;
