@@ -124,7 +124,7 @@ fn mcp_server_cost_in_claude_code() {
     let alone = Edge::new("alone");
     let ours = installed(&exe);
     without_hooks(&ours);
-    let tools = our_tool_list(&exe, &ours);
+    let tools = our_tool_list(&ours);
     let instant_empty = installed(&exe);
     without_hooks(&instant_empty);
     with_an_instant_mcp_server(&instant_empty, r#"{"tools":[]}"#);
@@ -153,37 +153,13 @@ fn mcp_server_cost_in_claude_code() {
     );
 }
 
-/// SOLARIA's MCP server's answer to `tools/list` on `edge`, as JSON text.
-fn our_tool_list(exe: &Path, edge: &Edge) -> String {
-    let mut child = std::process::Command::new(exe)
-        .current_dir(&edge.project)
-        .env("HOME", edge.home())
-        .env("SOLARIA_HOME", edge.data())
-        .arg("mcp")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("solaria mcp");
-    let requests = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-    ];
-    let mut input = String::new();
-    for request in requests {
-        input.push_str(&request.to_string());
-        input.push('\n');
-    }
-    std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), input.as_bytes())
-        .expect("write");
-    drop(child.stdin.take());
-    let out = child.wait_with_output().expect("solaria mcp");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let answer: Value = text
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .find(|m| m["id"] == 2)
-        .expect("an answer to tools/list");
+/// SOLARIA's MCP server's answer to `tools/list` on `edge`, as JSON text (this
+/// build's server: the tools are the release's).
+fn our_tool_list(edge: &Edge) -> String {
+    let mut server = solaria_tests::mcp::McpStdio::start(edge);
+    server.initialize("bench");
+    let answer = server.request("tools/list", json!({}));
+    server.close();
     answer["result"].to_string()
 }
 

@@ -3,6 +3,8 @@
 //! alone, citing every fact. Written by `install`, removed by `uninstall`, never
 //! over a `librarian.md` the user wrote.
 
+use super::mcp_entry::MCP_SERVER_NAME;
+
 /// File name of the subagent inside the agents directory.
 pub const LIBRARIAN_FILE_NAME: &str = "librarian.md";
 
@@ -15,7 +17,7 @@ pub fn librarian_file() -> String {
         &format!(
             "{LIBRARIAN_MARKER}. Edit it and it stays yours: SOLARIA will then leave it alone."
         ),
-        "mcp__solaria__",
+        &format!("mcp__{MCP_SERVER_NAME}__"),
     )
 }
 
