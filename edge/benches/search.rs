@@ -4,6 +4,10 @@
 //!
 //!     cargo bench -p solaria-edge --bench search            # 100k and 1M
 //!     SOLARIA_BENCH_SIZES=100000 cargo bench -p solaria-edge --bench search
+//!
+//! Each size also measures what the index's tokenizer costs: the same rows indexed
+//! by FTS5's `porter` and by `solaria_stem`, alternately, and the upgrade of a
+//! store whose index `porter` made (migration 0020).
 
 mod support;
 
@@ -77,6 +81,7 @@ fn queries() -> Vec<(&'static str, SearchQuery)> {
 
 fn bench_size(count: usize) {
     let (_dir, path) = store_copy(count);
+    tokenizer_cost(&path, count);
     let mut store = Store::open(&path, "bench").expect("open");
     // The cached store predates identifier pairs (or was built before this run's
     // code): measured first as an upgraded store is until the daemon indexes it
@@ -126,6 +131,71 @@ fn bench_size(count: usize) {
         &format!("search, {count} observations, identifiers by their pairs"),
     );
     against_bm25(&store);
+}
+
+/// The observations' full-text rows indexed by `porter` and by `solaria_stem`, three
+/// times each, alternately, into a table of the same shape as the store's; then the
+/// store set back to its index as version 19 had it and opened: the upgrade's time.
+fn tokenizer_cost(path: &std::path::Path, count: usize) {
+    const ROUNDS: usize = 3;
+    let store = Store::open(path, "bench").expect("open");
+    let index_with = |tokenizer: &str| -> Duration {
+        store
+            .conn()
+            .execute_batch(&format!(
+                "DROP TABLE IF EXISTS temp.tokenized;
+                 CREATE VIRTUAL TABLE temp.tokenized USING fts5 (
+                     title, body, tool, scope, content = '', contentless_delete = 1,
+                     tokenize = '{tokenizer} unicode61 remove_diacritics 2')"
+            ))
+            .expect("a table to fill");
+        let t = Instant::now();
+        store
+            .conn()
+            .execute(
+                "INSERT INTO temp.tokenized (rowid, title, body, tool, scope)
+                 SELECT row, title, body, tool, scope FROM observations_searched",
+                [],
+            )
+            .expect("indexed");
+        t.elapsed()
+    };
+    let (mut porter, mut stem) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        porter.push(index_with("porter"));
+        stem.push(index_with("solaria_stem"));
+    }
+    store
+        .conn()
+        .execute_batch("DROP TABLE temp.tokenized")
+        .expect("drop");
+    let (porter, stem) = (summarize(&mut porter), summarize(&mut stem));
+    eprintln!(
+        "indexing {count} observations' full-text rows, median of {ROUNDS}: porter {:.2} s, \
+         solaria_stem {:.2} s = {:.2}x",
+        porter.p50.as_secs_f64(),
+        stem.p50.as_secs_f64(),
+        stem.p50.as_secs_f64() / porter.p50.as_secs_f64()
+    );
+    store
+        .conn()
+        .execute_batch(
+            "DROP TABLE observations_fts;
+             CREATE VIRTUAL TABLE observations_fts USING fts5 (
+                 title, body, tool, scope, content = '', contentless_delete = 1,
+                 tokenize = 'porter unicode61 remove_diacritics 2');
+             INSERT INTO observations_fts (rowid, title, body, tool, scope)
+             SELECT row, title, body, tool, scope FROM observations_searched;
+             PRAGMA user_version = 19;",
+        )
+        .expect("back to version 19's index");
+    drop(store);
+    let t = Instant::now();
+    drop(Store::open(path, "bench").expect("upgraded"));
+    eprintln!(
+        "opening the store of version 19 (its three indexes made again): {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
 }
 
 /// Every query of [`queries`], [`RUNS`] times each after a warm-up.

@@ -1,20 +1,57 @@
-//! Words as recall compares them: a text's runs of letters and digits, lowercased,
-//! each known by its English and its Spanish stem (Snowball), so that "tokens" meets
-//! "token" and "códigos" meets "código" whatever the language of the prompt; and the
-//! few words too common to weigh in either language (articles, prepositions…).
+//! Words as search and recall compare them: a text's runs of letters and digits,
+//! lowercased, each known by its English and its Spanish stem (Snowball), so that
+//! "tokens" meets "token" and "caducan" meets "caducidad" whatever the language of
+//! the prompt; and the few words too common to weigh in either language (articles,
+//! prepositions…). [`stems`] is the one rule of which stems a word has: recall
+//! compares words by it, and the store's full-text index is built with it.
 
 use rust_stemmers::{Algorithm, Stemmer};
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 static SPANISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::Spanish));
+
+/// The shortest Spanish stem that counts. Spanish rules cut English words too, and
+/// their short cuts join words that have nothing in common ("data" and "date" both
+/// give "dat", "note" gives "not"); a Spanish word keeps a longer stem ("caduc",
+/// "prueb", "codig").
+const SHORTEST_SPANISH_STEM: usize = 4;
+
+/// What a word (lowercased) is known by besides itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stems<'a> {
+    /// Its English stem, or the word itself when it holds a digit (an identifier,
+    /// a version or a hash is matched whole).
+    pub english: Cow<'a, str>,
+    /// Its Spanish stem, when that says something the English one does not: it
+    /// differs from both the word and its English stem, and is long enough to
+    /// trust ([`SHORTEST_SPANISH_STEM`]).
+    pub spanish: Option<String>,
+}
+
+/// The stems of `word`, already lowercased.
+pub fn stems(word: &str) -> Stems<'_> {
+    if word.chars().any(|c| !c.is_alphabetic()) {
+        return Stems {
+            english: Cow::Borrowed(word),
+            spanish: None,
+        };
+    }
+    let english = ENGLISH.stem(word);
+    let spanish = SPANISH.stem(word);
+    let spanish =
+        (spanish != word && spanish != english && spanish.chars().count() >= SHORTEST_SPANISH_STEM)
+            .then(|| spanish.into_owned());
+    Stems { english, spanish }
+}
 
 /// One word of a text: as written (lowercased) and by its stems.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
     pub text: String,
     english: String,
-    spanish: String,
+    spanish: Option<String>,
 }
 
 impl Word {
@@ -24,8 +61,8 @@ impl Word {
     }
 
     fn new(text: String) -> Word {
-        let english = ENGLISH.stem(&text).into_owned();
-        let spanish = SPANISH.stem(&text).into_owned();
+        let Stems { english, spanish } = stems(&text);
+        let english = english.into_owned();
         Word {
             text,
             english,
@@ -36,7 +73,9 @@ impl Word {
     /// The same word in another form: one of the two languages gives both one
     /// stem ("lived" and "live", "códigos" and "código").
     pub fn same_as(&self, other: &Word) -> bool {
-        self.text == other.text || self.english == other.english || self.spanish == other.spanish
+        self.text == other.text
+            || self.english == other.english
+            || (self.spanish.is_some() && self.spanish == other.spanish)
     }
 
     /// Too common to say what a text is about ([`is_stopword`]).
@@ -114,6 +153,22 @@ mod tests {
         assert!(!close("the sea is calm, no orm", "sea-orm", 2));
         assert!(!close("refresh the page", "refresh tokens", 2));
         assert!(!close("anything", "", 2), "nothing wanted is never held");
+        assert!(close("los tokens caducan pronto", "caducidad tokens", 1));
+    }
+
+    #[test]
+    fn a_spanish_stem_counts_only_when_it_says_more_and_is_long_enough() {
+        assert_eq!(stems("caducan").spanish.as_deref(), Some("caduc"));
+        assert_eq!(stems("caducidad").spanish.as_deref(), Some("caduc"));
+        assert_eq!(stems("tokens").english, "token");
+        // English words cut short by Spanish rules keep only their English stem.
+        assert_eq!(stems("data").spanish, None);
+        assert_eq!(stems("date").spanish, None);
+        assert_eq!(stems("note").spanish, None);
+        assert!(!Word::of("data").same_as(&Word::of("date")));
+        // Identifiers, versions and hashes are matched whole.
+        assert_eq!(stems("v2s").english, "v2s");
+        assert_eq!(stems("deadbeef01").spanish, None);
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod distill;
 pub mod export;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod fts5_api;
 pub mod gist;
 pub mod hit_text;
 pub mod hybrid;
@@ -36,6 +37,7 @@ pub mod search;
 pub mod sight;
 pub mod source;
 pub mod staleness;
+pub mod stemming;
 pub mod sync;
 pub mod text;
 pub mod vectors;
@@ -114,12 +116,20 @@ impl WallClock {
     }
 }
 
+/// Gives every SQLite connection this process opens from now on what reading a
+/// store takes: sqlite-vec and the full-text indexes' tokenizer. [`Store::open`]
+/// calls it; so must anything that opens a store's file by another way.
+pub fn register_extensions() {
+    vectors::register_extension();
+    stemming::register_for_every_connection();
+}
+
 impl Store {
     /// Opens (creating if needed) the store at `path`: the directory is made 0700,
     /// the file 0600, pending migrations run, and a machine id is generated once.
     /// `machine_name` names this machine the first time only.
     pub fn open(path: &Path, machine_name: &str) -> Result<Store, StoreError> {
-        vectors::register_extension();
+        register_extensions();
         prepare_file(path)?;
         let conn = Connection::open_with_flags(
             path,

@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0017_staleness.sql"),
     include_str!("../migrations/0018_close_pairs.sql"),
     include_str!("../migrations/0019_knowledge_supersedes.sql"),
+    include_str!("../migrations/0020_stemmed_words.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.
@@ -67,4 +68,66 @@ pub(super) fn run(
     tx.pragma_update(None, "user_version", known)?;
     tx.commit()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Store;
+    use solaria_shared::knowledge::Decision;
+    use solaria_shared::{KnowledgeBody, KnowledgeId, Project};
+
+    fn matches(store: &Store, query: &str) -> i64 {
+        store
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM knowledge_fts WHERE knowledge_fts MATCH ?1",
+                [query],
+                |r| r.get(0),
+            )
+            .expect("match")
+    }
+
+    /// A store last opened by a release whose index knew English stems only
+    /// (version 19) is indexed again when this one opens it: a Spanish word is then
+    /// found in another form, and what was found before still is.
+    #[test]
+    fn version_20_indexes_what_is_held_by_spanish_stems_too() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("memory.db");
+        let store = Store::open(&path, "laptop").expect("opens");
+        let project = Project {
+            key: "github.com/alice/pagos".into(),
+            name: "pagos".into(),
+        };
+        let body = KnowledgeBody::Decision(Decision {
+            title: "Los tokens de refresco caducan a los siete días".into(),
+            chosen: "rotating refresh tokens".into(),
+            ..Decision::default()
+        });
+        let mut store = store;
+        store
+            .write(|w| w.record_knowledge(KnowledgeId::new(), &project, None, body))
+            .expect("a decision");
+        // Back to version 19's index, as that release left it.
+        store
+            .conn()
+            .execute_batch(
+                "DROP TABLE knowledge_fts;
+                 CREATE VIRTUAL TABLE knowledge_fts USING fts5 (
+                     title, text, scope, content = '', contentless_delete = 1,
+                     tokenize = 'porter unicode61 remove_diacritics 2');
+                 INSERT INTO knowledge_fts (rowid, title, text, scope)
+                 SELECT rowid, title, text, scope FROM knowledge WHERE deleted = 0;
+                 PRAGMA user_version = 19;",
+            )
+            .expect("the old index");
+        assert_eq!(matches(&store, "caducidad"), 0, "porter knows no Spanish");
+        assert_eq!(matches(&store, "rotate"), 1);
+        drop(store);
+
+        let store = Store::open(&path, "laptop").expect("upgrades");
+        assert_eq!(matches(&store, "caducidad"), 1);
+        assert_eq!(matches(&store, "rotate"), 1);
+        assert_eq!(matches(&store, "\"refrescos caducaron\""), 1);
+    }
 }

@@ -8,9 +8,10 @@
 //! FTS5 has no safe binding in rusqlite: registering an auxiliary function takes
 //! the connection's `fts5_api` pointer, which is the one `unsafe` part here.
 
+use crate::fts5_api::failure;
 use rusqlite::Connection;
 use rusqlite::ffi;
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 use std::ptr;
 
 /// The function's SQL name.
@@ -19,42 +20,11 @@ pub const NAME: &str = "solaria_phrases";
 /// Registers [`NAME`] on `conn` (once per connection, before any search).
 pub fn register(conn: &Connection) -> Result<(), rusqlite::Error> {
     // SAFETY: `conn.handle()` is a live connection owned by `conn` for the whole
-    // block. `SELECT fts5(?1)` with a pointer bound under the type "fts5_api_ptr"
-    // is SQLite's documented way to obtain the FTS5 API (it writes the pointer into
-    // `api`, which outlives the statement); the statement is finalised on every
-    // path. The API pointer lives as long as the connection, and the registered
+    // block; the API pointer lives as long as the connection, and the registered
     // callback has the signature SQLite declares (`fts5_extension_function`).
     #[allow(unsafe_code)]
     unsafe {
-        let db = conn.handle();
-        let mut api: *mut ffi::fts5_api = ptr::null_mut();
-        let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
-        let rc = ffi::sqlite3_prepare_v2(
-            db,
-            c"SELECT fts5(?1)".as_ptr(),
-            -1,
-            &mut stmt,
-            ptr::null_mut(),
-        );
-        if rc != ffi::SQLITE_OK {
-            return Err(failure(rc, "preparing SELECT fts5(?1)"));
-        }
-        let rc = ffi::sqlite3_bind_pointer(
-            stmt,
-            1,
-            (&raw mut api).cast::<c_void>(),
-            c"fts5_api_ptr".as_ptr(),
-            None,
-        );
-        let step = if rc == ffi::SQLITE_OK {
-            ffi::sqlite3_step(stmt)
-        } else {
-            rc
-        };
-        ffi::sqlite3_finalize(stmt);
-        if step != ffi::SQLITE_ROW || api.is_null() {
-            return Err(failure(step, "no FTS5 API on this connection"));
-        }
+        let api = crate::fts5_api::of(conn.handle())?;
         let Some(create) = (*api).xCreateFunction else {
             return Err(failure(
                 ffi::SQLITE_ERROR,
@@ -73,10 +43,6 @@ pub fn register(conn: &Connection) -> Result<(), rusqlite::Error> {
         }
     }
     Ok(())
-}
-
-fn failure(code: c_int, what: &str) -> rusqlite::Error {
-    rusqlite::Error::SqliteFailure(ffi::Error::new(code), Some(what.to_string()))
 }
 
 /// The callback: a bitmask of the phrases with at least one instance in this row.

@@ -191,8 +191,9 @@ impl Edge {
     }
 
     /// A connection to this machine's store (WAL: reading beside a running
-    /// `solaria` is fine).
+    /// `solaria` is fine), with what reading its full-text indexes takes.
     pub fn db(&self) -> rusqlite::Connection {
+        solaria_edge::store::register_extensions();
         rusqlite::Connection::open(self.db_path()).expect("open the store")
     }
 

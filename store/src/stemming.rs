@@ -1,0 +1,338 @@
+//! `solaria_stem`: the tokenizer of the store's full-text indexes. It wraps another
+//! FTS5 tokenizer (`unicode61 remove_diacritics 2`, which splits and folds) and
+//! gives each of its words by the stems `solaria_shared::words::stems` decides: the
+//! English stem in the word's place and, where one counts, the Spanish stem beside
+//! it as a colocated token, in documents and queries alike. A search then meets a
+//! word in any English or Spanish form ("caducan" finds "caducidad"), where FTS5's
+//! own `porter` knew English only, and recall's words and the index agree on what
+//! one word is.
+//!
+//! An index made with it can be read only by a connection that has it, so it is
+//! registered with every connection this process opens ([`register_for_every_connection`]).
+
+use crate::fts5_api::{self, failure};
+use rusqlite::ffi;
+use solaria_shared::words;
+use std::ffi::{c_char, c_int, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::ptr;
+
+/// The tokenizer's name in a `tokenize = '…'` option.
+pub const NAME: &str = "solaria_stem";
+
+/// Registers the tokenizer with every SQLite connection this process opens from
+/// now on (an SQLite auto-extension), the store's own and any other.
+pub fn register_for_every_connection() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `on_open` has the signature SQLite calls auto-extensions with.
+        #[allow(unsafe_code)]
+        unsafe {
+            ffi::sqlite3_auto_extension(Some(on_open));
+        }
+    });
+}
+
+/// The auto-extension: registers the tokenizer on a connection being opened.
+#[allow(unsafe_code)]
+unsafe extern "C" fn on_open(
+    db: *mut ffi::sqlite3,
+    error: *mut *mut c_char,
+    _api: *const ffi::sqlite3_api_routines,
+) -> c_int {
+    // SAFETY: SQLite calls this with the connection it is opening, on the opening
+    // thread, and an error slot it frees with `sqlite3_free`.
+    unsafe {
+        match register(db) {
+            Ok(()) => ffi::SQLITE_OK,
+            Err(e) => {
+                if !error.is_null() {
+                    let message = std::ffi::CString::new(e.to_string()).unwrap_or_default();
+                    *error = ffi::sqlite3_mprintf(c"%s".as_ptr(), message.as_ptr());
+                }
+                ffi::SQLITE_ERROR
+            }
+        }
+    }
+}
+
+/// Registers [`NAME`] with `db`; its FTS5 API is the tokenizer's user data, with
+/// which it finds the tokenizer it wraps.
+#[allow(unsafe_code)]
+unsafe fn register(db: *mut ffi::sqlite3) -> Result<(), rusqlite::Error> {
+    // SAFETY: `db` is live for the call; FTS5 copies `methods`, and the API pointer
+    // handed over as user data lives as long as the connection, as the tokenizer
+    // does.
+    unsafe {
+        let api = fts5_api::of(db)?;
+        let Some(create) = (*api).xCreateTokenizer else {
+            return Err(failure(
+                ffi::SQLITE_ERROR,
+                "FTS5 API without xCreateTokenizer",
+            ));
+        };
+        let mut methods = ffi::fts5_tokenizer {
+            xCreate: Some(create_stemmer),
+            xDelete: Some(delete_stemmer),
+            xTokenize: Some(tokenize),
+        };
+        let rc = create(
+            api,
+            c"solaria_stem".as_ptr(),
+            api.cast::<c_void>(),
+            &mut methods,
+            None,
+        );
+        if rc != ffi::SQLITE_OK {
+            return Err(failure(rc, "registering the solaria_stem tokenizer"));
+        }
+    }
+    Ok(())
+}
+
+/// One instance: the wrapped tokenizer's methods and its own instance.
+struct Stemmer {
+    parent: ffi::fts5_tokenizer,
+    instance: *mut ffi::Fts5Tokenizer,
+}
+
+/// `xCreate`: the first argument names the tokenizer to wrap (`unicode61` when
+/// none is named); the rest are its own.
+#[allow(unsafe_code)]
+unsafe extern "C" fn create_stemmer(
+    api: *mut c_void,
+    args: *mut *const c_char,
+    count: c_int,
+    out: *mut *mut ffi::Fts5Tokenizer,
+) -> c_int {
+    // SAFETY: `api` is the FTS5 API registered as user data; `args` holds `count`
+    // strings; `out` is where FTS5 takes the new instance from.
+    unsafe {
+        let api = api.cast::<ffi::fts5_api>();
+        let args: &[*const c_char] = if count > 0 && !args.is_null() {
+            std::slice::from_raw_parts(args, count as usize)
+        } else {
+            &[]
+        };
+        let (parent_name, parent_args) = match args.split_first() {
+            Some((name, rest)) => (*name, rest),
+            None => (c"unicode61".as_ptr(), &[][..]),
+        };
+        let Some(find) = (*api).xFindTokenizer else {
+            return ffi::SQLITE_ERROR;
+        };
+        let mut parent_data: *mut c_void = ptr::null_mut();
+        let mut parent = ffi::fts5_tokenizer {
+            xCreate: None,
+            xDelete: None,
+            xTokenize: None,
+        };
+        let rc = find(api, parent_name, &mut parent_data, &mut parent);
+        if rc != ffi::SQLITE_OK {
+            return rc;
+        }
+        let (Some(create), Some(_), Some(_)) = (parent.xCreate, parent.xDelete, parent.xTokenize)
+        else {
+            return ffi::SQLITE_ERROR;
+        };
+        let mut instance: *mut ffi::Fts5Tokenizer = ptr::null_mut();
+        let rc = create(
+            parent_data,
+            parent_args.as_ptr().cast_mut(),
+            parent_args.len() as c_int,
+            &mut instance,
+        );
+        if rc != ffi::SQLITE_OK {
+            return rc;
+        }
+        *out = Box::into_raw(Box::new(Stemmer { parent, instance })).cast();
+        ffi::SQLITE_OK
+    }
+}
+
+/// `xDelete`: frees an instance and the wrapped one.
+#[allow(unsafe_code)]
+unsafe extern "C" fn delete_stemmer(stemmer: *mut ffi::Fts5Tokenizer) {
+    if stemmer.is_null() {
+        return;
+    }
+    // SAFETY: `stemmer` came from `Box::into_raw` in `create_stemmer`, and FTS5
+    // deletes each instance once.
+    unsafe {
+        let stemmer = Box::from_raw(stemmer.cast::<Stemmer>());
+        if let Some(delete) = stemmer.parent.xDelete {
+            delete(stemmer.instance);
+        }
+    }
+}
+
+/// Where the wrapped tokenizer's words go: FTS5's own callback and its context.
+struct Forward {
+    context: *mut c_void,
+    emit: unsafe extern "C" fn(*mut c_void, c_int, *const c_char, c_int, c_int, c_int) -> c_int,
+}
+
+/// `xTokenize`: the wrapped tokenizer splits, [`each_word`] stems.
+#[allow(unsafe_code)]
+unsafe extern "C" fn tokenize(
+    stemmer: *mut ffi::Fts5Tokenizer,
+    context: *mut c_void,
+    flags: c_int,
+    text: *const c_char,
+    length: c_int,
+    emit: Option<
+        unsafe extern "C" fn(*mut c_void, c_int, *const c_char, c_int, c_int, c_int) -> c_int,
+    >,
+) -> c_int {
+    // SAFETY: `stemmer` is an instance from `create_stemmer`; `forward` outlives
+    // the wrapped call, which hands it back to `each_word` only.
+    unsafe {
+        let stemmer = &*stemmer.cast::<Stemmer>();
+        let (Some(emit), Some(split)) = (emit, stemmer.parent.xTokenize) else {
+            return ffi::SQLITE_ERROR;
+        };
+        let mut forward = Forward { context, emit };
+        split(
+            stemmer.instance,
+            (&raw mut forward).cast::<c_void>(),
+            flags,
+            text,
+            length,
+            Some(each_word),
+        )
+    }
+}
+
+/// One word from the wrapped tokenizer: its English stem in its place and its
+/// Spanish stem, when it has one, colocated. A word that is not UTF-8 goes on as
+/// it came.
+#[allow(unsafe_code)]
+unsafe extern "C" fn each_word(
+    forward: *mut c_void,
+    flags: c_int,
+    token: *const c_char,
+    length: c_int,
+    start: c_int,
+    end: c_int,
+) -> c_int {
+    // SAFETY: `forward` is the `Forward` of `tokenize`, and `token` holds `length`
+    // bytes for the duration of the call.
+    unsafe {
+        let forward = &*forward.cast::<Forward>();
+        let pass = || (forward.emit)(forward.context, flags, token, length, start, end);
+        if token.is_null() || length <= 0 {
+            return pass();
+        }
+        let bytes = std::slice::from_raw_parts(token.cast::<u8>(), length as usize);
+        let Ok(word) = std::str::from_utf8(bytes) else {
+            return pass();
+        };
+        let Ok(stems) = catch_unwind(AssertUnwindSafe(|| words::stems(word))) else {
+            return pass();
+        };
+        let english = stems.english.as_bytes();
+        let rc = (forward.emit)(
+            forward.context,
+            flags,
+            english.as_ptr().cast(),
+            english.len() as c_int,
+            start,
+            end,
+        );
+        match stems.spanish {
+            Some(spanish) if rc == ffi::SQLITE_OK => (forward.emit)(
+                forward.context,
+                flags | ffi::FTS5_TOKEN_COLOCATED,
+                spanish.as_ptr().cast(),
+                spanish.len() as c_int,
+                start,
+                end,
+            ),
+            _ => rc,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::Connection;
+
+    /// An index of `texts` as the store makes one (contentless), or keeping its
+    /// texts (for `highlight`).
+    fn index(texts: &[&str], contentless: bool) -> Connection {
+        register_for_every_connection();
+        let conn = Connection::open_in_memory().expect("open");
+        let content = if contentless {
+            "content = '', contentless_delete = 1,"
+        } else {
+            ""
+        };
+        conn.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE t USING fts5 (body, {content}
+             tokenize = 'solaria_stem unicode61 remove_diacritics 2')"
+        ))
+        .expect("an index with the tokenizer");
+        for (i, text) in texts.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO t (rowid, body) VALUES (?1, ?2)",
+                rusqlite::params![i as i64, text],
+            )
+            .expect("insert");
+        }
+        conn
+    }
+
+    fn found(conn: &Connection, query: &str) -> Vec<i64> {
+        let mut stmt = conn
+            .prepare("SELECT rowid FROM t WHERE t MATCH ?1 ORDER BY rowid")
+            .expect("prepare");
+        stmt.query_map([query], |r| r.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows")
+    }
+
+    #[test]
+    fn a_word_is_found_in_its_english_and_spanish_forms() {
+        let conn = index(
+            &[
+                "los tokens de refresco caducan a los siete días",
+                "Refreshing tokens on every renewal",
+                "the caducidad of a session",
+                "data lives in the warehouse",
+            ],
+            true,
+        );
+        assert_eq!(found(&conn, "caducidad"), vec![0, 2]);
+        assert_eq!(found(&conn, "token"), vec![0, 1]);
+        assert_eq!(found(&conn, "refreshes"), vec![1]);
+        assert_eq!(found(&conn, "\"refrescos caducaron\""), vec![0]);
+        assert_eq!(found(&conn, "DÍAS"), vec![0]);
+        // Spanish rules do not join English words they would cut short.
+        assert_eq!(found(&conn, "date"), Vec::<i64>::new());
+        assert_eq!(found(&conn, "data"), vec![3]);
+    }
+
+    #[test]
+    fn deleting_a_row_takes_every_stem_with_it() {
+        let conn = index(&["las pruebas fallan", "a plain note"], true);
+        conn.execute("DELETE FROM t WHERE rowid = 0", [])
+            .expect("delete");
+        assert_eq!(found(&conn, "falla"), Vec::<i64>::new());
+        assert_eq!(found(&conn, "notes"), vec![1]);
+    }
+
+    #[test]
+    fn highlight_marks_the_word_as_written() {
+        let conn = index(&["Las pruebas fallan en CI"], false);
+        let marked: String = conn
+            .query_row(
+                "SELECT highlight(t, 0, '[', ']') FROM t WHERE t MATCH 'prueba falla'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("highlight");
+        assert_eq!(marked, "Las [pruebas] [fallan] en CI");
+    }
+}
