@@ -387,7 +387,7 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
     // Back to a store of version 5 (before knowledge had vectors): no knowledge
     // triggers or tables; the migrations after 5 run again at the next open.
     {
-        solaria_edge::store::register_extensions();
+        solaria_edge::store::vectors::register_extension();
         let db = edge.db();
         db.execute_batch(
             "DROP TRIGGER knowledge_vq_insert; DROP TRIGGER knowledge_vq_update;

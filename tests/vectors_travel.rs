@@ -142,7 +142,7 @@ async fn a_restored_machine_answers_by_meaning_without_an_embedding_pass() {
     assert_eq!(queued(&desktop), 0, "every record came with its vector");
     assert_eq!(vectors(&desktop), made);
     let knowledge: i64 = {
-        solaria_edge::store::register_extensions();
+        solaria_edge::store::vectors::register_extension();
         desktop.count("SELECT count(*) FROM knowledge_embeddings")
     };
     assert_eq!(knowledge, 1, "the decision's vector travelled too");

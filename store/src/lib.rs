@@ -116,12 +116,13 @@ impl WallClock {
     }
 }
 
-/// Gives every SQLite connection this process opens from now on what reading a
-/// store takes: sqlite-vec and the full-text indexes' tokenizer. [`Store::open`]
-/// calls it; so must anything that opens a store's file by another way.
-pub fn register_extensions() {
-    vectors::register_extension();
-    stemming::register_for_every_connection();
+/// Gives `conn`, a connection to a store's file, what its full-text indexes take:
+/// the tokenizer they were made with ([`stemming`]) and the function search asks
+/// of them ([`phrases`]). [`Store::open`] calls it; so must anything that opens a
+/// store's file by another way and reads or writes what is indexed.
+pub fn register_sql(conn: &Connection) -> Result<(), rusqlite::Error> {
+    stemming::register(conn)?;
+    phrases::register(conn)
 }
 
 impl Store {
@@ -129,7 +130,7 @@ impl Store {
     /// the file 0600, pending migrations run, and a machine id is generated once.
     /// `machine_name` names this machine the first time only.
     pub fn open(path: &Path, machine_name: &str) -> Result<Store, StoreError> {
-        register_extensions();
+        vectors::register_extension();
         prepare_file(path)?;
         let conn = Connection::open_with_flags(
             path,
@@ -138,7 +139,7 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        phrases::register(&conn)?;
+        register_sql(&conn)?;
         let mut conn = conn;
         // Many hook processes may open a brand-new store at once. Switching it to WAL
         // needs a moment of exclusive access, and SQLite answers "database is locked"

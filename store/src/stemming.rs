@@ -7,11 +7,12 @@
 //! own `porter` knew English only, and recall's words and the index agree on what
 //! one word is.
 //!
-//! An index made with it can be read only by a connection that has it, so it is
-//! registered with every connection this process opens ([`register_for_every_connection`]).
+//! An index made with it can be read only by a connection that has it: `Store::open`
+//! registers it, as must anything else that opens a store's file
+//! (`crate::register_sql`).
 
 use crate::fts5_api::{self, failure};
-use rusqlite::ffi;
+use rusqlite::{Connection, ffi};
 use solaria_shared::words;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -23,51 +24,16 @@ use std::rc::Rc;
 /// The tokenizer's name in a `tokenize = '…'` option.
 pub const NAME: &str = "solaria_stem";
 
-/// Registers the tokenizer with every SQLite connection this process opens from
-/// now on (an SQLite auto-extension), the store's own and any other.
-pub fn register_for_every_connection() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: `on_open` has the signature SQLite calls auto-extensions with.
-        #[allow(unsafe_code)]
-        unsafe {
-            ffi::sqlite3_auto_extension(Some(on_open));
-        }
-    });
-}
-
-/// The auto-extension: registers the tokenizer on a connection being opened.
-#[allow(unsafe_code)]
-unsafe extern "C" fn on_open(
-    db: *mut ffi::sqlite3,
-    error: *mut *mut c_char,
-    _api: *const ffi::sqlite3_api_routines,
-) -> c_int {
-    // SAFETY: SQLite calls this with the connection it is opening, on the opening
-    // thread, and an error slot it frees with `sqlite3_free`.
+/// Registers [`NAME`] with `conn` (once per connection, before its indexes are
+/// read or written). Its FTS5 API is the tokenizer's user data, with which it
+/// finds the tokenizer it wraps.
+pub fn register(conn: &Connection) -> Result<(), rusqlite::Error> {
+    // SAFETY: `conn.handle()` is live for the call; FTS5 copies `methods`, and the
+    // API pointer handed over as user data lives as long as the connection, as
+    // the tokenizer does.
+    #[allow(unsafe_code)]
     unsafe {
-        match register(db) {
-            Ok(()) => ffi::SQLITE_OK,
-            Err(e) => {
-                if !error.is_null() {
-                    let message = std::ffi::CString::new(e.to_string()).unwrap_or_default();
-                    *error = ffi::sqlite3_mprintf(c"%s".as_ptr(), message.as_ptr());
-                }
-                ffi::SQLITE_ERROR
-            }
-        }
-    }
-}
-
-/// Registers [`NAME`] with `db`; its FTS5 API is the tokenizer's user data, with
-/// which it finds the tokenizer it wraps.
-#[allow(unsafe_code)]
-unsafe fn register(db: *mut ffi::sqlite3) -> Result<(), rusqlite::Error> {
-    // SAFETY: `db` is live for the call; FTS5 copies `methods`, and the API pointer
-    // handed over as user data lives as long as the connection, as the tokenizer
-    // does.
-    unsafe {
-        let api = fts5_api::of(db)?;
+        let api = fts5_api::of(conn.handle())?;
         let Some(create) = (*api).xCreateTokenizer else {
             return Err(failure(
                 ffi::SQLITE_ERROR,
@@ -294,13 +260,12 @@ unsafe extern "C" fn each_word(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rusqlite::Connection;
 
     /// An index of `texts` as the store makes one (contentless), or keeping its
     /// texts (for `highlight`).
     fn index(texts: &[&str], contentless: bool) -> Connection {
-        register_for_every_connection();
         let conn = Connection::open_in_memory().expect("open");
+        register(&conn).expect("the tokenizer");
         let content = if contentless {
             "content = '', contentless_delete = 1,"
         } else {

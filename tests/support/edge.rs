@@ -193,8 +193,11 @@ impl Edge {
     /// A connection to this machine's store (WAL: reading beside a running
     /// `solaria` is fine), with what reading its full-text indexes takes.
     pub fn db(&self) -> rusqlite::Connection {
-        solaria_edge::store::register_extensions();
-        rusqlite::Connection::open(self.db_path()).expect("open the store")
+        let db = rusqlite::Connection::open(self.db_path()).expect("open the store");
+        db.busy_timeout(std::time::Duration::from_secs(5))
+            .expect("a busy timeout");
+        solaria_edge::store::register_sql(&db).expect("the store's SQL functions");
+        db
     }
 
     /// `solaria` with this machine's environment, in its project.

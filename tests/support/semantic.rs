@@ -120,7 +120,7 @@ pub fn queued(edge: &Edge) -> i64 {
 /// Rows of a table of the vector index (`observation_vectors`, a vec0 table, or
 /// `observation_embeddings`, its float twin), read with sqlite-vec registered.
 pub fn vector_rows(edge: &Edge, table: &str) -> i64 {
-    solaria_edge::store::register_extensions();
+    solaria_edge::store::vectors::register_extension();
     edge.db()
         .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
         .expect("count the vectors")
