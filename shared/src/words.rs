@@ -70,12 +70,19 @@ impl Word {
         }
     }
 
-    /// The same word in another form: one of the two languages gives both one
-    /// stem ("lived" and "live", "códigos" and "código").
+    /// The same word in another form, as the full-text index matches words: a stem
+    /// of one is a stem of the other ("lived" and "live", "códigos" and "código",
+    /// "planes" and "plan", whose Spanish stem is its English one).
     pub fn same_as(&self, other: &Word) -> bool {
         self.text == other.text
-            || self.english == other.english
-            || (self.spanish.is_some() && self.spanish == other.spanish)
+            || self
+                .stems()
+                .any(|mine| other.stems().any(|theirs| mine == theirs))
+    }
+
+    /// Its English stem, then its Spanish one when it has one.
+    fn stems(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.english.as_str()).chain(self.spanish.as_deref())
     }
 
     /// Too common to say what a text is about ([`is_stopword`]).
@@ -166,6 +173,9 @@ mod tests {
         assert_eq!(stems("date").spanish, None);
         assert_eq!(stems("note").spanish, None);
         assert!(!Word::of("data").same_as(&Word::of("date")));
+        // The Spanish stem of one may be the other's English stem, as in the index.
+        assert_eq!(stems("plan").spanish, None);
+        assert!(Word::of("planes").same_as(&Word::of("plan")));
         // Identifiers, versions and hashes are matched whole.
         assert_eq!(stems("v2s").english, "v2s");
         assert_eq!(stems("deadbeef01").spanish, None);
