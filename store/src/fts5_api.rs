@@ -48,6 +48,11 @@ pub(crate) unsafe fn of(db: *mut ffi::sqlite3) -> Result<*mut ffi::fts5_api, rus
     }
 }
 
+/// `name` as FTS5 takes a name: a C string.
+pub(crate) fn named(name: &str) -> Result<std::ffi::CString, rusqlite::Error> {
+    std::ffi::CString::new(name).map_err(|_| failure(ffi::SQLITE_MISUSE, "a name with a NUL"))
+}
+
 /// An SQLite error with its code and what was being done.
 pub(crate) fn failure(code: c_int, what: &str) -> rusqlite::Error {
     rusqlite::Error::SqliteFailure(ffi::Error::new(code), Some(what.to_string()))

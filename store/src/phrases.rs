@@ -8,7 +8,7 @@
 //! FTS5 has no safe binding in rusqlite: registering an auxiliary function takes
 //! the connection's `fts5_api` pointer, which is the one `unsafe` part here.
 
-use crate::fts5_api::failure;
+use crate::fts5_api::{failure, named};
 use rusqlite::Connection;
 use rusqlite::ffi;
 use std::ffi::c_int;
@@ -33,7 +33,7 @@ pub fn register(conn: &Connection) -> Result<(), rusqlite::Error> {
         };
         let rc = create(
             api,
-            c"solaria_phrases".as_ptr(),
+            named(NAME)?.as_ptr(),
             ptr::null_mut(),
             Some(phrases_held),
             None,

@@ -11,7 +11,7 @@
 //! registers it, as must anything else that opens a store's file
 //! (`crate::register_sql`).
 
-use crate::fts5_api::{self, failure};
+use crate::fts5_api::{self, failure, named};
 use rusqlite::{Connection, ffi};
 use solaria_shared::words;
 use std::cell::RefCell;
@@ -23,6 +23,11 @@ use std::rc::Rc;
 
 /// The tokenizer's name in a `tokenize = '…'` option.
 pub const NAME: &str = "solaria_stem";
+
+/// The `tokenize` option of the store's full-text indexes: this tokenizer over
+/// `unicode61`, accents folded. Migration 0020 writes it out (a test holds the two
+/// together).
+pub const TOKENIZE: &str = "solaria_stem unicode61 remove_diacritics 2";
 
 /// Registers [`NAME`] with `conn` (once per connection, before its indexes are
 /// read or written). Its FTS5 API is the tokenizer's user data, with which it
@@ -47,7 +52,7 @@ pub fn register(conn: &Connection) -> Result<(), rusqlite::Error> {
         };
         let rc = create(
             api,
-            c"solaria_stem".as_ptr(),
+            named(NAME)?.as_ptr(),
             api.cast::<c_void>(),
             &mut methods,
             None,
@@ -272,8 +277,7 @@ mod tests {
             ""
         };
         conn.execute_batch(&format!(
-            "CREATE VIRTUAL TABLE t USING fts5 (body, {content}
-             tokenize = 'solaria_stem unicode61 remove_diacritics 2')"
+            "CREATE VIRTUAL TABLE t USING fts5 (body, {content} tokenize = '{TOKENIZE}')"
         ))
         .expect("an index with the tokenizer");
         for (i, text) in texts.iter().enumerate() {
@@ -294,6 +298,17 @@ mod tests {
             .expect("query")
             .collect::<Result<_, _>>()
             .expect("rows")
+    }
+
+    #[test]
+    fn the_store_indexes_with_this_tokenizer() {
+        assert!(TOKENIZE.starts_with(NAME));
+        let migration = include_str!("../migrations/0020_stemmed_words.sql");
+        assert_eq!(
+            migration.matches(TOKENIZE).count(),
+            3,
+            "each of the three indexes"
+        );
     }
 
     #[test]
