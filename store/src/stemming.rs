@@ -353,4 +353,21 @@ mod tests {
             .expect("highlight");
         assert_eq!(marked, "Las [pruebas] [fallan] en CI");
     }
+
+    #[test]
+    fn a_text_that_is_not_utf8_is_indexed_and_its_words_found() {
+        let conn = index(&["a plain note"], true);
+        // Bytes no UTF-8 decoder accepts, between two words, stored as text.
+        conn.execute(
+            "INSERT INTO t (rowid, body) VALUES (7, CAST(x'746573747320fffec3206661696c6564' AS TEXT))",
+            [],
+        )
+        .expect("indexed whatever its bytes");
+        assert_eq!(found(&conn, "test"), vec![7]);
+        assert_eq!(found(&conn, "failing"), vec![7]);
+        assert_eq!(found(&conn, "notes"), vec![0]);
+        conn.execute("DELETE FROM t WHERE rowid = 7", [])
+            .expect("deleted with its words");
+        assert_eq!(found(&conn, "test"), Vec::<i64>::new());
+    }
 }
