@@ -4,7 +4,7 @@
 
 use super::StoreError;
 use super::search::{
-    SearchQuery, TITLE_BOOST, Table, bm25_idf, doc_freq, newest_matches, query_terms, rowid_range,
+    SearchQuery, Table, bm25_idf, doc_freq, held_share, newest_matches, query_terms, rowid_range,
     term_exprs,
 };
 use rusqlite::Connection;
@@ -49,23 +49,6 @@ impl Rarity {
     /// in full, others at half) over that of every term held in a title. What
     /// recall's minimum score is compared with.
     pub(super) fn share(&self, held: u32, held_in_title: u32) -> f64 {
-        let ideal: f64 = self.0.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
-        if ideal <= 0.0 {
-            return 0.0;
-        }
-        let held_weight: f64 = self
-            .0
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| held & (1 << i) != 0)
-            .map(|(i, w)| {
-                if held_in_title & (1 << i) != 0 {
-                    w * (1.0 + TITLE_BOOST)
-                } else {
-                    *w
-                }
-            })
-            .sum();
-        (held_weight / ideal).clamp(0.0, 1.0)
+        held_share(&self.0, held, held_in_title)
     }
 }

@@ -14,14 +14,15 @@
 //! (that check reads a term's matches back to the oldest record, so the cap keeps
 //! it bounded). An identifier repeated in hundreds of newer records thus still
 //! counts for the old record a rarer query word finds. Relevance is then BM25
-//! without term frequency: the sum of the matched terms' IDF, doubled for terms in
-//! the title, scaled by the share of query terms matched and a mild length
-//! normalisation. Only the best few candidates are read from the table for the
-//! weights. A very common word thus ranks among its most recent matches; add words
-//! or `--until` to reach older ones. In observations, a term of two or more parts (a
-//! path, a `snake_case` or dotted name) is matched by its identifier pairs
-//! (`pairs.rs`), an AND of rare tokens, once every observation has them; before
-//! that (a store upgraded in place), as the phrase of its parts.
+//! without term frequency: the sum of the matched terms' IDF among the records the
+//! search is asked over (its filters' scope, as the matches are counted), doubled
+//! for terms in the title ([`InTitle`]), scaled by the share of query terms matched
+//! and a mild length normalisation. Only the best few candidates are read from the
+//! table for the weights. A very common word thus ranks among its most recent
+//! matches; add words or `--until` to reach older ones. In observations, a term of
+//! two or more parts (a path, a `snake_case` or dotted name) is matched by its
+//! identifier pairs (`pairs.rs`), an AND of rare tokens, once every observation has
+//! them; before that (a store upgraded in place), as the phrase of its parts.
 
 use super::StoreError;
 use super::scope;
@@ -29,6 +30,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 use serde::{Deserialize, Serialize};
 use solaria_shared::UnixMillis;
 use solaria_shared::ranking::{self, RankContext};
+use solaria_shared::words::{Word, words};
 use std::collections::{HashMap, HashSet};
 
 /// The most matches read per term (and for all terms together).
@@ -44,7 +46,7 @@ const MAX_TERMS: usize = 12;
 /// The longest single term kept, in characters.
 const MAX_TERM_CHARS: usize = 128;
 /// Extra weight of a term found in the title (a title says what a record is).
-pub(super) const TITLE_BOOST: f64 = 1.0;
+const TITLE_BOOST: f64 = 1.0;
 /// Length normalisation strength (0: none; BM25 uses 0.75 with term frequency).
 const LENGTH_B: f64 = 0.25;
 
@@ -451,9 +453,13 @@ pub(super) fn doc_freq(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
     }
 }
 
-/// Inverse document frequency of a term from its newest matches ([`doc_freq`]).
-fn idf(matches: &[i64], rows: f64, max_rowid: i64) -> f64 {
-    bm25_idf(doc_freq(matches, rows, max_rowid), rows)
+/// Inverse document frequency of a term from its newest matches ([`doc_freq`])
+/// among the `collection` records a search is asked over.
+fn idf(matches: &[i64], rows: f64, max_rowid: i64, collection: f64) -> f64 {
+    bm25_idf(
+        doc_freq(matches, rows, max_rowid).min(collection),
+        collection,
+    )
 }
 
 /// bm25's inverse document frequency of a term that `df` of `rows` records hold.
@@ -521,6 +527,14 @@ fn search_table(
         None => format!("{} : ({text})", table.text_columns()),
     };
 
+    // The records the search is asked over: its scope's (the filters' tokens),
+    // else the table's. A term's rarity is counted among them, as its matches are:
+    // a word most records of a project hold says little in a search of that
+    // project, however rare it is in the others.
+    let collection = match scope {
+        Some(s) => doc_freq(&newest_matches(conn, table, s, q)?, rows, max_rowid).max(1.0),
+        None => rows,
+    };
     let exprs = term_exprs(conn, table, terms)?;
 
     // Which candidate matches which terms (bit i = term i).
@@ -532,7 +546,7 @@ fn search_table(
     let mut rare_matches = 0;
     for (i, (expr, _)) in exprs.iter().enumerate() {
         let list = newest_matches(conn, table, &with_scope(expr.clone()), q)?;
-        idfs.push(idf(&list, rows, max_rowid));
+        idfs.push(idf(&list, rows, max_rowid, collection));
         if list.len() == CANDIDATES {
             // Checked below only if reading its matches back stays cheap.
             if doc_freq(&list, rows, max_rowid) <= CHECKED_MAX_DF {
@@ -636,37 +650,22 @@ fn search_table(
         .sum::<f64>()
         / rows_read.len().max(1) as f64)
         .max(1.0);
-    let lowered: Vec<String> = terms.iter().map(|t| unquoted(t).to_lowercase()).collect();
+    let in_title: Vec<InTitle> = terms.iter().map(|t| InTitle::of(&unquoted(t))).collect();
     // The score of a record matching every term, in its title, of average length.
     let ideal: f64 = idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
     Ok(rows_read
         .into_iter()
         .map(|(rowid, row, bits)| {
-            let title = row.title.to_lowercase();
-            let boost = |i: usize| {
-                if title.contains(&lowered[i]) {
-                    1.0 + TITLE_BOOST
-                } else {
-                    1.0
-                }
-            };
-            let held = |i: &usize| bits & (1 << i) != 0;
-            let text_score: f64 = (0..terms.len())
-                .filter(held)
-                .map(|i| idfs[i] * boost(i))
-                .sum();
+            let title = Title::of(&row.title);
             let held_in_title = (0..terms.len())
-                .filter(held)
-                .filter(|&i| title.contains(&lowered[i]))
-                .fold(0u32, |bits, i| bits | (1 << i));
+                .filter(|&i| bits & (1 << i) != 0)
+                .filter(|&i| title.holds(&in_title[i]))
+                .fold(0u32, |held, i| held | (1 << i));
+            let share = held_share(&idfs, bits, held_in_title);
             let coverage = bits.count_ones() as f64 / terms.len() as f64;
             let norm = 1.0 / (1.0 - LENGTH_B + LENGTH_B * row.size.max(1) as f64 / avg_size);
-            let relevance = text_score * coverage * norm;
-            let confidence = if ideal > 0.0 {
-                (text_score * coverage / ideal).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
+            let relevance = share * ideal * coverage * norm;
+            let confidence = share * coverage;
             let weight = row.weight(q.current_project.as_deref(), now);
             Candidate {
                 hit: row.into_hit(table, ranking::score(relevance, weight)),
@@ -679,6 +678,78 @@ fn search_table(
             }
         })
         .collect())
+}
+
+/// How a query term is looked for in a record's title: a word in any of its forms,
+/// as the index finds it in the text ("token" in "Rotate refresh tokens", "caducan"
+/// in "Caducidad de las sesiones"); anything else (an identifier, a path, an
+/// option such as `--profile`) as written. Punctuation around it is not part of it.
+enum InTitle {
+    Word(Word),
+    Written(String),
+}
+
+impl InTitle {
+    fn of(term: &str) -> InTitle {
+        let term = term.trim_matches(|c: char| {
+            matches!(
+                c,
+                ',' | '.' | ';' | ':' | '!' | '?' | '"' | '\'' | '(' | ')' | '¿' | '¡'
+            )
+        });
+        if !term.is_empty() && term.chars().all(char::is_alphabetic) {
+            InTitle::Word(Word::of(term))
+        } else {
+            InTitle::Written(term.to_lowercase())
+        }
+    }
+}
+
+/// A record's title, as [`InTitle`] looks in it.
+struct Title {
+    lowered: String,
+    words: Vec<Word>,
+}
+
+impl Title {
+    fn of(title: &str) -> Title {
+        Title {
+            lowered: title.to_lowercase(),
+            words: words(title),
+        }
+    }
+
+    fn holds(&self, term: &InTitle) -> bool {
+        match term {
+            InTitle::Word(word) => self.words.iter().any(|w| w.same_as(word)),
+            InTitle::Written(text) => !text.is_empty() && self.lowered.contains(text.as_str()),
+        }
+    }
+}
+
+/// The share of a query's weight a record holds, 0..=1: the `weights` of the terms
+/// it holds (bits of `held`), in full for those in its title (`held_in_title`) and
+/// at half for the others, over the weight of every term held in a title. Search's
+/// lexical confidence and recall's score by words both stand on it.
+pub(super) fn held_share(weights: &[f64], held: u32, held_in_title: u32) -> f64 {
+    let ideal: f64 = weights.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
+    if ideal <= 0.0 {
+        return 0.0;
+    }
+    let holds = |i: usize, bits: u32| bits & (1 << i) != 0;
+    let weight: f64 = weights
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| holds(i, held))
+        .map(|(i, w)| {
+            if holds(i, held_in_title) {
+                w * (1.0 + TITLE_BOOST)
+            } else {
+                *w
+            }
+        })
+        .sum();
+    (weight / ideal).clamp(0.0, 1.0)
 }
 
 /// A term of [`query_terms`] as the user typed it (quotes undone).
@@ -844,28 +915,45 @@ mod tests {
 
     /// A store holding `texts` as notes, oldest first, one day apart; and their ids.
     fn store_of(texts: &[String]) -> (tempfile::TempDir, crate::Store, Vec<String>) {
+        let titled: Vec<(&str, &str)> = texts.iter().map(|t| ("note", t.as_str())).collect();
+        store_titled(&titled)
+    }
+
+    /// [`store_of`] with each note's title.
+    fn store_titled(notes: &[(&str, &str)]) -> (tempfile::TempDir, crate::Store, Vec<String>) {
+        let placed: Vec<(&str, &str, &str)> = notes.iter().map(|&(t, b)| ("p", t, b)).collect();
+        store_placed(&placed)
+    }
+
+    /// [`store_titled`] with each note's project.
+    fn store_placed(
+        notes: &[(&str, &str, &str)],
+    ) -> (tempfile::TempDir, crate::Store, Vec<String>) {
         use solaria_shared::{Observation, ObservationId, ObservationKind, RecordMeta};
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = crate::Store::open(&dir.path().join("m.db"), "m").expect("opens");
         let now = UnixMillis::now();
-        let days = texts.len() as i64;
+        let days = notes.len() as i64;
         let ids = store
             .write(|w| {
                 let session = crate::fixtures::session(w, now.minus_days(days + 1))?;
-                let (meta, project) = (session.meta, session.project.clone());
+                let meta = session.meta;
                 let mut ids = Vec::new();
-                for (i, text) in texts.iter().enumerate() {
+                for (i, (key, title, text)) in notes.iter().enumerate() {
                     let updated = w.tick();
                     let id = ObservationId::new();
                     w.insert_observation(&Observation {
                         id,
                         meta: RecordMeta { updated, ..meta },
                         session_id: session.id,
-                        project: project.clone(),
+                        project: solaria_shared::Project {
+                            key: key.to_string(),
+                            name: key.to_string(),
+                        },
                         kind: ObservationKind::Note,
                         tool_name: None,
-                        title: "note".into(),
-                        input: text.clone(),
+                        title: title.to_string(),
+                        input: text.to_string(),
                         response: String::new(),
                         files: Vec::new(),
                         metadata: serde_json::json!({}),
@@ -889,6 +977,72 @@ mod tests {
         };
         let hits = search(store.conn(), &q).expect("search");
         hits.into_iter().map(|h| h.id).collect()
+    }
+
+    #[test]
+    fn a_title_holds_a_word_in_any_form_and_an_option_as_written() {
+        let (_dir, store, ids) = store_titled(&[
+            ("Rotate refresh tokens", "on every renewal"),
+            ("Edit charts/crm/values.yaml", "replicas: 3"),
+            ("Caducidad de las sesiones", "una hora"),
+            (
+                "note",
+                "the token, the charts and the caducidad are in the text alone",
+            ),
+            (
+                "git commit: cover profile editing",
+                "docker compose --profile test up",
+            ),
+        ]);
+        let q = SearchQuery {
+            text: "token charts, caducan --profile".into(),
+            ..SearchQuery::default()
+        };
+        let resolved = Resolved::new(store.conn(), &q)
+            .expect("resolves")
+            .expect("exists");
+        let candidates = lexical_candidates(store.conn(), &resolved, 10).expect("search");
+        let in_title = |id: &str| {
+            let c = candidates.iter().find(|c| c.hit.id == id).expect("found");
+            (c.held, c.held_in_title)
+        };
+        assert_eq!(in_title(&ids[0]), (0b0001, 0b0001), "tokens: token");
+        assert_eq!(in_title(&ids[1]), (0b0010, 0b0010), "charts/crm: charts,");
+        assert_eq!(in_title(&ids[2]), (0b0100, 0b0100), "caducidad: caducan");
+        assert_eq!(in_title(&ids[3]), (0b0111, 0), "in the text alone");
+        assert_eq!(in_title(&ids[4]), (0b1000, 0), "an option is not its word");
+    }
+
+    #[test]
+    fn a_word_most_of_a_project_holds_says_little_in_a_search_of_that_project() {
+        // Project `infra`: twenty notes on its charts, one of them on secrets too;
+        // project `web`, ten times larger, never speaks of charts.
+        let mut notes = vec![("infra", "note", "charts and secrets manager")];
+        notes.extend((0..20).map(|_| ("infra", "note", "charts/crm/values.yaml edited")));
+        notes.extend((0..200).map(|_| ("web", "note", "a button restyled")));
+        let (_dir, store, ids) = store_placed(&notes);
+        let confidence = |project: Option<&str>, id: &str| {
+            let q = SearchQuery {
+                text: "charts secrets".into(),
+                project: project.map(str::to_string),
+                ..SearchQuery::default()
+            };
+            let resolved = Resolved::new(store.conn(), &q)
+                .expect("resolves")
+                .expect("exists");
+            lexical_candidates(store.conn(), &resolved, 50)
+                .expect("search")
+                .into_iter()
+                .find(|c| c.hit.id == id)
+                .map(|c| c.confidence)
+                .expect("a candidate")
+        };
+        // Within `infra`, "charts" is every note's word: holding it alone is
+        // holding almost nothing of the query; the note holding both holds it all.
+        assert!(confidence(Some("infra"), &ids[1]) < 0.01);
+        assert!(confidence(Some("infra"), &ids[0]) > 0.45);
+        // Over the whole memory, the charts are one project's rare word.
+        assert!(confidence(None, &ids[1]) > 0.05);
     }
 
     #[test]
