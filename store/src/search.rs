@@ -30,7 +30,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 use serde::{Deserialize, Serialize};
 use solaria_shared::UnixMillis;
 use solaria_shared::ranking::{self, RankContext};
-use solaria_shared::words::{Word, words};
+use solaria_shared::words::Word;
 use std::collections::{HashMap, HashSet};
 
 /// The most matches read per term (and for all terms together).
@@ -650,17 +650,13 @@ fn search_table(
         .sum::<f64>()
         / rows_read.len().max(1) as f64)
         .max(1.0);
-    let in_title: Vec<InTitle> = terms.iter().map(|t| InTitle::of(&unquoted(t))).collect();
+    let mut in_titles = InTitles::of(terms);
     // The score of a record matching every term, in its title, of average length.
     let ideal: f64 = idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
     Ok(rows_read
         .into_iter()
         .map(|(rowid, row, bits)| {
-            let title = Title::of(&row.title);
-            let held_in_title = (0..terms.len())
-                .filter(|&i| bits & (1 << i) != 0)
-                .filter(|&i| title.holds(&in_title[i]))
-                .fold(0u32, |held, i| held | (1 << i));
+            let held_in_title = in_titles.held(&row.title) & bits;
             let share = held_share(&idfs, bits, held_in_title);
             let coverage = bits.count_ones() as f64 / terms.len() as f64;
             let norm = 1.0 / (1.0 - LENGTH_B + LENGTH_B * row.size.max(1) as f64 / avg_size);
@@ -705,25 +701,54 @@ impl InTitle {
     }
 }
 
-/// A record's title, as [`InTitle`] looks in it.
-struct Title {
-    lowered: String,
-    words: Vec<Word>,
+/// Which of a query's terms a title holds ([`InTitle`]), for each title a search
+/// reads. What each word of a title is, by its stems, is worked out once a query:
+/// titles repeat their words ("Edit", "Bash", a project's paths).
+struct InTitles {
+    terms: Vec<InTitle>,
+    /// A title word (lowercased): the bits of the terms it is a form of.
+    known: HashMap<String, u32>,
 }
 
-impl Title {
-    fn of(title: &str) -> Title {
-        Title {
-            lowered: title.to_lowercase(),
-            words: words(title),
+impl InTitles {
+    fn of(terms: &[String]) -> InTitles {
+        InTitles {
+            terms: terms.iter().map(|t| InTitle::of(&unquoted(t))).collect(),
+            known: HashMap::new(),
         }
     }
 
-    fn holds(&self, term: &InTitle) -> bool {
-        match term {
-            InTitle::Word(word) => self.words.iter().any(|w| w.same_as(word)),
-            InTitle::Written(text) => !text.is_empty() && self.lowered.contains(text.as_str()),
+    /// The terms `title` holds (bit i = term i).
+    fn held(&mut self, title: &str) -> u32 {
+        let lowered = title.to_lowercase();
+        let mut held = 0;
+        for (i, term) in self.terms.iter().enumerate() {
+            if let InTitle::Written(text) = term
+                && !text.is_empty()
+                && lowered.contains(text.as_str())
+            {
+                held |= 1 << i;
+            }
         }
+        for word in lowered.split(|c: char| !c.is_alphanumeric()) {
+            if word.is_empty() {
+                continue;
+            }
+            if let Some(bits) = self.known.get(word) {
+                held |= bits;
+                continue;
+            }
+            let form = Word::of(word);
+            let bits = self
+                .terms
+                .iter()
+                .enumerate()
+                .filter(|(_, term)| matches!(term, InTitle::Word(w) if w.same_as(&form)))
+                .fold(0u32, |bits, (i, _)| bits | (1 << i));
+            self.known.insert(word.to_string(), bits);
+            held |= bits;
+        }
+        held
     }
 }
 
