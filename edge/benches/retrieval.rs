@@ -20,6 +20,10 @@
 //! background passes under the default configuration, or with
 //! `--embeddings-days N` as under `[retention] embeddings_days = N`); then both
 //! figures side by side, kind by kind, with hybrid against its best part.
+//!
+//! To look at a few queries: `EVAL_ONLY=q265,keyword` keeps the queries of those
+//! ids or kinds, and `EVAL_VERBOSE=1` prints each one's three best by words and
+//! by the default hybrid.
 
 use solaria_store::rusqlite;
 mod as_shipped;
@@ -542,6 +546,9 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&set);
     let records: Vec<Record> = read_jsonl(&root.join("corpus.jsonl"));
     let mut queries: Vec<Query> = read_jsonl(&root.join("queries.jsonl"));
+    if let Ok(only) = std::env::var("EVAL_ONLY") {
+        queries.retain(|q| only.split(',').any(|o| o == q.id || o == q.kind));
+    }
     if scoped {
         // As a developer asks inside a project: each query within its first
         // target's project, the filter applied to words and meaning alike.
@@ -736,12 +743,15 @@ fn evaluate(
         if std::env::var_os("EVAL_VERBOSE").is_some() {
             let top = |r: &[String]| r[..r.len().min(3)].to_vec();
             eprintln!(
-                "{} [{}] {:?} → ours {:?}, bm25 {:?} (targets {:?})",
+                "{} [{}] {:?} → words {:?}, hybrid {:?} (targets {:?})",
                 q.id,
                 q.kind,
                 q.text,
                 top(&rankings[0]),
-                top(&rankings[methods.len()]),
+                top(&rankings[methods
+                    .iter()
+                    .position(|m| m.label.contains("default"))
+                    .unwrap_or(0)]),
                 q.targets
             );
         }
