@@ -93,10 +93,14 @@ impl Word {
 
 /// `text`'s words in order: its runs of letters and digits, lowercased.
 pub fn words(text: &str) -> Vec<Word> {
+    runs(text).map(|w| Word::new(w.to_lowercase())).collect()
+}
+
+/// `text`'s runs of letters and digits, in order and as written: where [`words`]
+/// finds its words.
+pub fn runs(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(|w| Word::new(w.to_lowercase()))
-        .collect()
 }
 
 /// Whether `said` holds every word of `wanted`, in any order and form, close

@@ -30,7 +30,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 use serde::{Deserialize, Serialize};
 use solaria_shared::UnixMillis;
 use solaria_shared::ranking::{self, RankContext};
-use solaria_shared::words::Word;
+use solaria_shared::words::{self, Word};
 use std::collections::{HashMap, HashSet};
 
 /// The most matches read per term (and for all terms together).
@@ -730,10 +730,7 @@ impl InTitles {
                 held |= 1 << i;
             }
         }
-        for word in lowered.split(|c: char| !c.is_alphanumeric()) {
-            if word.is_empty() {
-                continue;
-            }
+        for word in words::runs(&lowered) {
             if let Some(bits) = self.known.get(word) {
                 held |= bits;
                 continue;
