@@ -370,4 +370,58 @@ mod tests {
             .expect("deleted with its words");
         assert_eq!(found(&conn, "test"), Vec::<i64>::new());
     }
+
+    /// What [`each_word`] hands FTS5 for one word: each token's bytes and whether
+    /// it is colocated with the one before.
+    #[allow(unsafe_code)]
+    fn handed(word: &[u8]) -> Vec<(Vec<u8>, bool)> {
+        unsafe extern "C" fn collect(
+            context: *mut c_void,
+            flags: c_int,
+            token: *const c_char,
+            length: c_int,
+            _start: c_int,
+            _end: c_int,
+        ) -> c_int {
+            // SAFETY: `context` is the test's vector; `token` holds `length` bytes.
+            unsafe {
+                let out = &mut *context.cast::<Vec<(Vec<u8>, bool)>>();
+                let bytes = std::slice::from_raw_parts(token.cast::<u8>(), length as usize);
+                out.push((bytes.to_vec(), flags & ffi::FTS5_TOKEN_COLOCATED != 0));
+            }
+            ffi::SQLITE_OK
+        }
+        let mut out: Vec<(Vec<u8>, bool)> = Vec::new();
+        let mut forward = Forward {
+            context: (&raw mut out).cast::<c_void>(),
+            emit: collect,
+        };
+        // SAFETY: `forward` and `word` outlive the call, which reads `word.len()` bytes.
+        let rc = unsafe {
+            each_word(
+                (&raw mut forward).cast::<c_void>(),
+                0,
+                word.as_ptr().cast(),
+                word.len() as c_int,
+                0,
+                word.len() as c_int,
+            )
+        };
+        assert_eq!(rc, ffi::SQLITE_OK);
+        out
+    }
+
+    #[test]
+    fn a_word_goes_in_by_its_stems_and_bytes_that_are_no_word_as_they_came() {
+        assert_eq!(
+            handed(b"caducan"),
+            vec![(b"caducan".to_vec(), false), (b"caduc".to_vec(), true)]
+        );
+        assert_eq!(handed(b"tokens"), vec![(b"token".to_vec(), false)]);
+        // Not UTF-8: no stem is guessed, the bytes are indexed as they are.
+        assert_eq!(
+            handed(b"caduc\xff\xfe"),
+            vec![(b"caduc\xff\xfe".to_vec(), false)]
+        );
+    }
 }
