@@ -20,6 +20,7 @@ pub mod export;
 pub(crate) mod fixtures;
 mod fts5_api;
 pub mod gist;
+mod held;
 pub mod hit_text;
 pub mod hybrid;
 pub mod imported;

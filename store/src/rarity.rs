@@ -3,9 +3,9 @@
 //! prompt.
 
 use super::StoreError;
+use super::held::held_share;
 use super::search::{
-    SearchQuery, Table, bm25_idf, doc_freq, held_share, newest_matches, query_terms, rowid_range,
-    term_exprs,
+    SearchQuery, Table, bm25_idf, doc_freq, newest_matches, query_terms, rowid_range, term_exprs,
 };
 use rusqlite::Connection;
 

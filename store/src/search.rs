@@ -16,7 +16,7 @@
 //! counts for the old record a rarer query word finds. Relevance is then BM25
 //! without term frequency: the sum of the matched terms' IDF among the records the
 //! search is asked over (its filters' scope, as the matches are counted), doubled
-//! for terms in the title ([`InTitle`]), scaled by the share of query terms matched
+//! for terms in the title (`held.rs`), scaled by the share of query terms matched
 //! and a mild length normalisation. Only the best few candidates are read from the
 //! table for the weights. A very common word thus ranks among its most recent
 //! matches; add words or `--until` to reach older ones. In observations, a term of
@@ -25,12 +25,12 @@
 //! them; before that (a store upgraded in place), as the phrase of its parts.
 
 use super::StoreError;
+use super::held::{InTitles, held_share, held_weight};
 use super::scope;
 use rusqlite::{Connection, OptionalExtension, ToSql, params_from_iter};
 use serde::{Deserialize, Serialize};
 use solaria_shared::UnixMillis;
 use solaria_shared::ranking::{self, RankContext};
-use solaria_shared::words::{self, Word};
 use std::collections::{HashMap, HashSet};
 
 /// The most matches read per term (and for all terms together).
@@ -45,8 +45,6 @@ const CHECKED_MAX_DF: f64 = 10_000.0;
 const MAX_TERMS: usize = 12;
 /// The longest single term kept, in characters.
 const MAX_TERM_CHARS: usize = 128;
-/// Extra weight of a term found in the title (a title says what a record is).
-const TITLE_BOOST: f64 = 1.0;
 /// Length normalisation strength (0: none; BM25 uses 0.75 with term frequency).
 const LENGTH_B: f64 = 0.25;
 
@@ -650,18 +648,16 @@ fn search_table(
         .sum::<f64>()
         / rows_read.len().max(1) as f64)
         .max(1.0);
-    let mut in_titles = InTitles::of(terms);
-    // The score of a record matching every term, in its title, of average length.
-    let ideal: f64 = idfs.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
+    let quoted: Vec<String> = terms.iter().map(|t| unquoted(t)).collect();
+    let mut in_titles = InTitles::of(&quoted);
     Ok(rows_read
         .into_iter()
         .map(|(rowid, row, bits)| {
             let held_in_title = in_titles.held(&row.title) & bits;
-            let share = held_share(&idfs, bits, held_in_title);
             let coverage = bits.count_ones() as f64 / terms.len() as f64;
             let norm = 1.0 / (1.0 - LENGTH_B + LENGTH_B * row.size.max(1) as f64 / avg_size);
-            let relevance = share * ideal * coverage * norm;
-            let confidence = share * coverage;
+            let relevance = held_weight(&idfs, bits, held_in_title) * coverage * norm;
+            let confidence = held_share(&idfs, bits, held_in_title) * coverage;
             let weight = row.weight(q.current_project.as_deref(), now);
             Candidate {
                 hit: row.into_hit(table, ranking::score(relevance, weight)),
@@ -674,104 +670,6 @@ fn search_table(
             }
         })
         .collect())
-}
-
-/// How a query term is looked for in a record's title: a word in any of its forms,
-/// as the index finds it in the text ("token" in "Rotate refresh tokens", "caducan"
-/// in "Caducidad de las sesiones"); anything else (an identifier, a path, an
-/// option such as `--profile`) as written. Punctuation around it is not part of it.
-enum InTitle {
-    Word(Word),
-    Written(String),
-}
-
-impl InTitle {
-    fn of(term: &str) -> InTitle {
-        let term = term.trim_matches(|c: char| {
-            matches!(
-                c,
-                ',' | '.' | ';' | ':' | '!' | '?' | '"' | '\'' | '(' | ')' | '¿' | '¡'
-            )
-        });
-        if !term.is_empty() && term.chars().all(char::is_alphabetic) {
-            InTitle::Word(Word::of(term))
-        } else {
-            InTitle::Written(term.to_lowercase())
-        }
-    }
-}
-
-/// Which of a query's terms a title holds ([`InTitle`]), for each title a search
-/// reads. What each word of a title is, by its stems, is worked out once a query:
-/// titles repeat their words ("Edit", "Bash", a project's paths).
-struct InTitles {
-    terms: Vec<InTitle>,
-    /// A title word (lowercased): the bits of the terms it is a form of.
-    known: HashMap<String, u32>,
-}
-
-impl InTitles {
-    fn of(terms: &[String]) -> InTitles {
-        InTitles {
-            terms: terms.iter().map(|t| InTitle::of(&unquoted(t))).collect(),
-            known: HashMap::new(),
-        }
-    }
-
-    /// The terms `title` holds (bit i = term i).
-    fn held(&mut self, title: &str) -> u32 {
-        let lowered = title.to_lowercase();
-        let mut held = 0;
-        for (i, term) in self.terms.iter().enumerate() {
-            if let InTitle::Written(text) = term
-                && !text.is_empty()
-                && lowered.contains(text.as_str())
-            {
-                held |= 1 << i;
-            }
-        }
-        for word in words::runs(&lowered) {
-            if let Some(bits) = self.known.get(word) {
-                held |= bits;
-                continue;
-            }
-            let form = Word::of(word);
-            let bits = self
-                .terms
-                .iter()
-                .enumerate()
-                .filter(|(_, term)| matches!(term, InTitle::Word(w) if w.same_as(&form)))
-                .fold(0u32, |bits, (i, _)| bits | (1 << i));
-            self.known.insert(word.to_string(), bits);
-            held |= bits;
-        }
-        held
-    }
-}
-
-/// The share of a query's weight a record holds, 0..=1: the `weights` of the terms
-/// it holds (bits of `held`), in full for those in its title (`held_in_title`) and
-/// at half for the others, over the weight of every term held in a title. Search's
-/// lexical confidence and recall's score by words both stand on it.
-pub(super) fn held_share(weights: &[f64], held: u32, held_in_title: u32) -> f64 {
-    let ideal: f64 = weights.iter().sum::<f64>() * (1.0 + TITLE_BOOST);
-    if ideal <= 0.0 {
-        return 0.0;
-    }
-    let holds = |i: usize, bits: u32| bits & (1 << i) != 0;
-    let weight: f64 = weights
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| holds(i, held))
-        .map(|(i, w)| {
-            if holds(i, held_in_title) {
-                w * (1.0 + TITLE_BOOST)
-            } else {
-                *w
-            }
-        })
-        .sum();
-    (weight / ideal).clamp(0.0, 1.0)
 }
 
 /// A term of [`query_terms`] as the user typed it (quotes undone).
