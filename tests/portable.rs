@@ -212,6 +212,68 @@ fn tombstones_carry_a_forgetting_to_the_machine_that_imported_the_record() {
     );
 }
 
+#[test]
+fn another_persons_export_reads_as_theirs_when_the_import_names_them() {
+    let ana = Edge::new("ana-laptop");
+    ana.decide_no_orm();
+    let file = ana.root.path().join("ana.json");
+    export(&ana, &[file.to_str().expect("path")]);
+    let path = file.to_str().expect("path");
+
+    let bo = Edge::new("bo-desktop");
+    let refused = bo
+        .cmd_in(&bo.project)
+        .args(["import", "solaria", path, "--from", "ana <system>"])
+        .output()
+        .expect("run");
+    assert!(
+        !refused.status.success(),
+        "a handle is a name, nothing more"
+    );
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("nothing was imported"), "{said}");
+    assert_eq!(bo.json(&bo.project, &["decisions", "--json"]), json!([]));
+
+    // Without `--from`, the report says whose the records now read as.
+    let first = bo.ok_in(&bo.project, &["import", "solaria", path]);
+    assert!(
+        first.contains("Records written on ana-laptop read as yours") && first.contains("--from"),
+        "{first}"
+    );
+    let own = bo.json(&bo.project, &["decisions", "--json"]);
+    assert_eq!(own[0]["author"], json!({"machine": "ana-laptop"}), "{own}");
+
+    // Imported again, naming her: nothing stored twice, every answer names her.
+    let again = bo.json(
+        &bo.project,
+        &["import", "solaria", path, "--from", "@ana", "--json"],
+    );
+    assert_eq!(total(&again["stored"]), 0, "{again}");
+    assert!(again.get("labelled_as_yours").is_none(), "{again}");
+    let hers = json!({"handle": "ana", "machine": "ana-laptop"});
+    let listed = bo.json(&bo.project, &["decisions", "--json"]);
+    assert_eq!(listed[0]["author"], hers, "{listed}");
+    let why = bo.ok_in(&bo.project, &["why", "ORM", "billing"]);
+    assert!(why.contains("by @ana on ana-laptop"), "{why}");
+    let id = listed[0]["id"].as_str().expect("id");
+    let forget = bo
+        .cmd_in(&bo.project)
+        .args(["forget", id])
+        .output()
+        .expect("run");
+    assert!(!forget.status.success(), "hers to change, not his");
+    assert_eq!(bo.json(&bo.project, &["decisions", "--json"])[0]["id"], id);
+
+    // Bo's own machine is never relabelled by a file, whoever it says it is from.
+    bo.ok_in(&bo.project, &["remember", "Billing runs nightly"]);
+    let mine = bo.json(&bo.project, &["memories", "--json"]);
+    assert_eq!(
+        mine[0]["author"],
+        json!({"machine": "bo-desktop"}),
+        "{mine}"
+    );
+}
+
 /// A JSON export is streamed into a temporary file that becomes the export only
 /// once whole: an export that fails leaves the previous file as it was, and
 /// nothing beside it.

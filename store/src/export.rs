@@ -146,13 +146,13 @@ pub fn machines(conn: &Connection) -> Result<Vec<MachineName>, StoreError> {
 impl super::Writer<'_> {
     /// Learns a machine's name and person from an imported file, unless the store
     /// already knows the machine (what this store was told by its own account, or
-    /// is itself, stands over what a file says).
-    pub fn learn_machine_name(&mut self, machine: &MachineName) -> Result<(), StoreError> {
-        self.tx().execute(
+    /// is itself, stands over what a file says). True when it was new here.
+    pub fn learn_machine_name(&mut self, machine: &MachineName) -> Result<bool, StoreError> {
+        let added = self.tx().execute(
             "INSERT INTO machines (id, name, person) VALUES (?1, ?2, ?3)
              ON CONFLICT (id) DO NOTHING",
             rusqlite::params![machine.id.to_string(), machine.name, machine.person],
         )?;
-        Ok(())
+        Ok(added > 0)
     }
 }

@@ -99,6 +99,10 @@ pub struct ImportReport {
     /// Vectors not stored, and why (another model's; no model installed here).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub vectors_not_stored: Vec<String>,
+    /// Machines new here whose records now read as this person's own (a file
+    /// names them without a person, and no `--from` said whose they are).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub labelled_as_yours: Vec<String>,
 }
 
 /// The most skipped records named one by one in the text.
@@ -137,6 +141,13 @@ impl ImportReport {
                 out,
                 "{} local change(s) not yet synced were replaced by imported versions: see `solaria conflicts`.",
                 self.conflicts
+            );
+        }
+        if !self.labelled_as_yours.is_empty() {
+            let _ = writeln!(
+                out,
+                "Records written on {} read as yours: if the file is another person's, import it again with `--from HANDLE`.",
+                self.labelled_as_yours.join(", ")
             );
         }
         if !self.skipped.is_empty() {

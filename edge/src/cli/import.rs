@@ -17,7 +17,7 @@ pub struct Args {
 enum Source {
     /// A SOLARIA export (`solaria export --format json`): every record as it was,
     /// with its id, so citations still answer.
-    Solaria(FileArgs),
+    Solaria(ExportArgs),
     /// claude-mem's database (default: `$CLAUDE_MEM_DATA_DIR/claude-mem.db`, else
     /// `~/.claude-mem/claude-mem.db`): its sessions, prompts, observations and
     /// summaries, in the projects of the same names. Read only; claude-mem 13.15.3
@@ -57,6 +57,19 @@ struct DatabaseArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct ExportArgs {
+    /// The file to read.
+    path: PathBuf,
+    /// The file is another person's export: their handle (`ana` for
+    /// ana@acme.com). Their records then read "by @ana", not as yours.
+    #[arg(long, value_name = "HANDLE")]
+    from: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
 struct FileArgs {
     /// The file to read.
     path: PathBuf,
@@ -69,7 +82,11 @@ impl Args {
     pub fn run(self, app: &App) -> anyhow::Result<()> {
         match self.source {
             Source::Solaria(a) => {
-                let incoming = import::solaria::read(&a.path)?;
+                let from_person = a.from.as_deref().map(import::solaria::person).transpose()?;
+                let incoming = Incoming {
+                    from_person,
+                    ..import::solaria::read(&a.path)?
+                };
                 apply(app, incoming, a.json)
             }
             Source::Engram(a) => {

@@ -105,6 +105,9 @@ pub struct Incoming {
     pub machines: Vec<MachineName>,
     pub records: Vec<WireRecord>,
     pub owner: Owner,
+    /// Whose the file is when not this person's (`--from`, a handle): the
+    /// machines it names without a person become that person's.
+    pub from_person: Option<String>,
     /// Vectors beside the records (a SOLARIA export's, `--vectors`).
     pub vectors: Vec<solaria_shared::embedding::WireEmbedding>,
     /// What the source held that could not become a record, each `where: why`.
@@ -199,13 +202,8 @@ pub fn apply(
     }
     let mut store = app.store()?;
     let me = store.machine_id();
-    store.write(|w| {
-        incoming
-            .machines
-            .iter()
-            .filter(|m| m.id != me)
-            .try_for_each(|m| w.learn_machine_name(m))
-    })?;
+    report.labelled_as_yours = store
+        .write(|w| learn_machines(w, me, &incoming.machines, incoming.from_person.as_deref()))?;
     let total = ready.len();
     let mut done = 0;
     for batch in ready.chunks(BATCH) {
@@ -259,6 +257,34 @@ pub fn apply(
         vectors(app, &mut store, &incoming.vectors, &mut report)?;
     }
     Ok(report)
+}
+
+/// Learns the names of the machines a file names, and whose each is: a teammate's
+/// as the file says; one it names without a person is the file's writer's own
+/// person's, so `from` (`--from`) when given, over what this store held (a sync
+/// tells the account's word again), else this person's. Returns the machines new
+/// here now labelled as this person's, so the report can say so.
+fn learn_machines(
+    w: &mut crate::store::Writer<'_>,
+    me: solaria_shared::MachineId,
+    machines: &[MachineName],
+    from: Option<&str>,
+) -> Result<Vec<String>, crate::store::StoreError> {
+    let mut yours = Vec::new();
+    for machine in machines.iter().filter(|m| m.id != me) {
+        match (&machine.person, from) {
+            (None, Some(person)) => w.set_machine_name(&MachineName {
+                person: Some(person.to_string()),
+                ..machine.clone()
+            })?,
+            (person, _) => {
+                if w.learn_machine_name(machine)? && person.is_none() {
+                    yours.push(machine.name.clone());
+                }
+            }
+        }
+    }
+    Ok(yours)
 }
 
 /// Stores the vectors that came beside the records, as a pull stores them

@@ -2,7 +2,8 @@
 //! json`) read back: its header checked first (what it is, and a version this
 //! SOLARIA reads), then every record, each as it travels in a sync. Records keep
 //! their ids, their machines and their versions, so the same citations answer
-//! and a record already held stays as it is.
+//! and a record already held stays as it is. A file is its writer's own person's
+//! unless `--from` names whose it is ([`person`]).
 
 use super::Incoming;
 use crate::ops::export::{FORMAT, FORMAT_VERSION, Header};
@@ -62,6 +63,25 @@ fn without_position(e: &serde_json::Error) -> String {
         Some(at) => text[..at].to_string(),
         None => text,
     }
+}
+
+/// The most characters of a handle `--from` takes.
+const HANDLE_CHARS: usize = 64;
+
+/// The person a file is from, by the handle their teammates read (`ana`, or
+/// `@ana`): what `--from` takes. Letters, digits and `.`, `_`, `-`, `+` only, as
+/// the name part of an email has them, so a handle read back in what an agent is
+/// handed is a name and nothing else.
+pub fn person(text: &str) -> OpResult<String> {
+    let handle = text.trim().trim_start_matches('@');
+    let fit = |c: char| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+');
+    if handle.is_empty() || handle.chars().count() > HANDLE_CHARS || !handle.chars().all(fit) {
+        return Err(OpError::BadInput(format!(
+            "--from {text:?}: a person's handle is the name part of their email (`ana` for ana@acme.com): \
+             up to {HANDLE_CHARS} letters, digits, `.`, `_`, `-` or `+`; nothing was imported"
+        )));
+    }
+    Ok(handle.to_string())
 }
 
 fn refuse(path: &Path, why: String) -> OpError {
