@@ -213,6 +213,23 @@ async fn a_record_that_named_a_session_before_it_arrived_is_never_read_as_the_se
     let shown = timeline.to_string();
     assert!(!shown.contains("disable the audit log"), "{shown}");
     assert!(shown.contains("Kept the audit log"), "{shown}");
+    // Read by Bob, each record names her; read by her, her own need no handle.
+    let his: Value = get_ok(&t.c, &t.bob, &format!("/memory/timeline/{}", s.id)).await;
+    assert_eq!(his["session"]["author"]["handle"], "alice", "{his}");
+    assert!(
+        his["observations"]
+            .as_array()
+            .is_some_and(|o| !o.is_empty() && o.iter().all(|o| o["author"]["handle"] == "alice")),
+        "{his}"
+    );
+    assert!(
+        timeline["session"]["author"]["machine"].is_string(),
+        "{timeline}"
+    );
+    assert!(
+        timeline["session"]["author"].get("handle").is_none(),
+        "{timeline}"
+    );
 }
 
 /// A standing decision of `m` in `project`.

@@ -700,6 +700,11 @@ async fn decisions_and_iterations_read_over_rest_and_mcp() {
     let (_, v) = get(&c, &laptop, "/memory/decisions").await;
     assert_eq!(ids(&v, "decisions"), vec![w.active.id.to_string()]);
     assert_eq!(v["machines"], json!([{"id": laptop.id, "name": "laptop"}]));
+    assert_eq!(
+        v["decisions"][0]["author"],
+        json!({"machine": "laptop"}),
+        "{v}"
+    );
     let (_, v) = get(&c, &laptop, "/memory/decisions?all=true").await;
     assert_eq!(
         ids(&v, "decisions"),
@@ -719,6 +724,14 @@ async fn decisions_and_iterations_read_over_rest_and_mcp() {
     assert_eq!(ids(&v, "decisions"), vec![w.active.id.to_string()]);
     assert_eq!(ids(&v, "commits"), vec![w.commit.id.to_string()]);
     assert_eq!(ids(&v, "events"), vec![w.event.id.to_string()]);
+    for record in [
+        &v["iteration"],
+        &v["decisions"][0],
+        &v["commits"][0],
+        &v["events"][0],
+    ] {
+        assert_eq!(record["author"], json!({"machine": "laptop"}), "{v}");
+    }
     let (status, v) = get(&c, &laptop, "/memory/iteration").await;
     assert_eq!(status, 400, "{v}");
 

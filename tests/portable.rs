@@ -274,6 +274,132 @@ fn another_persons_export_reads_as_theirs_when_the_import_names_them() {
     );
 }
 
+/// Where, in a JSON answer, a record (an object with `meta.machine_id`) has no
+/// `author` beside its fields or, for a page's `record`, beside it; and the
+/// handles the answer names.
+fn unauthored(
+    value: &Value,
+    at: &str,
+    parent_authored: bool,
+    out: &mut (Vec<String>, Vec<String>),
+) {
+    match value {
+        Value::Object(o) => {
+            let is_record = o.get("meta").and_then(|m| m.get("machine_id")).is_some();
+            if is_record && !o.contains_key("author") && !parent_authored {
+                out.0.push(at.to_string());
+            }
+            if let Some(handle) = o
+                .get("author")
+                .and_then(|a| a.get("handle"))
+                .and_then(Value::as_str)
+            {
+                out.1.push(handle.to_string());
+            }
+            for (key, v) in o {
+                let beside = key == "record" && o.contains_key("author");
+                unauthored(v, &format!("{at}.{key}"), beside, out);
+            }
+        }
+        Value::Array(a) => {
+            for (n, v) in a.iter().enumerate() {
+                unauthored(v, &format!("{at}[{n}]"), false, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_json_answer_that_carries_a_record_names_who_wrote_it() {
+    let ana = Edge::new("ana-laptop");
+    let hers = ana.decide_no_orm();
+    ana.ok_in(&ana.project, &["remember", "Billing exports run nightly"]);
+    let file = ana.root.path().join("ana.json");
+    export(&ana, &[file.to_str().expect("path")]);
+
+    let bo = Edge::new("bo-desktop");
+    let p = &bo.project;
+    bo.ok_in(
+        p,
+        &[
+            "import",
+            "solaria",
+            file.to_str().expect("path"),
+            "--from",
+            "ana",
+        ],
+    );
+    let cwd = p.display().to_string();
+    bo.hook(
+        "post-tool-use",
+        json!({"session_id": "s1", "cwd": cwd, "hook_event_name": "PostToolUse",
+               "tool_name": "Bash", "tool_input": {"command": "cargo test billing"},
+               "tool_response": {"stdout": "ok"}}),
+    );
+    let event = bo.search("cargo test billing")[0]["id"]
+        .as_str()
+        .expect("the event")
+        .to_string();
+    let mut answers: Vec<(String, Value)> = Vec::new();
+    let mut ask = |args: &[&str]| answers.push((args.join(" "), bo.json(p, args)));
+    ask(&[
+        "decide",
+        "--json",
+        "--title",
+        "An ORM for the billing tables after all",
+        "--chosen",
+        "an ORM",
+        "--rationale",
+        "billing reports need window functions less than speed of writing",
+        "--alternative",
+        "plain SQL",
+    ]);
+    ask(&[
+        "supersede",
+        &hers,
+        "--json",
+        "--title",
+        "No ORM for billing, nor for reports",
+        "--chosen",
+        "plain SQL",
+        "--rationale",
+        "window functions everywhere",
+    ]);
+    ask(&["remember", "--json", "Billing owns the invoices table"]);
+    ask(&["iteration", "start", "--json", "Billing v2"]);
+    ask(&["iteration", "show", "--json"]);
+    ask(&["why", "--json", "ORM", "billing"]);
+    ask(&["show", "--json", &hers]);
+    ask(&["decisions", "--json", "--all"]);
+    ask(&["memories", "--json"]);
+    ask(&["review", "--json"]);
+    ask(&["search", "--json", "billing"]);
+    ask(&["timeline", "--json", &event]);
+    ask(&["recall", "--json", "should billing use an ORM?"]);
+
+    let mut named_her = Vec::new();
+    for (asked, answer) in &answers {
+        let mut found = (Vec::new(), Vec::new());
+        unauthored(answer, "", false, &mut found);
+        assert!(
+            found.0.is_empty(),
+            "`{asked}`: records without an author at {:?}: {answer}",
+            found.0
+        );
+        if found.1.iter().any(|h| h == "ana") {
+            named_her.push(asked.clone());
+        }
+    }
+    // Hers as a close pair of his new decision, and wherever she is read.
+    for asked in ["decide", "why", "show", "decisions", "search", "recall"] {
+        assert!(
+            named_her.iter().any(|a| a.starts_with(asked)),
+            "`{asked}` names Ana's record as hers: {named_her:?}"
+        );
+    }
+}
+
 /// A JSON export is streamed into a temporary file that becomes the export only
 /// once whole: an export that fails leaves the previous file as it was, and
 /// nothing beside it.

@@ -521,6 +521,64 @@ pub struct Author {
     pub machine: String,
 }
 
+impl Author {
+    /// Who wrote on machine `m` by `machines`' word: its name and a teammate's
+    /// handle; its id for a name when `machines` does not name it.
+    pub fn of(m: MachineId, machines: &[MachineName]) -> Author {
+        machines
+            .iter()
+            .find(|n| n.id == m)
+            .map(MachineName::author)
+            .unwrap_or_else(|| Author {
+                handle: None,
+                machine: m.to_string(),
+            })
+    }
+}
+
+/// A record whose writer can be named: the machine that wrote it.
+pub trait Written: Serialize {
+    fn machine_id(&self) -> MachineId;
+}
+
+macro_rules! written_by_meta {
+    ($($record:ty),*) => {$(
+        impl Written for $record {
+            fn machine_id(&self) -> MachineId {
+                self.meta.machine_id
+            }
+        }
+    )*};
+}
+written_by_meta!(Knowledge, Observation, Session, Summary);
+
+/// A record as a JSON answer carries it: its own fields, and beside them who
+/// wrote it, so a script never resolves a machine id itself.
+#[derive(Debug, Serialize)]
+pub struct Authored<'a, T: Serialize> {
+    #[serde(flatten)]
+    pub record: &'a T,
+    pub author: Author,
+}
+
+impl<'a, T: Written> Authored<'a, T> {
+    /// `record` beside its author by `machines`' word.
+    pub fn by(record: &'a T, machines: &[MachineName]) -> Self {
+        Authored {
+            record,
+            author: Author::of(record.machine_id(), machines),
+        }
+    }
+}
+
+/// `records`, each beside its author by `machines`' word.
+pub fn authored<'a, T: Written>(
+    records: &'a [T],
+    machines: &[MachineName],
+) -> Vec<Authored<'a, T>> {
+    records.iter().map(|r| Authored::by(r, machines)).collect()
+}
+
 /// Machines by id as the renderer names them: their labels, and whose a
 /// teammate's machine is (so a line reads "by @ana on laptop").
 impl crate::render::NameOf for std::collections::HashMap<MachineId, MachineName> {
@@ -535,8 +593,9 @@ impl crate::render::NameOf for std::collections::HashMap<MachineId, MachineName>
     }
 }
 
-/// `GET /memory/timeline/{session}` response body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `GET /memory/timeline/{session}` response body; each record is answered
+/// beside its `author` (read back, the authors are left: `machines` names them).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct TimelineResponse {
     pub session: Session,
     /// The session's live observations, oldest first.
@@ -544,6 +603,26 @@ pub struct TimelineResponse {
     pub summary: Option<Summary>,
     /// The names of the machines the records above name.
     pub machines: Vec<MachineName>,
+}
+
+impl Serialize for TimelineResponse {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            session: Authored<'a, Session>,
+            observations: Vec<Authored<'a, Observation>>,
+            summary: Option<Authored<'a, Summary>>,
+            machines: &'a [MachineName],
+        }
+        let m = &self.machines;
+        Json {
+            session: Authored::by(&self.session, m),
+            observations: authored(&self.observations, m),
+            summary: self.summary.as_ref().map(|s| Authored::by(s, m)),
+            machines: m,
+        }
+        .serialize(s)
+    }
 }
 
 /// `GET /memory/restore` response body: one page of the account's live records.

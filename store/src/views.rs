@@ -17,6 +17,12 @@ pub enum AnyRecord {
     Knowledge(solaria_shared::Knowledge),
 }
 
+impl solaria_shared::wire::Written for AnyRecord {
+    fn machine_id(&self) -> solaria_shared::MachineId {
+        AnyRecord::machine_id(self)
+    }
+}
+
 impl AnyRecord {
     /// The machine that last wrote it.
     pub fn machine_id(&self) -> solaria_shared::MachineId {

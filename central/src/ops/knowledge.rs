@@ -6,7 +6,7 @@
 use super::{Caller, OpError, given};
 use crate::storage::{DecisionQuery, IterationQuery, Storage};
 use serde::{Deserialize, Serialize};
-use solaria_shared::wire::MachineName;
+use solaria_shared::wire::{Authored, MachineName, authored};
 use solaria_shared::{Citation, Knowledge, KnowledgeBody, MachineId, Session, UnixMillis};
 use uuid::Uuid;
 
@@ -29,11 +29,26 @@ pub struct DecisionsParams {
 }
 
 /// The decisions of a list, newest (or best matching) first, and the names of the
-/// machines that wrote them.
-#[derive(Debug, Clone, Serialize)]
+/// machines that wrote them; each decision is answered beside its `author`.
+#[derive(Debug, Clone)]
 pub struct DecisionsAnswer {
     pub decisions: Vec<Knowledge>,
     pub machines: Vec<MachineName>,
+}
+
+impl Serialize for DecisionsAnswer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            decisions: Vec<Authored<'a, Knowledge>>,
+            machines: &'a [MachineName],
+        }
+        Json {
+            decisions: authored(&self.decisions, &self.machines),
+            machines: &self.machines,
+        }
+        .serialize(s)
+    }
 }
 
 /// An iteration as asked: `GET /memory/iteration?id=&project=`: by id (or
@@ -46,8 +61,8 @@ pub struct IterationParams {
 
 /// An iteration with the decisions, commits and events recorded in it (oldest
 /// first), the sessions of its project meanwhile, and the names of the machines
-/// that wrote them.
-#[derive(Debug, Clone, Serialize)]
+/// that wrote them; each record is answered beside its `author`.
+#[derive(Debug, Clone)]
 pub struct IterationAnswer {
     pub iteration: Knowledge,
     pub decisions: Vec<Knowledge>,
@@ -56,8 +71,29 @@ pub struct IterationAnswer {
     pub machines: Vec<MachineName>,
     /// The project's sessions started while it ran (from its start to its end, or
     /// to now): its page lists them; the REST answer keeps its first shape.
-    #[serde(skip)]
     pub sessions: Vec<Session>,
+}
+
+impl Serialize for IterationAnswer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            iteration: Authored<'a, Knowledge>,
+            decisions: Vec<Authored<'a, Knowledge>>,
+            commits: Vec<Authored<'a, Knowledge>>,
+            events: Vec<Authored<'a, Knowledge>>,
+            machines: &'a [MachineName],
+        }
+        let m = &self.machines;
+        Json {
+            iteration: Authored::by(&self.iteration, m),
+            decisions: authored(&self.decisions, m),
+            commits: authored(&self.commits, m),
+            events: authored(&self.events, m),
+            machines: m,
+        }
+        .serialize(s)
+    }
 }
 
 impl IterationAnswer {

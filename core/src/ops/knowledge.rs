@@ -1129,13 +1129,19 @@ pub fn why(app: &App, request: &WhyRequest) -> OpResult<(WhyAnswer, MachineLabel
         };
         if let Some(k) = kstore::get_knowledge(store.conn(), id)? {
             let r = related(&store, k)?;
-            names.name(r.record.meta.machine_id);
+            for m in std::iter::once(&r.record)
+                .chain(&r.links)
+                .chain(&r.others)
+                .map(|k| k.meta.machine_id)
+            {
+                names.name(m);
+            }
             knowledge.push(RelatedPage {
                 changed_since: crate::store::staleness::of_record(store.conn(), r.record.id)?,
-                author: names.author(r.record.meta.machine_id),
                 record: r.record,
                 links: r.links,
                 linked: r.others,
+                machines: names.labels_so_far(),
             });
         }
     }

@@ -1,6 +1,7 @@
 //! The knowledge pages: `decisions`, `memories`, what a write did, `why` and
 //! `iteration show`, worded by the shared renderer (`solaria_shared::render::
-//! knowledge`). JSON shapes are these types serialised.
+//! knowledge`). JSON shapes are these types serialised; the pages that hold
+//! records serialise them beside their authors (`super::authored`).
 
 use super::{MachineLabels, Reader};
 use serde::Serialize;
@@ -85,15 +86,13 @@ fn framed(reader: Reader, what: &str, text: String, has_records: bool) -> String
 }
 
 /// What a write did: the record and what changed alongside.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct WrittenPage {
     pub record: Knowledge,
     pub touched: Vec<Knowledge>,
     /// Standing records close to the new one in subject, proposed as pairs; nothing
     /// was done to them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub close: Vec<crate::store::close_pairs::Close>,
-    #[serde(skip)]
     pub machines: MachineLabels,
 }
 
@@ -195,27 +194,25 @@ pub fn closeness(c: &crate::store::close_pairs::Closeness) -> String {
 }
 
 /// A record with its links both ways (`solaria show`, `why`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct RelatedPage {
     pub record: Knowledge,
-    /// Who wrote `record`.
-    pub author: solaria_shared::wire::Author,
     pub links: Vec<Knowledge>,
     pub linked: Vec<Knowledge>,
     /// What changed in the code it speaks of since it was written or confirmed,
     /// as this machine's git last saw it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_since: Option<solaria_shared::anchors::Staleness>,
+    /// Who wrote the record and each one at the other end of a link.
+    pub machines: MachineLabels,
 }
 
 /// An iteration with its decisions, commits and events.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct IterationPage {
     pub iteration: Knowledge,
     pub members: Vec<Knowledge>,
     /// The sessions of its project while it was active.
     pub sessions: Vec<solaria_shared::Session>,
-    #[serde(skip)]
     pub machines: MachineLabels,
 }
 
@@ -292,7 +289,7 @@ impl WhyAnswer {
 }
 
 /// A standing record whose code changed since it was written or confirmed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ToReview {
     pub record: Knowledge,
     pub changed: solaria_shared::anchors::Staleness,
@@ -300,7 +297,7 @@ pub struct ToReview {
 
 /// `solaria review`: what to re-confirm, supersede or forget, and the pairs a
 /// write proposed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ReviewPage {
     /// The project reviewed; `None` for every project (the viewer's list).
     pub project: Option<solaria_shared::Project>,
@@ -309,12 +306,10 @@ pub struct ReviewPage {
     pub head: Option<String>,
     /// When the history since the oldest anchored record was longer than one
     /// check reads: how many of its newest commits were read.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub history_cut: Option<usize>,
     pub items: Vec<ToReview>,
     /// New records close in subject to standing ones, waiting for a person.
     pub pairs: Vec<crate::store::close_pairs::PendingPair>,
-    #[serde(skip)]
     pub machines: MachineLabels,
 }
 

@@ -6,11 +6,12 @@
 //! picks a [`Reader`]; it never words a line itself. Nothing here touches the store
 //! or the network.
 //!
-//! Files: `browse.rs` (the viewer's projects, sessions and live feed), `search.rs` (the compact index, local and central), `records.rs`
+//! Files: `authored.rs` (records in JSON, each beside its author), `browse.rs` (the viewer's projects, sessions and live feed), `search.rs` (the compact index, local and central), `records.rs`
 //! (timelines and full records), `knowledge.rs` (knowledge pages), `stats.rs`
 //! (counts and the sync state), `sync.rs` (what a sync did), `commits.rs`,
 //! `maintenance.rs` (conflicts, prune, embed).
 
+pub mod authored;
 pub mod browse;
 pub mod commits;
 pub mod knowledge;
@@ -20,6 +21,8 @@ pub mod records;
 pub mod search;
 pub mod stats;
 pub mod sync;
+
+pub use solaria_shared::wire::{Authored, Written};
 
 use serde::{Deserialize, Serialize};
 use solaria_shared::render::{self, Audience, NameOf, TimeStyle};
@@ -89,42 +92,6 @@ impl MachineLabels {
             machine: m.to_string(),
         })
     }
-
-    /// `records` as a JSON answer carries them: each with its `author`.
-    pub fn authored<'a, T: Written>(&self, records: &'a [T]) -> Vec<Authored<'a, T>> {
-        records
-            .iter()
-            .map(|record| Authored {
-                record,
-                author: self.author(record.machine_id()),
-            })
-            .collect()
-    }
-}
-
-/// A record whose writer can be named: the machine that wrote it.
-pub trait Written: Serialize {
-    fn machine_id(&self) -> MachineId;
-}
-
-impl Written for solaria_shared::Knowledge {
-    fn machine_id(&self) -> MachineId {
-        self.meta.machine_id
-    }
-}
-
-impl Written for crate::store::views::AnyRecord {
-    fn machine_id(&self) -> MachineId {
-        crate::store::views::AnyRecord::machine_id(self)
-    }
-}
-
-/// A record as a JSON answer carries it: its own fields, and who wrote it.
-#[derive(Debug, Serialize)]
-pub struct Authored<'a, T: Serialize> {
-    #[serde(flatten)]
-    pub record: &'a T,
-    pub author: Author,
 }
 
 impl NameOf for MachineLabels {

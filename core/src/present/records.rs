@@ -10,10 +10,10 @@ use solaria_shared::render::{self, TimeStyle};
 use solaria_shared::{Knowledge, KnowledgeId, SessionId};
 use std::collections::BTreeMap;
 
-/// What happened around a record, with the names of the machines it mentions.
-#[derive(Debug, Clone, Serialize)]
+/// What happened around a record, with the names of the machines it mentions
+/// (serialised with each record's author, `super::authored`).
+#[derive(Debug, Clone)]
 pub struct TimelinePage {
-    #[serde(flatten)]
     pub timeline: Timeline,
     pub machines: MachineLabels,
 }
