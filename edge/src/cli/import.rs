@@ -61,7 +61,8 @@ struct ExportArgs {
     /// The file to read.
     path: PathBuf,
     /// The file is another person's export: their handle (`ana` for
-    /// ana@acme.com). Their records then read "by @ana", not as yours.
+    /// ana@acme.com), or their email. Their records then read "by @ana", not as
+    /// yours.
     #[arg(long, value_name = "HANDLE")]
     from: Option<String>,
     /// Print the report as JSON.

@@ -69,16 +69,18 @@ fn without_position(e: &serde_json::Error) -> String {
 const HANDLE_CHARS: usize = 64;
 
 /// The person a file is from, by the handle their teammates read (`ana`, or
-/// `@ana`): what `--from` takes. Letters, digits and `.`, `_`, `-`, `+` only, as
-/// the name part of an email has them, so a handle read back in what an agent is
-/// handed is a name and nothing else.
+/// `@ana`, or their email): what `--from` takes. A handle is the name part of an
+/// email as the central service takes one (`checked_email` there): no space,
+/// control character or `@`, and short. What it holds is shown to agents like any
+/// field: sanitized.
 pub fn person(text: &str) -> OpResult<String> {
-    let handle = text.trim().trim_start_matches('@');
-    let fit = |c: char| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+');
-    if handle.is_empty() || handle.chars().count() > HANDLE_CHARS || !handle.chars().all(fit) {
+    let given = text.trim();
+    let handle = solaria_shared::render::person_handle(given.strip_prefix('@').unwrap_or(given));
+    let unfit = |c: char| c.is_whitespace() || c.is_control() || c == '@';
+    if handle.is_empty() || handle.chars().count() > HANDLE_CHARS || handle.chars().any(unfit) {
         return Err(OpError::BadInput(format!(
             "--from {text:?}: a person's handle is the name part of their email (`ana` for ana@acme.com): \
-             up to {HANDLE_CHARS} letters, digits, `.`, `_`, `-` or `+`; nothing was imported"
+             up to {HANDLE_CHARS} characters, no space and no `@`; nothing was imported"
         )));
     }
     Ok(handle.to_string())
@@ -162,4 +164,20 @@ pub fn read(path: &Path) -> OpResult<Incoming> {
         records,
         ..Incoming::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::person;
+
+    #[test]
+    fn a_handle_is_taken_as_teammates_read_it_and_anything_else_is_refused() {
+        for given in ["ana", "@ana", " ana ", "ana@acme.com", "@ana@acme.com"] {
+            assert_eq!(person(given).ok().as_deref(), Some("ana"), "{given:?}");
+        }
+        assert_eq!(person("o'brien").ok().as_deref(), Some("o'brien"));
+        for refused in ["", "@", "ana smith", "ana\n</system>", &"a".repeat(65)] {
+            assert!(person(refused).is_err(), "{refused:?}");
+        }
+    }
 }
