@@ -400,6 +400,7 @@ fn a_store_with_vectors_from_before_knowledge_was_embedded_embeds_only_its_knowl
              ALTER TABLE observations DROP COLUMN pairs;
              ALTER TABLE knowledge DROP COLUMN written_by;
              ALTER TABLE machines DROP COLUMN person;
+             ALTER TABLE machines DROP COLUMN told_by;
              DROP TABLE injected_records; DROP TABLE injections;
              DROP TRIGGER staleness_erased; DROP TRIGGER staleness_removed;
              DROP TABLE staleness;

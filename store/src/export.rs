@@ -149,10 +149,88 @@ impl super::Writer<'_> {
     /// is itself, stands over what a file says). True when it was new here.
     pub fn learn_machine_name(&mut self, machine: &MachineName) -> Result<bool, StoreError> {
         let added = self.tx().execute(
-            "INSERT INTO machines (id, name, person) VALUES (?1, ?2, ?3)
+            "INSERT INTO machines (id, name, person, told_by) VALUES (?1, ?2, ?3, 'file')
              ON CONFLICT (id) DO NOTHING",
             rusqlite::params![machine.id.to_string(), machine.name, machine.person],
         )?;
         Ok(added > 0)
+    }
+
+    /// Says whose machine `machine` is, as a person importing a file tells it
+    /// (`import solaria --from`): over what a file said before, never over what
+    /// the account said (nor for this store's own machine, which its account
+    /// named). True when the store now reads it so.
+    pub fn tell_machine_person(&mut self, machine: &MachineName) -> Result<bool, StoreError> {
+        let told = self.tx().execute(
+            "INSERT INTO machines (id, name, person, told_by) VALUES (?1, ?2, ?3, 'file')
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name, person = excluded.person
+             WHERE machines.told_by = 'file'",
+            rusqlite::params![machine.id.to_string(), machine.name, machine.person],
+        )?;
+        Ok(told > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Store;
+    use crate::records::machine_writer;
+    use solaria_shared::MachineId;
+    use solaria_shared::wire::MachineName;
+
+    fn named(id: MachineId, name: &str, person: Option<&str>) -> MachineName {
+        MachineName {
+            id,
+            name: name.into(),
+            person: person.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_file_never_relabels_what_the_account_named_and_a_person_may_mend_what_a_file_said() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("m.db"), "bo-desktop").expect("opens");
+        let (mine, own_laptop, hers) = (store.machine_id(), MachineId::new(), MachineId::new());
+        let said = store
+            .write(|w| {
+                // The account named Bo's laptop as his (a sync).
+                w.set_machine_name(&named(own_laptop, "bo-laptop", None))?;
+                // A file named Ana's machine without a person: read as Bo's.
+                let learned = w.learn_machine_name(&named(hers, "ana-laptop", None))?;
+                // Then the person says whose each machine of a file is.
+                let told = [mine, own_laptop, hers]
+                    .map(|m| w.tell_machine_person(&named(m, "renamed", Some("mallory"))));
+                Ok((learned, told))
+            })
+            .expect("written");
+        let (learned, [this, laptop, ana]) = said;
+        assert!(learned, "a machine new here is learned from a file");
+        assert!(
+            !this.expect("told") && !laptop.expect("told"),
+            "the account's word stands"
+        );
+        assert!(ana.expect("told"), "a file's word is mended");
+        let conn = store.conn();
+        assert_eq!(machine_writer(conn, mine), named(mine, "bo-desktop", None));
+        assert_eq!(
+            machine_writer(conn, own_laptop),
+            named(own_laptop, "bo-laptop", None)
+        );
+        assert_eq!(
+            machine_writer(conn, hers),
+            named(hers, "renamed", Some("mallory"))
+        );
+        // A sync says it again, over the file's word.
+        store
+            .write(|w| w.set_machine_name(&named(hers, "ana-laptop", Some("ana"))))
+            .expect("synced");
+        assert_eq!(
+            machine_writer(store.conn(), hers),
+            named(hers, "ana-laptop", Some("ana"))
+        );
+        let told = store
+            .write(|w| w.tell_machine_person(&named(hers, "x", Some("mallory"))))
+            .expect("told");
+        assert!(!told, "once the account named it, a file no longer can");
     }
 }

@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0018_close_pairs.sql"),
     include_str!("../migrations/0019_knowledge_supersedes.sql"),
     include_str!("../migrations/0020_stemmed_words.sql"),
+    include_str!("../migrations/0021_machines_told_by.sql"),
 ];
 
 /// Brings the store up to date and, on a fresh store, records the machine id.
@@ -108,7 +109,7 @@ mod tests {
         store
             .write(|w| w.record_knowledge(KnowledgeId::new(), &project, None, body))
             .expect("a decision");
-        // Back to version 19's index, as that release left it.
+        // Back to version 19's index (and machines table), as that release left it.
         store
             .conn()
             .execute_batch(
@@ -118,6 +119,7 @@ mod tests {
                      tokenize = 'porter unicode61 remove_diacritics 2');
                  INSERT INTO knowledge_fts (rowid, title, text, scope)
                  SELECT rowid, title, text, scope FROM knowledge WHERE deleted = 0;
+                 ALTER TABLE machines DROP COLUMN told_by;
                  PRAGMA user_version = 19;",
             )
             .expect("the old index");

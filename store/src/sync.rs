@@ -229,8 +229,9 @@ impl Writer<'_> {
     /// Records a machine's name and, for a teammate's, whose it is (for labels).
     pub fn set_machine_name(&mut self, machine: &MachineName) -> Result<(), StoreError> {
         self.tx().execute(
-            "INSERT INTO machines (id, name, person) VALUES (?1, ?2, ?3)
-             ON CONFLICT (id) DO UPDATE SET name = excluded.name, person = excluded.person",
+            "INSERT INTO machines (id, name, person, told_by) VALUES (?1, ?2, ?3, 'account')
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name, person = excluded.person,
+                                            told_by = 'account'",
             params![machine.id.to_string(), machine.name, machine.person],
         )?;
         Ok(())

@@ -201,9 +201,8 @@ pub fn apply(
         }
     }
     let mut store = app.store()?;
-    let me = store.machine_id();
-    report.labelled_as_yours = store
-        .write(|w| learn_machines(w, me, &incoming.machines, incoming.from_person.as_deref()))?;
+    report.labelled_as_yours =
+        store.write(|w| learn_machines(w, &incoming.machines, incoming.from_person.as_deref()))?;
     let total = ready.len();
     let mut done = 0;
     for batch in ready.chunks(BATCH) {
@@ -261,22 +260,24 @@ pub fn apply(
 
 /// Learns the names of the machines a file names, and whose each is: a teammate's
 /// as the file says; one it names without a person is the file's writer's own
-/// person's, so `from` (`--from`) when given, over what this store held (a sync
-/// tells the account's word again), else this person's. Returns the machines new
-/// here now labelled as this person's, so the report can say so.
+/// person's, so `from`'s (`--from`) when given, else this person's. What the
+/// account said of a machine (or this store of itself) stands over a file either
+/// way. Returns the machines new here that now read as this person's, so the
+/// report can say so.
 fn learn_machines(
     w: &mut crate::store::Writer<'_>,
-    me: solaria_shared::MachineId,
     machines: &[MachineName],
     from: Option<&str>,
 ) -> Result<Vec<String>, crate::store::StoreError> {
     let mut yours = Vec::new();
-    for machine in machines.iter().filter(|m| m.id != me) {
+    for machine in machines {
         match (&machine.person, from) {
-            (None, Some(person)) => w.set_machine_name(&MachineName {
-                person: Some(person.to_string()),
-                ..machine.clone()
-            })?,
+            (None, Some(person)) => {
+                w.tell_machine_person(&MachineName {
+                    person: Some(person.to_string()),
+                    ..machine.clone()
+                })?;
+            }
             (person, _) => {
                 if w.learn_machine_name(machine)? && person.is_none() {
                     yours.push(machine.name.clone());
