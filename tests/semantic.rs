@@ -222,6 +222,71 @@ fn hooks_never_embed_and_solaria_embed_catches_up() {
     assert_eq!(search["vectors"], n, "{search}");
 }
 
+/// Points `edge` at the model in `dir` instead of the one it was pointed at.
+fn repoint_model(edge: &Edge, dir: &Path) {
+    let path = edge.data().join("config.toml");
+    let config = std::fs::read_to_string(&path).expect("config");
+    let config: String = config
+        .lines()
+        .map(|line| match line.starts_with("model_dir = ") {
+            true => format!("model_dir = '{}'\n", dir.display()),
+            false => format!("{line}\n"),
+        })
+        .collect();
+    std::fs::write(&path, config).expect("config");
+}
+
+#[test]
+fn a_model_whose_prefixes_changed_is_another_model_and_its_vectors_are_made_again() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    configure_model(&edge, &model);
+    remember_a_week_of_work(&edge);
+    let n = records(&edge);
+    edge.ok(&["embed"]);
+    // The shipped model keeps the fingerprint the central service knows it by.
+    let shipped = solaria_shared::embedding::SHIPPED_MODELS;
+    let before = stats(&edge)["search"]["vectors_model"].clone();
+    assert_eq!(before, shipped[1], "{before}");
+
+    // The same weights, told to prefix what they embed (as e5 is): every vector
+    // made without the prefix is another model's, and is made again.
+    let prefixed = edge.root.path().join("prefixed-model");
+    std::fs::create_dir(&prefixed).expect("dir");
+    for entry in std::fs::read_dir(&model).expect("model dir") {
+        let entry = entry.expect("entry");
+        std::os::unix::fs::symlink(entry.path(), prefixed.join(entry.file_name())).expect("link");
+    }
+    let prompts = prefixed.join("config_sentence_transformers.json");
+    let _ = std::fs::remove_file(&prompts);
+    std::fs::write(
+        &prompts,
+        r#"{"prompts": {"query": "query: ", "passage": "passage: "}}"#,
+    )
+    .expect("prompts");
+    repoint_model(&edge, &prefixed);
+    let search = &stats(&edge)["search"];
+    assert_eq!(
+        search["live_mode"], "lexical",
+        "not compared with the old vectors: {search}"
+    );
+    let out = edge.ok(&["embed"]);
+    assert!(out.contains(&format!("{n} vector(s) made")), "{out}");
+    let search = &stats(&edge)["search"];
+    let after = search["vectors_model"].as_str().expect("a model");
+    assert!(
+        after.starts_with(shipped[1]) && after != shipped[1],
+        "{search}"
+    );
+    assert_eq!(search["live_mode"], "hybrid", "{search}");
+
+    if let Some(e5) = multilingual() {
+        repoint_model(&edge, &e5);
+        edge.ok(&["embed"]);
+        assert_eq!(stats(&edge)["search"]["vectors_model"], shipped[0]);
+    }
+}
+
 /// The model at `model`, and `[retention] embeddings_days` when `days` is given.
 fn model_and_bound(edge: &Edge, model: &Path, days: Option<i64>) {
     let bound = days.map_or(String::new(), |d| {

