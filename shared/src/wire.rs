@@ -523,16 +523,21 @@ pub struct Author {
 
 impl Author {
     /// Who wrote on machine `m` by `machines`' word: its name and a teammate's
-    /// handle; its id for a name when `machines` does not name it.
+    /// handle; [`Author::unnamed`] when `machines` does not name it.
     pub fn of(m: MachineId, machines: &[MachineName]) -> Author {
         machines
             .iter()
             .find(|n| n.id == m)
             .map(MachineName::author)
-            .unwrap_or_else(|| Author {
-                handle: None,
-                machine: m.to_string(),
-            })
+            .unwrap_or_else(|| Author::unnamed(m))
+    }
+
+    /// The writer on a machine the reader knows no name for: its id, no handle.
+    pub fn unnamed(m: MachineId) -> Author {
+        Author {
+            handle: None,
+            machine: m.to_string(),
+        }
     }
 }
 

@@ -22,8 +22,6 @@ pub mod search;
 pub mod stats;
 pub mod sync;
 
-pub use solaria_shared::wire::{Authored, Written};
-
 use serde::{Deserialize, Serialize};
 use solaria_shared::render::{self, Audience, NameOf, TimeStyle};
 use solaria_shared::wire::Author;
@@ -87,10 +85,10 @@ impl MachineLabels {
 
     /// Who wrote on machine `m` (its id for a name when it has none).
     pub fn author(&self, m: MachineId) -> Author {
-        self.authors.get(&m).cloned().unwrap_or_else(|| Author {
-            handle: None,
-            machine: m.to_string(),
-        })
+        self.authors
+            .get(&m)
+            .cloned()
+            .unwrap_or_else(|| Author::unnamed(m))
     }
 }
 
