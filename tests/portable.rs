@@ -274,36 +274,84 @@ fn another_persons_export_reads_as_theirs_when_the_import_names_them() {
     );
 }
 
-/// Where, in a JSON answer, a record (an object with `meta.machine_id`) has no
-/// `author` beside its fields or, for a page's `record`, beside it; and the
-/// handles the answer names.
-fn unauthored(
-    value: &Value,
-    at: &str,
-    parent_authored: bool,
-    out: &mut (Vec<String>, Vec<String>),
-) {
+#[test]
+fn a_file_cannot_say_whose_this_machine_is_even_with_from() {
+    let bo = Edge::new("bo-desktop");
+    let p = &bo.project;
+    bo.ok_in(p, &["remember", "Billing runs nightly"]);
+    let mine = bo.strings("SELECT value FROM meta WHERE key = 'machine_id'")[0].clone();
+    // A crafted file naming this machine (under another name) as its writer's.
+    let theirs = "01a24f76-d290-7714-9487-1ff807cb5b0b";
+    let header = json!({
+        "format": "solaria-export", "version": 1, "exported_at": 1_796_629_516_986_i64,
+        "machine": {"id": theirs, "name": "old-laptop"},
+        "machines": [{"id": theirs, "name": "old-laptop"}, {"id": mine, "name": "not-yours"}]
+    });
+    let file = bo.root.path().join("crafted.json");
+    std::fs::write(
+        &file,
+        format!("{{\"solaria_export\":{header},\"records\":[]}}\n"),
+    )
+    .expect("write");
+    let path = file.to_str().expect("path");
+    let report = bo.json(
+        p,
+        &["import", "solaria", path, "--from", "mallory", "--json"],
+    );
+    assert_eq!(
+        report["kept_as_the_account_says"],
+        json!(["not-yours"]),
+        "{report}"
+    );
+    let text = bo.ok_in(p, &["import", "solaria", path, "--from", "mallory"]);
+    assert!(
+        text.contains("Not relabelled by --from: not-yours"),
+        "{text}"
+    );
+    let memories = bo.json(p, &["memories", "--json"]);
+    assert_eq!(
+        memories[0]["author"],
+        json!({"machine": "bo-desktop"}),
+        "{memories}"
+    );
+    let forget = bo.run_in(p, &["forget", memories[0]["id"].as_str().expect("id")]);
+    assert!(forget.status.success(), "still his to forget");
+}
+
+/// What a walk over a JSON answer found: the records (objects with
+/// `meta.machine_id`) it holds, where one has no `author` beside its fields (or,
+/// for a page's `record`, beside it), and the handles it names.
+#[derive(Default)]
+struct Walked {
+    records: usize,
+    unauthored: Vec<String>,
+    handles: Vec<String>,
+}
+
+fn walk(value: &Value, at: &str, parent_authored: bool, out: &mut Walked) {
     match value {
         Value::Object(o) => {
-            let is_record = o.get("meta").and_then(|m| m.get("machine_id")).is_some();
-            if is_record && !o.contains_key("author") && !parent_authored {
-                out.0.push(at.to_string());
+            if o.get("meta").and_then(|m| m.get("machine_id")).is_some() {
+                out.records += 1;
+                if !o.contains_key("author") && !parent_authored {
+                    out.unauthored.push(at.to_string());
+                }
             }
             if let Some(handle) = o
                 .get("author")
                 .and_then(|a| a.get("handle"))
                 .and_then(Value::as_str)
             {
-                out.1.push(handle.to_string());
+                out.handles.push(handle.to_string());
             }
             for (key, v) in o {
                 let beside = key == "record" && o.contains_key("author");
-                unauthored(v, &format!("{at}.{key}"), beside, out);
+                walk(v, &format!("{at}.{key}"), beside, out);
             }
         }
         Value::Array(a) => {
             for (n, v) in a.iter().enumerate() {
-                unauthored(v, &format!("{at}[{n}]"), false, out);
+                walk(v, &format!("{at}[{n}]"), false, out);
             }
         }
         _ => {}
@@ -380,14 +428,21 @@ fn every_json_answer_that_carries_a_record_names_who_wrote_it() {
 
     let mut named_her = Vec::new();
     for (asked, answer) in &answers {
-        let mut found = (Vec::new(), Vec::new());
-        unauthored(answer, "", false, &mut found);
+        let mut found = Walked::default();
+        walk(answer, "", false, &mut found);
+        // Search and recall answer with hits (a citation, a snippet, an author),
+        // not whole records; every other answer here holds at least one record.
+        let hits_only = asked.starts_with("search") || asked.starts_with("recall");
         assert!(
-            found.0.is_empty(),
-            "`{asked}`: records without an author at {:?}: {answer}",
-            found.0
+            hits_only || found.records > 0,
+            "`{asked}` holds a record: {answer}"
         );
-        if found.1.iter().any(|h| h == "ana") {
+        assert!(
+            found.unauthored.is_empty(),
+            "`{asked}`: records without an author at {:?}: {answer}",
+            found.unauthored
+        );
+        if found.handles.iter().any(|h| h == "ana") {
             named_her.push(asked.clone());
         }
     }

@@ -103,6 +103,10 @@ pub struct ImportReport {
     /// names them without a person, and no `--from` said whose they are).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labelled_as_yours: Vec<String>,
+    /// Machines `--from` named as the file's writer's that the account named
+    /// (this machine among them): what the account says of them stands.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept_as_the_account_says: Vec<String>,
 }
 
 /// The most skipped records named one by one in the text.
@@ -148,6 +152,13 @@ impl ImportReport {
                 out,
                 "Records written on {} read as yours: if the file is another person's, import it again with `--from HANDLE`.",
                 self.labelled_as_yours.join(", ")
+            );
+        }
+        if !self.kept_as_the_account_says.is_empty() {
+            let _ = writeln!(
+                out,
+                "Not relabelled by --from: {} (your account names them, and what it says stands over a file).",
+                self.kept_as_the_account_says.join(", ")
             );
         }
         if !self.skipped.is_empty() {

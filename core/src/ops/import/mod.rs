@@ -201,8 +201,10 @@ pub fn apply(
         }
     }
     let mut store = app.store()?;
-    report.labelled_as_yours =
+    let learned =
         store.write(|w| learn_machines(w, &incoming.machines, incoming.from_person.as_deref()))?;
+    report.labelled_as_yours = learned.yours;
+    report.kept_as_the_account_says = learned.kept;
     let total = ready.len();
     let mut done = 0;
     for batch in ready.chunks(BATCH) {
@@ -258,34 +260,46 @@ pub fn apply(
     Ok(report)
 }
 
+/// What an import learned of the machines its file names.
+#[derive(Default)]
+struct MachinesLearned {
+    /// New here, and read as this person's (named without a person, no `--from`).
+    yours: Vec<String>,
+    /// Named by `--from` as the file's writer's, but the account named them
+    /// (this machine among them): they stay as the account says.
+    kept: Vec<String>,
+}
+
 /// Learns the names of the machines a file names, and whose each is: a teammate's
 /// as the file says; one it names without a person is the file's writer's own
 /// person's, so `from`'s (`--from`) when given, else this person's. What the
 /// account said of a machine (or this store of itself) stands over a file either
-/// way. Returns the machines new here that now read as this person's, so the
-/// report can say so.
+/// way (`Writer::tell_machine_person`).
 fn learn_machines(
     w: &mut crate::store::Writer<'_>,
     machines: &[MachineName],
     from: Option<&str>,
-) -> Result<Vec<String>, crate::store::StoreError> {
-    let mut yours = Vec::new();
+) -> Result<MachinesLearned, crate::store::StoreError> {
+    let mut learned = MachinesLearned::default();
     for machine in machines {
         match (&machine.person, from) {
             (None, Some(person)) => {
-                w.tell_machine_person(&MachineName {
+                let told = w.tell_machine_person(&MachineName {
                     person: Some(person.to_string()),
                     ..machine.clone()
                 })?;
+                if !told {
+                    learned.kept.push(machine.name.clone());
+                }
             }
             (person, _) => {
                 if w.learn_machine_name(machine)? && person.is_none() {
-                    yours.push(machine.name.clone());
+                    learned.yours.push(machine.name.clone());
                 }
             }
         }
     }
-    Ok(yours)
+    Ok(learned)
 }
 
 /// Stores the vectors that came beside the records, as a pull stores them
