@@ -281,18 +281,12 @@ fn a_file_cannot_say_whose_this_machine_is_even_with_from() {
     bo.ok_in(p, &["remember", "Billing runs nightly"]);
     let mine = bo.strings("SELECT value FROM meta WHERE key = 'machine_id'")[0].clone();
     // A crafted file naming this machine (under another name) as its writer's.
-    let theirs = "01a24f76-d290-7714-9487-1ff807cb5b0b";
-    let header = json!({
-        "format": "solaria-export", "version": 1, "exported_at": 1_796_629_516_986_i64,
-        "machine": {"id": theirs, "name": "old-laptop"},
-        "machines": [{"id": theirs, "name": "old-laptop"}, {"id": mine, "name": "not-yours"}]
-    });
-    let file = bo.root.path().join("crafted.json");
-    std::fs::write(
-        &file,
-        format!("{{\"solaria_export\":{header},\"records\":[]}}\n"),
-    )
-    .expect("write");
+    let file = hand_made_naming(
+        bo.root.path(),
+        "crafted.json",
+        &[json!({"id": mine, "name": "not-yours"})],
+        &[],
+    );
     let path = file.to_str().expect("path");
     let report = bo.json(
         p,
@@ -542,13 +536,27 @@ fn only_what_was_asked_is_exported_and_local_only_projects_stay_unless_named() {
     assert_eq!(document["records"].as_array().map(Vec::len), Some(1));
 }
 
+/// The machine hand-made exports come from.
+const OLD_LAPTOP: &str = "01a24f76-d290-7714-9487-1ff807cb5b0b";
+
 /// A hand-made export holding `records`, as another machine would write it.
 fn hand_made(dir: &Path, name: &str, records: &[Value]) -> std::path::PathBuf {
-    let machine = "01a24f76-d290-7714-9487-1ff807cb5b0b";
+    hand_made_naming(dir, name, &[], records)
+}
+
+/// [`hand_made`], its header naming `more` machines besides its writer.
+fn hand_made_naming(
+    dir: &Path,
+    name: &str,
+    more: &[Value],
+    records: &[Value],
+) -> std::path::PathBuf {
+    let mut machines = vec![json!({"id": OLD_LAPTOP, "name": "old-laptop"})];
+    machines.extend_from_slice(more);
     let header = json!({
         "format": "solaria-export", "version": 1, "exported_at": 1_796_629_516_986_i64,
-        "machine": {"id": machine, "name": "old-laptop"},
-        "machines": [{"id": machine, "name": "old-laptop"}]
+        "machine": {"id": OLD_LAPTOP, "name": "old-laptop"},
+        "machines": machines
     });
     let lines: Vec<String> = records.iter().map(Value::to_string).collect();
     let text = format!(
@@ -563,7 +571,7 @@ fn hand_made(dir: &Path, name: &str, records: &[Value]) -> std::path::PathBuf {
 fn decision(id: &str, updated_ms: i64, title: &str, rationale: &str) -> Value {
     json!({
         "type": "knowledge", "id": id,
-        "meta": {"machine_id": "01a24f76-d290-7714-9487-1ff807cb5b0b", "updated": updated_ms << 16, "deleted": false},
+        "meta": {"machine_id": OLD_LAPTOP, "updated": updated_ms << 16, "deleted": false},
         "project": {"key": "github.com/acme/api", "name": "api"},
         "created_at": updated_ms,
         "body": {"kind": "decision", "title": title, "chosen": "plain SQL", "rationale": rationale,
