@@ -1,7 +1,8 @@
 //! Recall of knowledge as a user gets it, on the labelled set `eval/knowledge/`: 41
 //! decisions and memories of five projects written with `solaria decide` and
 //! `solaria remember`, then 121 prompts asked with `solaria recall --json` in their
-//! project — by words alone (no daemon), then with each model the daemon keeps
+//! project, and the 68 of its hold-out (written after the rules were chosen, to
+//! check them) — by words alone (no daemon), then with each model the daemon keeps
 //! loaded (recall by meaning and words). Per kind of prompt: the share of related
 //! prompts that recall their record (named option, paraphrase, cross-language,
 //! shared words), and the prompts that recall anything at all where nothing should
@@ -57,7 +58,10 @@ fn column(prompts: &[Prompt], answers: &[Answer]) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for kind in RELATED.iter().chain(NOTHING) {
         let (counted, of) = tally.get(*kind).copied().unwrap_or_default();
-        let mut cell = if NOTHING.contains(kind) {
+        let mut cell = if of == 0 {
+            out.insert(kind.to_string(), "–".into());
+            continue;
+        } else if NOTHING.contains(kind) {
             format!("{counted} of {of}")
         } else {
             format!("{:.2} ({counted}/{of})", counted as f64 / of.max(1) as f64)
@@ -79,12 +83,16 @@ fn column(prompts: &[Prompt], answers: &[Answer]) -> BTreeMap<String, String> {
 
 fn main() {
     let records = knowledge_set::records();
-    let prompts = knowledge_set::prompts();
-    let mut columns: Vec<(String, BTreeMap<String, String>)> = Vec::new();
+    let sets = [
+        ("eval/knowledge", knowledge_set::prompts()),
+        ("eval/knowledge/holdout.jsonl", knowledge_set::holdout()),
+    ];
+    let every: Vec<Prompt> = sets.iter().flat_map(|(_, p)| p.clone()).collect();
+    // Per column, every prompt's answer, in the order of `every`.
+    let mut columns: Vec<(String, Vec<Answer>)> = Vec::new();
 
     let words = knowledge_set::memory(&records, None);
-    let answers = recall_all(&words, &prompts, false);
-    columns.push(("words".into(), column(&prompts, &answers)));
+    columns.push(("words".into(), recall_all(&words, &every, false)));
 
     for (name, dir) in [
         ("all-MiniLM-L6-v2", solaria_tests::semantic::minilm()),
@@ -102,26 +110,36 @@ fn main() {
             &m.edge,
             &format!("[search]\nmodel_dir = '{}'", dir.display()),
         );
-        let answers = recall_all(&m, &prompts, true);
+        let answers = recall_all(&m, &every, true);
         drop(serve);
-        columns.push((format!("{name} + words"), column(&prompts, &answers)));
+        columns.push((format!("{name} + words"), answers));
     }
 
-    println!(
-        "knowledge recall on eval/knowledge ({} records, {} prompts)",
-        records.len(),
-        prompts.len()
-    );
-    print!("{:<16}", "kind");
-    for (name, _) in &columns {
-        print!(" | {name:<32}");
-    }
-    println!();
-    for kind in RELATED.iter().chain(NOTHING) {
-        print!("{kind:<16}");
-        for (_, cells) in &columns {
-            print!(" | {:<32}", cells[*kind]);
+    let mut start = 0;
+    for (set, prompts) in &sets {
+        let end = start + prompts.len();
+        println!(
+            "knowledge recall on {set} ({} records, {} prompts)",
+            records.len(),
+            prompts.len()
+        );
+        let cells: Vec<(&String, BTreeMap<String, String>)> = columns
+            .iter()
+            .map(|(name, answers)| (name, column(prompts, &answers[start..end])))
+            .collect();
+        print!("{:<16}", "kind");
+        for (name, _) in &cells {
+            print!(" | {name:<32}");
         }
         println!();
+        for kind in RELATED.iter().chain(NOTHING) {
+            print!("{kind:<16}");
+            for (_, cells) in &cells {
+                print!(" | {:<32}", cells[*kind]);
+            }
+            println!();
+        }
+        println!();
+        start = end;
     }
 }

@@ -32,7 +32,7 @@ pub struct Record {
 }
 
 /// A prompt of the set, typed in `project`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct Prompt {
     pub id: String,
     pub project: String,
@@ -70,9 +70,15 @@ pub fn records() -> Vec<Record> {
     read("knowledge.jsonl")
 }
 
-/// The set's prompts.
+/// The set's prompts: what recall's rules were chosen on.
 pub fn prompts() -> Vec<Prompt> {
     read("prompts.jsonl")
+}
+
+/// Prompts about the same records written after those rules, to check them on
+/// prompts they were not chosen on (`holdout.jsonl`).
+pub fn holdout() -> Vec<Prompt> {
+    read("holdout.jsonl")
 }
 
 /// A machine holding the set's knowledge: its project directories, and each
