@@ -572,6 +572,12 @@ async fn search_finds_knowledge_in_english_and_spanish_and_cites_it() {
         .expect("Spanish stemming finds it");
     assert_eq!(hit.hit_type, RecordType::Memory);
     assert_eq!(hit.cite.to_string(), format!("[M#{}]", es.id));
+    let snippet = hit.snippet.as_deref().unwrap_or_default();
+    assert_eq!(
+        snippet.matches("**migraciones**").count(),
+        1,
+        "a memory said once, its first line not again: {snippet}"
+    );
 
     // A commit is cited by its sha; a link is never a hit; `type` keeps one kind.
     let r = search(&c, &laptop, "q=keyset").await;

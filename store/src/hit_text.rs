@@ -24,7 +24,9 @@ pub fn text_of(conn: &Connection, hit: &Hit) -> Result<Option<String>, StoreErro
     if hit.record_type.knowledge_kind().is_some() {
         return one_text(
             conn,
-            "SELECT title || char(10) || text FROM knowledge WHERE id = ?1 AND deleted = 0",
+            // A memory's or a commit's title is its text's first line: not twice.
+            "SELECT CASE WHEN instr(text, title) > 0 THEN text ELSE title || char(10) || text END
+             FROM knowledge WHERE id = ?1 AND deleted = 0",
             &hit.id,
         );
     }

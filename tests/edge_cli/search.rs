@@ -485,3 +485,43 @@ fn the_answer_ranks_above_to_do_lists_which_fold_into_one_line_and_each_hit_show
         "{text}"
     );
 }
+
+/// A decision's snippet reads its fields apart (title, choice, reason, the
+/// options set aside) and a memory's says its text once, not its first line again.
+#[test]
+fn a_knowledge_hit_reads_its_fields_apart_and_says_a_memory_once() {
+    let m = Edge::new("test-machine");
+    let p = m.project.clone();
+    m.ok_in(
+        &p,
+        &[
+            "decide",
+            "--title",
+            "Ledger in PostgreSQL",
+            "--chosen",
+            "PostgreSQL",
+            "-a",
+            "MongoDB",
+            "-r",
+            "transactions across accounts",
+        ],
+    );
+    m.ok_in(
+        &p,
+        &["remember", "the staging database is reset every Monday"],
+    );
+    let snippet_of = |query: &str| {
+        let v = m.json(&p, &["search", query, "--json"]);
+        assert_eq!(v.as_array().map(Vec::len), Some(1), "{v}");
+        v[0]["snippet"].as_str().expect("a snippet").to_string()
+    };
+    let decision = snippet_of("ledger mongodb");
+    assert!(
+        decision.contains(
+            "**Ledger** in PostgreSQL · PostgreSQL · transactions across accounts · **MongoDB**"
+        ),
+        "{decision}"
+    );
+    let memory = snippet_of("staging");
+    assert_eq!(memory.matches("**staging**").count(), 1, "{memory}");
+}

@@ -364,7 +364,11 @@ impl Storage {
                          FROM jsonb_array_elements_text(CASE jsonb_typeof(key_points)
                               WHEN 'array' THEN key_points ELSE '[]'::jsonb END) AS p), '')"
                 }
-                Table::Knowledge => "title || E'\\n' || search_text",
+                // A memory's or a commit's title is its text's first line: not twice.
+                Table::Knowledge => {
+                    "CASE WHEN strpos(search_text, title) > 0 THEN search_text \
+                     ELSE title || E'\\n' || search_text END"
+                }
             };
             let sql = format!(
                 "SELECT id, {text} AS text FROM {} WHERE account_id = $1 AND id = ANY($2)",

@@ -11,6 +11,8 @@ const SNIPPET_WORDS: usize = 24;
 const SCANNED_CHARS: usize = 50_000;
 /// What a matched word is wrapped in.
 const MARK: &str = "**";
+/// What stands for a line break of the text, a snippet being one line.
+const LINE_BREAK: &str = " · ";
 
 /// One word of the text: where it is, and which wanted word it is, if any.
 struct Located {
@@ -120,8 +122,8 @@ fn head(word: &str) -> String {
 }
 
 /// The words `located` span in `text`, on one line: matched runs marked (words
-/// joined by `_`, `.`, `-`, `:` or `/` make one run: `**renew_jwt**`), cut ends
-/// shown.
+/// joined by `_`, `.`, `-`, `:` or `/` make one run: `**renew_jwt**`), line breaks
+/// shown as ` · `, cut ends shown.
 fn marked(
     text: &str,
     located: &[Located],
@@ -142,7 +144,14 @@ fn marked(
                 open = false;
             }
             for c in gap.chars() {
-                if !c.is_whitespace() {
+                if c == '\n' {
+                    // A line or a field ends: say so, or a decision's title, choice
+                    // and reason read as one run-on sentence.
+                    if !out.ends_with(LINE_BREAK) {
+                        out.truncate(out.trim_end().len());
+                        out.push_str(LINE_BREAK);
+                    }
+                } else if !c.is_whitespace() {
                     out.push(c);
                 } else if !out.ends_with(' ') {
                     out.push(' ');
@@ -177,6 +186,20 @@ mod tests {
             "{s}"
         );
         assert!(!s.contains('\n') && !s.contains("  "), "one line: {s}");
+    }
+
+    #[test]
+    fn lines_and_fields_read_apart() {
+        let decision = "Use PostgreSQL for the ledger\nPostgreSQL\nWe need transactions\n\nMongoDB";
+        assert_eq!(
+            snippet(decision, "ledger mongodb").as_deref(),
+            Some(
+                "…PostgreSQL for the **ledger** · PostgreSQL · We need transactions · **MongoDB**"
+            )
+        );
+        let edit = "Edit src/auth.rs\n- fn renew(t)\n+ fn renew_jwt(token)";
+        let s = snippet(edit, "renew_jwt").expect("found");
+        assert!(s.contains("(t) · + fn **renew_jwt**(token"), "{s}");
     }
 
     #[test]
