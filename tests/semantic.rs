@@ -401,6 +401,51 @@ fn a_paraphrase_is_found_by_meaning_and_an_identifier_by_words() {
     assert!(text.contains("hybrid search"), "{text}");
 }
 
+/// A memory of three sentences, each about something else.
+const THREE_THINGS: &str = "Deployed the new build to staging on Tuesday. After the upgrade the \
+    login page refused every password. Lunch is at noon on Fridays.";
+
+/// A hit found by meaning alone shows the sentence of it closest to the query (in
+/// the CLI's lines, its JSON and the MCP answer); a hit holding the query's words
+/// keeps its marked words.
+#[test]
+fn a_hit_found_by_meaning_shows_the_sentence_closest_to_the_query() {
+    let Some(model) = minilm() else { return };
+    let edge = Edge::new("laptop");
+    configure_model(&edge, &model);
+    edge.ok(&["remember", THREE_THINGS]);
+    edge.ok(&["embed"]);
+    let snippet = |mode: &str, query: &str| {
+        let hits = search(&edge, mode, query);
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        hits[0]["snippet"].as_str().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        snippet("semantic", "authentication broke"),
+        "After the upgrade the login page refused every password."
+    );
+    assert_eq!(
+        snippet("hybrid", "when do we eat"),
+        "Lunch is at noon on Fridays."
+    );
+    assert!(
+        snippet("hybrid", "staging deploy").contains("**staging**"),
+        "words found keep their marks"
+    );
+    let text = edge.ok(&["search", "--mode", "semantic", "authentication broke"]);
+    assert!(
+        text.contains("\n      After the upgrade the login page refused every password.\n"),
+        "{text}"
+    );
+    let mut server = McpStdio::start(&edge).with_timeout(Duration::from_secs(120));
+    server.initialize("semantic test");
+    let answer = server.ok("memory_search", json!({"query": "authentication broke"}));
+    assert!(
+        answer.contains("After the upgrade the login page refused every password."),
+        "{answer}"
+    );
+}
+
 /// A question about a recorded decision in other words than the decision's.
 const ORM_PARAPHRASE: &str = "bring in an object-relational mapper for the accounting schema";
 

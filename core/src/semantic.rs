@@ -335,6 +335,35 @@ pub struct Searched {
     /// The query's embedding, when the search made one (the central service's part
     /// of a search is then by meaning too).
     pub vector: Option<QueryVector>,
+    /// The model that made it: what shows a hit found by meaning alone
+    /// ([`closest_passages`]).
+    pub model: Option<std::sync::Arc<Embedder>>,
+}
+
+/// For each list of passages, the index of the one closest in meaning to `query`
+/// (a vector of `model`), every passage embedded in one batch as a stored text is;
+/// `None` for an empty list.
+pub fn closest_passages(
+    model: &Embedder,
+    query: &[f32],
+    lists: &[Vec<String>],
+) -> Result<Vec<Option<usize>>, EmbedError> {
+    let all: Vec<&str> = lists.iter().flatten().map(String::as_str).collect();
+    let vectors = model.embed_documents(&all)?;
+    let mut closest = Vec::with_capacity(lists.len());
+    let mut at = 0;
+    for list in lists {
+        let mine = vectors.get(at..at + list.len()).unwrap_or_default();
+        at += list.len();
+        closest.push(
+            mine.iter()
+                .map(|v| solaria_embed::cosine(v, query))
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(i, _)| i),
+        );
+    }
+    Ok(closest)
 }
 
 /// A search in `mode`, or in the live mode when `mode` is `None`, embedding the
@@ -362,6 +391,7 @@ pub fn search(
             mode: SearchMode::Lexical,
             fell_back,
             vector: None,
+            model: None,
         })
     };
     if wanted == SearchMode::Lexical {
@@ -369,7 +399,9 @@ pub fn search(
     }
     let dir = model_dir(config, paths);
     let made = std::sync::OnceLock::new();
+    let mut used = None;
     let hits = usable_model(config, paths, store, wanted, source).and_then(|model| {
+        used = Some(std::sync::Arc::clone(&model));
         hybrid::search_while_embedding(store.conn(), query, wanted, || {
             let values = model
                 .embed_query(&query.text)
@@ -382,12 +414,16 @@ pub fn search(
         })
     });
     match hits {
-        Ok(hits) => Ok(Searched {
-            hits,
-            mode: wanted,
-            fell_back: None,
-            vector: made.into_inner(),
-        }),
+        Ok(hits) => {
+            let vector = made.into_inner();
+            Ok(Searched {
+                hits,
+                mode: wanted,
+                fell_back: None,
+                model: used.filter(|_| vector.is_some()),
+                vector,
+            })
+        }
         Err(SearchError::Store(e)) => Err(SearchError::Store(e)),
         Err(e) if mode.is_some() => Err(e),
         Err(e) => lexical(Some(e.fallback_note())),

@@ -7,6 +7,9 @@
 //!     cargo bench -p solaria-edge --bench semantic -- \
 //!         --model ~/.cache/solaria/models/multilingual-e5-small
 //!
+//! Last, what showing the hits found by meaning alone costs a search
+//! (`--passages-only`: that part alone, without the 100k store).
+//!
 //! Vectors for 100k records would take the model an hour to make, and the cost of
 //! a nearest-neighbour search does not depend on what the vectors say, only on
 //! how many there are: so the first EMBEDDED records get real vectors (that is the
@@ -217,6 +220,10 @@ fn main() {
         model.info().dimension,
         load.as_secs_f64() * 1000.0
     );
+    if std::env::args().any(|a| a == "--passages-only") {
+        passages_shown(&model);
+        return;
+    }
 
     // The embedding pass, as the daemon runs it, on the newest EMBEDDED records.
     let (_dir, path) = store_copy(COUNT);
@@ -314,4 +321,47 @@ fn main() {
         row(&format!("ALL QUERIES [{name}]"), summarize(all));
     }
     row("query embedding alone", summarize(&mut embed_only));
+    passages_shown(&model);
+}
+
+/// Sentences as records hold them, for [`passages_shown`].
+const SENTENCES: &[&str] = &[
+    "Deployed the new build to staging on Tuesday afternoon.",
+    "After the upgrade the login page refused every password.",
+    "The migration added an index on the orders table.",
+    "Tests pass locally but the CI job times out after ten minutes.",
+    "We rotate the refresh token on every renewal.",
+    "Lunch is at noon on Fridays.",
+];
+
+/// What showing the hits found by meaning alone adds to a search at most: the
+/// closest of as many passages as one search weighs (`MEANING_PASSAGES`
+/// sentences, two hits of three, embedded in one batch), against the query's own
+/// embedding, interleaved.
+fn passages_shown(model: &Embedder) {
+    use solaria_edge::ops::search::MEANING_PASSAGES;
+    let passages: Vec<String> = SENTENCES
+        .iter()
+        .cycle()
+        .take(MEANING_PASSAGES)
+        .map(|s| s.to_string())
+        .collect();
+    let lists: Vec<Vec<String>> = passages.chunks(3).map(<[String]>::to_vec).collect();
+    let (mut query, mut closest) = (Vec::new(), Vec::new());
+    for run in 0..=RUNS {
+        let t = Instant::now();
+        let vector = model.embed_query("why did the login fail").expect("embed");
+        let embedded = t.elapsed();
+        let t = Instant::now();
+        std::hint::black_box(semantic::closest_passages(model, &vector, &lists).expect("passages"));
+        if run > 0 {
+            query.push(embedded);
+            closest.push(t.elapsed());
+        }
+    }
+    header(&format!(
+        "showing hits found by meaning: the closest of {MEANING_PASSAGES} passages"
+    ));
+    row("query embedding alone", summarize(&mut query));
+    row("closest passages", summarize(&mut closest));
 }

@@ -124,12 +124,16 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
     )?;
     let mut hits = folded(cite(&store, searched.hits));
     hits.truncate(request.query.limit.max(1));
+    let mut hits = with_snippets(&store, hits, &request.query.text)?;
+    if let (Some(model), Some(vector)) = (&searched.model, &searched.vector) {
+        hits = with_passages(&store, hits, model, &vector.values)?;
+    }
     let mut result = SearchResult {
         query: request.query.text.clone(),
         mode: searched.mode,
         fell_back: searched.fell_back,
         note: None,
-        hits: with_snippets(&store, hits, &request.query.text)?,
+        hits,
     };
     reach_into_pruned(
         app,
@@ -260,6 +264,55 @@ pub fn with_snippets(
     for h in &mut hits {
         if let Some(text) = crate::store::hit_text::text_of(store.conn(), &h.hit)? {
             h.snippet = solaria_shared::render::snippet::snippet(&text, query);
+        }
+    }
+    Ok(hits)
+}
+
+/// The most passages one search embeds to show its hits found by meaning alone.
+/// Each costs the model about what embedding the query does (docs/BENCHMARKS.md,
+/// "Hybrid search"), so two hits of three sentences at most.
+pub const MEANING_PASSAGES: usize = 6;
+
+/// `hits` whose text holds none of the query's words (found by meaning alone)
+/// each shown by the passage of it closest to the query `vector` by `model`
+/// (`render::snippet::passages`): a record of one passage by that passage, free;
+/// of more, the best-ranked first while [`MEANING_PASSAGES`] last, the others
+/// without. A model that fails leaves them without: showing why is never worth
+/// failing the search.
+fn with_passages(
+    store: &Store,
+    mut hits: Vec<CitedHit>,
+    model: &solaria_embed::Embedder,
+    vector: &[f32],
+) -> OpResult<Vec<CitedHit>> {
+    let mut budget = MEANING_PASSAGES;
+    let mut wanted: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, h) in hits.iter_mut().enumerate() {
+        if h.snippet.is_some() {
+            continue;
+        }
+        let Some(text) = crate::store::hit_text::text_of(store.conn(), &h.hit)? else {
+            continue;
+        };
+        let mut passages = solaria_shared::render::snippet::passages(&text);
+        if passages.len() == 1 {
+            h.snippet = passages.pop();
+        } else if passages.len() > 1 && passages.len() <= budget {
+            budget -= passages.len();
+            wanted.push((i, passages));
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(hits);
+    }
+    let lists: Vec<Vec<String>> = wanted.iter().map(|(_, p)| p.clone()).collect();
+    let Ok(closest) = semantic::closest_passages(model, vector, &lists) else {
+        return Ok(hits);
+    };
+    for ((i, passages), best) in wanted.into_iter().zip(closest) {
+        if let Some(best) = best {
+            hits[i].snippet = passages.into_iter().nth(best);
         }
     }
     Ok(hits)

@@ -1,6 +1,7 @@
 //! A hit's snippet: the short stretch of a record where a query's words are, those
 //! words marked (`**renew_jwt**`), so a person or an agent can tell a good hit from
-//! noise without opening it. Words meet in any form (`crate::words`).
+//! noise without opening it. Words meet in any form (`crate::words`). A hit found
+//! by meaning alone is shown by the one of its [`passages`] closest to the query.
 
 use crate::words::{self, Word};
 
@@ -13,6 +14,50 @@ const SCANNED_CHARS: usize = 50_000;
 const MARK: &str = "**";
 /// What stands for a line break of the text, a snippet being one line.
 const LINE_BREAK: &str = " · ";
+
+/// The most passages of one record weighed for a hit found by meaning: each costs
+/// the model about what a query does, so a long record is judged by its first few.
+pub const MAX_PASSAGES: usize = 3;
+/// The fewest words a passage holds: a shorter line says too little to show.
+const PASSAGE_MIN_WORDS: usize = 3;
+
+/// The passages of `text` a hit found by meaning may be shown by: its sentences and
+/// lines of at least three words, in order, each on one line and cut to a
+/// snippet's length (`…`), the first [`MAX_PASSAGES`] of them.
+pub fn passages(text: &str) -> Vec<String> {
+    let text = match text.char_indices().nth(SCANNED_CHARS) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    };
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut rest = line;
+        while !rest.is_empty() && out.len() < MAX_PASSAGES {
+            // A sentence ends at `.`, `?` or `!` before a space (not inside `v1.2`).
+            let end = rest
+                .char_indices()
+                .zip(rest.chars().skip(1))
+                .find(|((_, c), next)| ".?!".contains(*c) && next.is_whitespace())
+                .map_or(rest.len(), |((i, c), _)| i + c.len_utf8());
+            let words: Vec<&str> = rest[..end].split_whitespace().collect();
+            rest = rest[end..].trim_start();
+            if words
+                .iter()
+                .filter(|w| w.chars().any(char::is_alphanumeric))
+                .count()
+                < PASSAGE_MIN_WORDS
+            {
+                continue;
+            }
+            let mut passage = words[..words.len().min(SNIPPET_WORDS)].join(" ");
+            if words.len() > SNIPPET_WORDS {
+                passage.push('…');
+            }
+            out.push(passage);
+        }
+    }
+    out
+}
 
 /// One word of the text: where it is, and which wanted word it is, if any.
 struct Located {
@@ -200,6 +245,25 @@ mod tests {
         let edit = "Edit src/auth.rs\n- fn renew(t)\n+ fn renew_jwt(token)";
         let s = snippet(edit, "renew_jwt").expect("found");
         assert!(s.contains("(t) · + fn **renew_jwt**(token"), "{s}");
+    }
+
+    #[test]
+    fn passages_are_sentences_and_lines_of_a_few_words_each_on_one_line() {
+        let text = "Deploy v1.2 to staging. It failed!\nok\n  The login page refused   every password?  Retry later\n";
+        assert_eq!(
+            passages(text),
+            vec![
+                "Deploy v1.2 to staging.",
+                "The login page refused every password?"
+            ],
+            "a sentence or a line of fewer than three words is not shown"
+        );
+        let long = "word ".repeat(100);
+        let cut = passages(&long);
+        assert_eq!(cut.len(), 1);
+        assert!(cut[0].ends_with('…') && cut[0].split_whitespace().count() == SNIPPET_WORDS);
+        let many = "one two three.\n".repeat(20);
+        assert_eq!(passages(&many).len(), MAX_PASSAGES);
     }
 
     #[test]
