@@ -760,3 +760,86 @@ async fn a_remote_search_by_meaning_has_the_running_daemon_embed_its_query() {
         "says how to mend it: {said}"
     );
 }
+
+/// The sentence of [`crate::semantic::THREE_THINGS`] a search for "authentication
+/// broke" should show.
+const LOGIN_SENTENCE: &str = "After the upgrade the login page refused every password.";
+
+/// The snippet of the first hit of `search --remote --mode semantic Q`, which must
+/// not pass on the sentences the service sent.
+fn first_remote_snippet(edge: &Edge, q: &str) -> String {
+    let out = edge.run(&["search", "--remote", "--json", "--mode", "semantic", q]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let hits: Vec<Value> = serde_json::from_slice(&out.stdout).expect("json hits");
+    assert!(hits.iter().all(|h| h.get("passages").is_none()), "{hits:?}");
+    hits.first()
+        .and_then(|h| h["snippet"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Central holds no model: a hit it finds by meaning alone comes with its first
+/// sentences, and the edge that asked shows the one closest to the query, by the
+/// model it loaded or by its daemon's (`POST /api/closest`, which refuses what it
+/// cannot weigh).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_hit_found_by_meaning_shows_its_sentence_closest_to_the_query() {
+    let Some(model) = minilm() else { return };
+    let c = Central::start_with(Options {
+        tls: true,
+        ..Options::default()
+    })
+    .await;
+    let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
+    laptop.prompt("s1", crate::semantic::THREE_THINGS);
+    laptop.ok(&["embed"]);
+    laptop.ok(&["sync"]);
+
+    assert_eq!(
+        first_remote_snippet(&desktop, "authentication broke"),
+        LOGIN_SENTENCE,
+        "chosen by the model the search loaded"
+    );
+    tokio::task::block_in_place(|| {
+        let serve = solaria_tests::daemon::serve_with(
+            &desktop,
+            &format!("[search]\nmodel_dir = '{}'", model.display()),
+        );
+        let closest = |body: Value| {
+            solaria_tests::daemon::answer(
+                serve
+                    .authed(reqwest::Method::POST, "/api/closest")
+                    .json(&body),
+            )
+        };
+        let (status, vector) = solaria_tests::daemon::answer(
+            serve
+                .authed(reqwest::Method::POST, "/api/embed")
+                .json(&json!({"text": "when do we eat"})),
+        );
+        assert_eq!(status, 200, "{vector}");
+        let sentences = json!([
+            "The login page refused every password.",
+            "Lunch is at noon."
+        ]);
+        let (status, chosen) = closest(json!({"vector": vector, "lists": [sentences, []]}));
+        assert_eq!(status, 200, "{chosen}");
+        assert_eq!(chosen, json!([1, null]));
+        let seven = vec!["one more sentence"; 7];
+        let (status, many) = closest(json!({"vector": vector, "lists": [seven]}));
+        assert_eq!(status, 400, "more sentences than a search weighs: {many}");
+        let mut other = vector.clone();
+        other["model"] = json!("another-model/384");
+        let (status, foreign) = closest(json!({"vector": other, "lists": [sentences]}));
+        assert_eq!(status, 400, "another model's vector: {foreign}");
+        let (status, odd) = closest(json!({"vector": vector, "lists": [], "k": 1}));
+        assert_eq!(status, 400, "an unknown field is refused: {odd}");
+        assert_eq!(
+            first_remote_snippet(&desktop, "authentication broke"),
+            LOGIN_SENTENCE,
+            "chosen by the daemon's model"
+        );
+        drop(serve);
+    });
+}

@@ -448,6 +448,16 @@ fn with_the_daemon_running_a_prompt_in_other_words_recalls_by_meaning() {
         edge.ok(&["recall", STAGING_PARAPHRASE])
             .contains("by words and meaning"),
     );
+    // A prompt with a pasted log, far over a few kilobytes, is the daemon's too.
+    let pasted = format!(
+        "{STAGING_PARAPHRASE}\n{}",
+        "2026-12-08 00:00:00 INFO worker ready, queue empty\n".repeat(200)
+    );
+    let v = edge.json(&edge.project, &["recall", "--json", &pasted]);
+    assert_eq!(
+        v["by_meaning"], true,
+        "a long prompt is weighed by meaning too"
+    );
 
     // The daemon gone, or one that accepts and never answers: words in process.
     drop(serve);

@@ -402,7 +402,7 @@ fn a_paraphrase_is_found_by_meaning_and_an_identifier_by_words() {
 }
 
 /// A memory of three sentences, each about something else.
-const THREE_THINGS: &str = "Deployed the new build to staging on Tuesday. After the upgrade the \
+pub(crate) const THREE_THINGS: &str = "Deployed the new build to staging on Tuesday. After the upgrade the \
     login page refused every password. Lunch is at noon on Fridays.";
 
 /// A hit found by meaning alone shows the sentence of it closest to the query (in

@@ -440,6 +440,18 @@ pub fn query_vector(
     mode: SearchMode,
     source: ModelSource,
 ) -> Result<Option<QueryVector>, SearchError> {
+    Ok(query_vector_by_model(config, paths, text, mode, source)?.map(|(vector, _)| vector))
+}
+
+/// [`query_vector`], with the model that made it (to weigh more texts by the same
+/// model without loading it again).
+pub fn query_vector_by_model(
+    config: &Config,
+    paths: &Paths,
+    text: &str,
+    mode: SearchMode,
+    source: ModelSource,
+) -> Result<Option<(QueryVector, std::sync::Arc<Embedder>)>, SearchError> {
     if mode == SearchMode::Lexical {
         return Ok(None);
     }
@@ -448,10 +460,11 @@ pub fn query_vector(
     let values = model
         .embed_query(text)
         .map_err(|e| SearchError::broken(mode, &dir, e))?;
-    Ok(Some(QueryVector {
+    let vector = QueryVector {
         model: model.info().fingerprint.clone(),
         values,
-    }))
+    };
+    Ok(Some((vector, model)))
 }
 
 /// The model, if it is installed and loads.

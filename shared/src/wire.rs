@@ -421,6 +421,11 @@ pub struct SearchHit {
     /// for a hit found by meaning alone, and from a server that does not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
+    /// For a hit found by meaning alone, in a search that sent a query vector: its
+    /// first sentences (`render::snippet::passages`). The service holds no model;
+    /// the asker, who does, shows the one closest to the query as the snippet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passages: Vec<String>,
 }
 
 /// Whether hits matched every word of the query or, when nothing did, any of them.

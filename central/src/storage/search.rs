@@ -49,7 +49,7 @@ use super::visibility::visible_sql;
 use super::{Storage, key_condition};
 use solaria_shared::RecordType;
 use solaria_shared::ranking::{self, Calibration, NEIGHBOURS, RankContext};
-use solaria_shared::render::snippet::snippet;
+use solaria_shared::render::snippet::{passages, snippet};
 use solaria_shared::wire::{MachineName, MatchMode, QueryVector, SearchHit};
 use solaria_shared::{
     Knowledge, KnowledgeKind, MachineId, ObservationKind, SearchMode, SessionId, UnixMillis,
@@ -311,6 +311,7 @@ impl Storage {
                     tokens: solaria_shared::context::tokens_for_chars(c.chars.max(0) as usize),
                     score: ranking::score(c.rank, weight),
                     snippet: None,
+                    passages: Vec::new(),
                 }
             })
             .collect();
@@ -325,6 +326,9 @@ impl Storage {
         for hit in &mut hits {
             if let Some(text) = texts.get(&hit.id) {
                 hit.snippet = snippet(text, &req.text);
+                if hit.snippet.is_none() && req.vector.is_some() {
+                    hit.passages = passages(text);
+                }
             }
         }
         Ok(Searched {

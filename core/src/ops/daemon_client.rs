@@ -57,6 +57,24 @@ pub fn embed(paths: &Paths, text: &str) -> Option<QueryVector> {
     answered(answer)
 }
 
+/// `POST /api/closest` on the daemon: for each list of passages, the one closest
+/// to `vector` by the model it keeps loaded. `None` when no daemon of this version
+/// answers, or its model did not make `vector`.
+pub fn closest(
+    paths: &Paths,
+    vector: &QueryVector,
+    lists: &[Vec<String>],
+) -> Option<Vec<Option<usize>>> {
+    let daemon = connect(paths)?;
+    let answer = daemon
+        .client
+        .post(format!("http://{}/api/closest", daemon.addr))
+        .bearer_auth(&daemon.token)
+        .json(&serde_json::json!({ "vector": vector, "lists": lists }))
+        .send();
+    answered(answer)
+}
+
 /// `POST path` with `body` as JSON on the daemon, answered within `wait`
 /// (connecting and proving included), or `None`: the caller then works in process.
 pub fn post_within<B: Serialize, T: DeserializeOwned>(

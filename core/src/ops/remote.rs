@@ -12,10 +12,12 @@ use crate::store::search::SearchQuery;
 use crate::sync::SyncError;
 use crate::sync::client::Client;
 use crate::sync::credentials::Credentials;
+use solaria_embed::Embedder;
 use solaria_shared::wire::{
     QueryVector, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchHit, SearchResponse,
 };
 use solaria_shared::{SearchMode, UnixMillis};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Runs `query` on the central service this machine is logged in to, in `mode`
@@ -47,7 +49,7 @@ pub fn search(
     let (config, paths) = (&app.config, &app.paths);
     let mut loaded_here = None;
     // Without an explicit mode a model that fails leaves words, and says why.
-    let (mode, vector, fell_back) = match mode {
+    let (mode, embedding, fell_back) = match mode {
         Some(m) => (
             m,
             embedded(app, &query.text, m, source, &mut loaded_here)?,
@@ -61,7 +63,7 @@ pub fn search(
                 source,
                 &mut loaded_here,
             ) {
-                Ok(vector) => (SearchMode::Hybrid, vector, None),
+                Ok(embedding) => (SearchMode::Hybrid, embedding, None),
                 Err(e) => (SearchMode::Lexical, None, Some(e.fallback_note())),
             }
         }
@@ -69,7 +71,11 @@ pub fn search(
     };
     let client = Client::new(&creds.server, creds.ca_cert.as_deref())
         .map_err(|e| OpError::remote("search", &creds.server, e.into()))?;
-    let answer = ask(&client, &creds, query, limit, mode, vector.as_ref())?;
+    let vector = embedding.as_ref().map(|(vector, _)| vector);
+    let mut answer = ask(&client, &creds, query, limit, mode, vector)?;
+    if let Some((vector, here)) = &embedding {
+        show_passages(app, vector, here.as_deref(), &mut answer.hits);
+    }
     let mut notes: Vec<String> = loaded_here.into_iter().chain(fell_back).collect();
     notes.extend(solaria_shared::render::hits::remote_notes(&answer));
     Ok(RemoteResult {
@@ -81,29 +87,104 @@ pub fn search(
     })
 }
 
+/// A query's vector, and the model that made it when this process did (`None`:
+/// the daemon's did).
+type Embedded = (QueryVector, Option<Arc<Embedder>>);
+
 /// The query's vector for a search in `mode` (`None` by words): from the running
 /// daemon, which keeps the model loaded (a query embeds there in milliseconds), else
-/// from this process's model. A model loaded for this one query (`source`:
-/// [`ModelSource::Load`], the CLI) is said in `loaded_here`: it took seconds that a
-/// running daemon saves.
+/// from this process's model, given with it. A model loaded for this one query
+/// (`source`: [`ModelSource::Load`], the CLI) is said in `loaded_here`: it took
+/// seconds that a running daemon saves.
 fn embedded(
     app: &App,
     text: &str,
     mode: SearchMode,
     source: ModelSource,
     loaded_here: &mut Option<String>,
-) -> Result<Option<QueryVector>, semantic::SearchError> {
+) -> Result<Option<Embedded>, semantic::SearchError> {
     if mode == SearchMode::Lexical {
         return Ok(None);
     }
     if let Some(vector) = super::daemon_client::embed(&app.paths, text) {
-        return Ok(Some(vector));
+        return Ok(Some((vector, None)));
     }
-    let vector = semantic::query_vector(&app.config, &app.paths, text, mode, source)?;
+    let made = semantic::query_vector_by_model(&app.config, &app.paths, text, mode, source)?;
     if source == ModelSource::Load {
         *loaded_here = Some(NO_DAEMON_NOTE.to_string());
     }
-    Ok(vector)
+    Ok(made.map(|(vector, model)| (vector, Some(model))))
+}
+
+/// The longest passage of a remote hit weighed, in characters (the service cuts
+/// them to a snippet's words; this bounds what another server might send).
+const MAX_PASSAGE_CHARS: usize = 400;
+
+/// The service's hits found by meaning alone, each shown by its passage closest
+/// to the query (`SearchHit::passages`: the service holds no model), weighed by
+/// `here`, this process's model, or else by the daemon's, which made `vector`; as
+/// many as a local search weighs (`search::MEANING_PASSAGES`), a hit of one
+/// passage shown by it. A model that fails or a daemon that does not answer
+/// leaves them without a snippet, as before.
+pub(crate) fn show_passages(
+    app: &App,
+    vector: &QueryVector,
+    here: Option<&Embedder>,
+    hits: &mut [SearchHit],
+) {
+    let mut budget = super::search::MEANING_PASSAGES;
+    let mut wanted: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, hit) in hits.iter_mut().enumerate() {
+        let passages = std::mem::take(&mut hit.passages);
+        if hit.snippet.is_some() {
+            continue;
+        }
+        let mut passages: Vec<String> = passages
+            .into_iter()
+            .take(solaria_shared::render::snippet::MAX_PASSAGES)
+            .map(|p| p.chars().take(MAX_PASSAGE_CHARS).collect())
+            .collect();
+        if passages.len() == 1 {
+            hit.snippet = passages.pop();
+        } else if passages.len() > 1 && passages.len() <= budget {
+            budget -= passages.len();
+            wanted.push((i, passages));
+        }
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let lists: Vec<Vec<String>> = wanted.iter().map(|(_, p)| p.clone()).collect();
+    let closest = match here {
+        Some(model) => semantic::closest_passages(model, &vector.values, &lists).ok(),
+        None => super::daemon_client::closest(&app.paths, vector, &lists),
+    };
+    for ((i, passages), best) in wanted.into_iter().zip(closest.unwrap_or_default()) {
+        if let Some(best) = best {
+            hits[i].snippet = passages.into_iter().nth(best);
+        }
+    }
+}
+
+/// `POST /api/closest` on the daemon: for each list, the passage closest to
+/// `vector` by the model this process keeps loaded, which must have made it.
+pub fn closest(
+    app: &App,
+    vector: &QueryVector,
+    lists: &[Vec<String>],
+) -> OpResult<Vec<Option<usize>>> {
+    let model = semantic::cached_model(&app.config, &app.paths)
+        .map_err(|e| OpError::BadInput(format!("the embedding model does not load: {e}")))?
+        .ok_or_else(|| OpError::BadInput("this daemon has no embedding model".into()))?;
+    if model.info().fingerprint != vector.model {
+        return Err(OpError::BadInput(format!(
+            "the vector was made by another model ({}) than this daemon's ({})",
+            vector.model,
+            model.info().fingerprint
+        )));
+    }
+    semantic::closest_passages(&model, &vector.values, lists)
+        .map_err(|e| OpError::BadInput(format!("the passages could not be embedded: {e}")))
 }
 
 /// Said when a search loaded the model itself.

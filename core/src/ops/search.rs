@@ -135,28 +135,28 @@ pub fn search(app: &App, request: &SearchRequest, model: Model) -> OpResult<Sear
         note: None,
         hits,
     };
-    reach_into_pruned(
-        app,
-        &store,
-        &request.query,
-        searched.vector.as_ref(),
-        &mut result,
-    )?;
+    let embedding = searched
+        .vector
+        .as_ref()
+        .map(|v| (v, searched.model.as_deref()));
+    reach_into_pruned(app, &store, &request.query, embedding, &mut result)?;
     Ok(result)
 }
 
 /// When local retention removed records older than the query may reach, asks the
 /// central service for that range (if this machine is logged in), in the mode the
-/// local search ran (by meaning with its query `vector`), and merges its hits,
-/// labelled remote, into the ranking. A server that does not answer in time leaves
-/// the local hits and a note.
+/// local search ran (by meaning with its query vector, and the model that made it
+/// to show the hits found by meaning alone), and merges its hits, labelled remote,
+/// into the ranking. A server that does not answer in time leaves the local hits
+/// and a note.
 fn reach_into_pruned(
     app: &App,
     store: &Store,
     query: &SearchQuery,
-    vector: Option<&QueryVector>,
+    embedding: Option<(&QueryVector, Option<&solaria_embed::Embedder>)>,
     result: &mut SearchResult,
 ) -> OpResult<()> {
+    let vector = embedding.map(|(vector, _)| vector);
     let Some(up_to) = retention::pruned_up_to(store.conn())? else {
         return Ok(());
     };
@@ -166,7 +166,7 @@ fn reach_into_pruned(
     let Some(creds) = app.credentials()? else {
         return Ok(());
     };
-    let hits = match remote::search_pruned_range(&creds, query, up_to, result.mode, vector) {
+    let mut hits = match remote::search_pruned_range(&creds, query, up_to, result.mode, vector) {
         Ok(hits) => hits,
         Err(e) => {
             result.note = Some(format!(
@@ -176,6 +176,9 @@ fn reach_into_pruned(
             return Ok(());
         }
     };
+    if let Some((vector, model)) = embedding {
+        remote::show_passages(app, vector, model, &mut hits);
+    }
     let me = store.machine_id();
     for hit in hits {
         let id = hit.id.to_string();

@@ -72,6 +72,51 @@ pub(super) async fn embed(
         .await
 }
 
+/// `POST /api/closest` body: a query's vector and, per hit, the passages to weigh.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClosestRequest {
+    vector: QueryVector,
+    lists: Vec<Vec<String>>,
+}
+
+/// The longest passage `/api/closest` weighs, in characters.
+const MAX_PASSAGE_CHARS: usize = 1_000;
+
+/// `POST /api/closest`: for each list of passages (a remote hit's sentences), the
+/// index of the one closest to the query's vector by the model the daemon keeps
+/// loaded, which must have made the vector; as many passages as a search weighs.
+pub(super) async fn closest(
+    State(s): State<ApiState>,
+    body: Result<Json<ClosestRequest>, JsonRejection>,
+) -> Result<Json<Vec<Option<usize>>>, ApiError> {
+    let Json(request) = body?;
+    let passages: usize = request.lists.iter().map(Vec::len).sum();
+    if passages > search::MEANING_PASSAGES {
+        return Err(ApiError::bad_request(format!(
+            "{passages} passages: at most {} a search",
+            search::MEANING_PASSAGES
+        )));
+    }
+    if request
+        .lists
+        .iter()
+        .flatten()
+        .any(|p| p.chars().count() > MAX_PASSAGE_CHARS)
+    {
+        return Err(ApiError::bad_request(format!(
+            "a passage is too long: at most {MAX_PASSAGE_CHARS} characters"
+        )));
+    }
+    if request.vector.values.is_empty()
+        || request.vector.values.len() > solaria_shared::wire::MAX_QUERY_DIMENSIONS
+    {
+        return Err(ApiError::bad_request("`vector` has no or too many values"));
+    }
+    s.blocking(move |app| crate::ops::remote::closest(app, &request.vector, &request.lists))
+        .await
+}
+
 /// The longest prompt `/api/recall` weighs, in characters (a prompt hook sends the
 /// whole prompt; a model reads a few hundred tokens of it anyway).
 const MAX_PROMPT_CHARS: usize = 20_000;

@@ -46,8 +46,11 @@ use std::sync::Arc;
 /// it listens (mode 0600).
 pub use crate::config::SERVE_ADDR_FILE as ADDR_FILE;
 
-/// No endpoint takes a body; anything larger than this is refused unread.
-const MAX_BODY_BYTES: usize = 4 * 1024;
+/// The largest body an endpoint reads; anything larger is refused unread. The
+/// largest legitimate ones: a prompt of 20,000 characters for `/api/recall` (up to
+/// four bytes each, more where JSON escapes them), a query vector and its
+/// sentences for `/api/closest`.
+const MAX_BODY_BYTES: usize = 128 * 1024;
 /// Requests running at once on the blocking pool (the store is one SQLite file).
 const MAX_BLOCKING: usize = 8;
 
@@ -227,6 +230,7 @@ fn router(state: ApiState, viewer: ui::UiState) -> Router {
         .route("/api/search", get(memory::search))
         .route("/api/recall", post(memory::recall))
         .route("/api/embed", post(memory::embed))
+        .route("/api/closest", post(memory::closest))
         .route("/api/timeline/{id}", get(memory::timeline))
         .route("/api/context", get(memory::context_of_project))
         .route("/api/stats", get(status::stats))
