@@ -339,7 +339,7 @@ const SENTENCES: &[&str] = &[
 /// sentences, two hits of three, embedded in one batch), against the query's own
 /// embedding, interleaved.
 fn passages_shown(model: &Embedder) {
-    use solaria_edge::ops::search::MEANING_PASSAGES;
+    use solaria_edge::ops::passages::MEANING_PASSAGES;
     let passages: Vec<String> = SENTENCES
         .iter()
         .cycle()

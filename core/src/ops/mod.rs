@@ -20,6 +20,7 @@ pub mod import;
 pub mod input;
 pub mod knowledge;
 pub mod maintenance;
+pub mod passages;
 pub mod project;
 pub mod recall;
 pub mod records;

@@ -121,48 +121,34 @@ fn embedded(
 const MAX_PASSAGE_CHARS: usize = 400;
 
 /// The service's hits found by meaning alone, each shown by its passage closest
-/// to the query (`SearchHit::passages`: the service holds no model), weighed by
-/// `here`, this process's model, or else by the daemon's, which made `vector`; as
-/// many as a local search weighs (`search::MEANING_PASSAGES`), a hit of one
-/// passage shown by it. A model that fails or a daemon that does not answer
-/// leaves them without a snippet, as before.
+/// to the query (`SearchHit::passages`: the service holds no model), as
+/// `ops::passages` rules: weighed by `here`, this process's model, or else by the
+/// daemon's, which made `vector`. A daemon that does not answer leaves them
+/// without a snippet, as before. The passages themselves are not passed on.
 pub(crate) fn show_passages(
     app: &App,
     vector: &QueryVector,
     here: Option<&Embedder>,
     hits: &mut [SearchHit],
 ) {
-    let mut budget = super::search::MEANING_PASSAGES;
-    let mut wanted: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut candidates = Vec::new();
     for (i, hit) in hits.iter_mut().enumerate() {
         let passages = std::mem::take(&mut hit.passages);
-        if hit.snippet.is_some() {
-            continue;
-        }
-        let mut passages: Vec<String> = passages
-            .into_iter()
-            .take(solaria_shared::render::snippet::MAX_PASSAGES)
-            .map(|p| p.chars().take(MAX_PASSAGE_CHARS).collect())
-            .collect();
-        if passages.len() == 1 {
-            hit.snippet = passages.pop();
-        } else if passages.len() > 1 && passages.len() <= budget {
-            budget -= passages.len();
-            wanted.push((i, passages));
+        if hit.snippet.is_none() {
+            let passages = passages
+                .into_iter()
+                .take(solaria_shared::render::snippet::MAX_PASSAGES)
+                .map(|p| p.chars().take(MAX_PASSAGE_CHARS).collect())
+                .collect();
+            candidates.push((i, passages));
         }
     }
-    if wanted.is_empty() {
-        return;
-    }
-    let lists: Vec<Vec<String>> = wanted.iter().map(|(_, p)| p.clone()).collect();
-    let closest = match here {
-        Some(model) => semantic::closest_passages(model, &vector.values, &lists).ok(),
-        None => super::daemon_client::closest(&app.paths, vector, &lists),
-    };
-    for ((i, passages), best) in wanted.into_iter().zip(closest.unwrap_or_default()) {
-        if let Some(best) = best {
-            hits[i].snippet = passages.into_iter().nth(best);
-        }
+    let shown = super::passages::chosen(candidates, |lists| match here {
+        Some(model) => semantic::closest_passages(model, &vector.values, lists).ok(),
+        None => super::daemon_client::closest(&app.paths, vector, lists),
+    });
+    for (i, passage) in shown {
+        hits[i].snippet = Some(passage);
     }
 }
 

@@ -272,51 +272,27 @@ pub fn with_snippets(
     Ok(hits)
 }
 
-/// The most passages one search embeds to show its hits found by meaning alone.
-/// Each costs the model about what embedding the query does (docs/BENCHMARKS.md,
-/// "Hybrid search"), so two hits of three sentences at most.
-pub const MEANING_PASSAGES: usize = 6;
-
-/// `hits` whose text holds none of the query's words (found by meaning alone)
-/// each shown by the passage of it closest to the query `vector` by `model`
-/// (`render::snippet::passages`): a record of one passage by that passage, free;
-/// of more, the best-ranked first while [`MEANING_PASSAGES`] last, the others
-/// without. A model that fails leaves them without: showing why is never worth
-/// failing the search.
+/// `hits` found by meaning alone (no snippet of the query's words) each shown by
+/// its passage closest to the query `vector` by `model`, as `ops::passages` rules.
 fn with_passages(
     store: &Store,
     mut hits: Vec<CitedHit>,
     model: &solaria_embed::Embedder,
     vector: &[f32],
 ) -> OpResult<Vec<CitedHit>> {
-    let mut budget = MEANING_PASSAGES;
-    let mut wanted: Vec<(usize, Vec<String>)> = Vec::new();
-    for (i, h) in hits.iter_mut().enumerate() {
-        if h.snippet.is_some() {
-            continue;
-        }
-        let Some(text) = crate::store::hit_text::text_of(store.conn(), &h.hit)? else {
-            continue;
-        };
-        let mut passages = solaria_shared::render::snippet::passages(&text);
-        if passages.len() == 1 {
-            h.snippet = passages.pop();
-        } else if passages.len() > 1 && passages.len() <= budget {
-            budget -= passages.len();
-            wanted.push((i, passages));
+    let mut candidates = Vec::new();
+    for (i, h) in hits.iter().enumerate() {
+        if h.snippet.is_none()
+            && let Some(text) = crate::store::hit_text::text_of(store.conn(), &h.hit)?
+        {
+            candidates.push((i, solaria_shared::render::snippet::passages(&text)));
         }
     }
-    if wanted.is_empty() {
-        return Ok(hits);
-    }
-    let lists: Vec<Vec<String>> = wanted.iter().map(|(_, p)| p.clone()).collect();
-    let Ok(closest) = semantic::closest_passages(model, vector, &lists) else {
-        return Ok(hits);
-    };
-    for ((i, passages), best) in wanted.into_iter().zip(closest) {
-        if let Some(best) = best {
-            hits[i].snippet = passages.into_iter().nth(best);
-        }
+    let shown = super::passages::chosen(candidates, |lists| {
+        semantic::closest_passages(model, vector, lists).ok()
+    });
+    for (i, passage) in shown {
+        hits[i].snippet = Some(passage);
     }
     Ok(hits)
 }

@@ -92,10 +92,10 @@ pub(super) async fn closest(
 ) -> Result<Json<Vec<Option<usize>>>, ApiError> {
     let Json(request) = body?;
     let passages: usize = request.lists.iter().map(Vec::len).sum();
-    if passages > search::MEANING_PASSAGES {
+    if passages > crate::ops::passages::MEANING_PASSAGES {
         return Err(ApiError::bad_request(format!(
             "{passages} passages: at most {} a search",
-            search::MEANING_PASSAGES
+            crate::ops::passages::MEANING_PASSAGES
         )));
     }
     if request
