@@ -31,6 +31,9 @@ pub fn passages(text: &str) -> Vec<String> {
     };
     let mut out = Vec::new();
     for line in text.lines() {
+        if out.len() == MAX_PASSAGES {
+            break;
+        }
         let mut rest = line;
         while !rest.is_empty() && out.len() < MAX_PASSAGES {
             // A sentence ends at `.`, `?` or `!` before a space (not inside `v1.2`).
