@@ -1262,3 +1262,26 @@ async fn rare_words_are_found_past_the_recent_window_and_common_ones_rank_among_
     let r = search(&c, &m, &[("q", "cargo"), ("to", &to)]).await;
     assert_eq!(r.hits.len(), 10);
 }
+
+/// A prompt's title is its text: its snippet says it once, not title and text.
+#[tokio::test]
+async fn a_prompts_snippet_says_it_once() {
+    let c = Central::start().await;
+    let acct = c.account("acme").await;
+    let laptop = c.machine(acct, "laptop").await;
+    let s1 = session(laptop.id, stamp(0));
+    let text = "why does the websocket reconnect loop drop messages";
+    let mut prompt = observation(laptop.id, s1.id, stamp(1), text);
+    prompt.kind = ObservationKind::Prompt;
+    prompt.tool_name = None;
+    prompt.title = text.into();
+    prompt.input = json!({ "prompt": text }).to_string();
+    prompt.response = "{}".into();
+    c.push_ok(&laptop, &[wire(s1), wire(prompt)]).await;
+    let found = search(&c, &laptop, &[("q", "websocket")]).await;
+    let [hit] = found.hits.as_slice() else {
+        panic!("{found:?}");
+    };
+    let snippet = hit.snippet.as_deref().unwrap_or_default();
+    assert_eq!(snippet.matches("**websocket**").count(), 1, "{snippet}");
+}

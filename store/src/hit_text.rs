@@ -37,7 +37,13 @@ pub fn text_of(conn: &Connection, hit: &Hit) -> Result<Option<String>, StoreErro
         .query_row([&hit.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .optional()?;
     Ok(event.map(|(title, input, response)| {
-        format!("{title}\n{}\n{}", readable(&input), readable(&response))
+        let (input, response) = (readable(&input), readable(&response));
+        // A prompt's title is its text: said once.
+        if input.contains(title.trim_end_matches('…')) {
+            format!("{input}\n{response}")
+        } else {
+            format!("{title}\n{input}\n{response}")
+        }
     }))
 }
 

@@ -487,9 +487,10 @@ fn the_answer_ranks_above_to_do_lists_which_fold_into_one_line_and_each_hit_show
 }
 
 /// A decision's snippet reads its fields apart (title, choice, reason, the
-/// options set aside) and a memory's says its text once, not its first line again.
+/// options set aside); a memory's and a prompt's say their text once, not their
+/// title again.
 #[test]
-fn a_knowledge_hit_reads_its_fields_apart_and_says_a_memory_once() {
+fn a_hit_reads_its_fields_apart_and_says_its_text_once() {
     let m = Edge::new("test-machine");
     let p = m.project.clone();
     m.ok_in(
@@ -524,4 +525,8 @@ fn a_knowledge_hit_reads_its_fields_apart_and_says_a_memory_once() {
     );
     let memory = snippet_of("staging");
     assert_eq!(memory.matches("**staging**").count(), 1, "{memory}");
+    // A prompt's title is its text: said once too.
+    m.prompt("s1", "why does the websocket reconnect loop drop messages");
+    let prompt = snippet_of("websocket");
+    assert_eq!(prompt.matches("**websocket**").count(), 1, "{prompt}");
 }

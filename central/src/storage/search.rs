@@ -359,9 +359,11 @@ impl Storage {
             }
             let text = match table {
                 // A tool call's strings, not its JSON (`solaria_searchable`, as searched).
+                // A prompt's title is its text: said once.
                 Table::Observations => {
-                    "title || E'\\n' || solaria_searchable(input) || E'\\n' \
-                     || solaria_searchable(response)"
+                    "CASE WHEN strpos(solaria_searchable(input), rtrim(title, '…')) > 0 \
+                     THEN '' ELSE title || E'\\n' END \
+                     || solaria_searchable(input) || E'\\n' || solaria_searchable(response)"
                 }
                 Table::Summaries => {
                     "summary || E'\\n' || coalesce((SELECT string_agg(p, E'\\n')
