@@ -180,10 +180,16 @@ fn search_finds_a_captured_prompt_by_its_words() {
     assert_eq!(body["entries"][0]["id"], id);
     assert_eq!(body["session"]["project"]["name"], "api");
 
-    // Semantic search without a model is a clear refusal, not a crash.
+    // Semantic search without a model is a clear refusal, not a crash; so is
+    // asking this daemon to weigh a remote hit's sentences.
     let (status, body) = api.get("/api/search?q=zeppelin&mode=semantic");
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert!(error_of(&body).contains("solaria model install"), "{body}");
+    let (status, body) = answer(api.authed(reqwest::Method::POST, "/api/closest").json(
+        &serde_json::json!({"vector": {"model": "m", "values": [0.5]}, "lists": [["a b c"]]}),
+    ));
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["code"], "no_model", "{body}");
 }
 
 #[test]

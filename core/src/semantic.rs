@@ -296,7 +296,8 @@ pub enum SearchError {
 }
 
 impl SearchError {
-    fn broken(mode: SearchMode, dir: &std::path::Path, e: EmbedError) -> SearchError {
+    /// The model in `dir` failed to embed for a search in `mode`.
+    pub(crate) fn broken(mode: SearchMode, dir: &std::path::Path, e: EmbedError) -> SearchError {
         SearchError::BrokenModel {
             mode,
             dir: dir.to_path_buf(),
@@ -468,7 +469,7 @@ pub fn query_vector_by_model(
 }
 
 /// The model, if it is installed and loads.
-fn installed_model(
+pub(crate) fn installed_model(
     config: &Config,
     paths: &Paths,
     mode: SearchMode,

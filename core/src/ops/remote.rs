@@ -159,9 +159,9 @@ pub fn closest(
     vector: &QueryVector,
     lists: &[Vec<String>],
 ) -> OpResult<Vec<Option<usize>>> {
-    let model = semantic::cached_model(&app.config, &app.paths)
-        .map_err(|e| OpError::BadInput(format!("the embedding model does not load: {e}")))?
-        .ok_or_else(|| OpError::BadInput("this daemon has no embedding model".into()))?;
+    let mode = SearchMode::Semantic;
+    let model = semantic::installed_model(&app.config, &app.paths, mode, ModelSource::Cached)
+        .map_err(OpError::Model)?;
     if model.info().fingerprint != vector.model {
         return Err(OpError::BadInput(format!(
             "the vector was made by another model ({}) than this daemon's ({})",
@@ -169,8 +169,10 @@ pub fn closest(
             model.info().fingerprint
         )));
     }
-    semantic::closest_passages(&model, &vector.values, lists)
-        .map_err(|e| OpError::BadInput(format!("the passages could not be embedded: {e}")))
+    semantic::closest_passages(&model, &vector.values, lists).map_err(|e| {
+        let dir = semantic::model_dir(&app.config, &app.paths);
+        OpError::Model(semantic::SearchError::broken(mode, &dir, e))
+    })
 }
 
 /// Said when a search loaded the model itself.
