@@ -826,6 +826,12 @@ async fn a_remote_hit_found_by_meaning_shows_its_sentence_closest_to_the_query()
         let (status, chosen) = closest(json!({"vector": vector, "lists": [sentences, []]}));
         assert_eq!(status, 200, "{chosen}");
         assert_eq!(chosen, json!([1, null]));
+        let long = "word ".repeat(81);
+        let (status, too_long) = closest(json!({"vector": vector, "lists": [[long]]}));
+        assert_eq!(
+            status, 400,
+            "a sentence longer than any search sends: {too_long}"
+        );
         let seven = vec!["one more sentence"; 7];
         let (status, many) = closest(json!({"vector": vector, "lists": [seven]}));
         assert_eq!(status, 400, "more sentences than a search weighs: {many}");

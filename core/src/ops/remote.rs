@@ -116,10 +116,6 @@ fn embedded(
     Ok(made.map(|(vector, model)| (vector, Some(model))))
 }
 
-/// The longest passage of a remote hit weighed, in characters (the service cuts
-/// them to a snippet's words; this bounds what another server might send).
-const MAX_PASSAGE_CHARS: usize = 400;
-
 /// The service's hits found by meaning alone, each shown by its passage closest
 /// to the query (`SearchHit::passages`: the service holds no model), as
 /// `ops::passages` rules: weighed by `here`, this process's model, or else by the
@@ -135,12 +131,7 @@ pub(crate) fn show_passages(
     for (i, hit) in hits.iter_mut().enumerate() {
         let passages = std::mem::take(&mut hit.passages);
         if hit.snippet.is_none() {
-            let passages = passages
-                .into_iter()
-                .take(solaria_shared::render::snippet::MAX_PASSAGES)
-                .map(|p| p.chars().take(MAX_PASSAGE_CHARS).collect())
-                .collect();
-            candidates.push((i, passages));
+            candidates.push((i, solaria_shared::render::snippet::bounded(passages)));
         }
     }
     let shown = super::passages::chosen(candidates, |lists| match here {

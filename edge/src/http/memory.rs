@@ -16,6 +16,7 @@ use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use solaria_shared::UnixMillis;
+use solaria_shared::render::snippet::MAX_PASSAGE_CHARS;
 use solaria_shared::wire::QueryVector;
 
 pub(super) async fn search(
@@ -79,9 +80,6 @@ pub(super) struct ClosestRequest {
     vector: QueryVector,
     lists: Vec<Vec<String>>,
 }
-
-/// The longest passage `/api/closest` weighs, in characters.
-const MAX_PASSAGE_CHARS: usize = 1_000;
 
 /// `POST /api/closest`: for each list of passages (a remote hit's sentences), the
 /// index of the one closest to the query's vector by the model the daemon keeps

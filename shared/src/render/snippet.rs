@@ -20,6 +20,20 @@ const LINE_BREAK: &str = " · ";
 pub const MAX_PASSAGES: usize = 3;
 /// The fewest words a passage holds: a shorter line says too little to show.
 const PASSAGE_MIN_WORDS: usize = 3;
+/// The most characters of one passage: [`passages`] cuts at a snippet's words
+/// well before, so only a passage from elsewhere (another server) is cut here.
+pub const MAX_PASSAGE_CHARS: usize = 400;
+
+/// Passages received from elsewhere (a central service's hit), held to what
+/// [`passages`] would give: the first [`MAX_PASSAGES`], each at most
+/// [`MAX_PASSAGE_CHARS`] characters.
+pub fn bounded(received: Vec<String>) -> Vec<String> {
+    received
+        .into_iter()
+        .take(MAX_PASSAGES)
+        .map(|p| p.chars().take(MAX_PASSAGE_CHARS).collect())
+        .collect()
+}
 
 /// The passages of `text` a hit found by meaning may be shown by: its sentences and
 /// lines of at least three words, in order, each on one line and cut to a
@@ -267,6 +281,17 @@ mod tests {
         assert!(cut[0].ends_with('…') && cut[0].split_whitespace().count() == SNIPPET_WORDS);
         let many = "one two three.\n".repeat(20);
         assert_eq!(passages(&many).len(), MAX_PASSAGES);
+    }
+
+    #[test]
+    fn passages_from_elsewhere_are_held_to_what_passages_gives() {
+        let huge = vec!["x".repeat(10_000); 50];
+        let held = bounded(huge);
+        assert_eq!(held.len(), MAX_PASSAGES);
+        assert!(held.iter().all(|p| p.chars().count() == MAX_PASSAGE_CHARS));
+        let ours = passages(&"a word of many letters here ".repeat(40));
+        assert!(ours.iter().all(|p| p.chars().count() <= MAX_PASSAGE_CHARS));
+        assert_eq!(bounded(ours.clone()), ours, "ours pass unchanged");
     }
 
     #[test]
