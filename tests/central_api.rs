@@ -724,11 +724,7 @@ async fn one_machine_past_its_rate_is_throttled_without_slowing_another() {
 
 #[tokio::test]
 async fn tls_serves_the_api_with_a_certificate_from_a_custom_ca() {
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
+    let c = Central::start_tls().await;
     assert!(c.url.starts_with("https://localhost:"));
     let r = c
         .client

@@ -469,11 +469,7 @@ fn english_work(edge: &Edge) {
 /// A central service over TLS, and a laptop and a desktop of one account with the
 /// model in `model`: the laptop's [`english_work`] embedded and pushed.
 async fn english_work_on_central(model: &Path) -> (Central, Edge, Edge) {
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
+    let c = Central::start_tls().await;
     let (laptop, desktop) = laptop_and_desktop(&c, model).await;
     english_work(&laptop);
     laptop.ok(&["embed"]);
@@ -786,11 +782,7 @@ fn first_remote_snippet(edge: &Edge, q: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_hit_found_by_meaning_shows_its_sentence_closest_to_the_query() {
     let Some(model) = minilm() else { return };
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
+    let c = Central::start_tls().await;
     let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
     laptop.prompt("s1", crate::semantic::THREE_THINGS);
     laptop.ok(&["embed"]);

@@ -264,12 +264,8 @@ fn mcp_server_survives_bad_input() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remote_tools_reach_the_central_service() {
-    use solaria_tests::central::{Central, Options};
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
+    use solaria_tests::central::Central;
+    let c = Central::start_tls().await;
     let acct = c.account("acme").await;
     let laptop = edge_with_memory();
     laptop.enroll(&c, acct).await;

@@ -277,12 +277,8 @@ fn without_a_server_retention_is_off_unless_asked_and_a_dry_run_removes_nothing(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_finds_what_retention_removed_on_the_server_and_says_when_it_cannot() {
-    use solaria_tests::central::{Central, Options};
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
+    use solaria_tests::central::Central;
+    let c = Central::start_tls().await;
     let acct = c.account("acme").await;
     let edge = Edge::new("laptop");
     edge.enroll(&c, acct).await;

@@ -9,7 +9,7 @@
 //! where it fails.
 
 use serde_json::{Value, json};
-use solaria_tests::central::{Central, Options};
+use solaria_tests::central::Central;
 use solaria_tests::edge::Edge;
 use solaria_tests::mcp::{McpStdio, block_body};
 use solaria_tests::mirror::mirror;
@@ -639,11 +639,7 @@ fn forgetting_a_record_works_without_the_model() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_record_forgotten_on_another_machine_loses_its_vector_at_the_sync() {
     let Some(model) = minilm() else { return };
-    let c = Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await;
+    let c = Central::start_tls().await;
     let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
 
     remember_a_week_of_work(&laptop);

@@ -14,7 +14,7 @@ use solaria_shared::embedding::{
     EMBEDDINGS_CAPABILITY, EMBEDDINGS_I8_CAPABILITY, VectorEncoding, WireEmbedding,
 };
 use solaria_shared::wire::{RecordOutcome, SyncResponse, WireRecord};
-use solaria_tests::central::{Central, Options};
+use solaria_tests::central::Central;
 use solaria_tests::edge::Edge;
 use solaria_tests::records::{observation, session, stamp};
 use solaria_tests::semantic::{
@@ -59,14 +59,6 @@ fn titles(hits: &[Value]) -> Vec<&str> {
         .collect()
 }
 
-async fn tls_central() -> Central {
-    Central::start_with(Options {
-        tls: true,
-        ..Options::default()
-    })
-    .await
-}
-
 /// Vectors central keeps, per model.
 async fn central_vectors(c: &Central) -> Vec<(String, i64)> {
     sqlx::query_as("SELECT model, count(*) FROM memory_vectors GROUP BY model ORDER BY model")
@@ -81,7 +73,7 @@ async fn central_vectors(c: &Central) -> Vec<(String, i64)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vectors_made_before_they_travelled_are_pushed_by_the_next_sync() {
     let Some(model) = minilm() else { return };
-    let c = tls_central().await;
+    let c = Central::start_tls().await;
     let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
     some_work(&laptop);
     laptop.ok(&["embed"]);
@@ -123,7 +115,7 @@ async fn vectors_made_before_they_travelled_are_pushed_by_the_next_sync() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restored_machine_answers_by_meaning_without_an_embedding_pass() {
     let Some(model) = minilm() else { return };
-    let c = tls_central().await;
+    let c = Central::start_tls().await;
     let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
 
     some_work(&laptop);
@@ -175,7 +167,7 @@ async fn vectors_of_another_model_are_ignored_not_mixed() {
     let (Some(english), Some(multi)) = (minilm(), multilingual()) else {
         return;
     };
-    let c = tls_central().await;
+    let c = Central::start_tls().await;
     let acct = c.account("acme").await;
     let laptop = Edge::new("laptop");
     let desktop = Edge::new("desktop");
@@ -400,7 +392,7 @@ async fn a_damaged_vector_on_the_wire_is_refused_with_its_reason_and_its_record_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_vector_pulled_by_an_edge_is_refused_and_the_record_kept() {
     let Some(model) = minilm() else { return };
-    let c = tls_central().await;
+    let c = Central::start_tls().await;
     let (laptop, desktop) = laptop_and_desktop(&c, &model).await;
     laptop.prompt("s1", CAMERA);
     laptop.ok(&["embed"]);

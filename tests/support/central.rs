@@ -115,6 +115,15 @@ impl Central {
         Central::start_with(Options::default()).await
     }
 
+    /// A service that speaks TLS only, otherwise as [`Central::start`].
+    pub async fn start_tls() -> Central {
+        Central::start_with(Options {
+            tls: true,
+            ..Options::default()
+        })
+        .await
+    }
+
     pub async fn start_with(options: Options) -> Central {
         let db = fresh_database().await;
         let storage = Storage::connect(&db.url, 30)
